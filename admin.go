@@ -1,0 +1,274 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"switchboard/store"
+)
+
+// adminCommand is one `switchboard admin NAME`: it parses its own flags, works on the data
+// file while no server holds it, prints what it created alone on stdout.
+type adminCommand struct {
+	usage string
+	run   func(a *adminEnv, args []string) error
+}
+
+// adminEnv is what every admin command gets: its flag set (with -data) and the output streams.
+type adminEnv struct {
+	fs     *flag.FlagSet
+	data   *string
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// open opens the store, refusing at once when a server holds the file.
+func (a *adminEnv) open() (*store.Store, error) {
+	s, err := store.Open(dbPath(*a.data), store.Options{Timeout: 200 * time.Millisecond})
+	if errors.Is(err, store.ErrLocked) {
+		return nil, fmt.Errorf("%s is held by a running server: stop it first (a backup works while it runs: switchboard backup FILE)", dbPath(*a.data))
+	}
+	return s, err
+}
+
+// withStore parses args, opens the store and runs fn.
+func (a *adminEnv) withStore(args []string, fn func(s *store.Store) error) error {
+	if err := a.fs.Parse(args); err != nil {
+		return err
+	}
+	s, err := a.open()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return fn(s)
+}
+
+// required fails when any named flag value is empty.
+func required(pairs ...string) error {
+	var missing []string
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if strings.TrimSpace(pairs[i+1]) == "" {
+			missing = append(missing, "--"+pairs[i])
+		}
+	}
+	if missing != nil {
+		return fmt.Errorf("missing %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+func adminCommands() map[string]adminCommand {
+	return map[string]adminCommand{
+		"create-user":      {"--email E --name N [--password P] [--superuser]", adminCreateUser},
+		"create-workspace": {"--name N", adminCreateWorkspace},
+		"add-member":       {"--workspace W --user U", adminAddMember},
+		"add-number":       {"--workspace W --phone +1… [--name N]", adminAddNumber},
+		"add-property":     {"--workspace W --name N --type text|number|boolean|date", adminAddProperty},
+		"create-token":     {"--user U [--name N]", adminCreateToken},
+		"revoke-token":     {"--token T", adminRevokeToken},
+		"import-contacts":  {"--workspace W FILE.csv", adminImportContacts},
+	}
+}
+
+func admin(args []string, stdout, stderr io.Writer) error {
+	cmds := adminCommands()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		names := make([]string, 0, len(cmds))
+		for n := range cmds {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		fmt.Fprintln(stdout, "Usage: switchboard admin COMMAND [-data DIR] [flags]")
+		for _, n := range names {
+			fmt.Fprintf(stdout, "  %-22s %s\n", n, cmds[n].usage)
+		}
+		if len(args) == 0 {
+			return errUsage
+		}
+		return nil
+	}
+	cmd, ok := cmds[args[0]]
+	if !ok {
+		return fmt.Errorf("unknown admin command %q (see 'switchboard admin help')", args[0])
+	}
+	fs := flag.NewFlagSet("admin "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: switchboard admin %s [-data DIR] %s\n", args[0], cmd.usage)
+		fs.PrintDefaults()
+	}
+	env := &adminEnv{fs: fs, data: dataFlag(fs), stdout: stdout, stderr: stderr}
+	err := cmd.run(env, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return describe(err)
+}
+
+// describe turns validation errors into one readable line per field.
+func describe(err error) error {
+	var verrs store.ValidationError
+	if errors.As(err, &verrs) {
+		parts := make([]string, len(verrs))
+		for i, e := range verrs {
+			parts[i] = "--" + e.Field + " " + e.Message
+		}
+		return errors.New(strings.Join(parts, "; "))
+	}
+	return err
+}
+
+func adminCreateUser(a *adminEnv, args []string) error {
+	email := a.fs.String("email", "", "email address (sign-in name)")
+	name := a.fs.String("name", "", "display name")
+	password := a.fs.String("password", "", "password (8 to 72 bytes); empty: no password sign-in")
+	super := a.fs.Bool("superuser", false, "may administer everything")
+	return a.withStore(args, func(s *store.Store) error {
+		if err := required("email", *email, "name", *name); err != nil {
+			return err
+		}
+		u, err := s.CreateUser(store.NewUser{Email: *email, Name: *name, Password: *password, Superuser: *super})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout, u.ID)
+		return nil
+	})
+}
+
+func adminCreateWorkspace(a *adminEnv, args []string) error {
+	name := a.fs.String("name", "", "workspace name")
+	return a.withStore(args, func(s *store.Store) error {
+		if err := required("name", *name); err != nil {
+			return err
+		}
+		w, err := s.CreateWorkspace(*name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout, w.ID)
+		return nil
+	})
+}
+
+func adminAddMember(a *adminEnv, args []string) error {
+	ws := a.fs.String("workspace", "", "workspace id")
+	user := a.fs.String("user", "", "user id")
+	role := a.fs.String("role", "member", "member or admin")
+	return a.withStore(args, func(s *store.Store) error {
+		if err := required("workspace", *ws, "user", *user); err != nil {
+			return err
+		}
+		if *role != "member" && *role != "admin" {
+			return fmt.Errorf("--role must be member or admin")
+		}
+		m, err := s.AddMember(*ws, *user, *role)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout, m.ID)
+		return nil
+	})
+}
+
+func adminAddNumber(a *adminEnv, args []string) error {
+	ws := a.fs.String("workspace", "", "workspace id")
+	phone := a.fs.String("phone", "", "E.164 number, e.g. +14155550100")
+	name := a.fs.String("name", "", "label shown in dropdowns")
+	return a.withStore(args, func(s *store.Store) error {
+		if err := required("workspace", *ws, "phone", *phone); err != nil {
+			return err
+		}
+		n, err := s.AddNumber(*ws, *phone, *name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout, n.ID)
+		return nil
+	})
+}
+
+func adminAddProperty(a *adminEnv, args []string) error {
+	ws := a.fs.String("workspace", "", "workspace id")
+	name := a.fs.String("name", "", "property name (letters, digits, _)")
+	typ := a.fs.String("type", "", "text, number, boolean or date")
+	return a.withStore(args, func(s *store.Store) error {
+		if err := required("workspace", *ws, "name", *name, "type", *typ); err != nil {
+			return err
+		}
+		p, err := s.AddProperty(*ws, *name, *typ)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout, p.ID)
+		return nil
+	})
+}
+
+func adminCreateToken(a *adminEnv, args []string) error {
+	user := a.fs.String("user", "", "user id the token acts as")
+	name := a.fs.String("name", "", "a label for the token")
+	return a.withStore(args, func(s *store.Store) error {
+		if err := required("user", *user); err != nil {
+			return err
+		}
+		_, plain, err := s.CreateToken(*user, *name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout, plain)
+		return nil
+	})
+}
+
+func adminRevokeToken(a *adminEnv, args []string) error {
+	token := a.fs.String("token", "", "the token to revoke")
+	return a.withStore(args, func(s *store.Store) error {
+		if err := required("token", *token); err != nil {
+			return err
+		}
+		t, err := s.RevokeToken(*token)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout, t.ID)
+		return nil
+	})
+}
+
+func adminImportContacts(a *adminEnv, args []string) error {
+	ws := a.fs.String("workspace", "", "workspace id")
+	return a.withStore(args, func(s *store.Store) error {
+		if err := required("workspace", *ws); err != nil {
+			return err
+		}
+		if a.fs.NArg() != 1 {
+			return fmt.Errorf("give exactly one CSV file after the flags")
+		}
+		f, err := os.Open(a.fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		start := time.Now()
+		rep, err := s.ImportContacts(*ws, f, func(p store.ImportProgress) {
+			fmt.Fprintf(a.stderr, "\rimported %d rows (%s)", p.Rows, time.Since(start).Round(time.Second))
+		})
+		fmt.Fprintln(a.stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "imported %d, updated %d, rejected %d\n", rep.Imported, rep.Updated, rep.Rejected)
+		for _, e := range rep.Errors {
+			fmt.Fprintf(a.stdout, "line %d: %s\n", e.Line, e.Reason)
+		}
+		return nil
+	})
+}

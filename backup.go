@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"switchboard/store"
+)
+
+// backup writes a consistent copy of the database to FILE: directly when no server holds the
+// file, else through the running server's /admin/backup endpoint (its address and token are in
+// DIR/server.json, readable only by the server's user).
+func backup(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := dataFlag(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("usage: switchboard backup [-data DIR] FILE")
+	}
+	dest := fs.Arg(0)
+	tmp, err := os.CreateTemp(filepath.Dir(dest), ".switchboard-backup-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	n, err := backupTo(*data, tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), dest); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s (%d bytes)\n", dest, n)
+	return nil
+}
+
+func backupTo(dataDir string, w io.Writer) (int64, error) {
+	if _, err := os.Stat(dbPath(dataDir)); err != nil {
+		return 0, fmt.Errorf("no database at %s", dbPath(dataDir))
+	}
+	s, err := store.Open(dbPath(dataDir), store.Options{Timeout: 200 * time.Millisecond, ReadOnly: true})
+	if err == nil {
+		defer s.Close()
+		return s.Backup(w, nil)
+	}
+	if !errors.Is(err, store.ErrLocked) {
+		return 0, err
+	}
+	raw, err := os.ReadFile(serverInfoPath(dataDir))
+	if err != nil {
+		return 0, fmt.Errorf("a server holds %s but its %s cannot be read: %w", dbPath(dataDir), serverInfoPath(dataDir), err)
+	}
+	var info serverInfo
+	if err := json.Unmarshal(raw, &info); err != nil {
+		return 0, fmt.Errorf("%s: %w", serverInfoPath(dataDir), err)
+	}
+	host, port, err := net.SplitHostPort(info.Addr)
+	if err != nil {
+		return 0, fmt.Errorf("%s: bad address %q", serverInfoPath(dataDir), info.Addr)
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	req, err := http.NewRequest(http.MethodGet, "http://"+net.JoinHostPort(host, port)+"/admin/backup", nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+info.BackupToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("reach the running server: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("the running server refused the backup: %s", resp.Status)
+	}
+	n, err := io.Copy(w, resp.Body)
+	if err == nil && resp.ContentLength >= 0 && n != resp.ContentLength {
+		err = fmt.Errorf("backup truncated: %d of %d bytes", n, resp.ContentLength)
+	}
+	return n, err
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// config is the server's configuration: flags, each also settable as SWITCHBOARD_<NAME>.
+type config struct {
+	Addr           string
+	Data           string
+	BaseURL        string
+	Stage          string
+	Provider       string
+	Carrier        string
+	AccessTokenTTL time.Duration
+	HookAllowCIDRs []*net.IPNet
+	RateLimit      float64
+	LogRequests    bool
+}
+
+// envName maps a flag name to its environment variable: base-url → SWITCHBOARD_BASE_URL.
+func envName(flagName string) string {
+	return "SWITCHBOARD_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// dataFlag registers -data on fs with the SWITCHBOARD_DATA default.
+func dataFlag(fs *flag.FlagSet) *string {
+	def := "./data"
+	if v := os.Getenv(envName("data")); v != "" {
+		def = v
+	}
+	return fs.String("data", def, "data directory (the database is DIR/switchboard.db)")
+}
+
+func dbPath(dataDir string) string { return filepath.Join(dataDir, "switchboard.db") }
+
+// parseServeConfig reads flags over environment variables over defaults.
+func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
+	var c config
+	var cidrs string
+	data := dataFlag(fs)
+	fs.StringVar(&c.Addr, "addr", ":8080", "listen address")
+	fs.StringVar(&c.BaseURL, "base-url", "", "public URL, used in OAuth redirects and carrier callbacks (default http://localhost:PORT)")
+	fs.StringVar(&c.Stage, "stage", "v1", "stage path segment of the integration API")
+	fs.StringVar(&c.Provider, "provider", "zapier", "developerProvider value and {provider} path segment")
+	fs.StringVar(&c.Carrier, "carrier", "sandbox", "carrier adapter: sandbox or twilio")
+	fs.DurationVar(&c.AccessTokenTTL, "access-token-ttl", 24*time.Hour, "OAuth access token lifetime")
+	fs.StringVar(&cidrs, "hook-allow-cidrs", "", "comma-separated CIDRs webhook URLs may reach despite the SSRF guard (e.g. 127.0.0.0/8)")
+	fs.Float64Var(&c.RateLimit, "rate-limit", 100, "integration API requests per second per token (burst twice that); 0 turns it off")
+	fs.BoolVar(&c.LogRequests, "log-requests", true, "log one line per HTTP request")
+	// Environment first, so that flags given on the command line win.
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		if v, ok := os.LookupEnv(envName(f.Name)); ok && f.Name != "data" {
+			if err := f.Value.Set(v); err != nil && envErr == nil {
+				envErr = fmt.Errorf("%s=%q: %v", envName(f.Name), v, err)
+			}
+		}
+	})
+	if envErr != nil {
+		return c, envErr
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	c.Data = *data
+	nets, err := parseCIDRs(cidrs)
+	if err != nil {
+		return c, err
+	}
+	c.HookAllowCIDRs = nets
+	if c.RateLimit < 0 {
+		return c, fmt.Errorf("-rate-limit must be 0 or more")
+	}
+	if c.AccessTokenTTL <= 0 {
+		return c, fmt.Errorf("-access-token-ttl must be positive")
+	}
+	if c.Carrier != "sandbox" && c.Carrier != "twilio" {
+		return c, fmt.Errorf("-carrier must be sandbox or twilio")
+	}
+	c.Stage = strings.Trim(c.Stage, "/")
+	if c.Stage == "" || strings.Contains(c.Stage, "/") {
+		return c, fmt.Errorf("-stage must be one path segment such as v1")
+	}
+	if c.BaseURL == "" {
+		_, port, _ := net.SplitHostPort(c.Addr)
+		if port == "" {
+			port = "8080"
+		}
+		c.BaseURL = "http://localhost:" + port
+	}
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	return c, nil
+}
+
+func parseCIDRs(s string) ([]*net.IPNet, error) {
+	var out []*net.IPNet
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		_, n, err := net.ParseCIDR(part)
+		if err != nil {
+			return nil, fmt.Errorf("-hook-allow-cidrs: %q is not a CIDR such as 10.0.0.0/8", part)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"switchboard/store"
+	"switchboard/web"
+)
+
+// serverInfo is written to DIR/server.json while a server runs, so that `switchboard backup`
+// can reach the server that holds the database.
+type serverInfo struct {
+	Addr        string `json:"addr"`
+	BackupToken string `json:"backupToken"`
+	PID         int    `json:"pid"`
+}
+
+func serverInfoPath(dataDir string) string { return filepath.Join(dataDir, "server.json") }
+
+func serve(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg, err := parseServeConfig(args, fs)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	slog.SetDefault(logger)
+
+	s, err := store.Open(dbPath(cfg.Data), store.Options{Timeout: time.Second})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	info := serverInfo{Addr: ln.Addr().String(), BackupToken: store.RandomToken(""), PID: os.Getpid()}
+	app, err := build(ctx, s, cfg, info.BackupToken)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	srv := &http.Server{Handler: app.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	if err := writeServerInfo(cfg.Data, info); err != nil {
+		ln.Close()
+		app.stop()
+		return err
+	}
+	defer os.Remove(serverInfoPath(cfg.Data))
+
+	printBanner(stdout, cfg, app)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		app.stop()
+		return err
+	case <-ctx.Done():
+	}
+	slog.Info("shutting down: finishing in-flight requests")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = srv.Shutdown(shutdownCtx)
+	app.stop() // workers stop after the HTTP server, before the store closes (deferred)
+	if err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	slog.Info("stopped")
+	return nil
+}
+
+// app is the wired server: the HTTP handler and the background workers.
+type app struct {
+	handler  http.Handler
+	stops    []func()
+	setupURL string
+}
+
+// stop stops the workers in reverse order of their start.
+func (a *app) stop() {
+	for i := len(a.stops) - 1; i >= 0; i-- {
+		a.stops[i]()
+	}
+}
+
+// build wires the parts: store → web, plus the workers that deliver what the store queues.
+func build(_ context.Context, s *store.Store, cfg config, backupToken string) (*app, error) {
+	reg := prometheus.NewRegistry()
+	a := &app{}
+	wcfg := web.Config{
+		Stage: cfg.Stage, Provider: cfg.Provider, RateLimit: cfg.RateLimit, LogRequests: cfg.LogRequests,
+		Registry: reg, BackupToken: backupToken,
+	}
+	a.handler = web.New(s, wcfg)
+	return a, nil
+}
+
+func writeServerInfo(dataDir string, info serverInfo) error {
+	data, err := json.Marshal(info)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(serverInfoPath(dataDir), data, 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", serverInfoPath(dataDir), err)
+	}
+	return nil
+}
+
+func printBanner(w io.Writer, cfg config, a *app) {
+	fmt.Fprintf(w, "Switchboard is listening on %s\n", cfg.Addr)
+	fmt.Fprintf(w, "  integration API: %s/%s/integrations/developer/%s/<action>\n", cfg.BaseURL, cfg.Stage, cfg.Provider)
+	fmt.Fprintf(w, "  health:          %s/healthz  %s/readyz  %s/metrics\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
+	fmt.Fprintf(w, "  data:            %s\n", dbPath(cfg.Data))
+	if a.setupURL != "" {
+		fmt.Fprintf(w, "No admin yet. Finish setup (one-time link): %s\n", a.setupURL)
+	}
+}

@@ -1,0 +1,81 @@
+package store
+
+import (
+	bolt "go.etcd.io/bbolt"
+)
+
+// CommentInput is an internal comment on the conversation of From and To.
+type CommentInput struct {
+	From     string
+	To       string
+	Text     string
+	Media    []string
+	Mentions []string
+	AuthorID string
+}
+
+// CreateComment adds an internal comment (never sent to the contact), creating the
+// conversation if needed. Mentions must be members of the workspace.
+func (s *Store) CreateComment(workspaceID string, in CommentInput) (Comment, error) {
+	var c Comment
+	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+		n, ok, err := activeNumber(tx, workspaceID, in.From)
+		if err != nil {
+			return err
+		}
+		var errs ValidationError
+		if !ok {
+			errs = append(errs, fromNumberError(in.From)...)
+		}
+		for _, u := range in.Mentions {
+			if !isMember(tx, workspaceID, u) {
+				errs = append(errs, FieldError{"mentions", "must be user ids of members of this workspace; " + u + " is not"})
+				break
+			}
+		}
+		if errs != nil {
+			return errs
+		}
+		conv, _, err := s.conversationFor(tx, fx, workspaceID, n, []string{in.To})
+		if err != nil {
+			return err
+		}
+		now := s.Now()
+		c = Comment{ID: s.NewID(), WorkspaceID: workspaceID, TenantID: s.tenantID, ConversationID: conv.ID,
+			Text: in.Text, Media: orEmpty(in.Media), Mentions: orEmpty(NormalizeGroup(in.Mentions)), UserID: in.AuthorID,
+			CreatedAt: now, UpdatedAt: now}
+		if err := putJSON(tx.Bucket(bComments), wsKey(workspaceID, c.ID), c); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bConvMessages).Put(idxKey(workspaceID, "c"+conv.ID, c.ID), nil); err != nil {
+			return err
+		}
+		return s.emit(tx, fx, workspaceID, EventCommentCreated, CommentPayload{
+			ConversationID: c.ConversationID, CreatedAt: FormatTime(c.CreatedAt), Text: c.Text, WorkspaceID: workspaceID})
+	})
+	return c, err
+}
+
+// ConversationComments lists a conversation's comments, oldest first.
+func (s *Store) ConversationComments(workspaceID, conversationID string) ([]Comment, error) {
+	out := []Comment{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		for _, id := range idxIDs(tx.Bucket(bConvMessages), workspaceID, "c"+conversationID) {
+			var c Comment
+			if ok, err := getJSON(tx.Bucket(bComments), wsKey(workspaceID, id), &c); err != nil {
+				return err
+			} else if ok {
+				out = append(out, c)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,249 @@
+package store
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Webhook event names (DESIGN §6).
+const (
+	EventMessageReceived = "message.received"
+	EventMessageSent     = "message.sent"
+	EventCommentCreated  = "comment.created"
+	EventContactCreated  = "contact.created"
+	EventContactUpdated  = "contact.updated"
+	EventOptOutCreated   = "opt_out.created"
+	EventCallReceived    = "call.received"
+)
+
+// EventNames lists every event a webhook can subscribe to.
+var EventNames = []string{EventMessageReceived, EventMessageSent, EventCommentCreated,
+	EventContactCreated, EventContactUpdated, EventOptOutCreated, EventCallReceived}
+
+// ValidEventName reports whether name is a known event.
+func ValidEventName(name string) bool { return slices.Contains(EventNames, name) }
+
+// TimeFormat is how timestamps appear in JSON: RFC 3339, UTC, milliseconds.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// FormatTime formats t in TimeFormat; the zero time is "".
+func FormatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(TimeFormat)
+}
+
+// Delivery states.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"
+	DeliveryCancelled = "cancelled"
+)
+
+// Event is something that happened in a workspace, with its flat webhook payload.
+type Event struct {
+	ID          string          `json:"id"`
+	WorkspaceID string          `json:"workspaceId"`
+	Name        string          `json:"name"`
+	Payload     json.RawMessage `json:"payload"`
+	CreatedAt   time.Time       `json:"createdAt"`
+}
+
+// Delivery is one event on its way to one subscription. Its id is the webhook-id header,
+// stable across retries.
+type Delivery struct {
+	ID             string     `json:"id"`
+	EventID        string     `json:"eventId"`
+	SubscriptionID string     `json:"subscriptionId"`
+	WorkspaceID    string     `json:"workspaceId"`
+	EventName      string     `json:"eventName"`
+	Status         string     `json:"status"`
+	Attempts       int        `json:"attempts"`
+	NextAt         time.Time  `json:"nextAt"`
+	LastStatus     int        `json:"lastStatus"`
+	LastError      string     `json:"lastError"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	UpdatedAt      time.Time  `json:"updatedAt"`
+	DoneAt         *time.Time `json:"doneAt,omitempty"`
+}
+
+// Attempt is one POST of a delivery, kept for the delivery log.
+type Attempt struct {
+	ID         string    `json:"id"`
+	DeliveryID string    `json:"deliveryId"`
+	At         time.Time `json:"at"`
+	StatusCode int       `json:"statusCode"`
+	LatencyMS  int64     `json:"latencyMs"`
+	Error      string    `json:"error"`
+	Response   string    `json:"response"`
+}
+
+// effects collects what a write transaction did that others must hear of after it commits.
+type effects struct {
+	events  bool
+	outbox  bool
+	optOuts []optOutRef
+}
+
+type optOutRef struct{ ws, phone string }
+
+// update runs fn in a batched write transaction (DB.Batch coalesces concurrent writers into
+// one fsync). fn may run twice, so it starts from fresh effects each time.
+func (s *Store) update(fn func(tx *bolt.Tx, fx *effects) error) error {
+	var fx effects
+	err := s.db.Batch(func(tx *bolt.Tx) error {
+		fx = effects{}
+		return fn(tx, &fx)
+	})
+	if err != nil {
+		return err
+	}
+	s.applyEffects(&fx)
+	return nil
+}
+
+// updateNow is update without batching, for callers that write big transactions (imports).
+func (s *Store) updateNow(fn func(tx *bolt.Tx, fx *effects) error) error {
+	var fx effects
+	if err := s.db.Update(func(tx *bolt.Tx) error { return fn(tx, &fx) }); err != nil {
+		return err
+	}
+	s.applyEffects(&fx)
+	return nil
+}
+
+func (s *Store) applyEffects(fx *effects) {
+	for _, o := range fx.optOuts {
+		s.addOptOutFilter(o.ws, o.phone)
+	}
+	s.notify(fx.events, fx.outbox)
+}
+
+// emit records an event and queues one delivery per active subscription of the workspace to
+// that event name, inside the caller's transaction.
+func (s *Store) emit(tx *bolt.Tx, fx *effects, workspaceID, name string, payload any) error {
+	subs := idxIDs(tx.Bucket(bSubEvent), workspaceID, name)
+	if len(subs) == 0 {
+		return nil
+	}
+	data, err := json.Marshal(payload)
+	if err != nil {
+		return err
+	}
+	now := s.Now()
+	ev := Event{ID: s.NewID(), WorkspaceID: workspaceID, Name: name, Payload: data, CreatedAt: now}
+	queued := false
+	for _, subID := range subs {
+		sub, ok, err := getSubscription(tx, workspaceID, subID)
+		if err != nil {
+			return err
+		}
+		if !ok || !sub.Active {
+			continue
+		}
+		d := Delivery{ID: s.NewID(), EventID: ev.ID, SubscriptionID: sub.ID, WorkspaceID: workspaceID,
+			EventName: name, Status: DeliveryPending, NextAt: now, CreatedAt: now, UpdatedAt: now}
+		if err := PutDelivery(tx, d); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bSubDeliveries).Put(wsKey(sub.ID, d.ID), nil); err != nil {
+			return err
+		}
+		queued = true
+	}
+	if !queued {
+		return nil
+	}
+	fx.events = true
+	return putJSON(tx.Bucket(bEvents), idKey(ev.ID), ev)
+}
+
+// queueKey orders the delivery queue by due time, then id.
+func queueKey(due time.Time, id string) []byte {
+	k := encodeUint(uint64(due.UnixNano()))
+	return append(k, idKey(id)...)
+}
+
+// PutDelivery writes d and, while it is pending, its queue entry at d.NextAt. The caller removes
+// any older queue entry first (see DeleteQueueEntry).
+func PutDelivery(tx *bolt.Tx, d Delivery) error {
+	if err := putJSON(tx.Bucket(bDeliveries), idKey(d.ID), d); err != nil {
+		return err
+	}
+	if d.Status == DeliveryPending {
+		return tx.Bucket(bDeliveryQueue).Put(queueKey(d.NextAt, d.ID), nil)
+	}
+	return nil
+}
+
+// ---- payloads (the seed's tables, flat, every field present) ----
+
+// ContactPayload is the contact.* webhook payload.
+type ContactPayload struct {
+	CreatedAt   string         `json:"createdAt"`
+	Email       string         `json:"email"`
+	FirstName   string         `json:"firstName"`
+	ID          string         `json:"id"`
+	LastName    string         `json:"lastName"`
+	Phone       string         `json:"phone"`
+	Properties  map[string]any `json:"properties"`
+	WorkspaceID string         `json:"workspaceId"`
+}
+
+func contactPayload(c *Contact) ContactPayload {
+	props := c.Properties
+	if props == nil {
+		props = map[string]any{}
+	}
+	return ContactPayload{CreatedAt: FormatTime(c.CreatedAt), Email: c.Email, FirstName: c.FirstName, ID: c.ID,
+		LastName: c.LastName, Phone: c.Phone(), Properties: props, WorkspaceID: c.WorkspaceID}
+}
+
+// MessagePayload is the message.* webhook payload.
+type MessagePayload struct {
+	ConversationID string `json:"conversationId"`
+	CreatedAt      string `json:"createdAt"`
+	From           string `json:"from"`
+	Text           string `json:"text"`
+	To             string `json:"to"`
+	WorkspaceID    string `json:"workspaceId"`
+}
+
+func messagePayload(m *Message) MessagePayload {
+	to := m.To
+	if to == "" && len(m.Group) > 0 {
+		to = joinAddresses(m.Group)
+	}
+	return MessagePayload{ConversationID: m.ConversationID, CreatedAt: FormatTime(m.CreatedAt), From: m.From,
+		Text: m.Text, To: to, WorkspaceID: m.WorkspaceID}
+}
+
+// CommentPayload is the comment.created webhook payload.
+type CommentPayload struct {
+	ConversationID string `json:"conversationId"`
+	CreatedAt      string `json:"createdAt"`
+	Text           string `json:"text"`
+	WorkspaceID    string `json:"workspaceId"`
+}
+
+// OptOutPayload is the opt_out.created webhook payload.
+type OptOutPayload struct {
+	ConversationID string `json:"conversationId"`
+	CreatedAt      string `json:"createdAt"`
+	InboundAddress string `json:"inboundAddress"`
+	OptOutReason   string `json:"optOutReason"`
+	WorkspaceID    string `json:"workspaceId"`
+}
+
+// CallPayload is the call.received webhook payload.
+type CallPayload struct {
+	CreatedAt   string `json:"createdAt"`
+	From        string `json:"from"`
+	To          string `json:"to"`
+	WorkspaceID string `json:"workspaceId"`
+}

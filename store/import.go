@@ -1,0 +1,392 @@
+package store
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/mail"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// ImportBatchSize is how many rows one import transaction writes. Each contact, its index
+// entries and its events still share one transaction; batching only saves fsyncs and page
+// rewrites.
+const ImportBatchSize = 5000
+
+// MaxImportErrors caps the rejected rows listed in an ImportReport; Rejected counts them all.
+const MaxImportErrors = 1000
+
+// ImportRowError is one rejected row: its 1-based line in the file (the header is line 1; a
+// quoted field that spans lines counts each line) and why.
+type ImportRowError struct {
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+}
+
+// ImportReport is the outcome of ImportContacts. Rows = Imported + Updated + Rejected unless
+// the import stopped on an error (rows read but not yet written have no outcome).
+type ImportReport struct {
+	Rows     int              `json:"rows"`     // data rows read (the header excluded)
+	Imported int              `json:"imported"` // new contacts
+	Updated  int              `json:"updated"`  // rows that matched an existing contact by phone
+	Rejected int              `json:"rejected"`
+	Errors   []ImportRowError `json:"errors"` // the first MaxImportErrors rejected rows, by line
+}
+
+// ImportProgress is reported after each committed batch.
+type ImportProgress struct {
+	Rows     int // data rows done so far
+	Imported int
+	Updated  int
+	Rejected int
+}
+
+// The base columns of an import file, matched case-insensitively.
+const (
+	colFirstName = "firstName"
+	colLastName  = "lastName"
+	colPhone     = "phone"
+	colEmail     = "email"
+	colCompany   = "company"
+)
+
+var importBaseColumns = []string{colFirstName, colLastName, colPhone, colEmail, colCompany}
+
+// importColumn is what one CSV column feeds: a base field or a custom property.
+type importColumn struct {
+	base     string // one of importBaseColumns, or "" for a property
+	property string
+	typ      string
+}
+
+// importRow is a validated row waiting for its batch.
+type importRow struct {
+	line int
+	in   ContactInput
+}
+
+// ImportContacts reads a CSV file of contacts into the workspace.
+//
+// The header row names the columns, in any order: firstName, lastName, phone, email and company
+// (matched case-insensitively; phone is required) and the workspace's custom properties (matched
+// by exact name). A header cell that is neither is an error for the whole file, returned before
+// anything is written, as is a repeated or empty column. A property whose name equals a base
+// column case-insensitively cannot be imported: the base column wins.
+//
+// Each data row is matched by phone (strict E.164): a known phone updates that contact, an
+// unknown one creates a contact with source "import"; a phone repeated in the file updates the
+// contact its earlier row wrote. Cells are trimmed; an empty cell leaves that field as it is.
+// Property cells are converted by type: text as written (at most 255 characters), number a JSON
+// number that fits a float64, boolean true/false, yes/no or 1/0 (any case), date a real
+// calendar date YYYY-MM-DD. A row that fails (phone, email address, names and company at most
+// 255 characters, property values, field count, CSV syntax, invalid UTF-8) is rejected with its
+// line number and reason and the import goes on.
+//
+// Rows are written in transactions of ImportBatchSize rows; progress (may be nil) is called
+// after each commit. An error stops the import; the report then counts what was committed.
+func (s *Store) ImportContacts(workspaceID string, r io.Reader, progress func(ImportProgress)) (ImportReport, error) {
+	rep := ImportReport{Errors: []ImportRowError{}}
+	var types map[string]string
+	if err := s.db.View(func(tx *bolt.Tx) error {
+		if _, err := getWorkspace(tx, workspaceID); err != nil {
+			return err
+		}
+		var err error
+		types, err = propertyTypes(tx, workspaceID)
+		return err
+	}); err != nil {
+		return rep, err
+	}
+
+	cr := csv.NewReader(skipBOM(r))
+	cr.FieldsPerRecord = -1 // a row with the wrong field count is rejected, not fatal
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return rep, ValidationError{{"header", "is missing: the file is empty"}}
+	}
+	if err != nil {
+		return rep, ValidationError{{"header", "is not valid CSV: " + csvErrorText(err)}}
+	}
+	cols, err := importColumns(header, types)
+	if err != nil {
+		return rep, err
+	}
+
+	var pending []importRow
+	reject := func(line int, reason string) {
+		rep.Rejected++
+		if len(rep.Errors) < MaxImportErrors {
+			rep.Errors = append(rep.Errors, ImportRowError{line, reason})
+		}
+	}
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		var imported, updated int
+		var rejected []ImportRowError
+		err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+			imported, updated, rejected = 0, 0, nil
+			// Read the types once per batch: a property removed since the header check makes
+			// its rows fail here instead of writing an unknown key.
+			types, err := propertyTypes(tx, workspaceID)
+			if err != nil {
+				return err
+			}
+			for i := range pending {
+				_, created, err := s.upsertContact(tx, fx, workspaceID, pending[i].in, types)
+				var verr ValidationError
+				switch {
+				case errors.As(err, &verr):
+					rejected = append(rejected, ImportRowError{pending[i].line, rowReason(verr)})
+				case err != nil:
+					return fmt.Errorf("store: import line %d: %w", pending[i].line, err)
+				case created:
+					imported++
+				default:
+					updated++
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		rep.Imported += imported
+		rep.Updated += updated
+		for _, e := range rejected {
+			reject(e.Line, e.Reason)
+		}
+		pending = pending[:0]
+		if progress != nil {
+			progress(ImportProgress{Rows: rep.Rows, Imported: rep.Imported, Updated: rep.Updated, Rejected: rep.Rejected})
+		}
+		return nil
+	}
+
+	lastOffset := cr.InputOffset()
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var perr *csv.ParseError
+		if err != nil && !errors.As(err, &perr) {
+			// A read error of the underlying reader: what was committed stays.
+			return finishReport(rep), fmt.Errorf("store: import: read: %w", err)
+		}
+		if cr.InputOffset() == lastOffset {
+			return finishReport(rep), fmt.Errorf("store: import: CSV reader made no progress at line %d", perr.StartLine)
+		}
+		lastOffset = cr.InputOffset()
+		rep.Rows++
+		if perr != nil {
+			reject(perr.StartLine, "is not valid CSV: "+csvErrorText(perr))
+			continue
+		}
+		line, _ := cr.FieldPos(0)
+		in, reason := importRecord(rec, cols)
+		if reason != "" {
+			reject(line, reason)
+			continue
+		}
+		pending = append(pending, importRow{line, in})
+		if len(pending) >= ImportBatchSize {
+			if err := flush(); err != nil {
+				return finishReport(rep), err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return finishReport(rep), err
+	}
+	return finishReport(rep), nil
+}
+
+// finishReport orders the listed errors by line: rows rejected while writing are found after
+// those rejected while reading.
+func finishReport(rep ImportReport) ImportReport {
+	slices.SortStableFunc(rep.Errors, func(a, b ImportRowError) int { return a.Line - b.Line })
+	return rep
+}
+
+// importColumns maps the header cells to base fields and properties.
+func importColumns(header []string, types map[string]string) ([]importColumn, error) {
+	cols := make([]importColumn, len(header))
+	var errs []string
+	seen := map[string]bool{}
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		name := h
+		switch {
+		case h == "":
+			errs = append(errs, fmt.Sprintf("column %d has no name", i+1))
+			continue
+		case baseColumn(h) != "":
+			cols[i] = importColumn{base: baseColumn(h)}
+			name = cols[i].base
+		case types[h] != "":
+			cols[i] = importColumn{property: h, typ: types[h]}
+		default:
+			errs = append(errs, fmt.Sprintf("unknown column %q (not one of %s or a custom property of this workspace)",
+				h, strings.Join(importBaseColumns, ", ")))
+			continue
+		}
+		if seen[name] {
+			errs = append(errs, fmt.Sprintf("column %q appears twice", h))
+		}
+		seen[name] = true
+	}
+	if !seen[colPhone] {
+		errs = append(errs, "the phone column is required")
+	}
+	if errs != nil {
+		return nil, ValidationError{{"header", strings.Join(errs, "; ")}}
+	}
+	return cols, nil
+}
+
+func baseColumn(h string) string {
+	for _, c := range importBaseColumns {
+		if strings.EqualFold(h, c) {
+			return c
+		}
+	}
+	return ""
+}
+
+// importRecord validates one data row and turns it into a ContactInput; reason is "" when the
+// row is good.
+func importRecord(rec []string, cols []importColumn) (ContactInput, string) {
+	if len(rec) != len(cols) {
+		return ContactInput{}, fmt.Sprintf("has %d fields, the header has %d", len(rec), len(cols))
+	}
+	in := ContactInput{Source: SourceImport}
+	var problems []string
+	for i, col := range cols {
+		v := strings.TrimSpace(rec[i])
+		if v == "" {
+			continue
+		}
+		field := col.base
+		if field == "" {
+			field = "properties." + col.property
+		}
+		if !utf8.ValidString(v) {
+			problems = append(problems, field+": is not valid UTF-8")
+			continue
+		}
+		switch col.base {
+		case colPhone:
+			if !ValidE164(v) {
+				problems = append(problems, "phone: "+E164Message)
+			}
+			in.Phone = v
+		case colEmail:
+			if addr, err := mail.ParseAddress(v); err != nil || addr.Address != v || len(v) > 254 {
+				problems = append(problems, "email: must be an email address such as ana@example.com")
+			}
+			in.Email = &v
+		case colFirstName, colLastName, colCompany:
+			if runeLen(v) > 255 {
+				problems = append(problems, col.base+": must be at most 255 characters")
+			}
+			switch col.base {
+			case colFirstName:
+				in.FirstName = &v
+			case colLastName:
+				in.LastName = &v
+			default:
+				in.Company = &v
+			}
+		default:
+			pv, msg := convertProperty(col.typ, v)
+			if msg != "" {
+				problems = append(problems, field+": "+msg)
+				continue
+			}
+			if in.Properties == nil {
+				in.Properties = map[string]any{}
+			}
+			in.Properties[col.property] = pv
+		}
+	}
+	if in.Phone == "" && !slices.ContainsFunc(problems, func(p string) bool { return strings.HasPrefix(p, "phone:") }) {
+		problems = append([]string{"phone: is required"}, problems...)
+	}
+	if problems != nil {
+		return ContactInput{}, strings.Join(problems, "; ")
+	}
+	return in, ""
+}
+
+// jsonNumber is the JSON number grammar (RFC 8259 §6).
+var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+// convertProperty turns a cell into a property value of type typ, or says why it cannot.
+func convertProperty(typ, v string) (any, string) {
+	switch typ {
+	case PropertyText:
+		if runeLen(v) > 255 {
+			return nil, "must be at most 255 characters"
+		}
+		return v, ""
+	case PropertyNumber:
+		// Kept as written (json.Number, like the API's decoder); it must also fit a float64 so
+		// that the stored record decodes again.
+		var f float64
+		if !jsonNumber.MatchString(v) || json.Unmarshal([]byte(v), &f) != nil {
+			return nil, "must be a number such as 42 or -1.5"
+		}
+		return json.Number(v), ""
+	case PropertyBoolean:
+		switch strings.ToLower(v) {
+		case "true", "yes", "1":
+			return true, ""
+		case "false", "no", "0":
+			return false, ""
+		}
+		return nil, "must be true or false"
+	case PropertyDate:
+		if !ValidDate(v) {
+			return nil, "must be a calendar date YYYY-MM-DD"
+		}
+		return v, ""
+	}
+	return nil, fmt.Sprintf("has an unknown type %q", typ)
+}
+
+// rowReason is a write-time validation failure as one reason line.
+func rowReason(v ValidationError) string {
+	parts := make([]string, len(v))
+	for i, e := range v {
+		parts[i] = e.Field + ": " + e.Message
+	}
+	return strings.Join(parts, "; ")
+}
+
+func csvErrorText(err error) string {
+	var perr *csv.ParseError
+	if errors.As(err, &perr) {
+		return perr.Err.Error()
+	}
+	return err.Error()
+}
+
+// skipBOM drops a UTF-8 byte order mark, which spreadsheet exports often start with.
+func skipBOM(r io.Reader) io.Reader {
+	br := bufio.NewReaderSize(r, 1<<16)
+	if b, err := br.Peek(3); err == nil && string(b) == "\xef\xbb\xbf" {
+		_, _ = br.Discard(3)
+	}
+	return br
+}

@@ -1,0 +1,195 @@
+package store
+
+import (
+	"sync"
+
+	"github.com/bits-and-blooms/bloom/v3"
+	"github.com/oklog/ulid/v2"
+	bolt "go.etcd.io/bbolt"
+)
+
+// optFilter is a workspace's bloom filter of opted-out numbers. A miss proves a number is not
+// opted out, so broadcast fan-out skips the index lookup for nearly every recipient. Numbers
+// are added before their transaction commits (a rolled-back add only costs a false positive)
+// and never removed (a re-subscribed number costs one lookup).
+type optFilter struct {
+	mu  sync.RWMutex
+	f   *bloom.BloomFilter
+	n   uint
+	cap uint
+}
+
+const optFilterMin = 10_000
+
+func newOptFilter(capacity uint) *optFilter {
+	if capacity < optFilterMin {
+		capacity = optFilterMin
+	}
+	return &optFilter{f: bloom.NewWithEstimates(capacity, 0.001), cap: capacity}
+}
+
+func (o *optFilter) add(phone string) (full bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.f.AddString(phone)
+	o.n++
+	return o.n > o.cap
+}
+
+func (o *optFilter) test(phone string) bool {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	return o.f.TestString(phone)
+}
+
+// buildOptOutFilters reads every opt-out once at start.
+func (s *Store) buildOptOutFilters() error {
+	byWS := map[ulid.ULID][]string{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bOptOuts)
+		if b == nil {
+			return nil
+		}
+		return b.ForEach(func(k, v []byte) error {
+			var o OptOut
+			if err := jsonUnmarshal(v, &o); err != nil {
+				return err
+			}
+			var ws ulid.ULID
+			copy(ws[:], k[:16])
+			byWS[ws] = append(byWS[ws], o.Phone)
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	filters := make(map[ulid.ULID]*optFilter, len(byWS))
+	for ws, phones := range byWS {
+		f := newOptFilter(uint(len(phones)) * 2)
+		for _, p := range phones {
+			f.add(p)
+		}
+		filters[ws] = f
+	}
+	s.optMu.Lock()
+	s.optBloom = filters
+	s.optMu.Unlock()
+	return nil
+}
+
+func (s *Store) optFilterOf(workspaceID string) *optFilter {
+	ws, _ := ParseID(workspaceID)
+	s.optMu.RLock()
+	defer s.optMu.RUnlock()
+	return s.optBloom[ws]
+}
+
+// addOptOutFilter adds phone to the workspace's filter, growing it when it is over capacity.
+func (s *Store) addOptOutFilter(workspaceID, phone string) {
+	ws, _ := ParseID(workspaceID)
+	s.optMu.Lock()
+	f := s.optBloom[ws]
+	if f == nil {
+		f = newOptFilter(0)
+		s.optBloom[ws] = f
+	}
+	s.optMu.Unlock()
+	if f.add(phone) {
+		// Over capacity: a rebuild sizes every filter for twice its count.
+		go func() { _ = s.buildOptOutFilters() }()
+	}
+}
+
+// isOptedOut consults the filter, then the index.
+func (s *Store) isOptedOut(tx *bolt.Tx, workspaceID, phone string) (bool, error) {
+	if f := s.optFilterOf(workspaceID); f == nil || !f.test(phone) {
+		return false, nil
+	}
+	return idxFirst(tx.Bucket(bOptOutPhone), workspaceID, phone) != "", nil
+}
+
+// IsOptedOut reports whether phone opted out of the workspace.
+func (s *Store) IsOptedOut(workspaceID, phone string) (bool, error) {
+	var out bool
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		out, err = s.isOptedOut(tx, workspaceID, phone)
+		return err
+	})
+	return out, err
+}
+
+// CreateOptOut records that phone opted out; an existing opt-out is returned with created=false.
+func (s *Store) CreateOptOut(workspaceID, userID, phone, reason string) (o OptOut, created bool, err error) {
+	err = s.update(func(tx *bolt.Tx, fx *effects) error {
+		o, created, err = s.createOptOut(tx, fx, workspaceID, userID, phone, reason)
+		return err
+	})
+	return o, created, err
+}
+
+func (s *Store) createOptOut(tx *bolt.Tx, fx *effects, workspaceID, userID, phone, reason string) (OptOut, bool, error) {
+	var o OptOut
+	idx := tx.Bucket(bOptOutPhone)
+	if id := idxFirst(idx, workspaceID, phone); id != "" {
+		ok, err := getJSON(tx.Bucket(bOptOuts), wsKey(workspaceID, id), &o)
+		if err == nil && !ok {
+			err = errorf(ErrNotFound, "opt-out not found")
+		}
+		return o, false, err
+	}
+	o = OptOut{ID: s.NewID(), WorkspaceID: workspaceID, Phone: phone, Reason: reason, UserID: userID, CreatedAt: s.Now()}
+	if err := idx.Put(idxKey(workspaceID, phone, o.ID), nil); err != nil {
+		return o, false, err
+	}
+	if err := putJSON(tx.Bucket(bOptOuts), wsKey(workspaceID, o.ID), o); err != nil {
+		return o, false, err
+	}
+	s.addOptOutFilter(workspaceID, phone)
+	convID, err := latestConversationWith(tx, workspaceID, phone)
+	if err != nil {
+		return o, false, err
+	}
+	return o, true, s.emit(tx, fx, workspaceID, EventOptOutCreated, OptOutPayload{
+		ConversationID: convID, CreatedAt: FormatTime(o.CreatedAt), InboundAddress: phone,
+		OptOutReason: reason, WorkspaceID: workspaceID})
+}
+
+// RemoveOptOut deletes the opt-out of phone (a START keyword); it reports whether one existed.
+func (s *Store) RemoveOptOut(workspaceID, phone string) (bool, error) {
+	removed := false
+	err := s.update(func(tx *bolt.Tx, _ *effects) error {
+		removed = false
+		idx := tx.Bucket(bOptOutPhone)
+		id := idxFirst(idx, workspaceID, phone)
+		if id == "" {
+			return nil
+		}
+		if err := idx.Delete(idxKey(workspaceID, phone, id)); err != nil {
+			return err
+		}
+		removed = true
+		return tx.Bucket(bOptOuts).Delete(wsKey(workspaceID, id))
+	})
+	return removed, err
+}
+
+// OptOuts lists a workspace's opt-outs, oldest first.
+func (s *Store) OptOuts(workspaceID string) ([]OptOut, error) {
+	out := []OptOut{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if _, ok := ParseID(workspaceID); !ok {
+			return nil
+		}
+		return forEachPrefix(tx.Bucket(bOptOuts), idKey(workspaceID), func(_, v []byte) error {
+			var o OptOut
+			if err := jsonUnmarshal(v, &o); err != nil {
+				return err
+			}
+			out = append(out, o)
+			return nil
+		})
+	})
+	return out, err
+}

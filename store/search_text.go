@@ -1,0 +1,235 @@
+package store
+
+import (
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+)
+
+var folder = cases.Fold()
+
+// Fold makes s case- and accent-insensitive: compatibility decomposition, combining marks
+// dropped, case folded, control characters removed.
+func Fold(s string) string {
+	t := transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), runes.Remove(runes.In(unicode.Cc)), norm.NFC)
+	out, _, err := transform.String(t, s)
+	if err != nil {
+		out = s
+	}
+	out = folder.String(out)
+	return strings.Map(foldSpecial, out)
+}
+
+// foldSpecial maps letters that have no decomposition to their base letter.
+func foldSpecial(r rune) rune {
+	switch r {
+	case 'ø':
+		return 'o'
+	case 'đ', 'ð':
+		return 'd'
+	case 'ł':
+		return 'l'
+	case 'ħ':
+		return 'h'
+	case 'ı':
+		return 'i'
+	case 0:
+		return -1
+	}
+	return r
+}
+
+func isWordSep(r rune) bool {
+	return unicode.IsSpace(r) || r == '@' || r == '.' || r == '_' || r == '-' || r == '+'
+}
+
+// TextWords splits s (folded) into words at white space and @ . _ - +; the words of a
+// contact's names, company and email are what text words of a query must prefix.
+func TextWords(s string) []string {
+	return strings.FieldsFunc(Fold(s), isWordSep)
+}
+
+// Digits returns the decimal digits of s in order.
+func Digits(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Query is a parsed searchText (DESIGN §3, find-contact-action).
+type Query struct {
+	// Text words must each prefix a word of the contact's first name, last name, company or email.
+	Text []string
+	// Digit words must each occur in the contact's phone digits.
+	Digits []string
+	// ExactDigits is set when the whole query is one digit word: a phone with exactly these
+	// digits ranks first.
+	ExactDigits string
+	// Exact is the trimmed query, folded: an email equal to it ranks first.
+	Exact string
+}
+
+// Empty reports whether the query has no words: it lists contacts in order, unranked.
+func (q Query) Empty() bool { return len(q.Text) == 0 && len(q.Digits) == 0 }
+
+// ParseQuery splits searchText into digit words and text words.
+func ParseQuery(searchText string) Query {
+	var q Query
+	pieces := strings.Fields(searchText)
+	for _, p := range pieces {
+		stripped := strings.Map(func(r rune) rune {
+			switch r {
+			case '+', '-', '(', ')', '.':
+				return -1
+			}
+			return r
+		}, p)
+		if stripped != "" && isASCIIDigits(stripped) {
+			q.Digits = append(q.Digits, stripped)
+			continue
+		}
+		q.Text = append(q.Text, TextWords(p)...)
+	}
+	q.Text = dedupe(q.Text)
+	q.Digits = dedupe(q.Digits)
+	if len(pieces) == 1 && len(q.Digits) == 1 {
+		q.ExactDigits = q.Digits[0]
+	}
+	if len(pieces) > 0 {
+		q.Exact = strings.ToLower(strings.TrimSpace(searchText))
+	}
+	return q
+}
+
+func isASCIIDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func dedupe(in []string) []string {
+	if len(in) < 2 {
+		return in
+	}
+	seen := make(map[string]bool, len(in))
+	out := in[:0]
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// searchDoc is the folded text a contact is matched against, kept beside the order index so
+// that matching needs no decode of the contact record.
+type searchDoc struct {
+	first, last, company, email, digits string
+}
+
+func docOf(c *Contact) searchDoc {
+	return searchDoc{
+		first:   Fold(c.FirstName),
+		last:    Fold(c.LastName),
+		company: Fold(c.Company),
+		email:   Fold(c.Email),
+		digits:  Digits(c.Phone()),
+	}
+}
+
+// encode writes the fields joined by 0x00 (Fold removes control characters, so 0x00 cannot occur).
+func (d searchDoc) encode() []byte {
+	return []byte(d.first + "\x00" + d.last + "\x00" + d.company + "\x00" + d.email + "\x00" + d.digits)
+}
+
+func decodeDoc(b []byte) searchDoc {
+	parts := strings.SplitN(string(b), "\x00", 5)
+	for len(parts) < 5 {
+		parts = append(parts, "")
+	}
+	return searchDoc{parts[0], parts[1], parts[2], parts[3], parts[4]}
+}
+
+// words are the doc's text words, every field split at the same separators as queries.
+func (d searchDoc) words() []string {
+	var w []string
+	for _, f := range []string{d.first, d.last, d.company, d.email} {
+		w = append(w, strings.FieldsFunc(f, isWordSep)...)
+	}
+	return dedupe(w)
+}
+
+// matches applies the search rules: every text word prefixes a word, every digit word occurs
+// in the phone digits.
+func (d searchDoc) matches(q Query) bool {
+	for _, dw := range q.Digits {
+		if !strings.Contains(d.digits, dw) {
+			return false
+		}
+	}
+	if len(q.Text) == 0 {
+		return true
+	}
+	words := d.words()
+	for _, tw := range q.Text {
+		found := false
+		for _, w := range words {
+			if strings.HasPrefix(w, tw) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// sortKey orders contacts by folded first name, then last name; contacts with neither come last.
+// The id (appended by the index) breaks ties.
+func (d searchDoc) sortKey() []byte {
+	flag := byte(1)
+	if d.first == "" && d.last == "" {
+		flag = 2
+	}
+	k := make([]byte, 0, 2+len(d.first)+len(d.last)+1)
+	k = append(k, flag)
+	k = append(k, d.first...)
+	k = append(k, 0)
+	k = append(k, d.last...)
+	return append(k, 0)
+}
+
+// digitSuffixLen caps the digits kept per phone suffix term; longer digit words are verified.
+const digitSuffixLen = 6
+
+// terms are the contact's search index terms: 't'+word for each text word and 'd'+suffix for
+// each suffix of its phone digits (cut to digitSuffixLen), so a digit word's occurrence anywhere
+// in the phone is a prefix scan.
+func (d searchDoc) terms() []string {
+	var t []string
+	for _, w := range d.words() {
+		t = append(t, "t"+w)
+	}
+	for i := 0; i < len(d.digits); i++ {
+		suf := d.digits[i:]
+		if len(suf) > digitSuffixLen {
+			suf = suf[:digitSuffixLen]
+		}
+		t = append(t, "d"+suf)
+	}
+	return dedupe(t)
+}

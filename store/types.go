@@ -1,0 +1,322 @@
+package store
+
+import "time"
+
+// Enum values (DESIGN §3a).
+const (
+	ConversationOpen    = "open"
+	ConversationSnoozed = "snoozed"
+	ConversationClosed  = "closed"
+
+	BroadcastDraft     = "draft"
+	BroadcastScheduled = "scheduled"
+	BroadcastSending   = "sending"
+	BroadcastSent      = "sent"
+	BroadcastFailed    = "failed"
+	BroadcastCancelled = "cancelled"
+
+	InvitationPending  = "pending"
+	InvitationAccepted = "accepted"
+	InvitationExpired  = "expired"
+	InvitationRevoked  = "revoked"
+
+	CommSMS   = "sms"
+	CommEmail = "email"
+	CommChat  = "chat"
+
+	SourceAPI     = "api"
+	SourceAdmin   = "admin"
+	SourceInbound = "inbound"
+	SourceImport  = "import"
+
+	PriorityHigh   = "high"
+	PriorityNormal = "normal"
+	PriorityLow    = "low"
+
+	ProviderSandbox = "sandbox"
+	ProviderTwilio  = "twilio"
+
+	MessageQueued    = "queued"
+	MessageSending   = "sending"
+	MessageSent      = "sent"
+	MessageDelivered = "delivered"
+	MessageFailed    = "failed"
+	MessageReceived  = "received"
+
+	OptOutAPI     = "api"
+	OptOutKeyword = "keyword"
+
+	PropertyText    = "text"
+	PropertyNumber  = "number"
+	PropertyBoolean = "boolean"
+	PropertyDate    = "date"
+)
+
+// PropertyTypes lists the custom property types in the order forms show them.
+var PropertyTypes = []string{PropertyText, PropertyNumber, PropertyBoolean, PropertyDate}
+
+// Tenant owns workspaces. An installation has one.
+type Tenant struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Workspace owns numbers, contacts, conversations and everything under them.
+type Workspace struct {
+	ID        string    `json:"id"`
+	TenantID  string    `json:"tenantId"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// User is a person who signs in to the admin UI or acts through a token.
+type User struct {
+	ID           string    `json:"id"`
+	Email        string    `json:"email"`
+	Name         string    `json:"name"`
+	PasswordHash string    `json:"passwordHash,omitempty"`
+	Superuser    bool      `json:"superuser"`
+	CreatedAt    time.Time `json:"createdAt"`
+	UpdatedAt    time.Time `json:"updatedAt"`
+}
+
+// Membership makes a user a member of a workspace.
+type Membership struct {
+	ID          string    `json:"id"`
+	WorkspaceID string    `json:"workspaceId"`
+	UserID      string    `json:"userId"`
+	Role        string    `json:"role"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// Invitation asks someone by email to join a workspace; it expires after seven days.
+type Invitation struct {
+	ID               string     `json:"id"`
+	WorkspaceID      string     `json:"workspaceId"`
+	TenantID         string     `json:"tenantId"`
+	Email            string     `json:"email"`
+	Status           string     `json:"status"`
+	UserMembershipID string     `json:"userMembershipId"`
+	ExpiredAt        time.Time  `json:"expiredAt"`
+	CreatedAt        time.Time  `json:"createdAt"`
+	UpdatedAt        time.Time  `json:"updatedAt"`
+	DeletedAt        *time.Time `json:"deletedAt,omitempty"`
+}
+
+// PhoneNumber is a workspace's outbound channel.
+type PhoneNumber struct {
+	ID          string    `json:"id"`
+	WorkspaceID string    `json:"workspaceId"`
+	Phone       string    `json:"phone"`
+	Name        string    `json:"name"`
+	Active      bool      `json:"active"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// Property is a workspace's custom contact property.
+type Property struct {
+	ID          string    `json:"id"`
+	WorkspaceID string    `json:"workspaceId"`
+	Name        string    `json:"name"`
+	Type        string    `json:"type"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// Address is a postal address of a contact.
+type Address struct {
+	ID               string `json:"id"`
+	Object           string `json:"object"`
+	Street           string `json:"street"`
+	City             string `json:"city"`
+	State            string `json:"state"`
+	Country          string `json:"country"`
+	CountryCode      string `json:"countryCode"`
+	PostalCode       string `json:"postalCode"`
+	PostalCodeSuffix string `json:"postalCodeSuffix"`
+	DefaultBilling   bool   `json:"defaultBilling"`
+	DefaultShipping  bool   `json:"defaultShipping"`
+}
+
+// InboundChannel is an address (a phone number) a contact writes from.
+type InboundChannel struct {
+	ID                string     `json:"id"`
+	Address           string     `json:"address"`
+	CommunicationType string     `json:"communicationType"`
+	Carrier           string     `json:"carrier"`
+	ContactID         string     `json:"contactId"`
+	IsDefault         bool       `json:"isDefault"`
+	VerifiedAt        *time.Time `json:"verifiedAt,omitempty"`
+	BlockedAt         *time.Time `json:"blockedAt,omitempty"`
+	BlockedByID       string     `json:"blockedById,omitempty"`
+	CreatedAt         time.Time  `json:"createdAt"`
+	UpdatedAt         time.Time  `json:"updatedAt"`
+}
+
+// Contact is a person a workspace texts with.
+type Contact struct {
+	ID                      string           `json:"id"`
+	WorkspaceID             string           `json:"workspaceId"`
+	TenantID                string           `json:"tenantId"`
+	FirstName               string           `json:"firstName"`
+	LastName                string           `json:"lastName"`
+	Company                 string           `json:"company"`
+	Email                   string           `json:"email"`
+	AvatarURL               string           `json:"avatarUrl"`
+	Flags                   []string         `json:"flags"`
+	Properties              map[string]any   `json:"properties"`
+	Source                  string           `json:"source"`
+	LastInboundMessageTime  *time.Time       `json:"lastInboundMessageTime,omitempty"`
+	LastOutboundMessageTime *time.Time       `json:"lastOutboundMessageTime,omitempty"`
+	Addresses               []Address        `json:"addresses"`
+	InboundChannels         []InboundChannel `json:"inboundChannels"`
+	CreatedAt               time.Time        `json:"createdAt"`
+	UpdatedAt               time.Time        `json:"updatedAt"`
+}
+
+// Phone is the address of the contact's default inbound channel.
+func (c *Contact) Phone() string {
+	for _, ch := range c.InboundChannels {
+		if ch.IsDefault {
+			return ch.Address
+		}
+	}
+	if len(c.InboundChannels) > 0 {
+		return c.InboundChannels[0].Address
+	}
+	return ""
+}
+
+// Conversation is a thread between one outbound number and one or more contact addresses.
+type Conversation struct {
+	ID                      string     `json:"id"`
+	WorkspaceID             string     `json:"workspaceId"`
+	TenantID                string     `json:"tenantId"`
+	Name                    string     `json:"name"`
+	CommunicationType       string     `json:"communicationType"`
+	Status                  string     `json:"status"`
+	AssignedUserIDs         []string   `json:"assignedUserIds"`
+	Labels                  []string   `json:"labels"`
+	From                    string     `json:"from"`
+	InboundChannelAddresses string     `json:"inboundChannelAddresses"`
+	Addresses               []string   `json:"addresses"`
+	OutboundChannelID       string     `json:"outboundChannelId"`
+	LastMessageTime         *time.Time `json:"lastMessageTime"`
+	CreatedAt               time.Time  `json:"createdAt"`
+	UpdatedAt               time.Time  `json:"updatedAt"`
+}
+
+// IsGroup reports whether the conversation has more than one contact address.
+func (c *Conversation) IsGroup() bool { return len(c.Addresses) > 1 }
+
+// Message is one SMS/MMS, inbound or outbound.
+type Message struct {
+	ID                string     `json:"id"`
+	WorkspaceID       string     `json:"workspaceId"`
+	ConversationID    string     `json:"conversationId"`
+	BroadcastID       string     `json:"broadcastId"`
+	CommunicationType string     `json:"communicationType"`
+	From              string     `json:"from"`
+	To                string     `json:"to"`
+	Group             []string   `json:"group"`
+	Text              string     `json:"text"`
+	Media             []string   `json:"media"`
+	MultipartID       string     `json:"multipartId"`
+	MultipartNum      int        `json:"multipartNum"`
+	Segments          int        `json:"segments"`
+	Outbound          bool       `json:"outbound"`
+	Billable          bool       `json:"billable"`
+	Priority          string     `json:"priority"`
+	Provider          string     `json:"provider"`
+	ProviderErr       string     `json:"providerErr"`
+	ProviderID        string     `json:"providerId"`
+	ProviderRef       string     `json:"providerRef"`
+	Status            string     `json:"status"`
+	Attempts          int        `json:"attempts"`
+	AuthorID          string     `json:"authorId"`
+	DeliveredAt       *time.Time `json:"deliveredAt,omitempty"`
+	ReadAt            *time.Time `json:"readAt,omitempty"`
+	CreatedAt         time.Time  `json:"createdAt"`
+	UpdatedAt         time.Time  `json:"updatedAt"`
+}
+
+// Comment is an internal note on a conversation; it is never sent to the contact.
+type Comment struct {
+	ID             string    `json:"id"`
+	WorkspaceID    string    `json:"workspaceId"`
+	TenantID       string    `json:"tenantId"`
+	ConversationID string    `json:"conversationId"`
+	Text           string    `json:"text"`
+	Media          []string  `json:"media"`
+	Mentions       []string  `json:"mentions"`
+	UserID         string    `json:"userId"`
+	ThreadID       string    `json:"threadId"`
+	CreatedAt      time.Time `json:"createdAt"`
+	UpdatedAt      time.Time `json:"updatedAt"`
+}
+
+// Broadcast sends one text to many recipients, each in their own conversation.
+type Broadcast struct {
+	ID             string     `json:"id"`
+	WorkspaceID    string     `json:"workspaceId"`
+	TenantID       string     `json:"tenantId"`
+	Name           string     `json:"name"`
+	From           string     `json:"from"`
+	Text           string     `json:"text"`
+	Media          []string   `json:"media"`
+	Status         string     `json:"status"`
+	Recipients     []string   `json:"recipients"`
+	TotalQueued    int        `json:"totalQueued"`
+	TotalSent      int        `json:"totalSent"`
+	TotalDelivered int        `json:"totalDelivered"`
+	TotalFailed    int        `json:"totalFailed"`
+	TotalOptedOut  int        `json:"totalOptedOut"`
+	CreatedByID    string     `json:"createdById"`
+	StartedAt      *time.Time `json:"startedAt,omitempty"`
+	DeliveredAt    *time.Time `json:"deliveredAt,omitempty"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	UpdatedAt      time.Time  `json:"updatedAt"`
+}
+
+// OptOut records that a number asked not to be texted by a workspace.
+type OptOut struct {
+	ID          string    `json:"id"`
+	WorkspaceID string    `json:"workspaceId"`
+	Phone       string    `json:"phone"`
+	Reason      string    `json:"reason"`
+	UserID      string    `json:"userId"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// Token kinds.
+const (
+	TokenPersonal = "personal"
+	TokenOAuth    = "oauth"
+)
+
+// Token is a bearer credential for the integration API. Only its SHA-256 hash is stored.
+type Token struct {
+	ID        string     `json:"id"`
+	UserID    string     `json:"userId"`
+	Name      string     `json:"name"`
+	Kind      string     `json:"kind"`
+	ClientID  string     `json:"clientId,omitempty"`
+	GrantID   string     `json:"grantId,omitempty"`
+	CreatedAt time.Time  `json:"createdAt"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+}
+
+// Subscription is a webhook subscription of a workspace to one event name.
+type Subscription struct {
+	ID           string     `json:"id"`
+	WorkspaceID  string     `json:"workspaceId"`
+	EventName    string     `json:"eventName"`
+	HookURL      string     `json:"hookUrl"`
+	Secret       string     `json:"secret"`
+	UserID       string     `json:"userId"`
+	Active       bool       `json:"active"`
+	FailingSince *time.Time `json:"failingSince,omitempty"`
+	DisabledAt   *time.Time `json:"disabledAt,omitempty"`
+	CreatedAt    time.Time  `json:"createdAt"`
+}

@@ -1,0 +1,95 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"time"
+	"unicode/utf8"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+var e164 = regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`)
+
+// E164Message is the validation message for a phone number that is not strict E.164.
+const E164Message = "must be an E.164 phone number such as +14155550123 (a plus sign, then 2 to 15 digits, no spaces or punctuation)"
+
+// ValidE164 reports whether s is a strict E.164 number: ^\+[1-9][0-9]{1,14}$.
+func ValidE164(s string) bool { return e164.MatchString(s) }
+
+// MaxMediaURL is the longest accepted mediaUrl.
+const MaxMediaURL = 2048
+
+// ValidMediaURL reports whether s is an absolute http(s) URL of at most 2048 characters.
+func ValidMediaURL(s string) bool {
+	if runeLen(s) > MaxMediaURL {
+		return false
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.Hostname() != ""
+}
+
+// ValidateProperty checks one custom property value against its type; it returns the
+// problem or "".
+func ValidateProperty(typ string, v any) string {
+	switch typ {
+	case PropertyText:
+		s, ok := v.(string)
+		if !ok {
+			return "must be a string"
+		}
+		if runeLen(s) > 255 {
+			return "must be at most 255 characters"
+		}
+	case PropertyNumber:
+		switch v.(type) {
+		case float64, json.Number:
+		default:
+			return "must be a number"
+		}
+	case PropertyBoolean:
+		if _, ok := v.(bool); !ok {
+			return "must be true or false"
+		}
+	case PropertyDate:
+		s, ok := v.(string)
+		if !ok || !ValidDate(s) {
+			return "must be a calendar date YYYY-MM-DD"
+		}
+	default:
+		return fmt.Sprintf("has an unknown type %q", typ)
+	}
+	return ""
+}
+
+// ValidDate reports whether s is a real calendar date written YYYY-MM-DD.
+func ValidDate(s string) bool {
+	if len(s) != 10 {
+		return false
+	}
+	t, err := time.Parse("2006-01-02", s)
+	return err == nil && t.Format("2006-01-02") == s
+}
+
+func runeLen(s string) int { return utf8.RuneCountInString(s) }
+
+func jsonUnmarshal(data []byte, v any) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("store: decode: %w", err)
+	}
+	return nil
+}
+
+// forEachPrefix calls fn for every key starting with prefix, in key order.
+func forEachPrefix(b *bolt.Bucket, prefix []byte, fn func(k, v []byte) error) error {
+	c := b.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package store
+
+import (
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// CreateWorkspace adds a workspace to the installation's tenant.
+func (s *Store) CreateWorkspace(name string) (Workspace, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || runeLen(name) > 255 {
+		return Workspace{}, ValidationError{{"name", "is required, at most 255 characters"}}
+	}
+	w := Workspace{ID: s.NewID(), TenantID: s.tenantID, Name: name, CreatedAt: s.Now(), UpdatedAt: s.Now()}
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		return putJSON(tx.Bucket(bWorkspaces), idKey(w.ID), w)
+	})
+	return w, err
+}
+
+// Workspace returns a workspace by id.
+func (s *Store) Workspace(id string) (Workspace, error) {
+	var w Workspace
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		w, err = getWorkspace(tx, id)
+		return err
+	})
+	return w, err
+}
+
+func getWorkspace(tx *bolt.Tx, id string) (Workspace, error) {
+	var w Workspace
+	if _, ok := ParseID(id); !ok {
+		return w, errorf(ErrNotFound, "workspace not found")
+	}
+	ok, err := getJSON(tx.Bucket(bWorkspaces), idKey(id), &w)
+	if err == nil && !ok {
+		err = errorf(ErrNotFound, "workspace not found")
+	}
+	return w, err
+}
+
+// Workspaces lists every workspace, oldest first.
+func (s *Store) Workspaces() ([]Workspace, error) {
+	var out []Workspace
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bWorkspaces).ForEach(func(_, v []byte) error {
+			var w Workspace
+			if err := jsonUnmarshal(v, &w); err != nil {
+				return err
+			}
+			out = append(out, w)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// AddMember makes userID a member of workspaceID; adding twice returns the existing membership.
+func (s *Store) AddMember(workspaceID, userID, role string) (Membership, error) {
+	if role == "" {
+		role = "member"
+	}
+	var m Membership
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		if _, err := getWorkspace(tx, workspaceID); err != nil {
+			return err
+		}
+		if _, err := getUser(tx, userID); err != nil {
+			return err
+		}
+		b := tx.Bucket(bMemberships)
+		if ok, err := getJSON(b, wsKey(workspaceID, userID), &m); ok || err != nil {
+			return err
+		}
+		m = Membership{ID: s.NewID(), WorkspaceID: workspaceID, UserID: userID, Role: role, CreatedAt: s.Now()}
+		if err := putJSON(b, wsKey(workspaceID, userID), m); err != nil {
+			return err
+		}
+		return tx.Bucket(bUserWS).Put(wsKey(userID, workspaceID), []byte(m.ID))
+	})
+	return m, err
+}
+
+// RemoveMember ends a membership; the user's next request to the workspace is refused.
+func (s *Store) RemoveMember(workspaceID, userID string) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bMemberships)
+		if b.Get(wsKey(workspaceID, userID)) == nil {
+			return errorf(ErrNotFound, "membership not found")
+		}
+		if err := b.Delete(wsKey(workspaceID, userID)); err != nil {
+			return err
+		}
+		return tx.Bucket(bUserWS).Delete(wsKey(userID, workspaceID))
+	})
+}
+
+// Members lists the memberships of a workspace.
+func (s *Store) Members(workspaceID string) ([]Membership, error) {
+	var out []Membership
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return forEachPrefix(tx.Bucket(bMemberships), idKey(workspaceID), func(_, v []byte) error {
+			var m Membership
+			if err := jsonUnmarshal(v, &m); err != nil {
+				return err
+			}
+			out = append(out, m)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// Authorize checks, in this order, that the workspace exists (ErrNotFound, "workspace not
+// found") and that userID is a member of it (ErrForbidden).
+func (s *Store) Authorize(workspaceID, userID string) error {
+	return s.db.View(func(tx *bolt.Tx) error { return authorize(tx, workspaceID, userID) })
+}
+
+func authorize(tx *bolt.Tx, workspaceID, userID string) error {
+	if _, ok := ParseID(workspaceID); !ok || tx.Bucket(bWorkspaces).Get(idKey(workspaceID)) == nil {
+		return errorf(ErrNotFound, "workspace not found")
+	}
+	if _, ok := ParseID(userID); !ok || tx.Bucket(bMemberships).Get(wsKey(workspaceID, userID)) == nil {
+		return errorf(ErrForbidden, "you are not a member of this workspace")
+	}
+	return nil
+}
+
+func isMember(tx *bolt.Tx, workspaceID, userID string) bool {
+	_, ok := ParseID(userID)
+	return ok && tx.Bucket(bMemberships).Get(wsKey(workspaceID, userID)) != nil
+}
+
+// UserWorkspaces lists the workspaces userID is a member of, oldest first.
+func (s *Store) UserWorkspaces(userID string) ([]Workspace, error) {
+	var out []Workspace
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if _, ok := ParseID(userID); !ok {
+			return nil
+		}
+		return forEachPrefix(tx.Bucket(bUserWS), idKey(userID), func(k, _ []byte) error {
+			w, err := getWorkspace(tx, idFromKey(k))
+			if err != nil {
+				return err
+			}
+			out = append(out, w)
+			return nil
+		})
+	})
+	return out, err
+}

@@ -1,0 +1,34 @@
+package web
+
+import (
+	"net/http"
+)
+
+type findContactRequest struct {
+	workspaceID, searchText string
+}
+
+func decodeFindContact(f *fields, provider string) findContactRequest {
+	return findContactRequest{
+		workspaceID: f.base(provider, "id", true),
+		searchText:  f.str("searchText", false, maxSearchText),
+	}
+}
+
+// findContact searches the workspace's contacts (200, an array, at most 100).
+func (h *Handler) findContact(w http.ResponseWriter, r *http.Request, c *call) {
+	req := decodeFindContact(c.f, h.cfg.Provider)
+	if !validate(w, c) || !h.authorize(w, r, c, req.workspaceID) {
+		return
+	}
+	contacts, err := h.store.SearchContacts(req.workspaceID, req.searchText)
+	if err != nil {
+		writeStoreError(w, r, err)
+		return
+	}
+	out := make([]contactResult, 0, len(contacts))
+	for _, ct := range contacts {
+		out = append(out, newContactResult(ct))
+	}
+	writeJSON(w, http.StatusOK, out)
+}

@@ -1,0 +1,35 @@
+package web
+
+import (
+	"net/http"
+)
+
+type createConversationRequest struct {
+	workspaceID, from, to string
+}
+
+func decodeCreateConversation(f *fields, provider string) createConversationRequest {
+	return createConversationRequest{
+		workspaceID: f.base(provider, "id", true),
+		from:        f.phone("from", true),
+		to:          f.phone("to", true),
+	}
+}
+
+// createConversation returns the SMS conversation of from and to: 201 when new, 200 when it existed.
+func (h *Handler) createConversation(w http.ResponseWriter, r *http.Request, c *call) {
+	req := decodeCreateConversation(c.f, h.cfg.Provider)
+	if !validate(w, c) || !h.authorize(w, r, c, req.workspaceID) {
+		return
+	}
+	conv, created, err := h.store.CreateConversation(req.workspaceID, req.from, req.to)
+	if err != nil {
+		writeStoreError(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, conversationResult{From: conv.From, ID: conv.ID, To: conv.InboundChannelAddresses, WorkspaceID: conv.WorkspaceID})
+}

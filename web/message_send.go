@@ -1,0 +1,39 @@
+package web
+
+import (
+	"net/http"
+
+	"switchboard/store"
+)
+
+type sendMessageRequest struct {
+	workspaceID string
+	in          store.SendInput
+}
+
+func decodeSendMessage(f *fields, provider string) sendMessageRequest {
+	var req sendMessageRequest
+	req.workspaceID = f.base(provider, "id", true)
+	req.in.From = f.phone("from", true)
+	if to := f.phone("to", true); to != "" {
+		req.in.To = []string{to}
+	}
+	req.in.Text, req.in.Media = f.textOrMedia()
+	return req
+}
+
+// sendMessage queues one message in the conversation of from and to (202).
+func (h *Handler) sendMessage(w http.ResponseWriter, r *http.Request, c *call) {
+	req := decodeSendMessage(c.f, h.cfg.Provider)
+	if !validate(w, c) || !h.authorize(w, r, c, req.workspaceID) {
+		return
+	}
+	req.in.AuthorID = c.token.UserID
+	m, err := h.store.SendMessage(req.workspaceID, req.in)
+	if err != nil {
+		writeStoreError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, messageResult{ConversationID: m.ConversationID, From: m.From, ID: m.ID,
+		Text: m.Text, To: m.To, WorkspaceID: m.WorkspaceID})
+}

@@ -1,0 +1,75 @@
+package web
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+type ctxKey int
+
+const requestIDKey ctxKey = iota
+
+var safeRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// withRequestID gives every request an id (the client's X-Request-Id when it is safe), echoes
+// it on the response, logs the request once when it ends, and turns a panic into a 500.
+func (h *Handler) withRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !safeRequestID.MatchString(id) {
+			id = ulid.Make().String()
+		}
+		w.Header().Set("X-Request-Id", id)
+		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		rec := &statusRecorder{ResponseWriter: w}
+		start := time.Now()
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				slog.ErrorContext(r.Context(), "panic", "request_id", id, "method", r.Method, "path", r.URL.Path, "panic", p)
+				if rec.status == 0 {
+					writeError(rec, http.StatusInternalServerError, "internal error")
+				}
+			}
+			h.metrics.observeRequest(r, rec.status, time.Since(start))
+			if h.logRequests {
+				slog.InfoContext(r.Context(), "request", "request_id", id, "method", r.Method, "path", r.URL.Path,
+					"status", rec.status, "duration_ms", time.Since(start).Milliseconds())
+			}
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}

@@ -1,0 +1,25 @@
+package web
+
+import (
+	"net/http"
+)
+
+// listPhoneNumbers lists the workspace's active numbers for dropdowns (200).
+func (h *Handler) listPhoneNumbers(w http.ResponseWriter, r *http.Request, c *call) {
+	ws := c.f.base(h.cfg.Provider, "id", true)
+	if !validate(w, c) || !h.authorize(w, r, c, ws) {
+		return
+	}
+	numbers, err := h.store.Numbers(ws)
+	if err != nil {
+		writeStoreError(w, r, err)
+		return
+	}
+	out := make([]phoneNumberResult, 0, len(numbers))
+	for _, n := range numbers {
+		if n.Active {
+			out = append(out, phoneNumberResult{ID: n.ID, Phone: n.Phone, Name: n.Name})
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}

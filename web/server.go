@@ -1,0 +1,276 @@
+// Package web serves Switchboard over HTTP: the integration API, health and metrics endpoints,
+// and (through the parts it is given) the OAuth provider and admin UI.
+package web
+
+import (
+	"context"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/time/rate"
+
+	"switchboard/store"
+)
+
+// MaxBody is the largest request body the integration API reads.
+const MaxBody = 1 << 20
+
+// Config is what the web layer needs to know of the server's configuration.
+type Config struct {
+	Stage    string // path prefix, "v1"
+	Provider string // the one developerProvider value, "zapier"
+	// RateLimit is requests per second per token (burst twice that); 0 turns it off.
+	RateLimit float64
+	// ValidateHookURL refuses webhook URLs (SSRF guard); nil accepts any http(s) URL.
+	ValidateHookURL func(ctx context.Context, rawURL string) error
+	// LogRequests logs one line per request.
+	LogRequests bool
+	// BackupToken authorizes GET /admin/backup (the `switchboard backup` command); "" disables it.
+	BackupToken string
+	// Registry receives the HTTP metrics; nil makes a private one.
+	Registry *prometheus.Registry
+	// Mount adds routes of other parts (OAuth, admin UI) to the mux.
+	Mount []func(mux *http.ServeMux)
+}
+
+// Handler holds what every handler needs; handlers are its methods, one file per action.
+type Handler struct {
+	store       *store.Store
+	cfg         Config
+	logRequests bool
+	metrics     *metrics
+	limiters    limiterSet
+	now         func() time.Time
+}
+
+// New builds the HTTP handler with every route and the middleware chain.
+func New(s *store.Store, cfg Config) http.Handler {
+	if cfg.Stage == "" {
+		cfg.Stage = "v1"
+	}
+	if cfg.Provider == "" {
+		cfg.Provider = "zapier"
+	}
+	if cfg.Registry == nil {
+		cfg.Registry = prometheus.NewRegistry()
+	}
+	h := &Handler{store: s, cfg: cfg, logRequests: cfg.LogRequests, metrics: newMetrics(cfg.Registry), now: s.Now}
+	h.limiters.m = map[string]*limiterEntry{}
+	return h.routes()
+}
+
+func (h *Handler) routes() http.Handler {
+	mux := http.NewServeMux()
+	api := "/" + h.cfg.Stage + "/integrations/developer/{provider}/"
+	actions := []struct {
+		name string
+		fn   func(http.ResponseWriter, *http.Request, *call)
+	}{
+		{"create-comment-action", h.createComment},
+		{"send-group-message-action", h.sendGroupMessage},
+		{"create-conversation-action", h.createConversation},
+		{"find-contact-action", h.findContact},
+		{"send-message-action", h.sendMessage},
+		{"send-broadcast-action", h.sendBroadcast},
+		{"create-contact-action", h.createContact},
+		{"create-or-update-contact-action", h.createOrUpdateContact},
+		{"create-opt-out-action", h.createOptOut},
+		{"list-contact-properties-action", h.listContactProperties},
+		{"list-phone-numbers-action", h.listPhoneNumbers},
+		{"me-action", h.me},
+		{"subscribe-webhook", h.subscribeWebhook},
+		{"unsubscribe-webhook", h.unsubscribeWebhook},
+	}
+	for _, a := range actions {
+		mux.Handle("POST "+api+a.name, h.api(a.fn))
+	}
+	mux.HandleFunc(api+"{action}", h.unknownAction)
+	mux.HandleFunc("/"+h.cfg.Stage+"/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not found")
+	})
+
+	mux.HandleFunc("GET /healthz", h.healthz)
+	mux.HandleFunc("GET /readyz", h.readyz)
+	mux.Handle("GET /metrics", h.metrics.handler(h.cfg.Registry))
+	mux.HandleFunc("GET /admin/backup", h.backup)
+	for _, m := range h.cfg.Mount {
+		m(mux)
+	}
+	return h.withRequestID(mux)
+}
+
+func (h *Handler) unknownAction(w http.ResponseWriter, r *http.Request) {
+	if r.PathValue("provider") != h.cfg.Provider {
+		writeError(w, http.StatusNotFound, "unknown provider")
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, "method not allowed: use POST")
+		return
+	}
+	writeError(w, http.StatusNotFound, "unknown action")
+}
+
+// call is an authenticated integration API request with its parsed body.
+type call struct {
+	token store.Token
+	f     *fields
+}
+
+// api runs the checks every action shares, in the order of DESIGN §3: provider, token (401),
+// rate limit (429), content type (415), size (413), JSON object (400). The action then
+// validates its fields, the workspace and membership, and calls the store.
+func (h *Handler) api(fn func(http.ResponseWriter, *http.Request, *call)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.PathValue("provider") != h.cfg.Provider {
+			writeError(w, http.StatusNotFound, "unknown provider")
+			return
+		}
+		tok, ok := h.authenticate(w, r)
+		if !ok {
+			return
+		}
+		if wait, ok := h.limiters.allow(tok.ID, h.cfg.RateLimit, h.now()); !ok {
+			w.Header().Set("Retry-After", retryAfter(wait))
+			writeError(w, http.StatusTooManyRequests, "rate limit exceeded: at most "+formatRate(h.cfg.RateLimit)+" requests per second per token")
+			return
+		}
+		if !isJSON(r.Header.Get("Content-Type")) {
+			writeError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				writeError(w, http.StatusRequestEntityTooLarge, "request body is larger than 1 MiB")
+				return
+			}
+			writeValidation(w, store.ValidationError{{Field: "body", Message: "could not be read"}})
+			return
+		}
+		f, verrs := parseObject(body)
+		if verrs != nil {
+			writeValidation(w, verrs)
+			return
+		}
+		fn(w, r, &call{token: tok, f: f})
+	})
+}
+
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return false
+	}
+	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+}
+
+// authenticate resolves the bearer token or answers 401 with the RFC 6750 challenge.
+func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (store.Token, bool) {
+	scheme, token, found := strings.Cut(r.Header.Get("Authorization"), " ")
+	token = strings.TrimSpace(token)
+	if !found || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
+		writeError(w, http.StatusUnauthorized, "missing bearer token")
+		return store.Token{}, false
+	}
+	tok, err := h.store.Authenticate(token)
+	if err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			writeStoreError(w, r, err)
+			return store.Token{}, false
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard", error="invalid_token"`)
+		writeError(w, http.StatusUnauthorized, "invalid, expired or revoked token")
+		return store.Token{}, false
+	}
+	return tok, true
+}
+
+// authorize checks the workspace (404) and the token user's membership (403).
+func (h *Handler) authorize(w http.ResponseWriter, r *http.Request, c *call, workspaceID string) bool {
+	if err := h.store.Authorize(workspaceID, c.token.UserID); err != nil {
+		writeStoreError(w, r, err)
+		return false
+	}
+	return true
+}
+
+// validate writes the field errors collected so far and reports whether there were none.
+func validate(w http.ResponseWriter, c *call) bool {
+	if errs := c.f.done(); errs != nil {
+		writeValidation(w, errs)
+		return false
+	}
+	return true
+}
+
+func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (h *Handler) readyz(w http.ResponseWriter, _ *http.Request) {
+	if _, err := h.store.SchemaVersion(); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// ---- per-token rate limits ----
+
+type limiterEntry struct {
+	lim  *rate.Limiter
+	seen time.Time
+}
+
+type limiterSet struct {
+	mu sync.Mutex
+	m  map[string]*limiterEntry
+}
+
+// allow takes one request from key's bucket (rps per second, burst 2×rps); when refused it
+// says how long until one is available.
+func (l *limiterSet) allow(key string, rps float64, now time.Time) (time.Duration, bool) {
+	if rps <= 0 {
+		return 0, true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e := l.m[key]
+	if e == nil {
+		if len(l.m) >= 10_000 {
+			for k, v := range l.m {
+				if now.Sub(v.seen) > 10*time.Minute {
+					delete(l.m, k)
+				}
+			}
+		}
+		e = &limiterEntry{lim: rate.NewLimiter(rate.Limit(rps), int(2*rps+0.5))}
+		l.m[key] = e
+	}
+	e.seen = now
+	if e.lim.AllowN(now, 1) {
+		return 0, true
+	}
+	r := e.lim.ReserveN(now, 1)
+	wait := r.DelayFrom(now)
+	r.CancelAt(now)
+	return wait, false
+}
+
+func retryAfter(d time.Duration) string {
+	secs := int((d + time.Second - 1) / time.Second)
+	if secs < 1 {
+		secs = 1
+	}
+	return itoa(secs)
+}

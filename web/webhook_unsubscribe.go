@@ -1,0 +1,19 @@
+package web
+
+import (
+	"net/http"
+)
+
+// unsubscribeWebhook deletes a subscription of the workspace (200 {id}); unknown ids are 404.
+func (h *Handler) unsubscribeWebhook(w http.ResponseWriter, r *http.Request, c *call) {
+	ws := c.f.base(h.cfg.Provider, "workspaceId", true)
+	id := c.f.str("id", true, maxID)
+	if !validate(w, c) || !h.authorize(w, r, c, ws) {
+		return
+	}
+	if err := h.store.Unsubscribe(ws, id); err != nil {
+		writeStoreError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, idResult{ID: id})
+}
