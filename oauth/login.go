@@ -1,0 +1,172 @@
+package oauth
+
+import (
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+	"golang.org/x/time/rate"
+
+	"switchboard/store"
+	"switchboard/views"
+)
+
+const sessionCookie = "sb_session"
+
+// sessionUser returns the signed-in user of the request's session cookie. The sign-in time is
+// checked against the provider's clock, not only the cookie's Max-Age, which a client controls.
+func (p *Provider) sessionUser(r *http.Request) (store.User, bool) {
+	sess, err := p.sessions.Get(r, sessionCookie)
+	if err != nil || sess.IsNew {
+		return store.User{}, false
+	}
+	uid, _ := sess.Values["uid"].(string)
+	at, _ := sess.Values["at"].(int64)
+	if uid == "" || p.now().Sub(time.Unix(at, 0)) >= sessionTTL {
+		return store.User{}, false
+	}
+	u, err := p.s.User(uid)
+	if err != nil {
+		return store.User{}, false
+	}
+	return u, true
+}
+
+// CurrentUser is the signed-in user of r, for other parts that share the session (admin UI).
+func (p *Provider) CurrentUser(r *http.Request) (store.User, bool) { return p.sessionUser(r) }
+
+func (p *Provider) startSession(w http.ResponseWriter, r *http.Request, u store.User) error {
+	// A fresh session, not the decoded one: nothing from before sign-in carries over.
+	sess, _ := p.sessions.New(r, sessionCookie)
+	sess.Values["uid"] = u.ID
+	sess.Values["at"] = p.now().Unix()
+	return p.sessions.Save(r, w, sess)
+}
+
+// loginPage is GET /oauth/login.
+func (p *Provider) loginPage(w http.ResponseWriter, r *http.Request) {
+	next := r.URL.Query().Get("next")
+	if !localPath(next) {
+		next = ""
+	}
+	p.render(w, r, http.StatusOK, "Sign in", views.Login(views.LoginForm{Next: next}))
+}
+
+// login is POST /oauth/login: email and password, rate-limited per account and per address.
+func (p *Provider) login(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	if err := r.ParseForm(); err != nil {
+		p.renderMessage(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
+		return
+	}
+	f := views.LoginForm{Email: strings.TrimSpace(r.PostForm.Get("email")), Next: r.PostForm.Get("next")}
+	if !localPath(f.Next) {
+		f.Next = ""
+	}
+	password := r.PostForm.Get("password")
+	account, addr := "account:"+strings.ToLower(f.Email), "addr:"+clientAddr(r)
+	now := p.now()
+	if !p.limits.ok(account, now) || !p.limits.ok(addr, now) {
+		f.Error = "Too many failed sign-ins. Wait a minute and try again."
+		w.Header().Set("Retry-After", "60")
+		p.render(w, r, http.StatusTooManyRequests, "Sign in", views.Login(f))
+		return
+	}
+	u, err := p.s.UserByEmail(f.Email)
+	ok := err == nil && store.CheckPassword(u, password)
+	if err != nil {
+		p.spendBcrypt(password) // an unknown email takes as long as a wrong password
+	}
+	if !ok {
+		p.limits.fail(account, now)
+		p.limits.fail(addr, now)
+		f.Error = "Email or password is wrong."
+		p.render(w, r, http.StatusUnauthorized, "Sign in", views.Login(f))
+		return
+	}
+	if err := p.startSession(w, r, u); err != nil {
+		p.renderMessage(w, r, http.StatusInternalServerError, "Something went wrong", "Please try again.")
+		return
+	}
+	if f.Next != "" {
+		http.Redirect(w, r, f.Next, http.StatusSeeOther)
+		return
+	}
+	p.renderMessage(w, r, http.StatusOK, "Signed in", "You are signed in as "+u.Email+".")
+}
+
+// logout is POST /oauth/logout.
+func (p *Provider) logout(w http.ResponseWriter, r *http.Request) {
+	sess, _ := p.sessions.New(r, sessionCookie)
+	sess.Options.MaxAge = -1
+	_ = p.sessions.Save(r, w, sess)
+	p.renderMessage(w, r, http.StatusOK, "Signed out", "You are signed out.")
+}
+
+// spendBcrypt compares against a fixed hash so that unknown accounts cannot be told apart
+// from wrong passwords by timing. The hash is made once, on first use.
+func (p *Provider) spendBcrypt(password string) {
+	p.dummyOnce.Do(func() {
+		p.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("switchboard-dummy-password"), bcrypt.DefaultCost)
+	})
+	_ = bcrypt.CompareHashAndPassword(p.dummyHash, []byte(password))
+}
+
+// clientAddr is the connection's address; forwarded headers are not trusted, since anyone
+// can send them.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// loginLimits counts failed sign-ins per key (an account or an address) with token buckets:
+// an account gets 5 failures, then one a minute; an address 20, then one every 6 seconds.
+// Only failures take tokens, so a user who types the password right is never slowed.
+type loginLimits struct {
+	mu sync.Mutex
+	m  map[string]*rate.Limiter
+}
+
+func newLoginLimits() *loginLimits { return &loginLimits{m: map[string]*rate.Limiter{}} }
+
+func limitFor(key string) (rate.Limit, int) {
+	if strings.HasPrefix(key, "account:") {
+		return rate.Every(time.Minute), 5
+	}
+	return rate.Every(6 * time.Second), 20
+}
+
+// ok reports whether key may try again now.
+func (l *loginLimits) ok(key string, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lim := l.m[key]
+	return lim == nil || lim.TokensAt(now) >= 1
+}
+
+// fail takes a token from key's bucket.
+func (l *loginLimits) fail(key string, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lim := l.m[key]
+	if lim == nil {
+		if len(l.m) >= 10_000 {
+			// Forget the keys whose buckets have refilled: they carry no state.
+			for k, v := range l.m {
+				if _, burst := limitFor(k); v.TokensAt(now) >= float64(burst) {
+					delete(l.m, k)
+				}
+			}
+		}
+		every, burst := limitFor(key)
+		lim = rate.NewLimiter(every, burst)
+		l.m[key] = lim
+	}
+	lim.AllowN(now, 1)
+}
