@@ -74,6 +74,20 @@ func adminCommands() map[string]adminCommand {
 		"create-token":     {"--user U [--name N]", adminCreateToken},
 		"revoke-token":     {"--token T", adminRevokeToken},
 		"import-contacts":  {"--workspace W FILE.csv", adminImportContacts},
+
+		// Webhooks (admin_webhooks.go).
+		"list-subscriptions":  {"[--workspace W]", adminListSubscriptions},
+		"list-deliveries":     {"--subscription S [--limit N] [--attempts]", adminListDeliveries},
+		"redeliver":           {"--delivery D", adminRedeliver},
+		"enable-subscription": {"--subscription S", adminEnableSubscription},
+
+		// OAuth clients and grants (admin_oauth.go).
+		"create-oauth-client": {"--name N --redirect-uri U [--redirect-uri U2] [--public]", adminCreateOAuthClient},
+		"list-oauth-clients":  {"", adminListOAuthClients},
+		"delete-oauth-client": {"--client C", adminDeleteOAuthClient},
+		"rotate-oauth-secret": {"--client C", adminRotateOAuthSecret},
+		"list-grants":         {"--user U", adminListGrants},
+		"revoke-grant":        {"--grant G", adminRevokeGrant},
 	}
 }
 

@@ -18,8 +18,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"switchboard/oauth"
 	"switchboard/store"
 	"switchboard/web"
+	"switchboard/webhooks"
 )
 
 // serverInfo is written to DIR/server.json while a server runs, so that `switchboard backup`
@@ -115,6 +117,25 @@ func build(_ context.Context, s *store.Store, cfg config, backupToken string) (*
 		Stage: cfg.Stage, Provider: cfg.Provider, RateLimit: cfg.RateLimit, LogRequests: cfg.LogRequests,
 		Registry: reg, BackupToken: backupToken,
 	}
+	// One guard for both checks of DESIGN §6: at subscribe time and in the delivery dialer.
+	guard := webhooks.NewGuard(cfg.HookAllowCIDRs)
+	wcfg.ValidateHookURL = guard.ValidateURL
+	hooks := webhooks.New(s, webhooks.Options{Guard: guard, Registry: reg})
+	s.OnEvents(hooks.Wake)
+	hooks.Start()
+	a.stops = append(a.stops, hooks.Stop)
+	// The OAuth provider (DESIGN §5) adds its routes, pages and /static/ to the mux.
+	prov, err := oauth.New(s, oauth.Config{BaseURL: cfg.BaseURL, AccessTokenTTL: cfg.AccessTokenTTL, Static: staticFiles})
+	if err != nil {
+		a.stop()
+		return nil, err
+	}
+	wcfg.Mount = append(wcfg.Mount, prov.Mount)
+	a.stops = append(a.stops, prov.StartSweeper(time.Hour))
+	if a.setupURL, err = prov.SetupURL(); err != nil {
+		a.stop()
+		return nil, err
+	}
 	a.handler = web.New(s, wcfg)
 	return a, nil
 }
@@ -134,6 +155,7 @@ func printBanner(w io.Writer, cfg config, a *app) {
 	fmt.Fprintf(w, "Switchboard is listening on %s\n", cfg.Addr)
 	fmt.Fprintf(w, "  integration API: %s/%s/integrations/developer/%s/<action>\n", cfg.BaseURL, cfg.Stage, cfg.Provider)
 	fmt.Fprintf(w, "  health:          %s/healthz  %s/readyz  %s/metrics\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
+	fmt.Fprintf(w, "  OAuth 2.0:       %s/oauth/authorize  %s/oauth/token  %s/oauth/revoke\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  data:            %s\n", dbPath(cfg.Data))
 	if a.setupURL != "" {
 		fmt.Fprintf(w, "No admin yet. Finish setup (one-time link): %s\n", a.setupURL)

@@ -1,0 +1,50 @@
+package webhooks
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"switchboard/store"
+)
+
+// metrics are the webhook series of /metrics: queue depth, attempts by outcome, attempt latency.
+type metrics struct {
+	outcomes *prometheus.CounterVec
+	latency  prometheus.Histogram
+}
+
+func newMetrics(reg prometheus.Registerer, s *store.Store) *metrics {
+	m := &metrics{
+		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "switchboard_webhook_deliveries_total",
+			Help: "Webhook delivery attempts by outcome: delivered, retry (failed, will retry), failed (no retries left), gone (410, subscription removed), cancelled.",
+		}, []string{"outcome"}),
+		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "switchboard_webhook_delivery_duration_seconds",
+			Help:    "Latency of webhook delivery attempts (request sent to response read).",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 15},
+		}),
+	}
+	for _, o := range []string{store.OutcomeDelivered, store.OutcomeRetry, store.OutcomeFailed, store.OutcomeGone, store.DeliveryCancelled} {
+		m.outcomes.WithLabelValues(o) // export zeros, so rates work from the first scrape
+	}
+	if reg == nil {
+		return m
+	}
+	depth := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "switchboard_webhook_queue_depth",
+		Help: "Pending webhook deliveries (due now or waiting for a retry).",
+	}, func() float64 {
+		n, err := s.QueueDepth()
+		if err != nil {
+			return -1
+		}
+		return float64(n)
+	})
+	// A registry shared with other parts of the server: a second worker on it keeps the first's series.
+	for _, c := range []prometheus.Collector{m.outcomes, m.latency, depth} {
+		_ = reg.Register(c)
+	}
+	return m
+}
+
+func (m *metrics) outcome(o string) { m.outcomes.WithLabelValues(o).Inc() }
