@@ -23,6 +23,9 @@ type ContactInput struct {
 func (s *Store) CreateContact(workspaceID string, in ContactInput) (Contact, error) {
 	var c Contact
 	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+		if _, err := getWorkspace(tx, workspaceID); err != nil {
+			return err
+		}
 		types, err := propertyTypes(tx, workspaceID)
 		if err != nil {
 			return err
@@ -42,6 +45,9 @@ func (s *Store) CreateContact(workspaceID string, in ContactInput) (Contact, err
 // UpsertContact finds the contact by phone and changes only the fields given, or creates it.
 func (s *Store) UpsertContact(workspaceID string, in ContactInput) (c Contact, created bool, err error) {
 	err = s.update(func(tx *bolt.Tx, fx *effects) error {
+		if _, err := getWorkspace(tx, workspaceID); err != nil {
+			return err
+		}
 		c, created, err = s.upsertContact(tx, fx, workspaceID, in, nil)
 		return err
 	})
@@ -144,7 +150,9 @@ func (s *Store) putContact(tx *bolt.Tx, c *Contact, old *Contact) error {
 	newDoc := docOf(c)
 	if old != nil {
 		oldDoc := docOf(old)
-		if oldDoc != newDoc || old.Phone() != c.Phone() || !strings.EqualFold(old.Email, c.Email) {
+		// The email index is keyed by strings.ToLower: "ſ" and "s" are equal under
+		// strings.EqualFold but lower to different keys.
+		if oldDoc != newDoc || old.Phone() != c.Phone() || strings.ToLower(old.Email) != strings.ToLower(c.Email) {
 			if err := deleteContactIndex(tx, old, oldDoc); err != nil {
 				return err
 			}

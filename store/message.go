@@ -1,6 +1,8 @@
 package store
 
 import (
+	"strings"
+
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -26,13 +28,26 @@ func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 			return fromNumberError(in.From)
 		}
 		to := NormalizeGroup(in.To)
+		if len(to) == 0 {
+			return ValidationError{{"to", "is required"}}
+		}
+		// A group send names every opted-out member.
+		var optedOut []string
 		for _, a := range to {
-			if out, err := s.isOptedOut(tx, workspaceID, a); err != nil || out {
-				if err == nil {
-					err = errorf(ErrOptedOut, "recipient %s has opted out", a)
-				}
+			out, err := s.isOptedOut(tx, workspaceID, a)
+			if err != nil {
 				return err
 			}
+			if out {
+				optedOut = append(optedOut, a)
+			}
+		}
+		switch len(optedOut) {
+		case 0:
+		case 1:
+			return errorf(ErrOptedOut, "recipient %s has opted out", optedOut[0])
+		default:
+			return errorf(ErrOptedOut, "recipients %s have opted out", strings.Join(optedOut, ", "))
 		}
 		conv, _, err := s.conversationFor(tx, fx, workspaceID, n, to)
 		if err != nil {

@@ -13,10 +13,11 @@ import (
 // are added before their transaction commits (a rolled-back add only costs a false positive)
 // and never removed (a re-subscribed number costs one lookup).
 type optFilter struct {
-	mu  sync.RWMutex
-	f   *bloom.BloomFilter
-	n   uint
-	cap uint
+	mu      sync.RWMutex
+	f       *bloom.BloomFilter
+	n       uint
+	cap     uint
+	growing bool // a rebuild that replaces this filter has been started
 }
 
 const optFilterMin = 10_000
@@ -28,12 +29,17 @@ func newOptFilter(capacity uint) *optFilter {
 	return &optFilter{f: bloom.NewWithEstimates(capacity, 0.001), cap: capacity}
 }
 
-func (o *optFilter) add(phone string) (full bool) {
+// add adds phone; grow is true, once per filter, when the filter is over capacity.
+func (o *optFilter) add(phone string) (grow bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.f.AddString(phone)
 	o.n++
-	return o.n > o.cap
+	if o.n > o.cap && !o.growing {
+		o.growing = true
+		return true
+	}
+	return false
 }
 
 func (o *optFilter) test(phone string) bool {
@@ -44,13 +50,22 @@ func (o *optFilter) test(phone string) bool {
 
 // buildOptOutFilters reads every opt-out once at start.
 func (s *Store) buildOptOutFilters() error {
+	return s.db.View(s.loadOptOutFilters)
+}
+
+// rebuildOptOutFilters replaces the filters with ones sized for twice their count. It reads in a
+// write transaction so that it runs after the writer that added the number (and any other
+// writer) commits: a read transaction begun earlier would miss their opt-outs, and the new
+// filters would then wrongly clear those numbers.
+func (s *Store) rebuildOptOutFilters() error {
+	return s.db.Update(s.loadOptOutFilters)
+}
+
+// loadOptOutFilters builds every workspace's filter from the opt-outs tx sees and installs them.
+func (s *Store) loadOptOutFilters(tx *bolt.Tx) error {
 	byWS := map[ulid.ULID][]string{}
-	err := s.db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bOptOuts)
-		if b == nil {
-			return nil
-		}
-		return b.ForEach(func(k, v []byte) error {
+	if b := tx.Bucket(bOptOuts); b != nil {
+		err := b.ForEach(func(k, v []byte) error {
 			var o OptOut
 			if err := jsonUnmarshal(v, &o); err != nil {
 				return err
@@ -60,9 +75,9 @@ func (s *Store) buildOptOutFilters() error {
 			byWS[ws] = append(byWS[ws], o.Phone)
 			return nil
 		})
-	})
-	if err != nil {
-		return err
+		if err != nil {
+			return err
+		}
 	}
 	filters := make(map[ulid.ULID]*optFilter, len(byWS))
 	for ws, phones := range byWS {
@@ -96,8 +111,9 @@ func (s *Store) addOptOutFilter(workspaceID, phone string) {
 	}
 	s.optMu.Unlock()
 	if f.add(phone) {
-		// Over capacity: a rebuild sizes every filter for twice its count.
-		go func() { _ = s.buildOptOutFilters() }()
+		// Over capacity: a rebuild sizes every filter for twice its count. It must not run
+		// before this transaction commits, and it cannot wait here inside it.
+		go func() { _ = s.rebuildOptOutFilters() }()
 	}
 }
 

@@ -75,11 +75,15 @@ func searchIDs(tx *bolt.Tx, ws []byte, workspaceID string, q Query) ([][16]byte,
 		}
 	}
 	if q.Exact != "" {
-		if id := idxFirst(tx.Bucket(bContactEmail), workspaceID, q.Exact); id != "" {
+		// Emails are not unique: every contact with that email ranks first.
+		for _, id := range idxIDs(tx.Bucket(bContactEmail), workspaceID, q.Exact) {
 			addExact(id)
 		}
 	}
 	sortCands(exact)
+	if len(exact) > SearchLimit {
+		exact = exact[:SearchLimit]
+	}
 	isExact := func(id [16]byte) bool { return slices.ContainsFunc(exact, func(c cand) bool { return c.id == id }) }
 
 	// Candidates from the rarest terms; every term complete means the intersection is the answer.

@@ -13,8 +13,16 @@ import (
 var folder = cases.Fold()
 
 // Fold makes s case- and accent-insensitive: compatibility decomposition, combining marks
-// dropped, case folded, control characters removed.
+// dropped, case folded, white-space control characters (tab, newline) made spaces and other
+// control characters removed.
 func Fold(s string) string {
+	if printableASCII(s) {
+		// The common case, and the one imports and searches do millions of times: no
+		// decomposition, no marks, no controls, and folding is lowering.
+		return strings.ToLower(s)
+	}
+	// Tabs and newlines are control characters, but they separate words like a space does.
+	s = strings.Map(spaceControl, s)
 	t := transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), runes.Remove(runes.In(unicode.Cc)), norm.NFC)
 	out, _, err := transform.String(t, s)
 	if err != nil {
@@ -22,6 +30,16 @@ func Fold(s string) string {
 	}
 	out = folder.String(out)
 	return strings.Map(foldSpecial, out)
+}
+
+// printableASCII reports whether s holds only the bytes 0x20 to 0x7e.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // foldSpecial maps letters that have no decomposition to their base letter.
@@ -39,6 +57,16 @@ func foldSpecial(r rune) rune {
 		return 'i'
 	case 0:
 		return -1
+	}
+	// cases.Fold folds lower-case Cherokee to upper case and upper case to lower case, so the
+	// two cases would not meet; lowering its result once more makes them meet.
+	return unicode.ToLower(r)
+}
+
+// spaceControl maps white-space control characters (tab, newline, …) to a space.
+func spaceControl(r rune) rune {
+	if r < 0xa0 && unicode.IsSpace(r) {
+		return ' '
 	}
 	return r
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -45,10 +47,22 @@ func ValidateProperty(typ string, v any) string {
 			return "must be at most 255 characters"
 		}
 	case PropertyNumber:
-		switch v.(type) {
-		case float64, json.Number:
+		// The value is stored as JSON and read back as a float64: NaN, ±Inf and numbers beyond
+		// float64's range would make the contact unreadable.
+		var f float64
+		switch n := v.(type) {
+		case float64:
+			f = n
+		case json.Number:
+			var err error
+			if f, err = strconv.ParseFloat(string(n), 64); err != nil || !json.Valid([]byte(n)) {
+				return "must be a number within ±1.8e308"
+			}
 		default:
 			return "must be a number"
+		}
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return "must be a number within ±1.8e308"
 		}
 	case PropertyBoolean:
 		if _, ok := v.(bool); !ok {

@@ -1,0 +1,80 @@
+package store
+
+import (
+	"bytes"
+	"cmp"
+	"strings"
+	"testing"
+)
+
+var docSeeds = [][5]string{
+	{"José", "Núñez", "Globex", "ana.lopez+vip@mail.example.com", "+14155550123"},
+	{"", "", "", "", ""},
+	{"a\x00b", "\x00", "c\x00", "\x00@\x00", "+1\x002"},
+	{"Ana\tMaría", "O'Neil\n", "\xff\xfe", "İ@ß.com", "+442071234567"},
+	{"ꭰ", "Ᏸ", "ﬃ", "①", "+1"},
+}
+
+// FuzzDocRoundTrip: the search document of any contact decodes to itself, and a contact is
+// found by its own names and phone digits.
+func FuzzDocRoundTrip(f *testing.F) {
+	for _, s := range docSeeds {
+		f.Add(s[0], s[1], s[2], s[3], s[4])
+	}
+	f.Fuzz(func(t *testing.T, first, last, company, email, phone string) {
+		c := &Contact{FirstName: first, LastName: last, Company: company, Email: email,
+			InboundChannels: []InboundChannel{{Address: phone, IsDefault: true}}}
+		d := docOf(c)
+		if back := decodeDoc(d.encode()); back != d {
+			t.Fatalf("decodeDoc(encode(%#v)) = %#v", d, back)
+		}
+		if !isASCIIDigitsOrEmpty(d.digits) {
+			t.Fatalf("doc digits %q of phone %q are not ASCII digits", d.digits, phone)
+		}
+		// Every indexed term is one of the doc's words or phone digit suffixes.
+		for _, term := range d.terms() {
+			if len(term) < 2 || (term[0] != 't' && term[0] != 'd') || strings.ContainsRune(term, 0) {
+				t.Fatalf("bad index term %q", term)
+			}
+		}
+		// A field used as the whole query finds the contact, unless a piece of it is a digit word
+		// (which must then occur in the phone).
+		for _, field := range []string{first, last, company, email} {
+			q := ParseQuery(field)
+			if len(q.Digits) > 0 {
+				continue
+			}
+			if !d.matches(q) {
+				t.Fatalf("contact %#v is not found by its own field %q (query %#v)", d, field, q)
+			}
+		}
+		if d.digits != "" && !d.matches(ParseQuery(d.digits)) {
+			t.Fatalf("contact is not found by its phone digits %q", d.digits)
+		}
+	})
+}
+
+func isASCIIDigitsOrEmpty(s string) bool { return s == "" || isASCIIDigits(s) }
+
+// FuzzSortKey: the order index's byte order is folded first name, then last name, with
+// contacts that have neither last.
+func FuzzSortKey(f *testing.F) {
+	f.Add("ana", "b", "ana b", "")
+	f.Add("a", "", "", "z")
+	f.Add("", "", "zed", "")
+	f.Add("Émile", "Zola", "emma", "a")
+	f.Fuzz(func(t *testing.T, f1, l1, f2, l2 string) {
+		a := docOf(&Contact{FirstName: f1, LastName: l1})
+		b := docOf(&Contact{FirstName: f2, LastName: l2})
+		rank := func(d searchDoc) int {
+			if d.first == "" && d.last == "" {
+				return 1
+			}
+			return 0
+		}
+		want := cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a.first, b.first), strings.Compare(a.last, b.last))
+		if got := bytes.Compare(a.sortKey(), b.sortKey()); got != want {
+			t.Fatalf("sortKey order of (%q %q) vs (%q %q) = %d, want %d", a.first, a.last, b.first, b.last, got, want)
+		}
+	})
+}

@@ -1,0 +1,528 @@
+package store_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"switchboard/store"
+)
+
+// label names a contact in failure messages.
+func label(c store.Contact) string {
+	return strings.TrimSpace(c.FirstName+" "+c.LastName) + " <" + c.Phone() + ">"
+}
+
+func labels(cs []store.Contact) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = label(c)
+	}
+	return out
+}
+
+func search(t testing.TB, s *store.Store, ws, q string) []store.Contact {
+	t.Helper()
+	got, err := s.SearchContacts(ws, q)
+	if err != nil {
+		t.Fatalf("SearchContacts(%q): %v", q, err)
+	}
+	if got == nil {
+		t.Fatalf("SearchContacts(%q) = nil, want a non-nil slice", q)
+	}
+	return got
+}
+
+// wantSearch fails unless searching q returns exactly want, in order.
+func wantSearch(t testing.TB, s *store.Store, ws, q string, want ...store.Contact) {
+	t.Helper()
+	got := search(t, s, ws, q)
+	if !slices.Equal(ids(got), ids(want)) {
+		t.Errorf("search %q = %q, want %q", q, labels(got), labels(want))
+	}
+}
+
+// wantSameAsReference compares SearchContacts with the brute-force reference over all.
+func wantSameAsReference(t testing.TB, s *store.Store, ws string, all []refContact, q string) bool {
+	t.Helper()
+	got := search(t, s, ws, q)
+	want := refSearch(all, q)
+	if slices.Equal(ids(got), ids(want)) {
+		return true
+	}
+	g, w := labels(got), labels(want)
+	i := 0
+	for i < len(g) && i < len(w) && g[i] == w[i] {
+		i++
+	}
+	t.Errorf("search %q: %d results, want %d; first difference at %d: got %q, want %q",
+		q, len(got), len(want), i, g[i:min(len(g), i+3)], w[i:min(len(w), i+3)])
+	return false
+}
+
+func TestSearchIsCaseAndAccentInsensitive(t *testing.T) {
+	f := newFixture(t)
+	jose := f.contact(t, "+14155550001", "José", "Núñez")
+	bjorn := f.contact(t, "+14155550002", "Björn", "Ølsen")
+	plain := f.contact(t, "+14155550003", "Zoe", "Smith")
+	f.contact(t, "+14155550004", "Ann", "Other")
+
+	for _, tc := range []struct {
+		q    string
+		want []store.Contact
+	}{
+		{"jose", []store.Contact{jose}},
+		{"JOSÉ", []store.Contact{jose}},
+		{"José", []store.Contact{jose}},
+		{"JoS", []store.Contact{jose}},
+		{"nunez", []store.Contact{jose}},
+		{"NÚÑEZ", []store.Contact{jose}},
+		{"bjorn", []store.Contact{bjorn}},
+		{"olsen", []store.Contact{bjorn}},
+		{"zoë", []store.Contact{plain}},
+		{"ZOE", []store.Contact{plain}},
+		{"smíth", []store.Contact{plain}},
+	} {
+		wantSearch(t, f.s, f.ws, tc.q, tc.want...)
+	}
+}
+
+func TestSearchTextWordsArePrefixesOfWords(t *testing.T) {
+	f := newFixture(t)
+	ana, err := f.s.CreateContact(f.ws, store.ContactInput{Phone: "+14155550001", FirstName: ptr("Ana María"),
+		LastName: ptr("López-Ruiz"), Company: ptr("Globex Corp"), Email: ptr("ana.lopez+vip@mail.example.com")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob := f.contact(t, "+14155550002", "Bob", "Marley")
+
+	for _, tc := range []struct {
+		q    string
+		want []store.Contact
+	}{
+		{"maria", []store.Contact{ana}},    // second word of the first name
+		{"ruiz", []store.Contact{ana}},     // last name split at -
+		{"lopez", []store.Contact{ana}},    // last name and email
+		{"glob", []store.Contact{ana}},     // company
+		{"corp", []store.Contact{ana}},     // second word of the company
+		{"vip", []store.Contact{ana}},      // email split at +
+		{"mail", []store.Contact{ana}},     // email split at @
+		{"examp", []store.Contact{ana}},    // email split at .
+		{"com", []store.Contact{ana}},      // email's last word
+		{"ana@mail", []store.Contact{ana}}, // a query piece splits at @ into two words
+		{"ana.lop", []store.Contact{ana}},
+		{"ana_lop", []store.Contact{ana}},
+		{"ana.lopez+vip@mail.example.com", []store.Contact{ana}},
+		{"m", []store.Contact{ana, bob}}, // María, mail, Marley
+		{"mar", []store.Contact{ana, bob}},
+		{"ria", nil},      // not a prefix of any word
+		{"opez", nil},     // infix
+		{"anamaria", nil}, // words are not concatenated
+		{"globexcorp", nil},
+		{"bob marley", []store.Contact{bob}}, // every word must match
+		{"bob lopez", nil},
+		{"MARLEY   bob", []store.Contact{bob}},
+		{"@", []store.Contact{ana, bob}}, // no words at all: the unranked listing
+	} {
+		wantSearch(t, f.s, f.ws, tc.q, tc.want...)
+	}
+}
+
+func TestSearchDigitWordsOccurAnywhereInThePhone(t *testing.T) {
+	f := newFixture(t)
+	a := f.contact(t, "+14155550123", "Ana", "A")
+	b := f.contact(t, "+12125559876", "Bob", "B")
+	c := f.contact(t, "+442071234567", "Cleo", "C")
+
+	for _, tc := range []struct {
+		q    string
+		want []store.Contact
+	}{
+		{"0123", []store.Contact{a}},
+		{"555-01", []store.Contact{a}},  // 55501
+		{"(415)", []store.Contact{a}},   // 415
+		{"415.555", []store.Contact{a}}, // 415555
+		{"+1415", []store.Contact{a}},
+		{"(212) 555-9876", []store.Contact{b}},
+		{"555", []store.Contact{a, b}},
+		{"1", []store.Contact{a, b, c}},
+		{"2071234567", []store.Contact{c}}, // longer than the index's digit suffixes
+		{"41555501", []store.Contact{a}},
+		{"41555502", nil},
+		{"5550124", nil},
+		{"0123 ana", []store.Contact{a}}, // digit word AND text word
+		{"0123 bob", nil},
+		{"9876 b", []store.Contact{b}},
+		{"a1", nil}, // not all digits: a text word, and no name starts with it
+	} {
+		wantSearch(t, f.s, f.ws, tc.q, tc.want...)
+	}
+}
+
+func TestSearchDigitsInNamesAreTextWords(t *testing.T) {
+	f := newFixture(t)
+	r2 := f.contact(t, "+14155550001", "R2-D2", "Droid")
+	wantSearch(t, f.s, f.ws, "r2", r2)
+	wantSearch(t, f.s, f.ws, "R2-D2", r2)
+	// A piece of digits alone is a digit word: it must occur in the phone, not the name.
+	wantSearch(t, f.s, f.ws, "2") // +14155550001 has no 2
+	wantSearch(t, f.s, f.ws, "1", r2)
+}
+
+func TestSearchOrder(t *testing.T) {
+	f := newFixture(t)
+	// Created out of order so that creation order is not display order.
+	emma := f.contact(t, "+14155550001", "Emma", "Stone")
+	unnamed := f.contact(t, "+14155550002", "", "")
+	emile := f.contact(t, "+14155550003", "Émile", "Zola")
+	eli := f.contact(t, "+14155550004", "eli", "Wallach")
+	lastOnly := f.contact(t, "+14155550005", "", "Adams")
+	emmaB := f.contact(t, "+14155550006", "EMMA", "Bunting")
+	emmaStone2 := f.contact(t, "+14155550007", "Emma", "Stone")
+	unnamed2, err := f.s.CreateContact(f.ws, store.ContactInput{Phone: "+14155550008", Company: ptr("Aardvark Ltd")})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Folded first name, then folded last name, then id (creation order here); a contact with
+	// only a last name sorts by its empty first name; contacts with neither name come last
+	// even when their company would sort first.
+	wantSearch(t, f.s, f.ws, "", lastOnly, eli, emile, emmaB, emma, emmaStone2, unnamed, unnamed2)
+	wantSearch(t, f.s, f.ws, "   ", lastOnly, eli, emile, emmaB, emma, emmaStone2, unnamed, unnamed2)
+	wantSearch(t, f.s, f.ws, "e", eli, emile, emmaB, emma, emmaStone2)
+	wantSearch(t, f.s, f.ws, "555", lastOnly, eli, emile, emmaB, emma, emmaStone2, unnamed, unnamed2)
+}
+
+func TestSearchExactEqualityRanksFirst(t *testing.T) {
+	f := newFixture(t)
+	// Aaron's phone contains Zed's digits; Zed's phone equals them.
+	aaron := f.contact(t, "+14155550123", "Aaron", "A")
+	zed := f.contact(t, "+1415555012", "Zed", "Z")
+	for _, q := range []string{"1415555012", "+1415555012", "+1-415-555-012", "(1415)555012"} {
+		wantSearch(t, f.s, f.ws, q, zed, aaron)
+	}
+	// Two pieces are two digit words: no exact rank.
+	wantSearch(t, f.s, f.ws, "1415 555012", aaron, zed)
+	// The digits must equal the whole phone, not a part of it.
+	wantSearch(t, f.s, f.ws, "415555012", aaron, zed)
+
+	// Email equality, case-insensitively.
+	g := newFixture(t)
+	al, err := g.s.CreateContact(g.ws, store.ContactInput{Phone: "+14155550001", FirstName: ptr("Al"), Email: ptr("zed@example.com.au")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ze, err := g.s.CreateContact(g.ws, store.ContactInput{Phone: "+14155550002", FirstName: ptr("Zed"), Email: ptr("Zed@Example.com")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSearch(t, g.s, g.ws, "zed@example.com", ze, al)
+	wantSearch(t, g.s, g.ws, "ZED@EXAMPLE.COM", ze, al)
+	wantSearch(t, g.s, g.ws, "  zed@example.com ", ze, al)
+	wantSearch(t, g.s, g.ws, "zed@example", al, ze)
+	// No exact rank in the unranked listing.
+	wantSearch(t, g.s, g.ws, "", al, ze)
+}
+
+func TestSearchExactEmailRanksEveryContactWithThatEmail(t *testing.T) {
+	f := newFixture(t)
+	// Emails are not unique: every contact whose email equals the query ranks first.
+	other, err := f.s.CreateContact(f.ws, store.ContactInput{Phone: "+14155550001", FirstName: ptr("Aaron"), Email: ptr("info@shop.com.mx")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := f.s.CreateContact(f.ws, store.ContactInput{Phone: "+14155550002", FirstName: ptr("Yolanda"), Email: ptr("info@shop.com")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := f.s.CreateContact(f.ws, store.ContactInput{Phone: "+14155550003", FirstName: ptr("Zach"), Email: ptr("INFO@shop.com")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSearch(t, f.s, f.ws, "info@shop.com", y, z, other)
+}
+
+func TestSearchLimit(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ins := make([]store.ContactInput, 150)
+	for i := range ins {
+		ins[i] = store.ContactInput{Phone: fmt.Sprintf("+1415555%04d", i), FirstName: ptr(fmt.Sprintf("Name%03d", 149-i))}
+	}
+	all, err := store.BulkContacts(f.s, f.ws, ins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"", "name", "555", "name 555"} {
+		got := search(t, f.s, f.ws, q)
+		if len(got) != store.SearchLimit {
+			t.Errorf("search %q returned %d contacts, want %d of 150", q, len(got), store.SearchLimit)
+		}
+		wantSameAsReference(t, f.s, f.ws, refPrepare(all), q)
+	}
+}
+
+func TestSearchFollowsRenames(t *testing.T) {
+	f := newFixture(t)
+	bob := f.contact(t, "+14155550001", "Bob", "Builder")
+	amy := f.contact(t, "+14155550002", "Amy", "Adams")
+	wantSearch(t, f.s, f.ws, "", amy, bob)
+
+	renamed, created, err := f.s.UpsertContact(f.ws, store.ContactInput{Phone: bob.Phone(), FirstName: ptr("Robert"),
+		Email: ptr("rob@example.com")})
+	if err != nil || created {
+		t.Fatalf("UpsertContact = created %v, %v; want an update", created, err)
+	}
+	wantSearch(t, f.s, f.ws, "bob")
+	wantSearch(t, f.s, f.ws, "rob", renamed)
+	wantSearch(t, f.s, f.ws, "builder", renamed) // the last name was not given, so it stays
+	wantSearch(t, f.s, f.ws, "example", renamed)
+	wantSearch(t, f.s, f.ws, "rob@example.com", renamed)
+
+	// The order follows the new name: Adams Amy < Robert.
+	if _, _, err := f.s.UpsertContact(f.ws, store.ContactInput{Phone: amy.Phone(), FirstName: ptr("Zara")}); err != nil {
+		t.Fatal(err)
+	}
+	got := search(t, f.s, f.ws, "")
+	if want := []string{"Robert Builder <+14155550001>", "Zara Adams <+14155550002>"}; !slices.Equal(labels(got), want) {
+		t.Errorf("after renames, listing = %q, want %q", labels(got), want)
+	}
+
+	// Changing the email drops the old exact match and the old words.
+	if _, _, err := f.s.UpsertContact(f.ws, store.ContactInput{Phone: bob.Phone(), Email: ptr("")}); err != nil {
+		t.Fatal(err)
+	}
+	wantSearch(t, f.s, f.ws, "rob@example.com")
+	wantSearch(t, f.s, f.ws, "example")
+}
+
+func TestSearchStaysInItsWorkspace(t *testing.T) {
+	f := newFixture(t)
+	g := newFixtureOn(t, f.s)
+	mine := f.contact(t, "+14155550001", "Ana", "Mine")
+	g.contact(t, "+14155550001", "Ana", "Theirs")
+	for _, q := range []string{"", "ana", "0001", "+14155550001", "14155550001"} {
+		wantSearch(t, f.s, f.ws, q, mine)
+	}
+	if got := search(t, f.s, "not-a-workspace", "ana"); len(got) != 0 {
+		t.Errorf("search in an unknown workspace = %q, want none", labels(got))
+	}
+}
+
+// TestSearchManyCandidates builds a workspace where one first name is shared by more contacts
+// than the index collects per term, so that searches take the verify and walk paths, and
+// compares every result with the brute-force reference.
+func TestSearchManyCandidates(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	lasts := []string{"Smith", "Smyth", "García", "Garcia", "Ng", "O'Hara", "Zapata", "Álvarez", "Brown", "Black"}
+	var ins []store.ContactInput
+	for i := range 4500 {
+		in := store.ContactInput{Phone: fmt.Sprintf("+1415%07d", 5550000+i), FirstName: ptr("María"),
+			LastName: ptr(lasts[rng.IntN(len(lasts))])}
+		if i%10 == 0 {
+			in.Email = ptr(fmt.Sprintf("maria%d@example.com", i))
+		}
+		ins = append(ins, in)
+	}
+	for i := range 300 {
+		in := store.ContactInput{Phone: fmt.Sprintf("+1212%07d", 5550000+i)}
+		switch i % 3 {
+		case 0:
+			in.FirstName, in.LastName = ptr("Mario"), ptr(lasts[rng.IntN(len(lasts))])
+		case 1:
+			in.FirstName = ptr("Ann")
+		}
+		ins = append(ins, in)
+	}
+	all, err := store.BulkContacts(f.s, f.ws, ins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := refPrepare(all)
+	for _, q := range []string{
+		"",
+		"maria",         // one common term: walk
+		"m",             // every contact named M…
+		"maria smith",   // common + rare: intersect and verify
+		"smith maria",   // the same, other order
+		"maria sm",      // Smith and Smyth
+		"maria garcia",  // accent-insensitive on both sides
+		"maria 415",     // both terms common: walk
+		"415",           // one common digit term
+		"555",           // both area codes
+		"maria 5550123", // digit word longer than the indexed suffixes
+		"4155550123",    // digits, no exact rank (phone has a leading 1)
+		"14155550123",   // exact phone
+		"+1 (415) 555-0123",
+		"maria example", // every tenth
+		"maria10@example.com",
+		"MARIA10@EXAMPLE.COM",
+		"mario",
+		"ann 212",
+		"maria zzz", // common + nothing
+		"zzz",
+		"212 415",
+	} {
+		wantSameAsReference(t, f.s, f.ws, ref, q)
+	}
+}
+
+// randomContact draws a contact from small pools so that random queries often match several.
+func randomContact(rng *rand.Rand, phone string) store.ContactInput {
+	firsts := []string{"José", "Jose", "JOSÉ", "María", "Maria", "Zoë", "Ana", "Anabel", "Ann-Marie", "Chloé",
+		"Björn", "Åsa", "Noël", "Émile", "Bob", "Bo", "Renée", "Ana Lucía", "", "", ""}
+	lasts := []string{"García", "Garcia", "Smith", "Smith-Jones", "Núñez", "de la Cruz", "Müller", "Mueller",
+		"Ng", "Brontë", "O'Neil", "", ""}
+	companies := []string{"", "", "Acme Inc.", "Globex", "Ünited Widgets", "initech", "acme.io", "Bob's Burgers"}
+	domains := []string{"example.com", "mail.acme.io", "ex-ample.org", "Globex.COM"}
+	locals := []string{"ana", "jose.garcia", "bob_smith", "info", "m.nunez", "sales+leads", "zoe-ng", "renee"}
+	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
+	in := store.ContactInput{Phone: phone}
+	if v := pick(firsts); v != "" || rng.IntN(2) == 0 {
+		in.FirstName = ptr(v)
+	}
+	if v := pick(lasts); v != "" || rng.IntN(2) == 0 {
+		in.LastName = ptr(v)
+	}
+	if v := pick(companies); v != "" {
+		in.Company = ptr(v)
+	}
+	if rng.IntN(3) > 0 {
+		e := pick(locals) + "@" + pick(domains)
+		if rng.IntN(4) == 0 {
+			e = strings.ToUpper(e)
+		}
+		in.Email = ptr(e)
+	}
+	return in
+}
+
+// randomQuery draws a query that often matches: prefixes of the contacts' words with their case
+// and accents changed, fragments of their phones (formatted or not), exact phones and emails.
+func randomQuery(rng *rand.Rand, all []store.Contact) string {
+	c := all[rng.IntN(len(all))]
+	word := func() string {
+		var words []string
+		for _, f := range []string{c.FirstName, c.LastName, c.Company, c.Email} {
+			words = append(words, strings.FieldsFunc(f, func(r rune) bool { return r == ' ' || strings.ContainsRune("@._-+", r) })...)
+		}
+		if len(words) == 0 {
+			return "nobody"
+		}
+		w := []rune(words[rng.IntN(len(words))])
+		w = w[:1+rng.IntN(len(w))]
+		switch rng.IntN(4) {
+		case 0:
+			return strings.ToUpper(string(w))
+		case 1:
+			return refFold(string(w))
+		}
+		return string(w)
+	}
+	digits := func() string {
+		d := refDigits(c.Phone())
+		i := rng.IntN(len(d))
+		j := i + 1 + rng.IntN(min(len(d)-i, 8))
+		frag := d[i:j]
+		switch rng.IntN(5) {
+		case 0:
+			return "(" + frag + ")"
+		case 1:
+			if len(frag) > 2 {
+				return frag[:2] + "-" + frag[2:]
+			}
+		case 2:
+			return "+" + frag
+		case 3:
+			if len(frag) > 3 {
+				return frag[:3] + "." + frag[3:]
+			}
+		}
+		return frag
+	}
+	switch rng.IntN(12) {
+	case 0:
+		return ""
+	case 1:
+		return c.Phone()
+	case 2:
+		return refDigits(c.Phone())
+	case 3:
+		if c.Email != "" {
+			if rng.IntN(2) == 0 {
+				return strings.ToLower(c.Email)
+			}
+			return " " + c.Email
+		}
+		return word()
+	case 4:
+		return word() + " " + word()
+	case 5:
+		return word() + " " + digits()
+	case 6:
+		return digits() + " " + digits()
+	case 7:
+		return []string{"zzz", "@", "---", "+", "a@b", "()", "ana x", "1-", "é"}[rng.IntN(9)]
+	case 8, 9:
+		return digits()
+	}
+	return word()
+}
+
+// TestSearchMatchesReference compares SearchContacts with the brute-force reference over a few
+// hundred random contacts and random queries, before and after renaming a third of them.
+func TestSearchMatchesReference(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	rng := rand.New(rand.NewPCG(7, 11))
+	var ins []store.ContactInput
+	for i := range 300 {
+		phone := fmt.Sprintf("+1%s555%04d", []string{"415", "212", "650"}[rng.IntN(3)], i)
+		if i%17 == 0 {
+			phone = fmt.Sprintf("+44207%06d", rng.IntN(1_000_000))
+		}
+		ins = append(ins, randomContact(rng, phone))
+	}
+	all, err := store.BulkContacts(f.s, f.ws, ins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func() {
+		ref := refPrepare(all)
+		failures := 0
+		for range 250 {
+			if !wantSameAsReference(t, f.s, f.ws, ref, randomQuery(rng, all)) {
+				if failures++; failures > 10 {
+					t.Fatal("too many differences")
+				}
+			}
+		}
+	}
+	check()
+
+	// Rename a third of the contacts through create-or-update, concurrently (DB.Batch groups
+	// them); the index must follow.
+	var wg sync.WaitGroup
+	errs := make([]error, len(all))
+	for i := 0; i < len(all); i += 3 {
+		r := randomContact(rng, all[i].Phone())
+		wg.Go(func() {
+			c, created, err := f.s.UpsertContact(f.ws, r)
+			if err == nil && created {
+				err = fmt.Errorf("created a new contact for %s, want an update", r.Phone)
+			}
+			all[i], errs[i] = c, err
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	check()
+}
