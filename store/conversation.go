@@ -147,6 +147,9 @@ func (s *Store) Conversation(workspaceID, id string) (Conversation, error) {
 func (s *Store) CountConversations(workspaceID string) (int, error) {
 	n := 0
 	err := s.db.View(func(tx *bolt.Tx) error {
+		if _, ok := ParseID(workspaceID); !ok {
+			return nil
+		}
 		return forEachPrefix(tx.Bucket(bConversations), idKey(workspaceID), func(_, _ []byte) error { n++; return nil })
 	})
 	return n, err

@@ -36,7 +36,10 @@ func (s *Store) Subscribe(workspaceID, userID, eventName, hookURL string) (Subsc
 // Its pending deliveries are cancelled.
 func (s *Store) Unsubscribe(workspaceID, id string) error {
 	return s.update(func(tx *bolt.Tx, _ *effects) error {
-		return DeleteSubscription(tx, workspaceID, id)
+		if err := DeleteSubscription(tx, workspaceID, id); err != nil {
+			return err
+		}
+		return s.cancelPending(tx, id, "", "unsubscribed")
 	})
 }
 

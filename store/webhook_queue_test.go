@@ -151,21 +151,21 @@ func TestGoneDeletesTheSubscriptionAndCancelsItsDeliveries(t *testing.T) {
 	}
 }
 
-func TestUnsubscribedDeliveriesAreStale(t *testing.T) {
+func TestUnsubscribeCancelsPendingDeliveries(t *testing.T) {
 	h := newHookFixture(t)
 	h.contact(t, "+14155550101", "Ada", "")
+	pending := h.due(t)
+	if len(pending) != 1 {
+		t.Fatalf("due before unsubscribe = %d, want 1", len(pending))
+	}
 	if err := h.s.Unsubscribe(h.ws, h.sub.ID); err != nil {
 		t.Fatal(err)
 	}
-	due := h.due(t)
-	if len(due) != 1 || due[0].Stale != "subscription deleted" {
-		t.Fatalf("due = %+v, want one stale delivery", due)
+	if due := h.due(t); len(due) != 0 {
+		t.Fatalf("due after unsubscribe = %+v, want none", due)
 	}
-	if err := h.s.CancelDelivery(due[0].Delivery.ID, due[0].Stale); err != nil {
-		t.Fatal(err)
-	}
-	if d := h.delivery(t, due[0].Delivery.ID); d.Status != store.DeliveryCancelled || d.LastError != "subscription deleted" {
-		t.Fatalf("delivery = %+v, want cancelled", d)
+	if d := h.delivery(t, pending[0].Delivery.ID); d.Status != store.DeliveryCancelled || d.LastError != "unsubscribed" {
+		t.Fatalf("delivery = %+v, want cancelled (unsubscribed)", d)
 	}
 	if n, _ := h.s.QueueDepth(); n != 0 {
 		t.Fatalf("queue depth = %d, want 0", n)

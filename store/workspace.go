@@ -102,6 +102,9 @@ func (s *Store) RemoveMember(workspaceID, userID string) error {
 func (s *Store) Members(workspaceID string) ([]Membership, error) {
 	var out []Membership
 	err := s.db.View(func(tx *bolt.Tx) error {
+		if _, ok := ParseID(workspaceID); !ok {
+			return nil
+		}
 		return forEachPrefix(tx.Bucket(bMemberships), idKey(workspaceID), func(_, v []byte) error {
 			var m Membership
 			if err := jsonUnmarshal(v, &m); err != nil {
