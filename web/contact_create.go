@@ -31,6 +31,13 @@ func decodeContact(f *fields, provider string, firstNameRequired bool) contactRe
 		}
 	}
 	req.in.Properties = f.object("properties")
+	// An empty string counts as absent, in properties too: it neither sets nor clears a key.
+	// create-contact has nothing to remove, so a null there is absent as well.
+	for k, v := range req.in.Properties {
+		if v == "" || (v == nil && firstNameRequired) {
+			delete(req.in.Properties, k)
+		}
+	}
 	req.in.Source = store.SourceAPI
 	return req
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"unicode/utf8"
 
 	"switchboard/store"
@@ -38,7 +39,9 @@ func parseObject(body []byte) (*fields, store.ValidationError) {
 		}
 		return nil, store.ValidationError{{Field: "body", Message: msg}}
 	}
-	if dec.More() {
+	// Anything after the object but white space (a second value, a stray "]") is refused;
+	// dec.More alone lets a closing bracket through.
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, store.ValidationError{{Field: "body", Message: "must hold exactly one JSON object"}}
 	}
 	return &fields{raw: raw, seen: map[string]bool{}}, nil
