@@ -1,6 +1,8 @@
 package store
 
 import (
+	"slices"
+
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -16,11 +18,25 @@ type BroadcastInput struct {
 	AuthorID   string
 }
 
+// contactChunk is how many implicit contacts one transaction creates. bbolt splits nodes only
+// at commit, so thousands of random-order index inserts in one transaction turn quadratic.
+const contactChunk = 500
+
 // SendBroadcast stores the broadcast and one queued low-priority message per recipient that
-// has not opted out, all in one transaction. Opted-out recipients are skipped and counted.
+// has not opted out, in one transaction; opted-out recipients are skipped and counted.
+//
+// Recipients without a contact first get an unnamed one, a few hundred per transaction (each
+// contact with its index entries and event, like any implicit contact); then the broadcast,
+// its conversations and messages commit together. Recipients are processed in sorted order
+// so that most index keys are appended in ascending order, which bbolt does cheaply.
 func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast, error) {
-	var b Broadcast
 	recipients := dedupe(append([]string(nil), in.Recipients...))
+	sorted := slices.Clone(recipients)
+	slices.Sort(sorted)
+	if err := s.createMissingContacts(workspaceID, in.From, sorted); err != nil {
+		return Broadcast{}, err
+	}
+	var b Broadcast
 	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
 		n, ok, err := activeNumber(tx, workspaceID, in.From)
 		if err != nil {
@@ -32,7 +48,8 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 		now := s.Now()
 		b = Broadcast{ID: s.NewID(), WorkspaceID: workspaceID, TenantID: s.tenantID, From: in.From, Text: in.Text,
 			Media: orEmpty(in.Media), Recipients: []string{}, CreatedByID: in.AuthorID, CreatedAt: now, UpdatedAt: now}
-		for _, r := range recipients {
+		queued := make(map[string]bool, len(sorted))
+		for _, r := range sorted {
 			out, err := s.isOptedOut(tx, workspaceID, r)
 			if err != nil {
 				return err
@@ -41,14 +58,21 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 				b.TotalOptedOut++
 				continue
 			}
-			conv, _, err := s.conversationFor(tx, fx, workspaceID, n, []string{r})
+			conv, created, err := s.conversationFor(tx, fx, workspaceID, n, []string{r}, &now)
 			if err != nil {
 				return err
 			}
-			if _, err := s.queueMessage(tx, fx, &conv, SendInput{Text: in.Text, Media: in.Media, AuthorID: in.AuthorID}, PriorityLow, b.ID); err != nil {
+			msg := SendInput{Text: in.Text, Media: in.Media, AuthorID: in.AuthorID}
+			if _, err := s.queueMessage(tx, fx, &conv, created, now, msg, PriorityLow, b.ID); err != nil {
 				return err
 			}
-			b.Recipients = append(b.Recipients, r)
+			queued[r] = true
+		}
+		// The result lists the queued recipients in the order they were given.
+		for _, r := range recipients {
+			if queued[r] {
+				b.Recipients = append(b.Recipients, r)
+			}
 		}
 		b.TotalQueued = len(b.Recipients)
 		b.StartedAt = &now
@@ -61,6 +85,47 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 		return putJSON(tx.Bucket(bBroadcasts), wsKey(workspaceID, b.ID), b)
 	})
 	return b, err
+}
+
+// createMissingContacts gives every recipient that has neither a contact nor an opt-out an
+// unnamed contact, contactChunk per transaction. A bad from is left for the broadcast's own
+// transaction to report, so that the check order stays the same.
+func (s *Store) createMissingContacts(workspaceID, from string, sorted []string) error {
+	var missing []string
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if _, ok, err := activeNumber(tx, workspaceID, from); err != nil || !ok {
+			return err
+		}
+		for _, r := range sorted {
+			if contactIDByPhone(tx, workspaceID, r) != "" {
+				continue
+			}
+			if out, err := s.isOptedOut(tx, workspaceID, r); err != nil || out {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			missing = append(missing, r)
+		}
+		return nil
+	})
+	for len(missing) > 0 && err == nil {
+		part := missing[:min(contactChunk, len(missing))]
+		missing = missing[len(part):]
+		err = s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+			for _, r := range part {
+				if contactIDByPhone(tx, workspaceID, r) != "" {
+					continue // created meanwhile by another request
+				}
+				if _, err := s.insertContact(tx, fx, workspaceID, ContactInput{Phone: r, Source: SourceAPI}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	return err
 }
 
 // Broadcast returns a broadcast by id.

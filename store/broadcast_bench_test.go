@@ -63,8 +63,8 @@ func broadcastFixture(b *testing.B, known bool) (*store.Store, string, string, [
 	}
 	recipients := make([]string, 100_000)
 	for i := range recipients {
-		// Spread over area codes so index keys are not all neighbours.
-		recipients[i] = fmt.Sprintf("+1%03d555%04d", 200+(i*7919)%800, i%10_000)
+		// Unique numbers spread over area codes, in no particular order.
+		recipients[i] = fmt.Sprintf("+1%03d%07d", 200+i%800, (i*7919)%10_000_000)
 	}
 	if known {
 		ins := make([]store.ContactInput, len(recipients))

@@ -36,7 +36,7 @@ func (s *Store) CreateComment(workspaceID string, in CommentInput) (Comment, err
 		if errs != nil {
 			return errs
 		}
-		conv, _, err := s.conversationFor(tx, fx, workspaceID, n, []string{in.To})
+		conv, _, err := s.conversationFor(tx, fx, workspaceID, n, []string{in.To}, nil)
 		if err != nil {
 			return err
 		}

@@ -54,10 +54,33 @@ func (s *Store) CreateConversation(workspaceID, from, to string) (Conversation, 
 		if !ok {
 			return fromNumberError(from)
 		}
-		conv, created, err = s.conversationFor(tx, fx, workspaceID, n, []string{to})
+		conv, created, err = s.conversationFor(tx, fx, workspaceID, n, []string{to}, nil)
 		return err
 	})
 	return conv, created, err
+}
+
+// LookupConversation is create-conversation's read path: in one read transaction it checks the
+// workspace (ErrNotFound), userID's membership (ErrForbidden) and that from is an active number
+// of the workspace (a validation error on from), then returns the id of the conversation of
+// from and to, or "" when there is none yet (CreateConversation makes it). It decodes no
+// conversation record: an existing pair is answered from the index alone.
+func (s *Store) LookupConversation(userID, workspaceID, from, to string) (string, error) {
+	var id string
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if err := authorize(tx, workspaceID, userID); err != nil {
+			return err
+		}
+		if ok, err := isActiveNumber(tx, workspaceID, from); err != nil || !ok {
+			if err == nil {
+				err = fromNumberError(from)
+			}
+			return err
+		}
+		id = idxFirst(tx.Bucket(bConvKey), workspaceID, convKeyTerm(from, to))
+		return nil
+	})
+	return id, err
 }
 
 func findConversation(tx *bolt.Tx, workspaceID, from, addrs string) (Conversation, bool, error) {
@@ -70,22 +93,29 @@ func findConversation(tx *bolt.Tx, workspaceID, from, addrs string) (Conversatio
 	return c, ok, err
 }
 
-// conversationFor finds or creates the conversation of number n with the (normalized) address set.
-func (s *Store) conversationFor(tx *bolt.Tx, fx *effects, workspaceID string, n PhoneNumber, addrs []string) (Conversation, bool, error) {
+// conversationFor finds or creates the conversation of number n with the (normalized) address
+// set. A conversation created for a message gets that message's time as its last activity, so
+// that it is written once.
+func (s *Store) conversationFor(tx *bolt.Tx, fx *effects, workspaceID string, n PhoneNumber, addrs []string, activity *time.Time) (Conversation, bool, error) {
 	addrs = NormalizeGroup(addrs)
 	key := strings.Join(addrs, "-")
 	if c, ok, err := findConversation(tx, workspaceID, n.Phone, key); ok || err != nil {
 		return c, false, err
 	}
 	for _, a := range addrs {
-		if _, err := s.ensureContact(tx, fx, workspaceID, a, SourceAPI); err != nil {
+		// Only existence matters here: no need to decode the contact record.
+		if contactIDByPhone(tx, workspaceID, a) != "" {
+			continue
+		}
+		if _, err := s.insertContact(tx, fx, workspaceID, ContactInput{Phone: a, Source: SourceAPI}); err != nil {
 			return Conversation{}, false, err
 		}
 	}
 	now := s.Now()
 	c := Conversation{ID: s.NewID(), WorkspaceID: workspaceID, TenantID: s.tenantID, CommunicationType: CommSMS,
 		Status: ConversationOpen, AssignedUserIDs: []string{}, Labels: []string{}, From: n.Phone,
-		InboundChannelAddresses: key, Addresses: addrs, OutboundChannelID: n.ID, CreatedAt: now, UpdatedAt: now}
+		InboundChannelAddresses: key, Addresses: addrs, OutboundChannelID: n.ID, LastMessageTime: activity,
+		CreatedAt: now, UpdatedAt: now}
 	idx := tx.Bucket(bConvKey)
 	if err := idx.Put(idxKey(workspaceID, convKeyTerm(n.Phone, key), c.ID), nil); err != nil {
 		return c, false, err

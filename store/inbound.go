@@ -48,7 +48,7 @@ func (s *Store) RecordInboundMessage(workspaceID string, in InboundMessage) (Mes
 		if err != nil {
 			return err
 		}
-		conv, _, err := s.conversationFor(tx, fx, workspaceID, n, []string{in.From})
+		conv, _, err := s.conversationFor(tx, fx, workspaceID, n, []string{in.From}, nil)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -49,19 +50,20 @@ func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 		default:
 			return errorf(ErrOptedOut, "recipients %s have opted out", strings.Join(optedOut, ", "))
 		}
-		conv, _, err := s.conversationFor(tx, fx, workspaceID, n, to)
+		now := s.Now()
+		conv, created, err := s.conversationFor(tx, fx, workspaceID, n, to, &now)
 		if err != nil {
 			return err
 		}
-		m, err = s.queueMessage(tx, fx, &conv, in, PriorityNormal, "")
+		m, err = s.queueMessage(tx, fx, &conv, created, now, in, PriorityNormal, "")
 		return err
 	})
 	return m, err
 }
 
-// queueMessage writes an outbound queued message in conv, its outbox entry and its event.
-func (s *Store) queueMessage(tx *bolt.Tx, fx *effects, conv *Conversation, in SendInput, priority, broadcastID string) (Message, error) {
-	now := s.Now()
+// queueMessage writes an outbound queued message in conv, its outbox entry and its event, and
+// records the activity on conv (a conversation just created for it already carries it).
+func (s *Store) queueMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convCreated bool, now time.Time, in SendInput, priority, broadcastID string) (Message, error) {
 	m := Message{ID: s.NewID(), WorkspaceID: conv.WorkspaceID, ConversationID: conv.ID, BroadcastID: broadcastID,
 		CommunicationType: CommSMS, From: conv.From, Group: []string{}, Text: in.Text, Media: in.Media,
 		Outbound: true, Billable: true, Priority: priority, Status: MessageQueued, AuthorID: in.AuthorID,
@@ -81,8 +83,10 @@ func (s *Store) queueMessage(tx *bolt.Tx, fx *effects, conv *Conversation, in Se
 		return m, err
 	}
 	fx.outbox = true
-	if err := touchConversation(tx, conv, now, false); err != nil {
-		return m, err
+	if !convCreated {
+		if err := touchConversation(tx, conv, now, false); err != nil {
+			return m, err
+		}
 	}
 	// Until a carrier hands messages over, queueing is when a message counts as sent.
 	return m, s.emit(tx, fx, m.WorkspaceID, EventMessageSent, messagePayload(&m))

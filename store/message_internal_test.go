@@ -31,7 +31,7 @@ func TestOutboxPriorityOrder(t *testing.T) {
 	byPriority := map[string][]string{}
 	for _, p := range []string{PriorityLow, PriorityNormal, PriorityHigh, PriorityLow, PriorityHigh, PriorityNormal} {
 		err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
-			m, err := s.queueMessage(tx, fx, &conv, SendInput{Text: p}, p, "")
+			m, err := s.queueMessage(tx, fx, &conv, false, s.Now(), SendInput{Text: p}, p, "")
 			byPriority[p] = append(byPriority[p], m.ID)
 			return err
 		})

@@ -67,6 +67,20 @@ func activeNumber(tx *bolt.Tx, workspaceID, phone string) (PhoneNumber, bool, er
 	return n, ok && n.Active, err
 }
 
+// isActiveNumber is activeNumber for callers that need only the answer: it decodes just the
+// active flag, not the whole record.
+func isActiveNumber(tx *bolt.Tx, workspaceID, phone string) (bool, error) {
+	id := idxFirst(tx.Bucket(bNumberPhone), workspaceID, phone)
+	if id == "" {
+		return false, nil
+	}
+	var n struct {
+		Active bool `json:"active"`
+	}
+	ok, err := getJSON(tx.Bucket(bNumbers), wsKey(workspaceID, id), &n)
+	return ok && n.Active, err
+}
+
 // NumberByPhone finds which workspace owns an active number (inbound routing).
 func (s *Store) NumberByPhone(phone string) (PhoneNumber, error) {
 	var found PhoneNumber

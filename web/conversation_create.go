@@ -19,7 +19,17 @@ func decodeCreateConversation(f *fields, provider string) createConversationRequ
 // createConversation returns the SMS conversation of from and to: 201 when new, 200 when it existed.
 func (h *Handler) createConversation(w http.ResponseWriter, r *http.Request, c *call) {
 	req := decodeCreateConversation(c.f, h.cfg.Provider)
-	if !validate(w, c) || !h.authorize(w, r, c, req.workspaceID) {
+	if !validate(w, c) {
+		return
+	}
+	// The common case, an existing pair, is one read transaction that also authorizes.
+	id, err := h.store.LookupConversation(c.token.UserID, req.workspaceID, req.from, req.to)
+	if err != nil {
+		writeStoreError(w, r, err)
+		return
+	}
+	if id != "" {
+		writeJSON(w, http.StatusOK, conversationResult{From: req.from, ID: id, To: req.to, WorkspaceID: req.workspaceID})
 		return
 	}
 	conv, created, err := h.store.CreateConversation(req.workspaceID, req.from, req.to)
