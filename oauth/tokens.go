@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -592,13 +591,7 @@ func (ts tokenStore) GetByRefresh(_ context.Context, refresh string) (oauth2.Tok
 
 // ---- keys and encoding ----
 
-func idKey(id string) []byte {
-	u, ok := store.ParseID(id)
-	if !ok {
-		return []byte(id)
-	}
-	return u[:]
-}
+func idKey(id string) []byte { return store.IDKey(id) }
 
 func idString(b []byte) string {
 	var u ulid.ULID
@@ -613,24 +606,8 @@ func grantTokenKey(grantID string, kind byte, tokenID string) []byte {
 	return append(k, idKey(tokenID)...)
 }
 
-func putJSON(b *bolt.Bucket, key []byte, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("oauth: encode: %w", err)
-	}
-	return b.Put(key, data)
-}
+func putJSON(b *bolt.Bucket, key []byte, v any) error { return store.PutJSON(b, key, v) }
 
-// getJSON decodes the value at key into v (copying it out of the transaction's memory).
-func getJSON(b *bolt.Bucket, key []byte, v any) (bool, error) {
-	data := b.Get(key)
-	if data == nil {
-		return false, nil
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return false, fmt.Errorf("oauth: decode: %w", err)
-	}
-	return true, nil
-}
+func getJSON(b *bolt.Bucket, key []byte, v any) (bool, error) { return store.GetJSON(b, key, v) }
 
 func notFound(msg string) error { return &store.Error{Err: store.ErrNotFound, Msg: msg} }

@@ -284,6 +284,16 @@ func (s *Store) Backup(w io.Writer, size func(int64)) (int64, error) {
 
 // ---- key helpers ----
 
+// IDKey is the 16-byte binary form of a ULID used in keys (the string itself when it is not one).
+func IDKey(id string) []byte { return idKey(id) }
+
+// PutJSON stores v as JSON at key; GetJSON decodes it back, copied out of the transaction, and
+// reports whether the key existed. Packages with buckets of their own (oauth) use these too.
+func PutJSON(b *bolt.Bucket, key []byte, v any) error { return putJSON(b, key, v) }
+
+// GetJSON: see PutJSON.
+func GetJSON(b *bolt.Bucket, key []byte, v any) (bool, error) { return getJSON(b, key, v) }
+
 func idKey(id string) []byte {
 	u, ok := ParseID(id)
 	if !ok {
