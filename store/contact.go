@@ -188,9 +188,9 @@ func putContactIndex(tx *bolt.Tx, c *Contact, d searchDoc) error {
 			return err
 		}
 	}
-	terms := tx.Bucket(bContactTerms)
+	terms, wsID, cid, rank := tx.Bucket(bContactTerms), idKey(ws), [16]byte(idKey(id)), rankOf(d.sortKey())
 	for _, t := range d.terms() {
-		if err := terms.Put(idxKey(ws, t, id), nil); err != nil {
+		if err := addTermID(terms, wsID, t, cid, rank); err != nil {
 			return err
 		}
 	}
@@ -213,9 +213,9 @@ func deleteContactIndex(tx *bolt.Tx, c *Contact, d searchDoc) error {
 			return err
 		}
 	}
-	terms := tx.Bucket(bContactTerms)
+	terms, wsID, cid := tx.Bucket(bContactTerms), idKey(ws), [16]byte(idKey(id))
 	for _, t := range d.terms() {
-		if err := terms.Delete(idxKey(ws, t, id)); err != nil {
+		if err := removeTermID(terms, wsID, t, cid); err != nil {
 			return err
 		}
 	}

@@ -16,10 +16,16 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// ImportBatchSize is how many rows one import transaction writes. Each contact, its index
-// entries and its events still share one transaction; batching only saves fsyncs and page
+// ImportBatchSize is how many rows one import transaction writes at most. Each contact, its
+// index entries and its events still share one transaction; batching only saves fsyncs and page
 // rewrites.
-const ImportBatchSize = 5000
+const ImportBatchSize = 20000
+
+// importFirstBatch is the size of the first batch; each next one doubles up to ImportBatchSize.
+// bbolt splits a node only when its transaction commits, and a node's insert shifts the entries
+// after it, so thousands of rows into an empty workspace would pile ~20 index entries per row
+// into one node and cost quadratic time; small first commits spread the keys over many pages.
+const importFirstBatch = 128
 
 // MaxImportErrors caps the rejected rows listed in an ImportReport; Rejected counts them all.
 const MaxImportErrors = 1000
@@ -122,6 +128,7 @@ func (s *Store) ImportContacts(workspaceID string, r io.Reader, progress func(Im
 	}
 
 	var pending []importRow
+	batchSize := importFirstBatch
 	reject := func(line int, reason string) {
 		rep.Rejected++
 		if len(rep.Errors) < MaxImportErrors {
@@ -167,6 +174,7 @@ func (s *Store) ImportContacts(workspaceID string, r io.Reader, progress func(Im
 			reject(e.Line, e.Reason)
 		}
 		pending = pending[:0]
+		batchSize = min(2*batchSize, ImportBatchSize)
 		if progress != nil {
 			progress(ImportProgress{Rows: rep.Rows, Imported: rep.Imported, Updated: rep.Updated, Rejected: rep.Rejected})
 		}
@@ -185,7 +193,8 @@ func (s *Store) ImportContacts(workspaceID string, r io.Reader, progress func(Im
 			return finishReport(rep), fmt.Errorf("store: import: read: %w", err)
 		}
 		if cr.InputOffset() == lastOffset {
-			return finishReport(rep), fmt.Errorf("store: import: CSV reader made no progress at line %d", perr.StartLine)
+			// Defensive: encoding/csv always consumes input; a reader that did not would loop.
+			return finishReport(rep), fmt.Errorf("store: import: the CSV reader stopped advancing after %d rows", rep.Rows)
 		}
 		lastOffset = cr.InputOffset()
 		rep.Rows++
@@ -200,7 +209,7 @@ func (s *Store) ImportContacts(workspaceID string, r io.Reader, progress func(Im
 			continue
 		}
 		pending = append(pending, importRow{line, in})
-		if len(pending) >= ImportBatchSize {
+		if len(pending) >= batchSize {
 			if err := flush(); err != nil {
 				return finishReport(rep), err
 			}

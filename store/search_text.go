@@ -1,8 +1,10 @@
 package store
 
 import (
+	"bytes"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/runes"
@@ -226,6 +228,84 @@ func (d searchDoc) matches(q Query) bool {
 	return true
 }
 
+// docFields splits an encoded doc as decodeDoc does, without copying: first, last, company,
+// email, digits.
+func docFields(enc []byte) (f [5][]byte) {
+	n := 0
+	for ; n < 4; n++ {
+		j := bytes.IndexByte(enc, 0)
+		if j < 0 {
+			break
+		}
+		f[n], enc = enc[:j], enc[j+1:]
+	}
+	f[n] = enc
+	return f
+}
+
+// docMatches is decodeDoc(enc).matches(q) without decoding or allocating: searches that walk
+// the order index run it on thousands of docs.
+func docMatches(enc []byte, q Query) bool {
+	f := docFields(enc)
+	for _, dw := range q.Digits {
+		if !containsString(f[4], dw) {
+			return false
+		}
+	}
+	for _, tw := range q.Text {
+		if !hasWordPrefix(f[0], tw) && !hasWordPrefix(f[1], tw) && !hasWordPrefix(f[2], tw) && !hasWordPrefix(f[3], tw) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasWordPrefix reports whether a word of f (split at isWordSep) starts with p, which holds no
+// separator.
+func hasWordPrefix(f []byte, p string) bool {
+	atStart := true
+	for i := 0; i < len(f); {
+		c, size := rune(f[i]), 1
+		if c >= utf8.RuneSelf {
+			c, size = utf8.DecodeRune(f[i:])
+		}
+		if isWordSep(c) {
+			atStart = true
+		} else {
+			if atStart && len(f)-i >= len(p) && string(f[i:i+len(p)]) == p {
+				return true
+			}
+			atStart = false
+		}
+		i += size
+	}
+	return false
+}
+
+func containsString(b []byte, s string) bool {
+	for i := 0; i+len(s) <= len(b); i++ {
+		if string(b[i:i+len(s)]) == s {
+			return true
+		}
+	}
+	return false
+}
+
+// docSortKey is decodeDoc(enc).sortKey().
+func docSortKey(enc []byte) []byte {
+	f := docFields(enc)
+	flag := byte(1)
+	if len(f[0]) == 0 && len(f[1]) == 0 {
+		flag = 2
+	}
+	k := make([]byte, 0, 3+len(f[0])+len(f[1]))
+	k = append(k, flag)
+	k = append(k, f[0]...)
+	k = append(k, 0)
+	k = append(k, f[1]...)
+	return append(k, 0)
+}
+
 // sortKey orders contacts by folded first name, then last name; contacts with neither come last.
 // The id (appended by the index) breaks ties.
 func (d searchDoc) sortKey() []byte {
@@ -241,23 +321,35 @@ func (d searchDoc) sortKey() []byte {
 	return append(k, 0)
 }
 
-// digitSuffixLen caps the digits kept per phone suffix term; longer digit words are verified.
-const digitSuffixLen = 6
+// digitGram is the length of the phone digit runs the term index holds: 'd' + every run of
+// digitGram digits of the phone. A digit word of that length is one term; a longer one is found
+// through its grams and verified; a shorter one matches so many phones that the search verifies
+// it against the contacts it walks.
+const digitGram = 4
 
-// terms are the contact's search index terms: 't'+word for each text word and 'd'+suffix for
-// each suffix of its phone digits (cut to digitSuffixLen), so a digit word's occurrence anywhere
-// in the phone is a prefix scan.
+// digitGrams are the grams of a digit word that a search intersects: the runs at every
+// digitGram-th digit and the last run, which together cover the word.
+func digitGrams(w string) []string {
+	if len(w) < digitGram {
+		return nil
+	}
+	var g []string
+	for i := 0; i+digitGram < len(w); i += digitGram {
+		g = append(g, w[i:i+digitGram])
+	}
+	return dedupe(append(g, w[len(w)-digitGram:]))
+}
+
+// terms are the contact's search index terms: 't'+word for each text word and 'd'+gram for each
+// run of digitGram digits of its phone, so a digit word's occurrence anywhere in the phone is
+// found through its grams.
 func (d searchDoc) terms() []string {
 	var t []string
 	for _, w := range d.words() {
 		t = append(t, "t"+w)
 	}
-	for i := 0; i < len(d.digits); i++ {
-		suf := d.digits[i:]
-		if len(suf) > digitSuffixLen {
-			suf = suf[:digitSuffixLen]
-		}
-		t = append(t, "d"+suf)
+	for i := 0; i+digitGram <= len(d.digits); i++ {
+		t = append(t, "d"+d.digits[i:i+digitGram])
 	}
 	return dedupe(t)
 }

@@ -75,7 +75,7 @@ var (
 	bContacts      = []byte("contacts")
 	bContactPhone  = []byte("idx_contact_phone")
 	bContactEmail  = []byte("idx_contact_email")
-	bContactTerms  = []byte("idx_contact_terms")
+	bContactTerms  = []byte("idx_contact_terms") // ws|0|term|0|first id -> posting chunk (search.go)
 	bContactOrder  = []byte("idx_contact_order") // ws|0|sortkey|id -> search doc
 	bContactDoc    = []byte("contact_search_docs")
 	bConversations = []byte("conversations")
