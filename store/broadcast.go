@@ -19,8 +19,10 @@ type BroadcastInput struct {
 }
 
 // contactChunk is how many implicit contacts one transaction creates. bbolt splits nodes only
-// at commit, so thousands of random-order index inserts in one transaction turn quadratic.
-const contactChunk = 500
+// at commit, so tens of thousands of random-order index inserts in one transaction turn
+// quadratic; with postings appended to chunks, 5,000 measured fastest (100k new numbers: 500
+// per transaction 11.9 s, 2,000 8.9 s, 5,000 8.0 s).
+const contactChunk = 5000
 
 // SendBroadcast stores the broadcast and one queued low-priority message per recipient that
 // has not opted out, in one transaction; opted-out recipients are skipped and counted.
