@@ -67,11 +67,11 @@ func TestRefreshAuthenticatesTheClient(t *testing.T) {
 	refresh := str(tok, "refresh_token")
 	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}}
 
-	st, hdr, body := e.tokenCall(t, "/oauth/token", form, other.ID, otherSecret)
+	st, _, body := e.tokenCall(t, "/oauth/token", form, other.ID, otherSecret)
 	if st != http.StatusBadRequest || str(body, "error") != "invalid_grant" {
 		t.Fatalf("another client's refresh token: expected 400 invalid_grant, got %d %v", st, body)
 	}
-	st, hdr, body = e.tokenCall(t, "/oauth/token", form, e.conf.ID, "wrong-secret")
+	st, hdr, body := e.tokenCall(t, "/oauth/token", form, e.conf.ID, "wrong-secret")
 	if st != http.StatusUnauthorized || str(body, "error") != "invalid_client" || !strings.HasPrefix(hdr.Get("WWW-Authenticate"), "Basic") {
 		t.Fatalf("wrong secret in the Authorization header: expected 401 invalid_client with WWW-Authenticate, got %d %v %q", st, body, hdr.Get("WWW-Authenticate"))
 	}

@@ -361,24 +361,6 @@ func walkCandidates(order *bolt.Bucket, prefix []byte, ps []posting, q Query, sk
 	return out, true
 }
 
-func intersect(a, b []posting) []posting {
-	out := a[:0:0]
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch c := cmpID(a[i].id, b[j].id); {
-		case c == 0:
-			out = append(out, a[i])
-			i++
-			j++
-		case c < 0:
-			i++
-		default:
-			j++
-		}
-	}
-	return out
-}
-
 // walkOrder visits contacts in display order, keeping those matching q, up to limit.
 func walkOrder(order *bolt.Bucket, prefix []byte, q Query, skip func([16]byte) bool, limit int) [][16]byte {
 	var out [][16]byte
