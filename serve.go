@@ -61,7 +61,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 
 	info := serverInfo{Addr: ln.Addr().String(), BackupToken: store.RandomToken(""), PID: os.Getpid()}
-	app, err := build(ctx, s, cfg, info.BackupToken)
+	app, err := build(s, cfg, info.BackupToken)
 	if err != nil {
 		ln.Close()
 		return err
@@ -110,7 +110,7 @@ func (a *app) stop() {
 }
 
 // build wires the parts: store → web, plus the workers that deliver what the store queues.
-func build(_ context.Context, s *store.Store, cfg config, backupToken string) (*app, error) {
+func build(s *store.Store, cfg config, backupToken string) (*app, error) {
 	reg := prometheus.NewRegistry()
 	a := &app{}
 	wcfg := web.Config{
