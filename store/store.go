@@ -106,9 +106,6 @@ var allBuckets = [][]byte{
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 }
 
-// SchemaVersion is the version this binary writes; migrations bring older files forward.
-const SchemaVersion = 1
-
 // Options configure Open.
 type Options struct {
 	// Now is the clock; nil means time.Now.
@@ -216,10 +213,15 @@ func (s *Store) migrate() error {
 		}
 		meta := tx.Bucket(bMeta)
 		v := decodeUint(meta.Get([]byte("schema_version")))
-		if v > SchemaVersion {
+		if v > uint64(SchemaVersion) {
 			return fmt.Errorf("store: database schema %d is newer than this binary's %d", v, SchemaVersion)
 		}
-		// Forward-only migrations run here in order: for v := v; v < SchemaVersion; v++ { … }.
+		if v == 0 {
+			v = uint64(SchemaVersion) // a new file is born at the current version
+		}
+		if err := s.runMigrations(tx, v); err != nil {
+			return err
+		}
 		if meta.Get([]byte("tenant_id")) == nil {
 			t := Tenant{ID: s.NewID(), Name: "default", CreatedAt: s.Now()}
 			if err := putJSON(tx.Bucket(bTenants), idKey(t.ID), t); err != nil {
@@ -229,7 +231,7 @@ func (s *Store) migrate() error {
 				return err
 			}
 		}
-		return meta.Put([]byte("schema_version"), encodeUint(SchemaVersion))
+		return meta.Put([]byte("schema_version"), encodeUint(uint64(SchemaVersion)))
 	})
 }
 

@@ -89,7 +89,7 @@ func TestSchemaNewerThanBinaryIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = s.DB().Update(func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte("meta")).Put([]byte("schema_version"), []byte{0, 0, 0, 0, 0, 0, 0, store.SchemaVersion + 1})
+		return tx.Bucket([]byte("meta")).Put([]byte("schema_version"), []byte{0, 0, 0, 0, 0, 0, 0, byte(store.SchemaVersion + 1)})
 	})
 	if err != nil {
 		t.Fatal(err)
