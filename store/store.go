@@ -155,6 +155,9 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	s := &Store{db: db, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{},
 		idEntropy: ulid.Monotonic(rand.Reader, 0)}
+	// Ids made before this open (by an earlier process) carry at most this millisecond; starting
+	// at the next one keeps every new id sorting after them, whatever the random entropy says.
+	s.lastMS = ulid.Timestamp(opts.Now()) + 1
 	if !opts.ReadOnly {
 		if err := s.migrate(); err != nil {
 			db.Close()
