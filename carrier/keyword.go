@@ -1,0 +1,73 @@
+package carrier
+
+import (
+	"encoding/xml"
+	"strings"
+	"unicode"
+)
+
+// Keyword is the compliance keyword family an inbound text belongs to (DESIGN §7, Keywords).
+type Keyword int
+
+// The keyword families. NoKeyword is the zero value: an ordinary text.
+const (
+	NoKeyword    Keyword = iota
+	KeywordStop          // STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT: opt out
+	KeywordStart         // START, UNSTOP, YES: opt back in
+	KeywordHelp          // HELP, INFO: the help reply
+)
+
+// String names the family, for logs.
+func (k Keyword) String() string {
+	switch k {
+	case KeywordStop:
+		return "stop"
+	case KeywordStart:
+		return "start"
+	case KeywordHelp:
+		return "help"
+	default:
+		return "none"
+	}
+}
+
+var keywords = map[string]Keyword{
+	"STOP": KeywordStop, "STOPALL": KeywordStop, "UNSUBSCRIBE": KeywordStop,
+	"CANCEL": KeywordStop, "END": KeywordStop, "QUIT": KeywordStop,
+	"START": KeywordStart, "UNSTOP": KeywordStart, "YES": KeywordStart,
+	"HELP": KeywordHelp, "INFO": KeywordHelp,
+}
+
+// MatchKeyword reports the keyword family of an inbound text. The whole text counts, trimmed of
+// Unicode white space and compared case-insensitively: "stop" and " Stop\n" are KeywordStop,
+// "stop please" is NoKeyword, so a sentence that merely contains a keyword never opts anyone
+// out. Case folding is ASCII only, as carriers match: Unicode folding would make "ſtop" (long
+// s) a STOP that no carrier would honour, leaving the two sides disagreeing about an opt-out.
+func MatchKeyword(text string) Keyword {
+	t := strings.TrimFunc(text, unicode.IsSpace)
+	if len(t) > len("UNSUBSCRIBE") {
+		return NoKeyword
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] >= 0x80 {
+			return NoKeyword
+		}
+	}
+	return keywords[strings.ToUpper(t)]
+}
+
+// TwiML is the TwiML answer to a callback: "<Response></Response>" when say is empty (sms and
+// status callbacks: replies go out through the queue), else
+// "<Response><Say>say</Say></Response>" with say XML-escaped (voice: the greeting), so a
+// greeting containing "<" or "&" cannot break or inject into the document.
+func TwiML(say string) string {
+	if say == "" {
+		return "<Response></Response>"
+	}
+	var b strings.Builder
+	b.WriteString("<Response><Say>")
+	// EscapeText only fails when the writer does; a strings.Builder does not.
+	_ = xml.EscapeText(&b, []byte(say))
+	b.WriteString("</Say></Response>")
+	return b.String()
+}
