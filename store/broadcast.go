@@ -77,6 +77,7 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 			}
 		}
 		b.TotalQueued = len(b.Recipients)
+		b.Outstanding = b.TotalQueued
 		b.StartedAt = &now
 		if b.TotalQueued == 0 {
 			b.Status = BroadcastSent

@@ -10,17 +10,19 @@ import (
 
 // Webhook event names (DESIGN §6).
 const (
-	EventMessageReceived = "message.received"
-	EventMessageSent     = "message.sent"
-	EventCommentCreated  = "comment.created"
-	EventContactCreated  = "contact.created"
-	EventContactUpdated  = "contact.updated"
-	EventOptOutCreated   = "opt_out.created"
-	EventCallReceived    = "call.received"
+	EventMessageReceived  = "message.received"
+	EventMessageSent      = "message.sent"
+	EventMessageDelivered = "message.delivered"
+	EventMessageFailed    = "message.failed"
+	EventCommentCreated   = "comment.created"
+	EventContactCreated   = "contact.created"
+	EventContactUpdated   = "contact.updated"
+	EventOptOutCreated    = "opt_out.created"
+	EventCallReceived     = "call.received"
 )
 
 // EventNames lists every event a webhook can subscribe to.
-var EventNames = []string{EventMessageReceived, EventMessageSent, EventCommentCreated,
+var EventNames = []string{EventMessageReceived, EventMessageSent, EventMessageDelivered, EventMessageFailed, EventCommentCreated,
 	EventContactCreated, EventContactUpdated, EventOptOutCreated, EventCallReceived}
 
 // ValidEventName reports whether name is a known event.
@@ -87,6 +89,7 @@ type Attempt struct {
 type effects struct {
 	events  bool
 	outbox  bool
+	depth   int64 // change in the number of messages queued or sending
 	optOuts []optOutRef
 }
 
@@ -118,6 +121,7 @@ func (s *Store) updateNow(fn func(tx *bolt.Tx, fx *effects) error) error {
 }
 
 func (s *Store) applyEffects(fx *effects) {
+	s.depth.Add(fx.depth)
 	for _, o := range fx.optOuts {
 		s.addOptOutFilter(o.ws, o.phone)
 	}
@@ -204,11 +208,14 @@ func contactPayload(c *Contact) ContactPayload {
 		LastName: c.LastName, Phone: c.Phone(), Properties: props, WorkspaceID: c.WorkspaceID}
 }
 
-// MessagePayload is the message.* webhook payload.
+// MessagePayload is the message.* webhook payload: the seed's Message fields plus the message's
+// id and status, so that a receiver can match receipts to sends.
 type MessagePayload struct {
 	ConversationID string `json:"conversationId"`
 	CreatedAt      string `json:"createdAt"`
 	From           string `json:"from"`
+	ID             string `json:"id"`
+	Status         string `json:"status"`
 	Text           string `json:"text"`
 	To             string `json:"to"`
 	WorkspaceID    string `json:"workspaceId"`
@@ -220,7 +227,7 @@ func messagePayload(m *Message) MessagePayload {
 		to = joinAddresses(m.Group)
 	}
 	return MessagePayload{ConversationID: m.ConversationID, CreatedAt: FormatTime(m.CreatedAt), From: m.From,
-		Text: m.Text, To: to, WorkspaceID: m.WorkspaceID}
+		ID: m.ID, Status: m.Status, Text: m.Text, To: to, WorkspaceID: m.WorkspaceID}
 }
 
 // CommentPayload is the comment.created webhook payload.

@@ -65,3 +65,64 @@ func RecordedEvents(s *Store, workspaceID, name string) ([]Event, []Delivery, er
 	})
 	return events, deliveries, err
 }
+
+// DowngradeToSchema1 rewrites what the carrier migration changed back into schema 1's layout:
+// no installation-wide number index, the outbox keyed priority|message id → ws|message id,
+// broadcasts without an outstanding count, messages without their number id.
+func DowngradeToSchema1(tx *bolt.Tx) error {
+	if err := tx.DeleteBucket(bNumberGlobal); err != nil {
+		return err
+	}
+	ready := tx.Bucket(bOutbox)
+	type kv struct{ k, v []byte }
+	var entries []kv
+	if err := ready.ForEach(func(k, v []byte) error {
+		entries = append(entries, kv{append([]byte(nil), k...), append([]byte(nil), v...)})
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := ready.Delete(e.k); err != nil {
+			return err
+		}
+		var m Message
+		key := append(append([]byte(nil), e.v...), e.k[17:]...)
+		if _, err := getJSON(tx.Bucket(bMessages), key, &m); err != nil {
+			return err
+		}
+		m.NumberID = ""
+		if err := putJSON(tx.Bucket(bMessages), key, m); err != nil {
+			return err
+		}
+		if err := ready.Put(append([]byte{e.k[16]}, e.k[17:]...), key); err != nil {
+			return err
+		}
+	}
+	var bs []Broadcast
+	if err := tx.Bucket(bBroadcasts).ForEach(func(_, v []byte) error {
+		var b Broadcast
+		if err := jsonUnmarshal(v, &b); err != nil {
+			return err
+		}
+		bs = append(bs, b)
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, b := range bs {
+		b.Outstanding = 0
+		if err := putJSON(tx.Bucket(bBroadcasts), wsKey(b.WorkspaceID, b.ID), b); err != nil {
+			return err
+		}
+	}
+	return tx.Bucket(bMeta).Put([]byte("schema_version"), encodeUint(1))
+}
+
+// PutRawNumber writes a number record and its workspace index entry only, as schema 1 did.
+func PutRawNumber(tx *bolt.Tx, n PhoneNumber) error {
+	if err := tx.Bucket(bNumberPhone).Put(idxKey(n.WorkspaceID, n.Phone, n.ID), nil); err != nil {
+		return err
+	}
+	return putJSON(tx.Bucket(bNumbers), wsKey(n.WorkspaceID, n.ID), n)
+}

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -60,10 +61,16 @@ func newFixtureOn(t testing.TB, s *store.Store) *fixture {
 	if _, err := s.AddMember(w.ID, u.ID, ""); err != nil {
 		t.Fatalf("AddMember: %v", err)
 	}
-	if _, err := s.AddNumber(w.ID, testFrom, "Main"); err != nil {
+	// A phone belongs to one workspace: the first fixture of a store gets testFrom, later ones
+	// +1415555 9xxx numbers of their own.
+	number := testFrom
+	if wss, err := s.Workspaces(); err == nil && len(wss) > 1 {
+		number = fmt.Sprintf("+14155559%03d", len(wss))
+	}
+	if _, err := s.AddNumber(w.ID, number, "Main"); err != nil {
 		t.Fatalf("AddNumber: %v", err)
 	}
-	return &fixture{s: s, ws: w.ID, user: u, number: testFrom}
+	return &fixture{s: s, ws: w.ID, user: u, number: number}
 }
 
 func ptr(s string) *string { return &s }

@@ -2,8 +2,16 @@ package store
 
 import (
 	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
+)
+
+// Keyword actions an inbound text can carry (the carrier package recognises the words).
+const (
+	KeywordStop  = "stop"
+	KeywordStart = "start"
+	KeywordHelp  = "help"
 )
 
 // InboundMessage is a text a contact sent to one of the workspace's numbers, as the carrier
@@ -14,25 +22,48 @@ type InboundMessage struct {
 	Text         string
 	Media        []string
 	Provider     string // sandbox, twilio
-	ProviderID   string // the carrier's id of the message
+	ProviderID   string // the carrier's id of the message; a repeated one is recorded once
 	MultipartID  string // shared by the parts of one long message
 	MultipartNum int
 	Segments     int
+	Keyword      string // KeywordStop, KeywordStart, KeywordHelp or ""
+}
+
+// InboundResult is what recording an inbound text did.
+type InboundResult struct {
+	Message   Message
+	Duplicate bool      // the carrier's id was recorded before: nothing was done again
+	Blocked   bool      // the sender is blocked: stored silently
+	Reply     *Message  // the keyword reply queued, if any
+	OptOut    *OptOut   // the opt-out a stop keyword created
+	Removed   bool      // a start keyword removed an opt-out
+	At        time.Time // when it was recorded
 }
 
 // RecordInboundMessage stores an inbound message (status received) in the 1:1 conversation of
-// To and From, creating the contact (source inbound) and the conversation when needed and
-// reopening the conversation, and emits message.received — all in one transaction. To must be an
-// active number of the workspace (the carrier routes with NumberByPhone); From must be E.164.
-// Keywords (STOP, START, HELP) are the carrier's to act on; this only records the message.
+// To and From, creating the contact (source inbound) and the conversation when needed, reopening
+// the conversation, setting the contact's lastInboundMessageTime and emitting message.received —
+// and acts on its keyword (an opt-out created or removed, a reply queued at high priority) — all
+// in one transaction. To must be an active number of the workspace (the carrier routes with
+// NumberByPhone); From must be E.164. A ProviderID already recorded is a duplicate (carriers
+// retry) and changes nothing. A blocked sender's message is stored but emits nothing, opens
+// nothing and is not acted on.
 func (s *Store) RecordInboundMessage(workspaceID string, in InboundMessage) (Message, error) {
+	r, err := s.ReceiveMessage(workspaceID, in)
+	return r.Message, err
+}
+
+// ReceiveMessage is RecordInboundMessage with the whole result.
+func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundResult, error) {
 	in.From, in.To = strings.TrimSpace(in.From), strings.TrimSpace(in.To)
 	if !ValidE164(in.From) {
-		return Message{}, ValidationError{{"from", E164Message}}
+		return InboundResult{}, ValidationError{{"from", E164Message}}
 	}
-	var m Message
+	var r InboundResult
 	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
+		r = InboundResult{}
+		w, err := getWorkspace(tx, workspaceID)
+		if err != nil {
 			return err
 		}
 		n, ok, err := activeNumber(tx, workspaceID, in.To)
@@ -42,6 +73,16 @@ func (s *Store) RecordInboundMessage(workspaceID string, in InboundMessage) (Mes
 		if !ok {
 			return errorf(ErrNotFound, "number %s is not an active number of this workspace", in.To)
 		}
+		if in.ProviderID != "" {
+			if v := tx.Bucket(bMsgProvider).Get(providerKey(in.Provider, in.ProviderID)); len(v) == 32 {
+				r.Duplicate = true
+				_, err := getJSON(tx.Bucket(bMessages), v, &r.Message)
+				return err
+			}
+		}
+		now := s.Now()
+		r.At = now
+		r.Blocked = isBlocked(tx, workspaceID, in.From)
 		// The contact first, so that a new one is recorded as inbound (conversationFor would
 		// make it an API contact).
 		c, err := s.ensureContact(tx, fx, workspaceID, in.From, SourceInbound)
@@ -52,13 +93,25 @@ func (s *Store) RecordInboundMessage(workspaceID string, in InboundMessage) (Mes
 		if err != nil {
 			return err
 		}
-		now := s.Now()
-		m = Message{ID: s.NewID(), WorkspaceID: workspaceID, ConversationID: conv.ID, CommunicationType: CommSMS,
-			From: in.From, To: n.Phone, Group: []string{}, Text: in.Text, Media: orEmpty(in.Media),
+		m := Message{ID: s.NewID(), WorkspaceID: workspaceID, ConversationID: conv.ID, CommunicationType: CommSMS,
+			From: in.From, To: n.Phone, Text: in.Text, Media: in.Media,
 			MultipartID: in.MultipartID, MultipartNum: in.MultipartNum, Segments: in.Segments,
-			Provider: in.Provider, ProviderID: in.ProviderID, Status: MessageReceived, CreatedAt: now, UpdatedAt: now}
+			Provider: in.Provider, ProviderID: in.ProviderID, Status: MessageReceived, NumberID: n.ID,
+			CreatedAt: now, UpdatedAt: now}
+		if m.Segments == 0 {
+			m.Segments = Segments(m.Text)
+		}
 		if err := putMessage(tx, &m); err != nil {
 			return err
+		}
+		r.Message = m
+		if in.ProviderID != "" {
+			if err := tx.Bucket(bMsgProvider).Put(providerKey(in.Provider, in.ProviderID), wsKey(workspaceID, m.ID)); err != nil {
+				return err
+			}
+		}
+		if r.Blocked {
+			return nil
 		}
 		if err := touchConversation(tx, &conv, now, true); err != nil {
 			return err
@@ -70,21 +123,99 @@ func (s *Store) RecordInboundMessage(workspaceID string, in InboundMessage) (Mes
 		if err := s.putContact(tx, &c, &old); err != nil {
 			return err
 		}
-		return s.emit(tx, fx, workspaceID, EventMessageReceived, messagePayload(&m))
-	})
-	return m, err
-}
-
-// RecordInboundCall emits call.received for a call from From to the workspace's number To.
-// Calls are not stored beyond their event (Switchboard does not handle voice); the caller is not
-// made a contact.
-func (s *Store) RecordInboundCall(workspaceID, from, to string) (CallPayload, error) {
-	from, to = strings.TrimSpace(from), strings.TrimSpace(to)
-	var p CallPayload
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
+		if err := s.emit(tx, fx, workspaceID, EventMessageReceived, messagePayload(&m)); err != nil {
 			return err
 		}
+		return s.actOnKeyword(tx, fx, &w, &conv, in, &r)
+	})
+	return r, err
+}
+
+// actOnKeyword applies a keyword and queues its reply (high priority, sent even to a number
+// that just opted out). An empty reply setting sends nothing.
+func (s *Store) actOnKeyword(tx *bolt.Tx, fx *effects, w *Workspace, conv *Conversation, in InboundMessage, r *InboundResult) error {
+	switch in.Keyword {
+	case KeywordStop:
+		o, created, err := s.createOptOut(tx, fx, w.ID, "", in.From, OptOutKeyword)
+		if err != nil {
+			return err
+		}
+		if created {
+			r.OptOut = &o
+		}
+	case KeywordStart:
+		removed, err := removeOptOut(tx, w.ID, in.From)
+		if err != nil {
+			return err
+		}
+		r.Removed = removed
+	case KeywordHelp:
+	default:
+		return nil
+	}
+	text := w.KeywordReply(in.Keyword)
+	if text == "" {
+		return nil
+	}
+	reply, err := s.queueMessage(tx, fx, conv, false, r.At, SendInput{Text: text}, PriorityHigh, "")
+	if err != nil {
+		return err
+	}
+	r.Reply = &reply
+	return nil
+}
+
+// Default keyword replies and voice greeting; %s is the workspace's name.
+const (
+	DefaultStopReply     = "%s: you are unsubscribed and will get no more messages. Reply START to resubscribe."
+	DefaultStartReply    = "%s: you are resubscribed and will get messages again. Reply STOP to unsubscribe."
+	DefaultHelpReply     = "%s: reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply."
+	DefaultVoiceGreeting = "Please send us a text message at this number."
+)
+
+// KeywordReply is the reply text for a keyword: the workspace's setting, else the default that
+// names the workspace; "" sends no reply.
+func (w *Workspace) KeywordReply(keyword string) string {
+	var set *string
+	def := ""
+	switch keyword {
+	case KeywordStop:
+		set, def = w.StopReply, DefaultStopReply
+	case KeywordStart:
+		set, def = w.StartReply, DefaultStartReply
+	case KeywordHelp:
+		set, def = w.HelpReply, DefaultHelpReply
+	default:
+		return ""
+	}
+	if set != nil {
+		return *set
+	}
+	return strings.ReplaceAll(def, "%s", w.Name)
+}
+
+// Greeting is the voice greeting callers hear: the workspace's setting, else the default.
+func (w *Workspace) Greeting() string {
+	if w.VoiceGreeting != nil {
+		return *w.VoiceGreeting
+	}
+	return DefaultVoiceGreeting
+}
+
+// RecordInboundCall emits call.received for a call from From to the workspace's number To and
+// returns the payload and the greeting to speak. Calls are not stored beyond their event
+// (Switchboard does not handle voice); the caller is not made a contact. A blocked caller emits
+// nothing.
+func (s *Store) RecordInboundCall(workspaceID, from, to string) (CallPayload, string, error) {
+	from, to = strings.TrimSpace(from), strings.TrimSpace(to)
+	var p CallPayload
+	greeting := ""
+	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+		w, err := getWorkspace(tx, workspaceID)
+		if err != nil {
+			return err
+		}
+		greeting = w.Greeting()
 		n, ok, err := activeNumber(tx, workspaceID, to)
 		if err != nil {
 			return err
@@ -93,7 +224,60 @@ func (s *Store) RecordInboundCall(workspaceID, from, to string) (CallPayload, er
 			return errorf(ErrNotFound, "number %s is not an active number of this workspace", to)
 		}
 		p = CallPayload{CreatedAt: FormatTime(s.Now()), From: from, To: n.Phone, WorkspaceID: workspaceID}
+		if isBlocked(tx, workspaceID, from) {
+			return nil
+		}
 		return s.emit(tx, fx, workspaceID, EventCallReceived, p)
 	})
-	return p, err
+	return p, greeting, err
+}
+
+// ---- blocked numbers ----
+
+// Block is a number a workspace no longer hears from.
+type Block struct {
+	Phone     string    `json:"phone"`
+	UserID    string    `json:"userId,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+func blockKey(workspaceID, phone string) []byte {
+	return append(idKey(workspaceID), phone...)
+}
+
+func isBlocked(tx *bolt.Tx, workspaceID, phone string) bool {
+	return tx.Bucket(bBlocked).Get(blockKey(workspaceID, phone)) != nil
+}
+
+// SetBlocked blocks or unblocks a number for a workspace: a blocked number's texts are stored
+// but emit nothing and open nothing, its calls emit nothing.
+func (s *Store) SetBlocked(workspaceID, userID, phone string, blocked bool) error {
+	phone = strings.TrimSpace(phone)
+	if !ValidE164(phone) {
+		return ValidationError{{"phone", E164Message}}
+	}
+	return s.update(func(tx *bolt.Tx, _ *effects) error {
+		if _, err := getWorkspace(tx, workspaceID); err != nil {
+			return err
+		}
+		if !blocked {
+			return tx.Bucket(bBlocked).Delete(blockKey(workspaceID, phone))
+		}
+		if isBlocked(tx, workspaceID, phone) {
+			return nil
+		}
+		return putJSON(tx.Bucket(bBlocked), blockKey(workspaceID, phone), Block{Phone: phone, UserID: userID, CreatedAt: s.Now()})
+	})
+}
+
+// IsBlocked reports whether the workspace blocked phone.
+func (s *Store) IsBlocked(workspaceID, phone string) (bool, error) {
+	var out bool
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if _, ok := ParseID(workspaceID); ok {
+			out = isBlocked(tx, workspaceID, phone)
+		}
+		return nil
+	})
+	return out, err
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"strings"
 	"time"
 
@@ -61,16 +62,14 @@ func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 	return m, err
 }
 
-// queueMessage writes an outbound queued message in conv, its outbox entry and its event, and
-// records the activity on conv (a conversation just created for it already carries it).
+// queueMessage writes an outbound queued message in conv and its outbox entry, and records the
+// activity on conv (a conversation just created for it already carries it). message.sent fires
+// later, when the carrier accepts it.
 func (s *Store) queueMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convCreated bool, now time.Time, in SendInput, priority, broadcastID string) (Message, error) {
 	m := Message{ID: s.NewID(), WorkspaceID: conv.WorkspaceID, ConversationID: conv.ID, BroadcastID: broadcastID,
-		CommunicationType: CommSMS, From: conv.From, Group: []string{}, Text: in.Text, Media: in.Media,
+		CommunicationType: CommSMS, From: conv.From, Text: in.Text, Media: in.Media, Segments: Segments(in.Text),
 		Outbound: true, Billable: true, Priority: priority, Status: MessageQueued, AuthorID: in.AuthorID,
-		CreatedAt: now, UpdatedAt: now}
-	if m.Media == nil {
-		m.Media = []string{}
-	}
+		NumberID: conv.OutboundChannelID, CreatedAt: now, UpdatedAt: now}
 	if conv.IsGroup() {
 		m.Group = conv.Addresses
 	} else {
@@ -79,17 +78,15 @@ func (s *Store) queueMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convC
 	if err := putMessage(tx, &m); err != nil {
 		return m, err
 	}
-	if err := tx.Bucket(bOutbox).Put(outboxKey(priority, m.ID), wsKey(m.WorkspaceID, m.ID)); err != nil {
+	if err := enqueue(tx, fx, &m); err != nil {
 		return m, err
 	}
-	fx.outbox = true
 	if !convCreated {
 		if err := touchConversation(tx, conv, now, false); err != nil {
 			return m, err
 		}
 	}
-	// Until a carrier hands messages over, queueing is when a message counts as sent.
-	return m, s.emit(tx, fx, m.WorkspaceID, EventMessageSent, messagePayload(&m))
+	return m, nil
 }
 
 func putMessage(tx *bolt.Tx, m *Message) error {
@@ -97,18 +94,6 @@ func putMessage(tx *bolt.Tx, m *Message) error {
 		return err
 	}
 	return tx.Bucket(bConvMessages).Put(idxKey(m.WorkspaceID, m.ConversationID, m.ID), nil)
-}
-
-// outboxKey orders queued messages by priority (high, normal, low) then age (the ULID).
-func outboxKey(priority, id string) []byte {
-	p := byte(1)
-	switch priority {
-	case PriorityHigh:
-		p = 0
-	case PriorityLow:
-		p = 2
-	}
-	return append([]byte{p}, idKey(id)...)
 }
 
 // Message returns a message by id.
@@ -141,29 +126,64 @@ func (s *Store) ConversationMessages(workspaceID, conversationID string) ([]Mess
 	return out, err
 }
 
-// OutboxEntry is a queued outbound message reference, in dispatch order.
-type OutboxEntry struct {
-	WorkspaceID string
-	MessageID   string
-	Priority    string
+// MessageFilter narrows ListMessages.
+type MessageFilter struct {
+	ConversationID string // "" for the whole workspace
+	Direction      string // "inbound", "outbound" or "" for both
+	Limit          int
 }
 
-// Outbox lists up to limit queued messages in dispatch order: priority, then age.
-func (s *Store) Outbox(limit int) ([]OutboxEntry, error) {
-	var out []OutboxEntry
+// ListMessages lists a workspace's messages, newest first (list-messages-action). An unknown
+// conversation is ErrNotFound.
+func (s *Store) ListMessages(workspaceID string, f MessageFilter) ([]Message, error) {
+	out := []Message{}
 	err := s.db.View(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bOutbox).Cursor()
-		for k, v := c.First(); k != nil && len(out) < limit; k, v = c.Next() {
-			p := PriorityNormal
-			switch k[0] {
-			case 0:
-				p = PriorityHigh
-			case 2:
-				p = PriorityLow
-			}
-			out = append(out, OutboxEntry{WorkspaceID: idFromKey(v[:16]), MessageID: idFromKey(v), Priority: p})
+		if _, ok := ParseID(workspaceID); !ok {
+			return errorf(ErrNotFound, "workspace not found")
 		}
-		return nil
+		msgs := tx.Bucket(bMessages)
+		keep := func(key []byte) (bool, error) {
+			var m Message
+			ok, err := getJSON(msgs, key, &m)
+			if err != nil || !ok {
+				return false, err
+			}
+			if f.Direction != "" && m.Direction() != f.Direction {
+				return false, nil
+			}
+			out = append(out, m)
+			return len(out) >= f.Limit, nil
+		}
+		if f.ConversationID != "" {
+			if tx.Bucket(bConversations).Get(wsKeyChecked(workspaceID, f.ConversationID)) == nil {
+				return errorf(ErrNotFound, "conversation not found")
+			}
+			p := idxPrefix(workspaceID, f.ConversationID)
+			return reverseScan(tx.Bucket(bConvMessages), p, func(k []byte) (bool, error) {
+				if len(k) != len(p)+16 {
+					return false, nil
+				}
+				return keep(wsKey(workspaceID, idFromKey(k)))
+			})
+		}
+		return reverseScan(msgs, idKey(workspaceID), func(k []byte) (bool, error) { return keep(k) })
 	})
 	return out, err
+}
+
+// reverseScan calls fn for every key with prefix p, last first, until fn says stop.
+func reverseScan(b *bolt.Bucket, p []byte, fn func(k []byte) (stop bool, err error)) error {
+	c := b.Cursor()
+	k, _ := c.Seek(nextPrefix(p))
+	if k == nil {
+		k, _ = c.Last()
+	} else {
+		k, _ = c.Prev()
+	}
+	for ; k != nil && bytes.HasPrefix(k, p); k, _ = c.Prev() {
+		if stop, err := fn(k); stop || err != nil {
+			return err
+		}
+	}
+	return nil
 }

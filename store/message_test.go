@@ -27,7 +27,7 @@ func TestSendMessage(t *testing.T) {
 	if !m.Outbound || m.Status != store.MessageQueued || m.Priority != store.PriorityNormal {
 		t.Errorf("message outbound %v status %q priority %q, want outbound queued normal", m.Outbound, m.Status, m.Priority)
 	}
-	if m.From != f.number || m.To != "+14155550123" || len(m.Group) != 0 || m.Group == nil || m.Media == nil {
+	if m.From != f.number || m.To != "+14155550123" || len(m.Group) != 0 || len(m.Media) != 0 {
 		t.Errorf("message from %q to %q group %v media %v, want 1:1 with empty group and media", m.From, m.To, m.Group, m.Media)
 	}
 	if m.Text != "hi" || m.AuthorID != f.user.ID || !m.CreatedAt.Equal(clock.t) {

@@ -172,23 +172,28 @@ func (s *Store) createOptOut(tx *bolt.Tx, fx *effects, workspaceID, userID, phon
 		OptOutReason: reason, WorkspaceID: workspaceID})
 }
 
-// RemoveOptOut deletes the opt-out of phone (a START keyword); it reports whether one existed.
+// RemoveOptOut deletes the opt-out of phone (a START keyword, an admin); it reports whether
+// one existed.
 func (s *Store) RemoveOptOut(workspaceID, phone string) (bool, error) {
 	removed := false
 	err := s.update(func(tx *bolt.Tx, _ *effects) error {
-		removed = false
-		idx := tx.Bucket(bOptOutPhone)
-		id := idxFirst(idx, workspaceID, phone)
-		if id == "" {
-			return nil
-		}
-		if err := idx.Delete(idxKey(workspaceID, phone, id)); err != nil {
-			return err
-		}
-		removed = true
-		return tx.Bucket(bOptOuts).Delete(wsKey(workspaceID, id))
+		var err error
+		removed, err = removeOptOut(tx, workspaceID, phone)
+		return err
 	})
 	return removed, err
+}
+
+func removeOptOut(tx *bolt.Tx, workspaceID, phone string) (bool, error) {
+	idx := tx.Bucket(bOptOutPhone)
+	id := idxFirst(idx, workspaceID, phone)
+	if id == "" {
+		return false, nil
+	}
+	if err := idx.Delete(idxKey(workspaceID, phone, id)); err != nil {
+		return false, err
+	}
+	return true, tx.Bucket(bOptOuts).Delete(wsKey(workspaceID, id))
 }
 
 // OptOuts lists a workspace's opt-outs, oldest first.

@@ -1,36 +1,116 @@
 package store
 
 import (
+	"math"
+	"slices"
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
 
-// AddNumber gives a workspace an active outbound phone number; a number belongs to one
-// workspace at most once.
+// NumberInput describes a number to add: Carrier "" is sandbox, Rate nil the server's default.
+type NumberInput struct {
+	Phone   string
+	Name    string
+	Carrier string
+	Rate    *float64
+}
+
+// AddNumber gives a workspace an active sandbox number (see CreateNumber).
 func (s *Store) AddNumber(workspaceID, phone, name string) (PhoneNumber, error) {
-	phone = strings.TrimSpace(phone)
+	return s.CreateNumber(workspaceID, NumberInput{Phone: phone, Name: name})
+}
+
+// CreateNumber gives a workspace an active outbound phone number. A phone belongs to one
+// workspace in the whole installation: a number another workspace has (or this one has) is
+// ErrConflict.
+func (s *Store) CreateNumber(workspaceID string, in NumberInput) (PhoneNumber, error) {
+	phone := strings.TrimSpace(in.Phone)
 	var errs ValidationError
 	if !ValidE164(phone) {
 		errs = append(errs, FieldError{"phone", E164Message})
 	}
-	if runeLen(name) > 255 {
+	if runeLen(in.Name) > 255 {
 		errs = append(errs, FieldError{"name", "must be at most 255 characters"})
+	}
+	switch in.Carrier {
+	case "", ProviderSandbox, ProviderTwilio:
+	default:
+		errs = append(errs, FieldError{"carrier", "must be sandbox or twilio"})
+	}
+	if in.Rate != nil && (*in.Rate < 0 || math.IsNaN(*in.Rate) || math.IsInf(*in.Rate, 0)) {
+		errs = append(errs, FieldError{"rate", "must be a number of messages per second, 0 or more (0 = unlimited)"})
 	}
 	if errs != nil {
 		return PhoneNumber{}, errs
 	}
-	n := PhoneNumber{ID: s.NewID(), WorkspaceID: workspaceID, Phone: phone, Name: strings.TrimSpace(name), Active: true, CreatedAt: s.Now()}
+	carrier := in.Carrier
+	if carrier == "" {
+		carrier = ProviderSandbox
+	}
+	n := PhoneNumber{ID: s.NewID(), WorkspaceID: workspaceID, Phone: phone, Name: strings.TrimSpace(in.Name),
+		Active: true, CreatedAt: s.Now(), Carrier: carrier, Rate: in.Rate}
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return err
 		}
-		idx := tx.Bucket(bNumberPhone)
-		if idxFirst(idx, workspaceID, phone) != "" {
-			return errorf(ErrConflict, "number %s is already in this workspace", phone)
+		if ws, _ := numberOwner(tx, phone); ws != "" {
+			if ws == workspaceID {
+				return errorf(ErrConflict, "number %s is already in this workspace", phone)
+			}
+			return errorf(ErrConflict, "number %s already belongs to another workspace", phone)
 		}
-		if err := idx.Put(idxKey(workspaceID, phone, n.ID), nil); err != nil {
+		return putNumber(tx, &n)
+	})
+	return n, err
+}
+
+// putNumber writes a number with its workspace index entry and its installation-wide entry.
+func putNumber(tx *bolt.Tx, n *PhoneNumber) error {
+	if err := tx.Bucket(bNumberPhone).Put(idxKey(n.WorkspaceID, n.Phone, n.ID), nil); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bNumberGlobal).Put([]byte(n.Phone), wsKey(n.WorkspaceID, n.ID)); err != nil {
+		return err
+	}
+	return putJSON(tx.Bucket(bNumbers), wsKey(n.WorkspaceID, n.ID), n)
+}
+
+// numberOwner returns the workspace and number id that hold phone anywhere in the installation.
+func numberOwner(tx *bolt.Tx, phone string) (ws, id string) {
+	v := tx.Bucket(bNumberGlobal).Get([]byte(phone))
+	if len(v) != 32 {
+		return "", ""
+	}
+	return idFromKey(v[:16]), idFromKey(v)
+}
+
+// UpdateNumber renames a number, activates or deactivates it, or changes its rate; nil fields
+// stay as they are. A deactivated number sends and receives nothing but keeps its history.
+func (s *Store) UpdateNumber(workspaceID, id string, name *string, active *bool, rate *float64) (PhoneNumber, error) {
+	var n PhoneNumber
+	if name != nil && runeLen(*name) > 255 {
+		return n, ValidationError{{"name", "must be at most 255 characters"}}
+	}
+	if rate != nil && (*rate < 0 || math.IsNaN(*rate) || math.IsInf(*rate, 0)) {
+		return n, ValidationError{{"rate", "must be a number of messages per second, 0 or more (0 = unlimited)"}}
+	}
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		ok, err := getJSON(tx.Bucket(bNumbers), wsKeyChecked(workspaceID, id), &n)
+		if err != nil {
 			return err
+		}
+		if !ok {
+			return errorf(ErrNotFound, "number not found")
+		}
+		if name != nil {
+			n.Name = strings.TrimSpace(*name)
+		}
+		if active != nil {
+			n.Active = *active
+		}
+		if rate != nil {
+			n.Rate = rate
 		}
 		return putJSON(tx.Bucket(bNumbers), wsKey(workspaceID, n.ID), n)
 	})
@@ -45,6 +125,22 @@ func (s *Store) Numbers(workspaceID string) ([]PhoneNumber, error) {
 			return nil
 		}
 		return forEachPrefix(tx.Bucket(bNumbers), idKey(workspaceID), func(_, v []byte) error {
+			var n PhoneNumber
+			if err := jsonUnmarshal(v, &n); err != nil {
+				return err
+			}
+			out = append(out, n)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// AllNumbers lists every number of the installation (start-up checks, the admin list).
+func (s *Store) AllNumbers() ([]PhoneNumber, error) {
+	out := []PhoneNumber{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bNumbers).ForEach(func(_, v []byte) error {
 			var n PhoneNumber
 			if err := jsonUnmarshal(v, &n); err != nil {
 				return err
@@ -81,25 +177,84 @@ func isActiveNumber(tx *bolt.Tx, workspaceID, phone string) (bool, error) {
 	return ok && n.Active, err
 }
 
-// NumberByPhone finds which workspace owns an active number (inbound routing).
+// NumberByPhone finds the active number with that phone and so the workspace that owns it
+// (inbound routing), by the installation-wide index.
 func (s *Store) NumberByPhone(phone string) (PhoneNumber, error) {
-	var found PhoneNumber
+	var n PhoneNumber
 	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bNumbers).ForEach(func(_, v []byte) error {
-			var n PhoneNumber
-			if err := jsonUnmarshal(v, &n); err != nil {
+		ws, id := numberOwner(tx, phone)
+		ok := false
+		if ws != "" {
+			var err error
+			if ok, err = getJSON(tx.Bucket(bNumbers), wsKey(ws, id), &n); err != nil {
 				return err
 			}
-			if n.Phone == phone && n.Active && found.ID == "" {
-				found = n
-			}
-			return nil
-		})
+		}
+		if !ok || !n.Active {
+			return errorf(ErrNotFound, "number %s is not an active number of any workspace", phone)
+		}
+		return nil
 	})
-	if err == nil && found.ID == "" {
-		err = errorf(ErrNotFound, "number %s is not in any workspace", phone)
+	return n, err
+}
+
+// Number returns a workspace's number by id.
+func (s *Store) Number(workspaceID, id string) (PhoneNumber, error) {
+	var n PhoneNumber
+	err := s.db.View(func(tx *bolt.Tx) error {
+		ok, err := getJSON(tx.Bucket(bNumbers), wsKeyChecked(workspaceID, id), &n)
+		if err == nil && !ok {
+			err = errorf(ErrNotFound, "number not found")
+		}
+		return err
+	})
+	return n, err
+}
+
+// wsKeyChecked is wsKey for ids that come from outside: a non-ULID gives a key nothing has.
+func wsKeyChecked(workspaceID, id string) []byte {
+	_, ok1 := ParseID(workspaceID)
+	_, ok2 := ParseID(id)
+	if !ok1 || !ok2 {
+		return []byte{0}
 	}
-	return found, err
+	return wsKey(workspaceID, id)
+}
+
+// migrateGlobalNumberIndex builds the installation-wide phone index from the numbers bucket.
+// Files from before it could hold one phone in two workspaces: the oldest number keeps it, the
+// others are deactivated (they could not have received anything reliably anyway).
+func migrateGlobalNumberIndex(_ *Store, tx *bolt.Tx) error {
+	global, err := tx.CreateBucketIfNotExists(bNumberGlobal)
+	if err != nil {
+		return err
+	}
+	var all []PhoneNumber
+	err = tx.Bucket(bNumbers).ForEach(func(_, v []byte) error {
+		var n PhoneNumber
+		if err := jsonUnmarshal(v, &n); err != nil {
+			return err
+		}
+		all = append(all, n)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(all, func(a, b PhoneNumber) int { return strings.Compare(a.ID, b.ID) }) // oldest first
+	for _, n := range all {
+		if global.Get([]byte(n.Phone)) == nil {
+			if err := global.Put([]byte(n.Phone), wsKey(n.WorkspaceID, n.ID)); err != nil {
+				return err
+			}
+			continue
+		}
+		n.Active = false
+		if err := putJSON(tx.Bucket(bNumbers), wsKey(n.WorkspaceID, n.ID), n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // fromNumberError is the validation error for a `from` that is not the workspace's number.

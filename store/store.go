@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -70,6 +71,7 @@ var (
 	bInvitations   = []byte("invitations")
 	bNumbers       = []byte("phone_numbers")
 	bNumberPhone   = []byte("idx_phone_number_phone")
+	bNumberGlobal  = []byte("idx_phone_number_global") // phone -> ws|number id, installation-wide
 	bProperties    = []byte("contact_properties")
 	bPropertyName  = []byte("idx_contact_property_name")
 	bContacts      = []byte("contacts")
@@ -82,7 +84,11 @@ var (
 	bConvKey       = []byte("idx_conversation_key")
 	bMessages      = []byte("messages")
 	bConvMessages  = []byte("idx_conversation_messages")
-	bOutbox        = []byte("outbox") // priority|id -> ws|id: messages waiting for the carrier
+	bOutbox        = []byte("outbox")               // number id|priority|message id -> ws: ready to send (outbox.go)
+	bOutboxSending = []byte("outbox_sending")       // message id -> number id|priority|ws: handed to a carrier
+	bOutboxDelayed = []byte("outbox_delayed")       // due(8)|message id -> number id|priority|ws: retries
+	bMsgProvider   = []byte("idx_message_provider") // provider|0|provider id -> ws|message id
+	bBlocked       = []byte("blocked_numbers")      // ws|phone -> Block
 	bComments      = []byte("comments")
 	bBroadcasts    = []byte("broadcasts")
 	bOptOuts       = []byte("opt_outs")
@@ -100,9 +106,9 @@ var (
 
 var allBuckets = [][]byte{
 	bMeta, bTenants, bWorkspaces, bUsers, bUserEmail, bMemberships, bUserWS, bInvitations,
-	bNumbers, bNumberPhone, bProperties, bPropertyName, bContacts, bContactPhone, bContactEmail,
+	bNumbers, bNumberPhone, bNumberGlobal, bProperties, bPropertyName, bContacts, bContactPhone, bContactEmail,
 	bContactTerms, bContactOrder, bContactDoc, bConversations, bConvKey, bMessages, bConvMessages,
-	bOutbox, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
+	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 }
 
@@ -132,6 +138,7 @@ type Store struct {
 	idMu      sync.Mutex
 	idEntropy *ulid.MonotonicEntropy
 	lastMS    uint64
+	depth     atomic.Int64 // messages queued or sending (OutboxDepth)
 }
 
 // Open opens (creating if needed) the database at path, runs migrations and builds the
@@ -174,6 +181,10 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	if err := s.buildOptOutFilters(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := s.countOutbox(); err != nil {
 		db.Close()
 		return nil, err
 	}

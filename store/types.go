@@ -42,9 +42,13 @@ const (
 	MessageDelivered = "delivered"
 	MessageFailed    = "failed"
 	MessageReceived  = "received"
+	MessageCancelled = "cancelled"
+	MessageScheduled = "scheduled"
 
 	OptOutAPI     = "api"
 	OptOutKeyword = "keyword"
+	OptOutCarrier = "carrier"
+	OptOutAdmin   = "admin"
 
 	PropertyText    = "text"
 	PropertyNumber  = "number"
@@ -69,6 +73,12 @@ type Workspace struct {
 	Name      string    `json:"name"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
+	// Keyword reply texts and the voice greeting: nil means the default (WorkspaceReply); an
+	// empty string sends no reply (for carriers that answer keywords themselves).
+	StopReply     *string `json:"stopReply,omitempty"`
+	StartReply    *string `json:"startReply,omitempty"`
+	HelpReply     *string `json:"helpReply,omitempty"`
+	VoiceGreeting *string `json:"voiceGreeting,omitempty"`
 }
 
 // User is a person who signs in to the admin UI or acts through a token.
@@ -105,7 +115,8 @@ type Invitation struct {
 	DeletedAt        *time.Time `json:"deletedAt,omitempty"`
 }
 
-// PhoneNumber is a workspace's outbound channel.
+// PhoneNumber is a workspace's outbound channel. A phone belongs to one workspace in the whole
+// installation.
 type PhoneNumber struct {
 	ID          string    `json:"id"`
 	WorkspaceID string    `json:"workspaceId"`
@@ -113,6 +124,31 @@ type PhoneNumber struct {
 	Name        string    `json:"name"`
 	Active      bool      `json:"active"`
 	CreatedAt   time.Time `json:"createdAt"`
+	// Carrier is the adapter that sends and receives for this number: sandbox or twilio.
+	Carrier string `json:"carrier,omitempty"`
+	// Rate is the send rate in messages per second (0 = unlimited); nil takes the server's
+	// -send-rate (sandbox numbers: unlimited).
+	Rate *float64 `json:"rate,omitempty"`
+}
+
+// CarrierName is the number's carrier; numbers from before carriers existed are sandbox ones.
+func (n *PhoneNumber) CarrierName() string {
+	if n.Carrier == "" {
+		return ProviderSandbox
+	}
+	return n.Carrier
+}
+
+// SendRate is the number's rate in messages per second, 0 meaning unlimited: its own, else
+// defaultRate for carriers that bill and throttle, else unlimited for the sandbox.
+func (n *PhoneNumber) SendRate(defaultRate float64) float64 {
+	switch {
+	case n.Rate != nil:
+		return *n.Rate
+	case n.CarrierName() == ProviderSandbox:
+		return 0
+	}
+	return defaultRate
 }
 
 // Property is a workspace's custom contact property.
@@ -210,35 +246,54 @@ type Conversation struct {
 // IsGroup reports whether the conversation has more than one contact address.
 func (c *Conversation) IsGroup() bool { return len(c.Addresses) > 1 }
 
-// Message is one SMS/MMS, inbound or outbound.
+// Message is one SMS/MMS, inbound or outbound. Stored as JSON without its empty fields (results
+// and payloads are built from it with every field present).
 type Message struct {
 	ID                string     `json:"id"`
 	WorkspaceID       string     `json:"workspaceId"`
 	ConversationID    string     `json:"conversationId"`
-	BroadcastID       string     `json:"broadcastId"`
-	CommunicationType string     `json:"communicationType"`
+	BroadcastID       string     `json:"broadcastId,omitempty"`
+	CommunicationType string     `json:"communicationType,omitempty"`
 	From              string     `json:"from"`
-	To                string     `json:"to"`
-	Group             []string   `json:"group"`
-	Text              string     `json:"text"`
-	Media             []string   `json:"media"`
-	MultipartID       string     `json:"multipartId"`
-	MultipartNum      int        `json:"multipartNum"`
-	Segments          int        `json:"segments"`
-	Outbound          bool       `json:"outbound"`
-	Billable          bool       `json:"billable"`
-	Priority          string     `json:"priority"`
-	Provider          string     `json:"provider"`
-	ProviderErr       string     `json:"providerErr"`
-	ProviderID        string     `json:"providerId"`
-	ProviderRef       string     `json:"providerRef"`
+	To                string     `json:"to,omitempty"`
+	Group             []string   `json:"group,omitempty"`
+	Text              string     `json:"text,omitempty"`
+	Media             []string   `json:"media,omitempty"`
+	MultipartID       string     `json:"multipartId,omitempty"`
+	MultipartNum      int        `json:"multipartNum,omitempty"`
+	Segments          int        `json:"segments,omitempty"`
+	Outbound          bool       `json:"outbound,omitempty"`
+	Billable          bool       `json:"billable,omitempty"`
+	Priority          string     `json:"priority,omitempty"`
+	Provider          string     `json:"provider,omitempty"`
+	ProviderErr       string     `json:"providerErr,omitempty"`
+	ProviderID        string     `json:"providerId,omitempty"`
+	ProviderRef       string     `json:"providerRef,omitempty"`
 	Status            string     `json:"status"`
-	Attempts          int        `json:"attempts"`
-	AuthorID          string     `json:"authorId"`
+	Attempts          int        `json:"attempts,omitempty"`
+	AuthorID          string     `json:"authorId,omitempty"`
+	NumberID          string     `json:"numberId,omitempty"` // the outbound channel that sends it
+	SentAt            *time.Time `json:"sentAt,omitempty"`
 	DeliveredAt       *time.Time `json:"deliveredAt,omitempty"`
 	ReadAt            *time.Time `json:"readAt,omitempty"`
 	CreatedAt         time.Time  `json:"createdAt"`
-	UpdatedAt         time.Time  `json:"updatedAt"`
+	UpdatedAt         time.Time  `json:"updatedAt,omitzero"`
+}
+
+// Recipients are the addresses an outbound message goes to: its To, or its group.
+func (m *Message) Recipients() []string {
+	if len(m.Group) > 0 {
+		return m.Group
+	}
+	return []string{m.To}
+}
+
+// Direction is "outbound" or "inbound".
+func (m *Message) Direction() string {
+	if m.Outbound {
+		return "outbound"
+	}
+	return "inbound"
 }
 
 // Comment is an internal note on a conversation; it is never sent to the contact.
@@ -258,25 +313,27 @@ type Comment struct {
 
 // Broadcast sends one text to many recipients, each in their own conversation.
 type Broadcast struct {
-	ID             string     `json:"id"`
-	WorkspaceID    string     `json:"workspaceId"`
-	TenantID       string     `json:"tenantId"`
-	Name           string     `json:"name"`
-	From           string     `json:"from"`
-	Text           string     `json:"text"`
-	Media          []string   `json:"media"`
-	Status         string     `json:"status"`
-	Recipients     []string   `json:"recipients"`
-	TotalQueued    int        `json:"totalQueued"`
-	TotalSent      int        `json:"totalSent"`
-	TotalDelivered int        `json:"totalDelivered"`
-	TotalFailed    int        `json:"totalFailed"`
-	TotalOptedOut  int        `json:"totalOptedOut"`
-	CreatedByID    string     `json:"createdById"`
-	StartedAt      *time.Time `json:"startedAt,omitempty"`
-	DeliveredAt    *time.Time `json:"deliveredAt,omitempty"`
-	CreatedAt      time.Time  `json:"createdAt"`
-	UpdatedAt      time.Time  `json:"updatedAt"`
+	ID             string   `json:"id"`
+	WorkspaceID    string   `json:"workspaceId"`
+	TenantID       string   `json:"tenantId"`
+	Name           string   `json:"name"`
+	From           string   `json:"from"`
+	Text           string   `json:"text"`
+	Media          []string `json:"media"`
+	Status         string   `json:"status"`
+	Recipients     []string `json:"recipients"`
+	TotalQueued    int      `json:"totalQueued"`
+	TotalSent      int      `json:"totalSent"`
+	TotalDelivered int      `json:"totalDelivered"`
+	TotalFailed    int      `json:"totalFailed"`
+	TotalOptedOut  int      `json:"totalOptedOut"`
+	// Outstanding counts copies still queued or sending; the broadcast is done at zero.
+	Outstanding int        `json:"outstanding,omitempty"`
+	CreatedByID string     `json:"createdById"`
+	StartedAt   *time.Time `json:"startedAt,omitempty"`
+	DeliveredAt *time.Time `json:"deliveredAt,omitempty"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	UpdatedAt   time.Time  `json:"updatedAt"`
 }
 
 // OptOut records that a number asked not to be texted by a workspace.

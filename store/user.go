@@ -212,3 +212,20 @@ func (s *Store) Authenticate(plain string) (Token, error) {
 	}
 	return t, err
 }
+
+// Users lists every user of the installation, oldest first; password hashes are not returned.
+func (s *Store) Users() ([]User, error) {
+	out := []User{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bUsers).ForEach(func(_, v []byte) error {
+			var u User
+			if err := jsonUnmarshal(v, &u); err != nil {
+				return err
+			}
+			u.PasswordHash = ""
+			out = append(out, u)
+			return nil
+		})
+	})
+	return out, err
+}

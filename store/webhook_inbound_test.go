@@ -43,7 +43,7 @@ func TestRecordInboundMessageCreatesContactAndConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{"conversationId": conv.ID, "createdAt": store.FormatTime(m.CreatedAt), "from": "+14155550199",
-		"text": "hi there", "to": testFrom, "workspaceId": h.ws}
+		"id": m.ID, "status": store.MessageReceived, "text": "hi there", "to": testFrom, "workspaceId": h.ws}
 	if len(p) != len(want) {
 		t.Fatalf("payload = %v, want exactly %v", p, want)
 	}
@@ -97,7 +97,7 @@ func TestRecordInboundRefusals(t *testing.T) {
 	wantFields(t, err, "from")
 	_, err = h.s.RecordInboundMessage("01JZZZZZZZZZZZZZZZZZZZZZZZ", store.InboundMessage{From: "+14155550101", To: testFrom})
 	wantKind(t, err, store.ErrNotFound, "workspace not found")
-	_, err = h.s.RecordInboundCall(h.ws, "+14155550101", "+14155559999")
+	_, _, err = h.s.RecordInboundCall(h.ws, "+14155550101", "+14155559999")
 	wantKind(t, err, store.ErrNotFound, "")
 	if n, _ := h.s.QueueDepth(); n != 0 {
 		t.Fatalf("refused inbound traffic queued %d deliveries", n)
@@ -109,7 +109,7 @@ func TestRecordInboundCallEmitsCallReceived(t *testing.T) {
 	if _, err := h.s.Subscribe(h.ws, h.user.ID, store.EventCallReceived, "https://hooks.example.com/calls"); err != nil {
 		t.Fatal(err)
 	}
-	p, err := h.s.RecordInboundCall(h.ws, "+14155550101", testFrom)
+	p, _, err := h.s.RecordInboundCall(h.ws, "+14155550101", testFrom)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -156,3 +156,69 @@ func (s *Store) UserWorkspaces(userID string) ([]Workspace, error) {
 	})
 	return out, err
 }
+
+// WorkspaceSettings changes a workspace's settings; nil fields stay as they are. A reply set to
+// "" sends no reply (for carriers that answer keywords themselves).
+type WorkspaceSettings struct {
+	Name          *string
+	StopReply     *string
+	StartReply    *string
+	HelpReply     *string
+	VoiceGreeting *string
+}
+
+// maxReply bounds keyword replies and the greeting, like any text (code points).
+const maxReply = 1200
+
+// UpdateWorkspace applies settings to a workspace.
+func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, error) {
+	var errs ValidationError
+	if in.Name != nil {
+		if n := strings.TrimSpace(*in.Name); n == "" || runeLen(n) > 255 {
+			errs = append(errs, FieldError{"name", "is required, at most 255 characters"})
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"helpReply", in.HelpReply}, {"startReply", in.StartReply}, {"stopReply", in.StopReply}, {"voiceGreeting", in.VoiceGreeting}} {
+		if f.v != nil && runeLen(*f.v) > maxReply {
+			errs = append(errs, FieldError{f.name, "must be at most 1200 characters"})
+		}
+	}
+	if errs != nil {
+		return Workspace{}, errs
+	}
+	var w Workspace
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		var err error
+		if w, err = getWorkspace(tx, id); err != nil {
+			return err
+		}
+		if in.Name != nil {
+			w.Name = strings.TrimSpace(*in.Name)
+		}
+		trimmed := func(p *string) *string {
+			if p == nil {
+				return nil
+			}
+			v := strings.TrimSpace(*p)
+			return &v
+		}
+		if in.StopReply != nil {
+			w.StopReply = trimmed(in.StopReply)
+		}
+		if in.StartReply != nil {
+			w.StartReply = trimmed(in.StartReply)
+		}
+		if in.HelpReply != nil {
+			w.HelpReply = trimmed(in.HelpReply)
+		}
+		if in.VoiceGreeting != nil {
+			w.VoiceGreeting = trimmed(in.VoiceGreeting)
+		}
+		w.UpdatedAt = s.Now()
+		return putJSON(tx.Bucket(bWorkspaces), idKey(w.ID), w)
+	})
+	return w, err
+}
