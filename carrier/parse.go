@@ -14,6 +14,17 @@ import (
 // into plain structs. Parsing is all it does: signature checks, routing and storage belong to
 // the caller. Errors name the field at fault, and no input panics.
 
+// ParseError is a callback form that cannot be read: Field names the form field at fault.
+type ParseError struct {
+	Field, Message string
+}
+
+func (e *ParseError) Error() string { return e.Field + ": " + e.Message }
+
+func fieldErr(field, format string, args ...any) error {
+	return &ParseError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
 // MaxInboundMedia is the most media a parsed inbound message carries: Twilio's own limit per
 // MMS. A NumMedia above it is malformed.
 const MaxInboundMedia = 10
@@ -70,7 +81,7 @@ func ParseInboundSMS(form url.Values) (InboundSMS, error) {
 	if raw := strings.TrimSpace(form.Get("NumMedia")); raw != "" {
 		n, err = strconv.Atoi(raw)
 		if err != nil || n < 0 || n > MaxInboundMedia {
-			return InboundSMS{}, fmt.Errorf("NumMedia: want an integer from 0 to %d, got %q", MaxInboundMedia, clip(raw))
+			return InboundSMS{}, fieldErr("NumMedia", "want an integer from 0 to %d, got %q", MaxInboundMedia, clip(raw))
 		}
 	}
 	for i := range n {
@@ -91,14 +102,14 @@ func ParseStatus(form url.Values) (StatusUpdate, error) {
 	}
 	st.Status = strings.ToLower(strings.TrimSpace(form.Get("MessageStatus")))
 	if st.Status == "" {
-		return StatusUpdate{}, fmt.Errorf("MessageStatus: missing")
+		return StatusUpdate{}, fieldErr("MessageStatus", "missing")
 	}
 	if len(st.Status) > 32 || strings.IndexFunc(st.Status, func(r rune) bool { return (r < 'a' || r > 'z') && r != '_' }) >= 0 {
-		return StatusUpdate{}, fmt.Errorf("MessageStatus: want a lower-case word, got %q", clip(st.Status))
+		return StatusUpdate{}, fieldErr("MessageStatus", "want a lower-case word, got %q", clip(st.Status))
 	}
 	st.ErrorCode = strings.TrimSpace(form.Get("ErrorCode"))
 	if st.ErrorCode != "" && (len(st.ErrorCode) > 10 || strings.IndexFunc(st.ErrorCode, func(r rune) bool { return r < '0' || r > '9' }) >= 0) {
-		return StatusUpdate{}, fmt.Errorf("ErrorCode: want a number, got %q", clip(st.ErrorCode))
+		return StatusUpdate{}, fieldErr("ErrorCode", "want a number, got %q", clip(st.ErrorCode))
 	}
 	return st, nil
 }
@@ -124,10 +135,10 @@ func ParseCall(form url.Values) (InboundCall, error) {
 func parseSID(form url.Values, field string) (string, error) {
 	v := strings.TrimSpace(form.Get(field))
 	if v == "" {
-		return "", fmt.Errorf("%s: missing", field)
+		return "", fieldErr(field, "missing")
 	}
 	if len(v) > maxSIDLen || strings.IndexFunc(v, func(r rune) bool { return r <= ' ' || r > '~' }) >= 0 {
-		return "", fmt.Errorf("%s: want up to %d printable ASCII characters, got %q", field, maxSIDLen, clip(v))
+		return "", fieldErr(field, "want up to %d printable ASCII characters, got %q", maxSIDLen, clip(v))
 	}
 	return v, nil
 }
@@ -137,10 +148,10 @@ func parseSID(form url.Values, field string) (string, error) {
 func parseSender(form url.Values, field string) (string, error) {
 	v := strings.TrimFunc(form.Get(field), unicode.IsSpace)
 	if v == "" {
-		return "", fmt.Errorf("%s: missing", field)
+		return "", fieldErr(field, "missing")
 	}
 	if len(v) > maxSenderLen || !utf8.ValidString(v) || strings.IndexFunc(v, unicode.IsControl) >= 0 {
-		return "", fmt.Errorf("%s: want a phone number or sender id, got %q", field, clip(v))
+		return "", fieldErr(field, "want a phone number or sender id, got %q", clip(v))
 	}
 	return v, nil
 }
@@ -149,10 +160,10 @@ func parseSender(form url.Values, field string) (string, error) {
 func parseE164(form url.Values, field string) (string, error) {
 	v := strings.TrimFunc(form.Get(field), unicode.IsSpace)
 	if v == "" {
-		return "", fmt.Errorf("%s: missing", field)
+		return "", fieldErr(field, "missing")
 	}
 	if !e164.MatchString(v) {
-		return "", fmt.Errorf("%s: want an E.164 number such as +14155550123, got %q", field, clip(v))
+		return "", fieldErr(field, "want an E.164 number such as +14155550123, got %q", clip(v))
 	}
 	return v, nil
 }
