@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,7 +70,11 @@ func adminCommands() map[string]adminCommand {
 		"create-user":      {"--email E --name N [--password P] [--superuser]", adminCreateUser},
 		"create-workspace": {"--name N", adminCreateWorkspace},
 		"add-member":       {"--workspace W --user U", adminAddMember},
-		"add-number":       {"--workspace W --phone +1… [--name N]", adminAddNumber},
+		"add-number":       {"--workspace W --phone +1… [--name N] [--carrier sandbox|twilio] [--rate R]", adminAddNumber},
+		"list-numbers":     {"[--workspace W]", adminListNumbers},
+		"list-workspaces":  {"", adminListWorkspaces},
+		"list-users":       {"", adminListUsers},
+		"set-workspace":    {"--workspace W [--name N] [--stop-reply T] [--start-reply T] [--help-reply T] [--voice-greeting T]", adminSetWorkspace},
 		"add-property":     {"--workspace W --name N --type text|number|boolean|date", adminAddProperty},
 		"create-token":     {"--user U [--name N]", adminCreateToken},
 		"revoke-token":     {"--token T", adminRevokeToken},
@@ -196,15 +201,127 @@ func adminAddNumber(a *adminEnv, args []string) error {
 	ws := a.fs.String("workspace", "", "workspace id")
 	phone := a.fs.String("phone", "", "E.164 number, e.g. +14155550100")
 	name := a.fs.String("name", "", "label shown in dropdowns")
+	carrierName := a.fs.String("carrier", "", "sandbox or twilio (default $SWITCHBOARD_CARRIER, else sandbox)")
+	rate := a.fs.String("rate", "", "messages per second, 0 = unlimited (default: the server's -send-rate; sandbox: unlimited)")
+	var tw twilioConfig
+	twilioFlags(a.fs, &tw)
+	if err := applyEnv(a.fs); err != nil {
+		return err
+	}
 	return a.withStore(args, func(s *store.Store) error {
 		if err := required("workspace", *ws, "phone", *phone); err != nil {
 			return err
 		}
-		n, err := s.AddNumber(*ws, *phone, *name)
+		in := store.NumberInput{Phone: *phone, Name: *name, Carrier: *carrierName}
+		if in.Carrier == "" {
+			in.Carrier = os.Getenv(envName("carrier"))
+		}
+		if in.Carrier == store.ProviderTwilio && !tw.configured() {
+			return fmt.Errorf("--carrier twilio needs the Twilio credentials: set SWITCHBOARD_TWILIO_ACCOUNT_SID and SWITCHBOARD_TWILIO_AUTH_TOKEN (or --twilio-account-sid and --twilio-auth-token), as for serve")
+		}
+		if *rate != "" {
+			r, err := strconv.ParseFloat(*rate, 64)
+			if err != nil {
+				return fmt.Errorf("--rate %q is not a number of messages per second", *rate)
+			}
+			in.Rate = &r
+		}
+		n, err := s.CreateNumber(*ws, in)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(a.stdout, n.ID)
+		return nil
+	})
+}
+
+// adminListNumbers prints one tab-separated row per number: id, workspace, phone, name, carrier,
+// rate ("default" when the server's -send-rate applies), active or inactive.
+func adminListNumbers(a *adminEnv, args []string) error {
+	ws := a.fs.String("workspace", "", "only this workspace's numbers")
+	return a.withStore(args, func(s *store.Store) error {
+		var list []store.PhoneNumber
+		var err error
+		if *ws != "" {
+			if _, err := s.Workspace(*ws); err != nil {
+				return err
+			}
+			list, err = s.Numbers(*ws)
+		} else {
+			list, err = s.AllNumbers()
+		}
+		if err != nil {
+			return err
+		}
+		for _, n := range list {
+			rate := "default"
+			if n.Rate != nil {
+				rate = strconv.FormatFloat(*n.Rate, 'f', -1, 64)
+			}
+			state := "active"
+			if !n.Active {
+				state = "inactive"
+			}
+			fmt.Fprintf(a.stdout, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n.ID, n.WorkspaceID, n.Phone, n.Name, n.CarrierName(), rate, state)
+		}
+		return nil
+	})
+}
+
+// adminListWorkspaces prints one tab-separated row per workspace: id, name.
+func adminListWorkspaces(a *adminEnv, args []string) error {
+	return a.withStore(args, func(s *store.Store) error {
+		list, err := s.Workspaces()
+		if err != nil {
+			return err
+		}
+		for _, w := range list {
+			fmt.Fprintf(a.stdout, "%s\t%s\n", w.ID, w.Name)
+		}
+		return nil
+	})
+}
+
+// adminListUsers prints one tab-separated row per user: id, email, name, superuser or user.
+func adminListUsers(a *adminEnv, args []string) error {
+	return a.withStore(args, func(s *store.Store) error {
+		list, err := s.Users()
+		if err != nil {
+			return err
+		}
+		for _, u := range list {
+			kind := "user"
+			if u.Superuser {
+				kind = "superuser"
+			}
+			fmt.Fprintf(a.stdout, "%s\t%s\t%s\t%s\n", u.ID, u.Email, u.Name, kind)
+		}
+		return nil
+	})
+}
+
+// adminSetWorkspace changes a workspace's settings; only the flags given change. A reply set to
+// "" sends no reply.
+func adminSetWorkspace(a *adminEnv, args []string) error {
+	ws := a.fs.String("workspace", "", "workspace id")
+	var in store.WorkspaceSettings
+	optional := func(name, usage string, dst **string) {
+		a.fs.Func(name, usage, func(v string) error { *dst = &v; return nil })
+	}
+	optional("name", "new name", &in.Name)
+	optional("stop-reply", `reply to STOP (default "<workspace>: you are unsubscribed…"; "" sends none)`, &in.StopReply)
+	optional("start-reply", `reply to START ("" sends none)`, &in.StartReply)
+	optional("help-reply", `reply to HELP ("" sends none)`, &in.HelpReply)
+	optional("voice-greeting", "what callers hear", &in.VoiceGreeting)
+	return a.withStore(args, func(s *store.Store) error {
+		if err := required("workspace", *ws); err != nil {
+			return err
+		}
+		w, err := s.UpdateWorkspace(*ws, in)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout, w.ID)
 		return nil
 	})
 }

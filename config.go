@@ -22,6 +22,40 @@ type config struct {
 	HookAllowCIDRs []*net.IPNet
 	RateLimit      float64
 	LogRequests    bool
+	SendRate       float64
+	Twilio         twilioConfig
+}
+
+// twilioConfig is the Twilio account the twilio adapter uses; the auth token is never logged
+// or shown back.
+type twilioConfig struct {
+	AccountSID string
+	AuthToken  string
+	BaseURL    string
+}
+
+func (t twilioConfig) configured() bool { return t.AccountSID != "" && t.AuthToken != "" }
+
+// twilioFlags registers the Twilio flags on fs (their SWITCHBOARD_* variables apply through
+// applyEnv).
+func twilioFlags(fs *flag.FlagSet, t *twilioConfig) {
+	fs.StringVar(&t.AccountSID, "twilio-account-sid", "", "Twilio account SID (for numbers with carrier twilio)")
+	fs.StringVar(&t.AuthToken, "twilio-auth-token", "", "Twilio auth token: signs API calls and verifies callbacks; never logged")
+	fs.StringVar(&t.BaseURL, "twilio-base-url", "https://api.twilio.com", "Twilio REST API base URL (tests point it at a local server)")
+}
+
+// applyEnv sets every flag of fs that has a SWITCHBOARD_<NAME> variable (except -data, which
+// dataFlag reads), before the command line is parsed so that flags win.
+func applyEnv(fs *flag.FlagSet) error {
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		if v, ok := os.LookupEnv(envName(f.Name)); ok && f.Name != "data" {
+			if err := f.Value.Set(v); err != nil && envErr == nil {
+				envErr = fmt.Errorf("%s=%q: %v", envName(f.Name), v, err)
+			}
+		}
+	})
+	return envErr
 }
 
 // envName maps a flag name to its environment variable: base-url → SWITCHBOARD_BASE_URL.
@@ -54,17 +88,11 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	fs.StringVar(&cidrs, "hook-allow-cidrs", "", "comma-separated CIDRs webhook URLs may reach despite the SSRF guard (e.g. 127.0.0.0/8)")
 	fs.Float64Var(&c.RateLimit, "rate-limit", 100, "integration API requests per second per token (burst twice that); 0 turns it off")
 	fs.BoolVar(&c.LogRequests, "log-requests", true, "log one line per HTTP request")
+	fs.Float64Var(&c.SendRate, "send-rate", 1, "messages per second per number for numbers without a rate of their own (0 = unlimited; sandbox numbers default to unlimited)")
+	twilioFlags(fs, &c.Twilio)
 	// Environment first, so that flags given on the command line win.
-	var envErr error
-	fs.VisitAll(func(f *flag.Flag) {
-		if v, ok := os.LookupEnv(envName(f.Name)); ok && f.Name != "data" {
-			if err := f.Value.Set(v); err != nil && envErr == nil {
-				envErr = fmt.Errorf("%s=%q: %v", envName(f.Name), v, err)
-			}
-		}
-	})
-	if envErr != nil {
-		return c, envErr
+	if err := applyEnv(fs); err != nil {
+		return c, err
 	}
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -87,6 +115,13 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	if c.Carrier != "sandbox" && c.Carrier != "twilio" {
 		return c, fmt.Errorf("-carrier must be sandbox or twilio")
 	}
+	if c.SendRate < 0 {
+		return c, fmt.Errorf("-send-rate must be 0 or more messages per second")
+	}
+	if (c.Twilio.AccountSID == "") != (c.Twilio.AuthToken == "") {
+		return c, fmt.Errorf("-twilio-account-sid and -twilio-auth-token go together: set both or neither")
+	}
+	c.Twilio.BaseURL = strings.TrimRight(c.Twilio.BaseURL, "/")
 	c.Stage = strings.Trim(c.Stage, "/")
 	if c.Stage == "" || strings.Contains(c.Stage, "/") {
 		return c, fmt.Errorf("-stage must be one path segment such as v1")

@@ -18,6 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"switchboard/carrier"
 	"switchboard/oauth"
 	"switchboard/store"
 	"switchboard/web"
@@ -52,6 +53,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer s.Close()
+	if err := checkCarriers(s, cfg); err != nil {
+		return err
+	}
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -124,6 +128,23 @@ func build(s *store.Store, cfg config, backupToken string) (*app, error) {
 	s.OnEvents(hooks.Wake)
 	hooks.Start()
 	a.stops = append(a.stops, hooks.Stop)
+	// The carrier (DESIGN §7): the dispatcher sends what the store queues, the receiver records
+	// what comes back through the /carrier/ callbacks.
+	carriers := map[string]carrier.Carrier{store.ProviderSandbox: carrier.Sandbox{}}
+	if cfg.Twilio.configured() {
+		carriers[store.ProviderTwilio] = carrier.NewTwilio(carrier.TwilioConfig{AccountSID: cfg.Twilio.AccountSID,
+			AuthToken: cfg.Twilio.AuthToken, BaseURL: cfg.Twilio.BaseURL, StatusCallbackURL: cfg.BaseURL + "/carrier/twilio/status"})
+	}
+	cm := carrier.NewMetrics(reg, s)
+	disp := carrier.NewDispatcher(s, carrier.Options{Carriers: carriers, DefaultRate: cfg.SendRate, Metrics: cm})
+	s.OnOutbox(disp.Wake)
+	if err := disp.Start(); err != nil {
+		a.stop()
+		return nil, err
+	}
+	a.stops = append(a.stops, disp.Stop)
+	wcfg.Receiver = carrier.NewReceiver(s, cm)
+	wcfg.BaseURL, wcfg.TwilioAuthToken = cfg.BaseURL, cfg.Twilio.AuthToken
 	// The OAuth provider (DESIGN §5) adds its routes, pages and /static/ to the mux.
 	prov, err := oauth.New(s, oauth.Config{BaseURL: cfg.BaseURL, AccessTokenTTL: cfg.AccessTokenTTL, Static: staticFiles})
 	if err != nil {
@@ -138,6 +159,21 @@ func build(s *store.Store, cfg config, backupToken string) (*app, error) {
 	}
 	a.handler = web.New(s, wcfg)
 	return a, nil
+}
+
+// checkCarriers refuses to start when a number uses a carrier this server is not configured for.
+func checkCarriers(s *store.Store, cfg config) error {
+	numbers, err := s.AllNumbers()
+	if err != nil {
+		return err
+	}
+	for _, n := range numbers {
+		if n.CarrierName() == store.ProviderTwilio && !cfg.Twilio.configured() {
+			return fmt.Errorf("number %s uses the twilio carrier, but the Twilio credentials are not set: "+
+				"set SWITCHBOARD_TWILIO_ACCOUNT_SID and SWITCHBOARD_TWILIO_AUTH_TOKEN (or -twilio-account-sid and -twilio-auth-token)", n.Phone)
+		}
+	}
+	return nil
 }
 
 func writeServerInfo(dataDir string, info serverInfo) error {
@@ -156,6 +192,7 @@ func printBanner(w io.Writer, cfg config, a *app) {
 	fmt.Fprintf(w, "  integration API: %s/%s/integrations/developer/%s/<action>\n", cfg.BaseURL, cfg.Stage, cfg.Provider)
 	fmt.Fprintf(w, "  health:          %s/healthz  %s/readyz  %s/metrics\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  OAuth 2.0:       %s/oauth/authorize  %s/oauth/token  %s/oauth/revoke\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
+	fmt.Fprintf(w, "  carrier:         %s/carrier/twilio/sms  …/status  …/voice (Twilio), %s/carrier/sandbox/sms (sandbox)\n", cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  data:            %s\n", dbPath(cfg.Data))
 	if a.setupURL != "" {
 		fmt.Fprintf(w, "No admin yet. Finish setup (one-time link): %s\n", a.setupURL)

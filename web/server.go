@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
+	"switchboard/carrier"
 	"switchboard/store"
 )
 
@@ -37,6 +38,12 @@ type Config struct {
 	Registry *prometheus.Registry
 	// Mount adds routes of other parts (OAuth, admin UI) to the mux.
 	Mount []func(mux *http.ServeMux)
+	// BaseURL is the public URL (no trailing slash): Twilio signs callbacks with it.
+	BaseURL string
+	// TwilioAuthToken verifies X-Twilio-Signature; "" refuses every Twilio callback.
+	TwilioAuthToken string
+	// Receiver records what carriers send back; nil leaves the /carrier/ endpoints out.
+	Receiver *carrier.Receiver
 }
 
 // Handler holds what every handler needs; handlers are its methods, one file per action.
@@ -84,6 +91,7 @@ func (h *Handler) routes() http.Handler {
 		{"list-contact-properties-action", h.listContactProperties},
 		{"list-phone-numbers-action", h.listPhoneNumbers},
 		{"me-action", h.me},
+		{"list-messages-action", h.listMessages},
 		{"subscribe-webhook", h.subscribeWebhook},
 		{"unsubscribe-webhook", h.unsubscribeWebhook},
 	}
@@ -99,6 +107,13 @@ func (h *Handler) routes() http.Handler {
 	mux.HandleFunc("GET /readyz", h.readyz)
 	mux.Handle("GET /metrics", h.metrics.handler(h.cfg.Registry))
 	mux.HandleFunc("GET /admin/backup", h.backup)
+	if h.cfg.Receiver != nil {
+		mux.HandleFunc("POST /carrier/twilio/sms", h.twilioSMS)
+		mux.HandleFunc("POST /carrier/twilio/status", h.twilioStatus)
+		mux.HandleFunc("POST /carrier/twilio/voice", h.twilioVoice)
+		mux.HandleFunc("POST /carrier/sandbox/sms", h.sandboxSMS)
+		mux.HandleFunc("POST /carrier/sandbox/voice", h.sandboxVoice)
+	}
 	for _, m := range h.cfg.Mount {
 		m(mux)
 	}
