@@ -27,11 +27,8 @@ func (s *Store) CreateComment(workspaceID string, in CommentInput) (Comment, err
 		if !ok {
 			errs = append(errs, fromNumberError(in.From)...)
 		}
-		for _, u := range in.Mentions {
-			if !isMember(tx, workspaceID, u) {
-				errs = append(errs, FieldError{"mentions", "must be user ids of members of this workspace; " + u + " is not"})
-				break
-			}
+		if fe, ok := checkMentions(tx, workspaceID, in.Mentions); !ok {
+			errs = append(errs, fe)
 		}
 		if errs != nil {
 			return errs

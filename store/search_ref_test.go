@@ -113,7 +113,8 @@ func refMatches(c refContact, q refQuery) bool {
 }
 
 func refExact(c refContact, q refQuery) bool {
-	if q.pieces == 1 && len(q.digits) == 1 && q.digits[0] == c.digits {
+	// Every piece a digit word, their digits joined equal to the phone's.
+	if q.pieces > 0 && len(q.digits) == q.pieces && strings.Join(q.digits, "") == c.digits {
 		return true
 	}
 	return c.c.Email != "" && strings.EqualFold(strings.TrimSpace(q.raw), c.c.Email)

@@ -205,8 +205,13 @@ func TestSearchExactEqualityRanksFirst(t *testing.T) {
 	for _, q := range []string{"1415555012", "+1415555012", "+1-415-555-012", "(1415)555012"} {
 		wantSearch(t, f.s, f.ws, q, zed, aaron)
 	}
-	// Two pieces are two digit words: no exact rank.
-	wantSearch(t, f.s, f.ws, "1415 555012", aaron, zed)
+	// Pieces that are all digit words are joined: equal to Zed's digits, an exact match.
+	for _, q := range []string{"1415 555012", "+1 (415) 555-012", "1 415 555 012", "+1 415.555.012"} {
+		wantSearch(t, f.s, f.ws, q, zed, aaron)
+	}
+	// Joined, they must still equal the whole phone; and every piece must be a digit word.
+	wantSearch(t, f.s, f.ws, "415 555012", aaron, zed)
+	wantSearch(t, f.s, f.ws, "+1 - 415 555012", aaron, zed)
 	// The digits must equal the whole phone, not a part of it.
 	wantSearch(t, f.s, f.ws, "415555012", aaron, zed)
 
@@ -226,6 +231,14 @@ func TestSearchExactEqualityRanksFirst(t *testing.T) {
 	wantSearch(t, g.s, g.ws, "zed@example", al, ze)
 	// No exact rank in the unranked listing.
 	wantSearch(t, g.s, g.ws, "", al, ze)
+}
+
+func TestSearchFormattedPhoneIsExact(t *testing.T) {
+	f := newFixture(t)
+	// Abe's phone holds every piece of the query but is not equal to it; Zoe's equals it.
+	abe := f.contact(t, "+120255501470", "Abe", "A")
+	zoe := f.contact(t, "+12025550147", "Zoe", "Z")
+	wantSearch(t, f.s, f.ws, "+1 (202) 555-0147", zoe, abe)
 }
 
 func TestSearchExactEmailRanksEveryContactWithThatEmail(t *testing.T) {
@@ -452,7 +465,14 @@ func randomQuery(rng *rand.Rand, all []store.Contact) string {
 	case 1:
 		return c.Phone()
 	case 2:
-		return refDigits(c.Phone())
+		d := refDigits(c.Phone())
+		if rng.IntN(2) == 0 {
+			return d
+		}
+		// The phone's digits in formatted pieces, `+1 (415) 555-0123` style: an exact match.
+		i := 1 + rng.IntN(len(d)-1)
+		j := i + rng.IntN(len(d)-i)
+		return "+" + d[:i] + " (" + d[i:j] + ") " + d[j:]
 	case 3:
 		if c.Email != "" {
 			if rng.IntN(2) == 0 {

@@ -100,8 +100,9 @@ type Query struct {
 	Text []string
 	// Digit words must each occur in the contact's phone digits.
 	Digits []string
-	// ExactDigits is set when the whole query is one digit word: a phone with exactly these
-	// digits ranks first.
+	// ExactDigits is set when every piece of the query is a digit word: their digits joined in
+	// query order (before de-duplication), so `+1 (202) 555-0147` gives 12025550147. A phone
+	// with exactly these digits ranks first.
 	ExactDigits string
 	// Exact is the trimmed query, folded: an email equal to it ranks first.
 	Exact string
@@ -128,11 +129,12 @@ func ParseQuery(searchText string) Query {
 		}
 		q.Text = append(q.Text, TextWords(p)...)
 	}
+	// Joined before de-duplication: "12 12" is the phone 1212, not 12.
+	if len(pieces) > 0 && len(q.Digits) == len(pieces) {
+		q.ExactDigits = strings.Join(q.Digits, "")
+	}
 	q.Text = dedupe(q.Text)
 	q.Digits = dedupe(q.Digits)
-	if len(pieces) == 1 && len(q.Digits) == 1 {
-		q.ExactDigits = q.Digits[0]
-	}
 	if len(pieces) > 0 {
 		q.Exact = strings.ToLower(strings.TrimSpace(searchText))
 	}

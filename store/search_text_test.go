@@ -62,9 +62,12 @@ func TestParseQuery(t *testing.T) {
 		{"José", []string{"jose"}, nil, ""},
 		{"555-01", nil, []string{"55501"}, "55501"},
 		{"(415)", nil, []string{"415"}, "415"},
-		{"+1 (415) 555.0123", nil, []string{"1", "415", "5550123"}, ""},
+		{"+1 (415) 555.0123", nil, []string{"1", "415", "5550123"}, "14155550123"},
+		{"+1 (202) 555-0147", nil, []string{"1", "202", "5550147"}, "12025550147"},
+		{"+1 - 202", nil, []string{"1", "202"}, ""}, // "-" is no digit word, so not every piece is one
 		{"+14155550123", nil, []string{"14155550123"}, "14155550123"},
 		{"ana 0123", []string{"ana"}, []string{"0123"}, ""},
+		{"0123 ana", []string{"ana"}, []string{"0123"}, ""},
 		{"ana@example.com", []string{"ana", "example", "com"}, nil, ""},
 		{"a1", []string{"a1"}, nil, ""},
 		{"12a", []string{"12a"}, nil, ""},
@@ -72,8 +75,8 @@ func TestParseQuery(t *testing.T) {
 		{"+", nil, nil, ""},
 		{"()", []string{"()"}, nil, ""}, // not a digit word, and ( ) do not split text
 		{"Ana ana ANA", []string{"ana"}, nil, ""},
-		{"12 12", nil, []string{"12"}, ""},
-		{"１２３", []string{"123"}, nil, ""}, // full-width digits are not ASCII digits
+		{"12 12", nil, []string{"12"}, "1212"}, // joined before de-duplication
+		{"１２３", []string{"123"}, nil, ""},      // full-width digits are not ASCII digits
 	} {
 		q := store.ParseQuery(tc.in)
 		if !slices.Equal(q.Text, tc.text) || !slices.Equal(q.Digits, tc.digits) || q.ExactDigits != tc.exactDigits {
@@ -90,6 +93,7 @@ var searchSeeds = []string{
 	"", " ", "José Núñez", "555-01", "(415) 555.0123", "+14155550123", "ana.lopez+vip@mail.example.com",
 	"\x00", "a\x00b", "\xff\xfe", "İstanbul", "ǅ", "ﬃ", "ß", "\u0301", "a\u0345", "Ⅻ", "①②", "１２３",
 	"\t\n\v\f\r", "a\u00a0b", "\u2028", "ꭰ", "ᏸ", "\U0001F600", "٣٤٥", "x@y", "---", "..1..",
+	"+1 (202) 555-0147", "12 12", "1 x 2", "+1 - 202",
 }
 
 func isSep(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("@._-+", r) }
@@ -144,8 +148,18 @@ func FuzzParseQuery(f *testing.F) {
 		if len(slices.Compact(slices.Sorted(slices.Values(q.Digits)))) != len(q.Digits) {
 			t.Fatalf("ParseQuery(%q) digit words %q repeat", s, q.Digits)
 		}
-		if q.ExactDigits != "" && (len(strings.Fields(s)) != 1 || len(q.Digits) != 1 || q.Digits[0] != q.ExactDigits) {
-			t.Fatalf("ParseQuery(%q) ExactDigits %q, but the query is not that one digit word", s, q.ExactDigits)
+		// ExactDigits is the pieces' digits joined when every piece is a digit word, else "".
+		wantExact := ""
+		for _, p := range strings.Fields(s) {
+			d := strings.NewReplacer("+", "", "-", "", "(", "", ")", "", ".", "").Replace(p)
+			if !isASCIIDigits(d) {
+				wantExact = ""
+				break
+			}
+			wantExact += d
+		}
+		if q.ExactDigits != wantExact {
+			t.Fatalf("ParseQuery(%q) ExactDigits %q, want %q", s, q.ExactDigits, wantExact)
 		}
 		if q.Empty() != (len(q.Text) == 0 && len(q.Digits) == 0) {
 			t.Fatalf("ParseQuery(%q).Empty() = %v with text %q digits %q", s, q.Empty(), q.Text, q.Digits)

@@ -27,7 +27,7 @@ func decodeSendBroadcast(f *fields, provider string) sendBroadcastRequest {
 // sendBroadcast queues one copy per recipient, each in its own conversation (202).
 func (h *Handler) sendBroadcast(w http.ResponseWriter, r *http.Request, c *call) {
 	req := decodeSendBroadcast(c.f, h.cfg.Provider)
-	if !validate(w, c) || !h.authorize(w, r, c, req.workspaceID) {
+	if !h.checked(w, r, c, req.workspaceID, store.WorkspaceData{From: req.in.From}) {
 		return
 	}
 	req.in.AuthorID = c.token.UserID

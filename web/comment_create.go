@@ -24,7 +24,7 @@ func decodeCreateComment(f *fields, provider string) createCommentRequest {
 // createComment adds an internal comment to the conversation of from and to (201).
 func (h *Handler) createComment(w http.ResponseWriter, r *http.Request, c *call) {
 	req := decodeCreateComment(c.f, h.cfg.Provider)
-	if !validate(w, c) || !h.authorize(w, r, c, req.workspaceID) {
+	if !h.checked(w, r, c, req.workspaceID, store.WorkspaceData{From: req.in.From, Mentions: req.in.Mentions}) {
 		return
 	}
 	req.in.AuthorID = c.token.UserID

@@ -45,7 +45,7 @@ func decodeContact(f *fields, provider string, firstNameRequired bool) contactRe
 // createContact adds a contact (201); a phone already in the workspace is 409.
 func (h *Handler) createContact(w http.ResponseWriter, r *http.Request, c *call) {
 	req := decodeContact(c.f, h.cfg.Provider, true)
-	if !validate(w, c) || !h.authorize(w, r, c, req.workspaceID) {
+	if !h.checked(w, r, c, req.workspaceID, store.WorkspaceData{Properties: req.in.Properties}) {
 		return
 	}
 	ct, err := h.store.CreateContact(req.workspaceID, req.in)

@@ -2,6 +2,8 @@ package web
 
 import (
 	"net/http"
+
+	"switchboard/store"
 )
 
 type findContactRequest struct {
@@ -18,7 +20,7 @@ func decodeFindContact(f *fields, provider string) findContactRequest {
 // findContact searches the workspace's contacts (200, an array, at most 100).
 func (h *Handler) findContact(w http.ResponseWriter, r *http.Request, c *call) {
 	req := decodeFindContact(c.f, h.cfg.Provider)
-	if !validate(w, c) || !h.authorize(w, r, c, req.workspaceID) {
+	if !h.checked(w, r, c, req.workspaceID, store.WorkspaceData{}) {
 		return
 	}
 	contacts, err := h.store.SearchContacts(req.workspaceID, req.searchText)

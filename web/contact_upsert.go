@@ -2,12 +2,14 @@ package web
 
 import (
 	"net/http"
+
+	"switchboard/store"
 )
 
 // createOrUpdateContact matches by phone and changes only the fields given: 201 created, 200 updated.
 func (h *Handler) createOrUpdateContact(w http.ResponseWriter, r *http.Request, c *call) {
 	req := decodeContact(c.f, h.cfg.Provider, false)
-	if !validate(w, c) || !h.authorize(w, r, c, req.workspaceID) {
+	if !h.checked(w, r, c, req.workspaceID, store.WorkspaceData{Properties: req.in.Properties, NullRemoves: true}) {
 		return
 	}
 	ct, created, err := h.store.UpsertContact(req.workspaceID, req.in)

@@ -2,6 +2,8 @@ package web
 
 import (
 	"net/http"
+
+	"switchboard/store"
 )
 
 type createConversationRequest struct {
@@ -19,7 +21,7 @@ func decodeCreateConversation(f *fields, provider string) createConversationRequ
 // createConversation returns the SMS conversation of from and to: 201 when new, 200 when it existed.
 func (h *Handler) createConversation(w http.ResponseWriter, r *http.Request, c *call) {
 	req := decodeCreateConversation(c.f, h.cfg.Provider)
-	if !validate(w, c) {
+	if h.invalid(w, r, c, req.workspaceID, store.WorkspaceData{From: req.from}) {
 		return
 	}
 	// The common case, an existing pair, is one read transaction that also authorizes.

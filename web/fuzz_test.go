@@ -314,6 +314,13 @@ func FuzzHandler(f *testing.F) {
 	}
 	f.Add(uint8(6), []byte(`{"developerProvider":"zapier","id":"$WS","firstName":"A","phone":"+14155550999","properties":{"seats":1e400}}`))
 	f.Add(uint8(0), []byte(`{"developerProvider":"zapier","id":"$WS","from":"+14155550100","to":"+14155550123","text":"x","mentions":["$USER","x"]}`))
+	// Bodies failing an own rule and a workspace-data rule at once: one 400 with both.
+	at := func(action string) uint8 { return uint8(slices.Index(actions, action)) }
+	f.Add(at("create-or-update-contact-action"), []byte(`{"developerProvider":"zapier","id":"$WS","userId":"`+strings.Repeat("u", 46)+
+		`","phone":"+14155550998","properties":{"vip":"yes","seats":1e400,"nope":null,"renewal":"2027-02-30"}}`))
+	f.Add(at("create-comment-action"), []byte(`{"developerProvider":"zapier","id":"$WS","from":"+14155550199","to":"x","mentions":["$USER","x"]}`))
+	f.Add(at("send-group-message-action"), []byte(`{"developerProvider":"zapier","id":"$WS","from":"+14155550199","group":["+14155550199"]}`))
+	f.Add(at("me-action"), []byte(`{"developerProvider":"zapier","id":"$WS","userId":{}}`))
 	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
 		// $WS and $USER let mutated bodies keep reaching the store.
 		body = bytes.ReplaceAll(body, []byte("$WS"), []byte(e.ws.ID))

@@ -33,7 +33,7 @@ func decodeSendGroupMessage(f *fields, provider string) sendGroupMessageRequest 
 // sendGroupMessage queues one message to the group conversation of its sorted addresses (202).
 func (h *Handler) sendGroupMessage(w http.ResponseWriter, r *http.Request, c *call) {
 	req := decodeSendGroupMessage(c.f, h.cfg.Provider)
-	if !validate(w, c) || !h.authorize(w, r, c, req.workspaceID) {
+	if !h.checked(w, r, c, req.workspaceID, store.WorkspaceData{From: req.in.From}) {
 		return
 	}
 	req.in.AuthorID = c.token.UserID

@@ -2,13 +2,16 @@ package web
 
 import (
 	"net/http"
+
+	"switchboard/store"
 )
 
 // me describes the token's user and their workspaces (200): the integration's auth test.
-// The workspace id is optional here, since an auth test has no workspace yet.
+// The workspace id is optional here, since an auth test has no workspace yet; one that is
+// given is checked like any action's (404 unknown, 403 not a member).
 func (h *Handler) me(w http.ResponseWriter, r *http.Request, c *call) {
-	c.f.base(h.cfg.Provider, "id", false)
-	if !validate(w, c) {
+	ws := c.f.base(h.cfg.Provider, "id", false)
+	if h.invalid(w, r, c, ws, store.WorkspaceData{}) || (ws != "" && !h.authorize(w, r, c, ws)) {
 		return
 	}
 	u, err := h.store.User(c.token.UserID)

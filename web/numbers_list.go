@@ -2,12 +2,14 @@ package web
 
 import (
 	"net/http"
+
+	"switchboard/store"
 )
 
 // listPhoneNumbers lists the workspace's active numbers for dropdowns (200).
 func (h *Handler) listPhoneNumbers(w http.ResponseWriter, r *http.Request, c *call) {
 	ws := c.f.base(h.cfg.Provider, "id", true)
-	if !validate(w, c) || !h.authorize(w, r, c, ws) {
+	if !h.checked(w, r, c, ws, store.WorkspaceData{}) {
 		return
 	}
 	numbers, err := h.store.Numbers(ws)

@@ -17,7 +17,7 @@ func decodeCreateOptOut(f *fields, provider string) createOptOutRequest {
 // createOptOut records an opt-out: 201 when new, 200 when the number had already opted out.
 func (h *Handler) createOptOut(w http.ResponseWriter, r *http.Request, c *call) {
 	req := decodeCreateOptOut(c.f, h.cfg.Provider)
-	if !validate(w, c) || !h.authorize(w, r, c, req.workspaceID) {
+	if !h.checked(w, r, c, req.workspaceID, store.WorkspaceData{}) {
 		return
 	}
 	o, created, err := h.store.CreateOptOut(req.workspaceID, c.token.UserID, req.phone, store.OptOutAPI)

@@ -2,12 +2,14 @@ package web
 
 import (
 	"net/http"
+
+	"switchboard/store"
 )
 
 // listContactProperties lists the workspace's custom contact properties (200).
 func (h *Handler) listContactProperties(w http.ResponseWriter, r *http.Request, c *call) {
 	ws := c.f.base(h.cfg.Provider, "id", true)
-	if !validate(w, c) || !h.authorize(w, r, c, ws) {
+	if !h.checked(w, r, c, ws, store.WorkspaceData{}) {
 		return
 	}
 	props, err := h.store.Properties(ws)

@@ -210,19 +210,45 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (store.To
 	return tok, true
 }
 
+// checked runs the checks of DESIGN §3 that follow the body's shape, in their order: every
+// field's own rules (400), the workspace (404), membership (403). It answers and returns false
+// when one fails. data holds the request's fields that refer to the workspace's data (from,
+// mentions, properties); when every own rule passed, the store's write checks them, after
+// membership and before state; see invalid for when one did not.
+func (h *Handler) checked(w http.ResponseWriter, r *http.Request, c *call, workspaceID string, data store.WorkspaceData) bool {
+	return !h.invalid(w, r, c, workspaceID, data) && h.authorize(w, r, c, workspaceID)
+}
+
+// invalid answers 400 and returns true when a field failed its own rules. One 400 lists every
+// failing field: when the workspace exists and the user is a member, data's failures join the
+// array (a field already failing its own rule keeps that one message); when the workspace is
+// unknown or the user not a member, the 400 holds the own-rule failures alone.
+func (h *Handler) invalid(w http.ResponseWriter, r *http.Request, c *call, workspaceID string, data store.WorkspaceData) bool {
+	if c.f.done() == nil {
+		return false
+	}
+	if !data.Empty() {
+		err := h.store.CheckWorkspaceData(c.token.UserID, workspaceID, data)
+		var dataErrs store.ValidationError
+		switch {
+		case errors.As(err, &dataErrs):
+			for _, fe := range dataErrs {
+				c.f.fail(fe.Field, fe.Message)
+			}
+		case err == nil, errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrForbidden):
+		default:
+			writeStoreError(w, r, err)
+			return true
+		}
+	}
+	writeValidation(w, c.f.done())
+	return true
+}
+
 // authorize checks the workspace (404) and the token user's membership (403).
 func (h *Handler) authorize(w http.ResponseWriter, r *http.Request, c *call, workspaceID string) bool {
 	if err := h.store.Authorize(workspaceID, c.token.UserID); err != nil {
 		writeStoreError(w, r, err)
-		return false
-	}
-	return true
-}
-
-// validate writes the field errors collected so far and reports whether there were none.
-func validate(w http.ResponseWriter, c *call) bool {
-	if errs := c.f.done(); errs != nil {
-		writeValidation(w, errs)
 		return false
 	}
 	return true

@@ -38,7 +38,7 @@ func (h *Handler) subscribeWebhook(w http.ResponseWriter, r *http.Request, c *ca
 			c.f.fail("hookUrl", err.Error())
 		}
 	}
-	if !validate(w, c) || !h.authorize(w, r, c, req.workspaceID) {
+	if !h.checked(w, r, c, req.workspaceID, store.WorkspaceData{}) {
 		return
 	}
 	sub, err := h.store.Subscribe(req.workspaceID, c.token.UserID, req.eventName, req.hookURL)

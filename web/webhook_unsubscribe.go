@@ -2,13 +2,15 @@ package web
 
 import (
 	"net/http"
+
+	"switchboard/store"
 )
 
 // unsubscribeWebhook deletes a subscription of the workspace (200 {id}); unknown ids are 404.
 func (h *Handler) unsubscribeWebhook(w http.ResponseWriter, r *http.Request, c *call) {
 	ws := c.f.base(h.cfg.Provider, "workspaceId", true)
 	id := c.f.str("id", true, maxID)
-	if !validate(w, c) || !h.authorize(w, r, c, ws) {
+	if !h.checked(w, r, c, ws, store.WorkspaceData{}) {
 		return
 	}
 	if err := h.store.Unsubscribe(ws, id); err != nil {
