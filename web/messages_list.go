@@ -41,7 +41,7 @@ func decodeListMessages(f *fields, provider string) listMessagesRequest {
 // the carrier's error (200): Zapier samples and status look-ups.
 func (h *Handler) listMessages(w http.ResponseWriter, r *http.Request, c *call) {
 	req := decodeListMessages(c.f, h.cfg.Provider)
-	if !validate(w, c) || !h.authorize(w, r, c, req.workspaceID) {
+	if !h.checked(w, r, c, req.workspaceID, store.WorkspaceData{}) {
 		return
 	}
 	msgs, err := h.store.ListMessages(req.workspaceID, req.filter)
