@@ -18,7 +18,7 @@ func TestParseInboundSMS(t *testing.T) {
 		"ToCountry":         {"US"},
 		"MediaContentType0": {"image/jpeg"},
 		"SmsMessageSid":     {"MM0123456789abcdef0123456789abcdef"},
-		"NumMedia":          {"3"},
+		"NumMedia":          {"5"},
 		"MessageSid":        {"MM0123456789abcdef0123456789abcdef"},
 		"SmsSid":            {"MM0123456789abcdef0123456789abcdef"},
 		"SmsStatus":         {"received"},
@@ -29,7 +29,9 @@ func TestParseInboundSMS(t *testing.T) {
 		"MediaUrl0":         {"https://api.twilio.com/2010-04-01/Accounts/AC0/Messages/MM0/Media/ME0"},
 		"MediaUrl1":         {"javascript:alert(1)"},
 		"MediaUrl2":         {"http://media.example.com/b.png"},
-		"MediaUrl3":         {"https://beyond.example.com/not-counted.png"},
+		"MediaUrl3":         {"https:///no-host.png"},
+		"MediaUrl4":         {"/relative.png"},
+		"MediaUrl5":         {"https://beyond.example.com/not-counted.png"},
 		"ApiVersion":        {"2010-04-01"},
 	}
 	got, err := carrier.ParseInboundSMS(form)

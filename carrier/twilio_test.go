@@ -367,6 +367,35 @@ func TestTwilioSendNetworkError(t *testing.T) {
 	}
 }
 
+func TestTwilioSendEndlessAnswer(t *testing.T) {
+	// A server that never stops talking must not make Send read forever or hold it all.
+	f, tw := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		chunk := []byte(strings.Repeat(" ", 32<<10))
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	done := make(chan error, 1)
+	go func() {
+		_, err := tw.Send(context.Background(), outbound)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		var te *carrier.TransientError
+		if !errors.As(err, &te) {
+			t.Errorf("endless answer gave %v (%T), want *carrier.TransientError", err, err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Send still reading an endless answer after 10 s")
+	}
+	f.check()
+}
+
 func TestTwilioSendNothingToSend(t *testing.T) {
 	f, tw := newFake(t, jsonAnswer(http.StatusCreated, messageResource))
 	m := outbound
