@@ -31,7 +31,7 @@ func (k Keyword) String() string {
 	}
 }
 
-var keywords = map[string]Keyword{
+var keywordFamilies = map[string]Keyword{
 	"STOP": KeywordStop, "STOPALL": KeywordStop, "UNSUBSCRIBE": KeywordStop,
 	"CANCEL": KeywordStop, "END": KeywordStop, "QUIT": KeywordStop,
 	"START": KeywordStart, "UNSTOP": KeywordStart, "YES": KeywordStart,
@@ -53,7 +53,7 @@ func MatchKeyword(text string) Keyword {
 			return NoKeyword
 		}
 	}
-	return keywords[strings.ToUpper(t)]
+	return keywordFamilies[strings.ToUpper(t)]
 }
 
 // TwiML is the TwiML answer to a callback: "<Response></Response>" when say is empty (sms and

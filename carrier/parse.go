@@ -36,7 +36,7 @@ const (
 	maxSenderLen = 64
 )
 
-var e164 = regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`)
+var e164Pattern = regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`)
 
 // InboundSMS is an inbound text or MMS. From is the sender as the carrier gave it, trimmed: an
 // E.164 number, or a short code or alphanumeric sender the caller may refuse. To is E.164.
@@ -81,11 +81,11 @@ func ParseInboundSMS(form url.Values) (InboundSMS, error) {
 	if raw := strings.TrimSpace(form.Get("NumMedia")); raw != "" {
 		n, err = strconv.Atoi(raw)
 		if err != nil || n < 0 || n > MaxInboundMedia {
-			return InboundSMS{}, fieldErr("NumMedia", "want an integer from 0 to %d, got %q", MaxInboundMedia, clip(raw))
+			return InboundSMS{}, fieldErr("NumMedia", "want an integer from 0 to %d, got %q", MaxInboundMedia, clipForError(raw))
 		}
 	}
 	for i := range n {
-		if u, ok := mediaURL(form.Get("MediaUrl" + strconv.Itoa(i))); ok {
+		if u, ok := inboundMediaURL(form.Get("MediaUrl" + strconv.Itoa(i))); ok {
 			in.Media = append(in.Media, u)
 		}
 	}
@@ -105,11 +105,11 @@ func ParseStatus(form url.Values) (StatusUpdate, error) {
 		return StatusUpdate{}, fieldErr("MessageStatus", "missing")
 	}
 	if len(st.Status) > 32 || strings.IndexFunc(st.Status, func(r rune) bool { return (r < 'a' || r > 'z') && r != '_' }) >= 0 {
-		return StatusUpdate{}, fieldErr("MessageStatus", "want a lower-case word, got %q", clip(st.Status))
+		return StatusUpdate{}, fieldErr("MessageStatus", "want a lower-case word, got %q", clipForError(st.Status))
 	}
 	st.ErrorCode = strings.TrimSpace(form.Get("ErrorCode"))
 	if st.ErrorCode != "" && (len(st.ErrorCode) > 10 || strings.IndexFunc(st.ErrorCode, func(r rune) bool { return r < '0' || r > '9' }) >= 0) {
-		return StatusUpdate{}, fieldErr("ErrorCode", "want a number, got %q", clip(st.ErrorCode))
+		return StatusUpdate{}, fieldErr("ErrorCode", "want a number, got %q", clipForError(st.ErrorCode))
 	}
 	return st, nil
 }
@@ -138,7 +138,7 @@ func parseSID(form url.Values, field string) (string, error) {
 		return "", fieldErr(field, "missing")
 	}
 	if len(v) > maxSIDLen || strings.IndexFunc(v, func(r rune) bool { return r <= ' ' || r > '~' }) >= 0 {
-		return "", fieldErr(field, "want up to %d printable ASCII characters, got %q", maxSIDLen, clip(v))
+		return "", fieldErr(field, "want up to %d printable ASCII characters, got %q", maxSIDLen, clipForError(v))
 	}
 	return v, nil
 }
@@ -151,7 +151,7 @@ func parseSender(form url.Values, field string) (string, error) {
 		return "", fieldErr(field, "missing")
 	}
 	if len(v) > maxSenderLen || !utf8.ValidString(v) || strings.IndexFunc(v, unicode.IsControl) >= 0 {
-		return "", fieldErr(field, "want a phone number or sender id, got %q", clip(v))
+		return "", fieldErr(field, "want a phone number or sender id, got %q", clipForError(v))
 	}
 	return v, nil
 }
@@ -162,15 +162,15 @@ func parseE164(form url.Values, field string) (string, error) {
 	if v == "" {
 		return "", fieldErr(field, "missing")
 	}
-	if !e164.MatchString(v) {
-		return "", fieldErr(field, "want an E.164 number such as +14155550123, got %q", clip(v))
+	if !e164Pattern.MatchString(v) {
+		return "", fieldErr(field, "want an E.164 number such as +14155550123, got %q", clipForError(v))
 	}
 	return v, nil
 }
 
-// mediaURL keeps a media URL only when it is an absolute http(s) URL with a host: anything
+// inboundMediaURL keeps a media URL only when it is an absolute http(s) URL with a host: anything
 // else could not be fetched and might be a script or file URL shown in the inbox.
-func mediaURL(raw string) (string, bool) {
+func inboundMediaURL(raw string) (string, bool) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" || !utf8.ValidString(raw) {
 		return "", false
@@ -182,8 +182,8 @@ func mediaURL(raw string) (string, bool) {
 	return raw, true
 }
 
-// clip shortens a bad value quoted in an error, so an error line stays a line.
-func clip(s string) string {
+// clipForError shortens a bad value quoted in an error, so an error line stays a line.
+func clipForError(s string) string {
 	const max = 40
 	if len(s) <= max {
 		return s

@@ -18,7 +18,7 @@ func TestParseInboundSMS(t *testing.T) {
 		"ToCountry":         {"US"},
 		"MediaContentType0": {"image/jpeg"},
 		"SmsMessageSid":     {"MM0123456789abcdef0123456789abcdef"},
-		"NumMedia":          {"3"},
+		"NumMedia":          {"5"},
 		"MessageSid":        {"MM0123456789abcdef0123456789abcdef"},
 		"SmsSid":            {"MM0123456789abcdef0123456789abcdef"},
 		"SmsStatus":         {"received"},
@@ -29,7 +29,9 @@ func TestParseInboundSMS(t *testing.T) {
 		"MediaUrl0":         {"https://api.twilio.com/2010-04-01/Accounts/AC0/Messages/MM0/Media/ME0"},
 		"MediaUrl1":         {"javascript:alert(1)"},
 		"MediaUrl2":         {"http://media.example.com/b.png"},
-		"MediaUrl3":         {"https://beyond.example.com/not-counted.png"},
+		"MediaUrl3":         {"https:///no-host.png"},
+		"MediaUrl4":         {"/relative.png"},
+		"MediaUrl5":         {"https://beyond.example.com/not-counted.png"},
 		"ApiVersion":        {"2010-04-01"},
 	}
 	got, err := carrier.ParseInboundSMS(form)
@@ -54,7 +56,7 @@ func TestParseInboundSMS(t *testing.T) {
 func TestParseInboundSMSSenders(t *testing.T) {
 	base := url.Values{"MessageSid": {"SM1"}, "To": {"+14155550100"}, "Body": {"hi"}}
 	for _, from := range []string{"+14155550123", "12345", "ACME", "Acme Co"} {
-		f := cloneForm(base)
+		f := cloneCallbackForm(base)
 		f.Set("From", from)
 		got, err := carrier.ParseInboundSMS(f)
 		if err != nil || got.From != from {
@@ -62,7 +64,7 @@ func TestParseInboundSMSSenders(t *testing.T) {
 		}
 	}
 	// No NumMedia at all is a plain SMS.
-	got, err := carrier.ParseInboundSMS(withField(base, "From", "+14155550123"))
+	got, err := carrier.ParseInboundSMS(withCallbackField(base, "From", "+14155550123"))
 	if err != nil || len(got.Media) != 0 {
 		t.Errorf("SMS without NumMedia: %+v, %v; want no media, no error", got, err)
 	}
@@ -93,7 +95,7 @@ func TestParseInboundSMSRejects(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := carrier.ParseInboundSMS(withField(good, tc.field, tc.value))
+			got, err := carrier.ParseInboundSMS(withCallbackField(good, tc.field, tc.value))
 			if err == nil {
 				t.Fatalf("accepted %s=%q as %+v, want an error", tc.field, tc.value, got)
 			}
@@ -161,7 +163,7 @@ func TestParseCall(t *testing.T) {
 	}
 }
 
-func cloneForm(f url.Values) url.Values {
+func cloneCallbackForm(f url.Values) url.Values {
 	c := url.Values{}
 	for k, v := range f {
 		c[k] = append([]string(nil), v...)
@@ -169,8 +171,8 @@ func cloneForm(f url.Values) url.Values {
 	return c
 }
 
-func withField(f url.Values, k, v string) url.Values {
-	c := cloneForm(f)
+func withCallbackField(f url.Values, k, v string) url.Values {
+	c := cloneCallbackForm(f)
 	if v == "" {
 		c.Del(k)
 	} else {
@@ -180,14 +182,14 @@ func withField(f url.Values, k, v string) url.Values {
 }
 
 var (
-	e164Re    = regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`)
-	sidRe     = regexp.MustCompile(`^[!-~]{1,64}$`)
-	statusRe  = regexp.MustCompile(`^[a-z_]{1,32}$`)
-	errCodeRe = regexp.MustCompile(`^[0-9]{0,10}$`)
+	fuzzE164Re    = regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`)
+	fuzzSIDRe     = regexp.MustCompile(`^[!-~]{1,64}$`)
+	fuzzStatusRe  = regexp.MustCompile(`^[a-z_]{1,32}$`)
+	fuzzErrCodeRe = regexp.MustCompile(`^[0-9]{0,10}$`)
 )
 
-// formSeeds are encoded callback bodies: real shapes, and the malformed ones worth starting from.
-var formSeeds = []string{
+// callbackFormSeeds are encoded callback bodies: real shapes, and the malformed ones worth starting from.
+var callbackFormSeeds = []string{
 	"MessageSid=SM1&From=%2B14155550123&To=%2B14155550100&Body=Hello&NumMedia=0",
 	"MessageSid=MM1&From=%2B14155550123&To=%2B14155550100&Body=&NumMedia=2&MediaUrl0=https%3A%2F%2Fa.example%2F1&MediaUrl1=ftp%3A%2F%2Fx",
 	"MessageSid=SM1&MessageStatus=delivered&ErrorCode=",
@@ -202,8 +204,8 @@ var formSeeds = []string{
 	"",
 }
 
-func fuzzForm(f *testing.F, check func(t *testing.T, form url.Values)) {
-	for _, s := range formSeeds {
+func fuzzCallbackForm(f *testing.F, check func(t *testing.T, form url.Values)) {
+	for _, s := range callbackFormSeeds {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
@@ -219,15 +221,15 @@ func fuzzForm(f *testing.F, check func(t *testing.T, form url.Values)) {
 // on: a token SID, an E.164 To, a trimmed non-empty From, UTF-8 text, at most NumMedia absolute
 // http(s) media URLs.
 func FuzzParseInboundSMS(f *testing.F) {
-	fuzzForm(f, func(t *testing.T, form url.Values) {
+	fuzzCallbackForm(f, func(t *testing.T, form url.Values) {
 		in, err := carrier.ParseInboundSMS(form)
 		if err != nil {
 			return
 		}
-		if !sidRe.MatchString(in.MessageSID) {
+		if !fuzzSIDRe.MatchString(in.MessageSID) {
 			t.Errorf("accepted MessageSID %q", in.MessageSID)
 		}
-		if !e164Re.MatchString(in.To) {
+		if !fuzzE164Re.MatchString(in.To) {
 			t.Errorf("accepted To %q", in.To)
 		}
 		if in.From == "" || strings.TrimSpace(in.From) != in.From || !utf8.ValidString(in.From) {
@@ -255,12 +257,12 @@ func FuzzParseInboundSMS(f *testing.F) {
 // FuzzParseStatus: no body panics; an accepted receipt has a token SID, a lower-case status
 // word and a numeric (or empty) error code.
 func FuzzParseStatus(f *testing.F) {
-	fuzzForm(f, func(t *testing.T, form url.Values) {
+	fuzzCallbackForm(f, func(t *testing.T, form url.Values) {
 		st, err := carrier.ParseStatus(form)
 		if err != nil {
 			return
 		}
-		if !sidRe.MatchString(st.MessageSID) || !statusRe.MatchString(st.Status) || !errCodeRe.MatchString(st.ErrorCode) {
+		if !fuzzSIDRe.MatchString(st.MessageSID) || !fuzzStatusRe.MatchString(st.Status) || !fuzzErrCodeRe.MatchString(st.ErrorCode) {
 			t.Errorf("accepted status %+v", st)
 		}
 	})
@@ -268,12 +270,12 @@ func FuzzParseStatus(f *testing.F) {
 
 // FuzzParseCall: no body panics; an accepted call has a token SID, a sender and an E.164 To.
 func FuzzParseCall(f *testing.F) {
-	fuzzForm(f, func(t *testing.T, form url.Values) {
+	fuzzCallbackForm(f, func(t *testing.T, form url.Values) {
 		c, err := carrier.ParseCall(form)
 		if err != nil {
 			return
 		}
-		if !sidRe.MatchString(c.CallSID) || !e164Re.MatchString(c.To) || c.From == "" || strings.TrimSpace(c.From) != c.From {
+		if !fuzzSIDRe.MatchString(c.CallSID) || !fuzzE164Re.MatchString(c.To) || c.From == "" || strings.TrimSpace(c.From) != c.From {
 			t.Errorf("accepted call %+v", c)
 		}
 	})

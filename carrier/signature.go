@@ -48,7 +48,7 @@ func ValidTwilioSignature(authToken, fullURL string, form url.Values, signature 
 	got := []byte(signature)
 	// Check every candidate without stopping early, so timing does not say which form matched.
 	valid := false
-	for _, u := range urlVariants(fullURL) {
+	for _, u := range signedURLVariants(fullURL) {
 		want := []byte(TwilioSignature(authToken, u, form))
 		if hmac.Equal(want, got) {
 			valid = true
@@ -57,10 +57,10 @@ func ValidTwilioSignature(authToken, fullURL string, form url.Values, signature 
 	return valid
 }
 
-// urlVariants is fullURL and, when it has an http(s) authority, the same URL with the scheme's
+// signedURLVariants is fullURL and, when it has an http(s) authority, the same URL with the scheme's
 // default port toggled: "https://h/p" ↔ "https://h:443/p". The rest of the URL is kept byte for
 // byte (never re-encoded), since the signature is over the exact string Twilio used.
-func urlVariants(fullURL string) []string {
+func signedURLVariants(fullURL string) []string {
 	variants := []string{fullURL}
 	var scheme, port string
 	switch {
@@ -80,7 +80,7 @@ func urlVariants(fullURL string) []string {
 	if authority == "" || strings.Contains(authority, "@") {
 		return variants
 	}
-	host, p, hasPort := splitHostPort(authority)
+	host, p, hasPort := sigSplitHostPort(authority)
 	switch {
 	case !hasPort:
 		variants = append(variants, scheme+authority+":"+port+tail)
@@ -90,8 +90,8 @@ func urlVariants(fullURL string) []string {
 	return variants
 }
 
-// splitHostPort splits "host:port" and "[v6]:port"; a bare host or "[v6]" has no port.
-func splitHostPort(authority string) (host, port string, ok bool) {
+// sigSplitHostPort splits "host:port" and "[v6]:port"; a bare host or "[v6]" has no port.
+func sigSplitHostPort(authority string) (host, port string, ok bool) {
 	i := strings.LastIndexByte(authority, ':')
 	if i < 0 || strings.LastIndexByte(authority, ']') > i {
 		return authority, "", false

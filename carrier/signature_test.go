@@ -16,7 +16,7 @@ import (
 const sigToken = "12345"
 
 // The inbound SMS form Twilio posts, as its docs show it.
-func smsForm() url.Values {
+func signedSMSForm() url.Values {
 	return url.Values{
 		"AccountSid":    {"AC0123456789abcdef0123456789abcdef"},
 		"ApiVersion":    {"2010-04-01"},
@@ -35,7 +35,7 @@ func smsForm() url.Values {
 	}
 }
 
-func flat(form url.Values) map[string]string {
+func firstValues(form url.Values) map[string]string {
 	m := map[string]string{}
 	for k, v := range form {
 		m[k] = v[0]
@@ -63,12 +63,12 @@ func TestTwilioSignatureAgreesWithTwilioGo(t *testing.T) {
 		"http://localhost:8080/carrier/twilio/status",
 		"https://sb.example.com:443/carrier/twilio/voice",
 	}
-	forms := []url.Values{smsForm(), {}, {"CallSid": {"CA1"}, "From": {"+1415"}, "To": {"+1416"}}}
+	forms := []url.Values{signedSMSForm(), {}, {"CallSid": {"CA1"}, "From": {"+1415"}, "To": {"+1416"}}}
 	for _, u := range urls {
 		for i, form := range forms {
 			theirs := client.NewRequestValidator(sigToken)
 			ours := carrier.TwilioSignature(sigToken, u, form)
-			if !theirs.Validate(u, flat(form), ours) {
+			if !theirs.Validate(u, firstValues(form), ours) {
 				t.Errorf("twilio-go rejects our signature %q of %s form %d", ours, u, i)
 			}
 			// twilio-go has no signer; its validator checks the URL as given and with its port
@@ -83,11 +83,11 @@ func TestTwilioSignatureAgreesWithTwilioGo(t *testing.T) {
 func TestTwilioSignatureTheirsVerifiesWithOurs(t *testing.T) {
 	// twilio-go exposes only a validator, so "theirs" is a signature it accepts that we did not
 	// compute with TwilioSignature: the HMAC by hand, the way Twilio's docs describe it.
-	form := smsForm()
+	form := signedSMSForm()
 	const u = "https://sb.example.com/carrier/twilio/sms?b=2&a=1"
-	sig := handSignature(sigToken, u, flat(form))
+	sig := handSignature(sigToken, u, firstValues(form))
 	v := client.NewRequestValidator(sigToken)
-	if !v.Validate(u, flat(form), sig) {
+	if !v.Validate(u, firstValues(form), sig) {
 		t.Fatalf("twilio-go rejects the hand-computed signature %q: the test is wrong", sig)
 	}
 	if !carrier.ValidTwilioSignature(sigToken, u, form, sig) {
@@ -95,8 +95,8 @@ func TestTwilioSignatureTheirsVerifiesWithOurs(t *testing.T) {
 	}
 	// Twilio may sign the URL with or without the default port; twilio-go accepts both, so do we.
 	withPort := "https://sb.example.com:443/carrier/twilio/sms?b=2&a=1"
-	sig443 := handSignature(sigToken, withPort, flat(form))
-	if !v.Validate(u, flat(form), sig443) {
+	sig443 := handSignature(sigToken, withPort, firstValues(form))
+	if !v.Validate(u, firstValues(form), sig443) {
 		t.Fatalf("twilio-go rejects the :443 signature for %s", u)
 	}
 	if !carrier.ValidTwilioSignature(sigToken, u, form, sig443) {
@@ -108,7 +108,7 @@ func TestTwilioSignatureTheirsVerifiesWithOurs(t *testing.T) {
 }
 
 func TestTwilioSignatureInvalid(t *testing.T) {
-	form := smsForm()
+	form := signedSMSForm()
 	const u = "https://sb.example.com/carrier/twilio/sms?ws=acme"
 	sig := carrier.TwilioSignature(sigToken, u, form)
 	changed := func(f func(url.Values)) url.Values {
@@ -236,7 +236,7 @@ func FuzzTwilioSignature(f *testing.F) {
 		}
 		if single {
 			v := client.NewRequestValidator(token)
-			if !v.Validate(u, flat(form), sig) {
+			if !v.Validate(u, firstValues(form), sig) {
 				t.Errorf("twilio-go rejects our signature of %q %q", u, body)
 			}
 		}
