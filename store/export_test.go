@@ -87,7 +87,7 @@ func DowngradeToSchema1(tx *bolt.Tx) error {
 			return err
 		}
 		var m Message
-		key := append(append([]byte(nil), e.v...), e.k[17:]...)
+		key := append(append([]byte(nil), e.v[:16]...), e.k[17:]...)
 		if _, err := getJSON(tx.Bucket(bMessages), key, &m); err != nil {
 			return err
 		}

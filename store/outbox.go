@@ -11,9 +11,13 @@ import (
 // The outbox is the durable send queue (DESIGN §7). A queued message has one entry in exactly
 // one of three buckets:
 //
-//	outbox          number id(16) | priority(1) | message id(16) → ws(16)   ready, in dispatch order
-//	outbox_delayed  due(8) | message id(16) → number id | priority | ws      waiting to be retried
-//	outbox_sending  message id(16) → number id | priority | ws               claimed, at the carrier
+//	outbox          number id(16) | priority(1) | message id(16) → ws(16) [| broadcast id(16)]
+//	outbox_delayed  due(8) | message id(16) → number id | priority | ws [| broadcast id]
+//	outbox_sending  message id(16) → number id | priority | ws [| broadcast id]
+//
+// The ready queue holds what may go now, in dispatch order; the delayed one retries and copies
+// held for quiet hours, by due time; sending what is at the carrier. A broadcast copy carries
+// its broadcast's id, so cancelling a broadcast finds its copies without decoding messages.
 //
 // Keying the ready queue by number first lets the dispatcher hold each number to its own rate
 // without walking another number's backlog; within a number the key orders by priority (high,
@@ -39,12 +43,23 @@ func priorityName(b byte) string {
 	return PriorityNormal
 }
 
-// outboxRef is what the side buckets remember of a queued message: where it goes back to.
-func outboxRef(numberID string, priority byte, ws string) []byte {
-	v := make([]byte, 0, 33)
-	v = append(v, idKey(numberID)...)
+// readyValue is a ready-queue value: the workspace, and the broadcast of a copy.
+func readyValue(m *Message) []byte {
+	v := make([]byte, 0, 32)
+	v = append(v, idKey(m.WorkspaceID)...)
+	if m.BroadcastID != "" {
+		v = append(v, idKey(m.BroadcastID)...)
+	}
+	return v
+}
+
+// outboxRef is what the side buckets remember of a queued message: its ready key's number and
+// priority, and its ready value.
+func outboxRef(numberID []byte, priority byte, value []byte) []byte {
+	v := make([]byte, 0, 17+len(value))
+	v = append(v, numberID...)
 	v = append(v, priority)
-	return append(v, idKey(ws)...)
+	return append(v, value...)
 }
 
 func readyKey(numberID []byte, priority byte, msgID []byte) []byte {
@@ -58,7 +73,14 @@ func readyKey(numberID []byte, priority byte, msgID []byte) []byte {
 func enqueue(tx *bolt.Tx, fx *effects, m *Message) error {
 	fx.outbox = true
 	fx.depth++
-	return tx.Bucket(bOutbox).Put(readyKey(idKey(m.NumberID), priorityByte(m.Priority), idKey(m.ID)), idKey(m.WorkspaceID))
+	return tx.Bucket(bOutbox).Put(readyKey(idKey(m.NumberID), priorityByte(m.Priority), idKey(m.ID)), readyValue(m))
+}
+
+// delay puts a message into the delayed queue, due at due (a retry, a copy held for quiet hours).
+func delay(tx *bolt.Tx, fx *effects, m *Message, due time.Time) error {
+	fx.depth++
+	return tx.Bucket(bOutboxDelayed).Put(append(encodeUint(uint64(due.UnixNano())), idKey(m.ID)...),
+		outboxRef(idKey(m.NumberID), priorityByte(m.Priority), readyValue(m)))
 }
 
 // Claim is a batch of outbound messages of one number, marked sending, for the dispatcher.
@@ -74,8 +96,10 @@ type Claim struct {
 // the one after `after`, so one number's backlog never starves another's.
 func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *PhoneNumber) int) ([]Claim, error) {
 	var claims []Claim
+	var fx effects
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		claims = nil
+		claims, fx = nil, effects{}
+		bc := broadcastCache{}
 		ready := tx.Bucket(bOutbox)
 		var numbers [][]byte
 		c := ready.Cursor()
@@ -104,10 +128,10 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 				break
 			}
 			k, v := ready.Cursor().Seek(nid)
-			if k == nil || len(v) != 16 {
+			if k == nil || len(v) < 16 {
 				continue
 			}
-			ws := idFromKey(v)
+			ws := idFromKey(v[:16])
 			var n PhoneNumber
 			ok, err := getJSON(tx.Bucket(bNumbers), wsKey(ws, idFromKey(nid)), &n)
 			if err != nil {
@@ -128,22 +152,33 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 			rc := ready.Cursor()
 			for k, v := rc.Seek(nid); k != nil && bytes.HasPrefix(k, nid) && len(cl.Messages) < take; k, v = rc.Next() {
 				done = append(done, bytes.Clone(k))
-				if len(k) != 33 || len(v) != 16 {
+				if len(k) != 33 || len(v) < 16 {
 					continue
 				}
 				var m Message
-				ok, err := getJSON(tx.Bucket(bMessages), append(bytes.Clone(v), k[17:]...), &m)
+				ok, err := getJSON(tx.Bucket(bMessages), append(bytes.Clone(v[:16]), k[17:]...), &m)
 				if err != nil {
 					return err
 				}
-				if !ok || m.Status != MessageQueued {
+				if !ok || (m.Status != MessageQueued && m.Status != MessageScheduled) {
+					fx.depth--
 					continue // cancelled or deleted meanwhile: nothing to send
+				}
+				if cancelled, err := bc.cancelled(tx, &m); err != nil {
+					return err
+				} else if cancelled {
+					fx.depth--
+					m.Status, m.UpdatedAt = MessageCancelled, now
+					if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
+						return err
+					}
+					continue
 				}
 				m.Status, m.Attempts, m.UpdatedAt = MessageSending, m.Attempts+1, now
 				if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
 					return err
 				}
-				if err := tx.Bucket(bOutboxSending).Put(bytes.Clone(k[17:]), outboxRef(n.ID, k[16], m.WorkspaceID)); err != nil {
+				if err := tx.Bucket(bOutboxSending).Put(bytes.Clone(k[17:]), outboxRef(nid, k[16], bytes.Clone(v))); err != nil {
 					return err
 				}
 				cl.Messages = append(cl.Messages, m)
@@ -160,6 +195,9 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 		}
 		return nil
 	})
+	if err == nil {
+		s.applyEffects(&fx)
+	}
 	return claims, err
 }
 
@@ -185,7 +223,7 @@ func (s *Store) PromoteDue(now time.Time, max int) (moved int, next time.Time, e
 		var keys [][]byte
 		c := delayed.Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if len(k) != 24 || len(v) != 33 {
+			if len(k) != 24 || len(v) < 33 {
 				keys = append(keys, bytes.Clone(k))
 				continue
 			}
@@ -226,11 +264,11 @@ func (s *Store) RequeueSending() (int, error) {
 		var keys [][]byte
 		err := sending.ForEach(func(k, v []byte) error {
 			keys = append(keys, bytes.Clone(k))
-			if len(k) != 16 || len(v) != 33 {
+			if len(k) != 16 || len(v) < 33 {
 				return nil
 			}
 			var m Message
-			ok, err := getJSON(tx.Bucket(bMessages), append(bytes.Clone(v[17:]), k...), &m)
+			ok, err := getJSON(tx.Bucket(bMessages), append(bytes.Clone(v[17:33]), k...), &m)
 			if err != nil || !ok {
 				return err
 			}
@@ -284,11 +322,9 @@ func (s *Store) RecordOutcomes(outs []Outcome) error {
 		bc := broadcastCache{}
 		for _, o := range outs {
 			key := wsKeyChecked(o.WorkspaceID, o.MessageID)
-			ref := tx.Bucket(bOutboxSending).Get(idKey(o.MessageID))
-			if ref == nil {
+			if tx.Bucket(bOutboxSending).Get(idKey(o.MessageID)) == nil {
 				continue // not claimed (anymore): nothing to record
 			}
-			ref = bytes.Clone(ref)
 			if err := tx.Bucket(bOutboxSending).Delete(idKey(o.MessageID)); err != nil {
 				return err
 			}
@@ -333,8 +369,7 @@ func (s *Store) RecordOutcomes(outs []Outcome) error {
 				}
 			case !o.RetryAt.IsZero():
 				m.Status, m.ProviderErr = MessageQueued, o.Err
-				fx.depth++
-				if err := tx.Bucket(bOutboxDelayed).Put(append(encodeUint(uint64(o.RetryAt.UnixNano())), idKey(m.ID)...), ref); err != nil {
+				if err := delay(tx, fx, &m, o.RetryAt); err != nil {
 					return err
 				}
 			default:
@@ -456,6 +491,23 @@ func (bc broadcastCache) update(tx *bolt.Tx, m *Message, fn func(b *Broadcast)) 
 	return nil
 }
 
+// cancelled reports whether m is a copy of a cancelled broadcast (decoded once per transaction).
+func (bc broadcastCache) cancelled(tx *bolt.Tx, m *Message) (bool, error) {
+	if m.BroadcastID == "" {
+		return false, nil
+	}
+	b := bc[m.BroadcastID]
+	if b == nil {
+		b = &Broadcast{}
+		ok, err := getJSON(tx.Bucket(bBroadcasts), wsKey(m.WorkspaceID, m.BroadcastID), b)
+		if err != nil || !ok {
+			return false, err
+		}
+		bc[m.BroadcastID] = b
+	}
+	return b.Status == BroadcastCancelled, nil
+}
+
 // flush writes the changed broadcasts, finishing those with no copy queued or sending any more:
 // sent, or failed when every copy failed.
 func (bc broadcastCache) flush(tx *bolt.Tx, now time.Time) error {
@@ -560,7 +612,7 @@ func migrateCarrier(s *Store, tx *bolt.Tx) error {
 				return err
 			}
 		}
-		if err := ready.Put(readyKey(idKey(m.NumberID), o.k[0], o.k[1:]), idKey(m.WorkspaceID)); err != nil {
+		if err := ready.Put(readyKey(idKey(m.NumberID), o.k[0], o.k[1:]), readyValue(&m)); err != nil {
 			return err
 		}
 	}
@@ -582,10 +634,10 @@ func (s *Store) Outbox(limit int) ([]OutboxEntry, error) {
 	err := s.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bOutbox).Cursor()
 		for k, v := c.First(); k != nil && len(out) < limit; k, v = c.Next() {
-			if len(k) != 33 || len(v) != 16 {
+			if len(k) != 33 || len(v) < 16 {
 				continue
 			}
-			out = append(out, OutboxEntry{WorkspaceID: idFromKey(v), MessageID: idFromKey(k), NumberID: idFromKey(k[:16]),
+			out = append(out, OutboxEntry{WorkspaceID: idFromKey(v[:16]), MessageID: idFromKey(k), NumberID: idFromKey(k[:16]),
 				Priority: priorityName(k[16])})
 		}
 		return nil

@@ -89,6 +89,10 @@ var (
 	bOutboxDelayed = []byte("outbox_delayed")       // due(8)|message id -> number id|priority|ws: retries
 	bMsgProvider   = []byte("idx_message_provider") // provider|0|provider id -> ws|message id
 	bBlocked       = []byte("blocked_numbers")      // ws|phone -> Block
+	bGroups        = []byte("groups")               // ws|id -> Group (group.go)
+	bGroupName     = []byte("idx_group_name")
+	bGroupMembers  = []byte("group_members")      // ws|group|contact -> empty
+	bContactGroups = []byte("idx_contact_groups") // ws|contact|group -> empty
 	bComments      = []byte("comments")
 	bBroadcasts    = []byte("broadcasts")
 	bOptOuts       = []byte("opt_outs")
@@ -108,7 +112,7 @@ var allBuckets = [][]byte{
 	bMeta, bTenants, bWorkspaces, bUsers, bUserEmail, bMemberships, bUserWS, bInvitations,
 	bNumbers, bNumberPhone, bNumberGlobal, bProperties, bPropertyName, bContacts, bContactPhone, bContactEmail,
 	bContactTerms, bContactOrder, bContactDoc, bConversations, bConvKey, bMessages, bConvMessages,
-	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
+	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 }
 
