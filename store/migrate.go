@@ -16,7 +16,14 @@ type migration struct {
 
 // migrations is the ordered list of schema changes; SchemaVersion is one more than its length.
 // Append a step to change the schema; never edit or reorder a step that has shipped.
-var migrations = []migration{}
+var migrations = []migration{
+	{"webhook subscription owners and pending-delivery indexes", func(s *Store, tx *bolt.Tx) error {
+		if err := indexSubscriptionOwners(s, tx); err != nil {
+			return err
+		}
+		return indexPendingDeliveries(s, tx)
+	}},
+}
 
 // SchemaVersion is the version this binary writes; migrations bring older files forward.
 var SchemaVersion = 1 + len(migrations)
