@@ -24,6 +24,7 @@ type adminCommand struct {
 type adminEnv struct {
 	fs     *flag.FlagSet
 	data   *string
+	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
 }
@@ -66,9 +67,10 @@ func required(pairs ...string) error {
 
 func adminCommands() map[string]adminCommand {
 	return map[string]adminCommand{
-		"create-user":      {"--email E --name N [--password P] [--superuser]", adminCreateUser},
+		"create-user":      {"--email E --name N [--password P | --password-stdin] [--superuser]", adminCreateUser},
 		"create-workspace": {"--name N", adminCreateWorkspace},
 		"add-member":       {"--workspace W --user U", adminAddMember},
+		"remove-member":    {"--workspace W --user U", adminRemoveMember}, // admin_members.go
 		"add-number":       {"--workspace W --phone +1… [--name N]", adminAddNumber},
 		"add-property":     {"--workspace W --name N --type text|number|boolean|date", adminAddProperty},
 		"create-token":     {"--user U [--name N]", adminCreateToken},
@@ -118,7 +120,7 @@ func admin(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "Usage: switchboard admin %s [-data DIR] %s\n", args[0], cmd.usage)
 		fs.PrintDefaults()
 	}
-	env := &adminEnv{fs: fs, data: dataFlag(fs), stdout: stdout, stderr: stderr}
+	env := &adminEnv{fs: fs, data: dataFlag(fs), stdin: os.Stdin, stdout: stdout, stderr: stderr}
 	err := cmd.run(env, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
@@ -143,10 +145,21 @@ func adminCreateUser(a *adminEnv, args []string) error {
 	email := a.fs.String("email", "", "email address (sign-in name)")
 	name := a.fs.String("name", "", "display name")
 	password := a.fs.String("password", "", "password (8 to 72 bytes); empty: no password sign-in")
+	fromStdin := a.fs.Bool("password-stdin", false, "read the password from standard input (not kept in shell history)")
 	super := a.fs.Bool("superuser", false, "may administer everything")
 	return a.withStore(args, func(s *store.Store) error {
 		if err := required("email", *email, "name", *name); err != nil {
 			return err
+		}
+		if *fromStdin {
+			if *password != "" {
+				return errors.New("--password and --password-stdin exclude each other")
+			}
+			p, err := readPassword(a.stdin)
+			if err != nil {
+				return err
+			}
+			*password = p
 		}
 		u, err := s.CreateUser(store.NewUser{Email: *email, Name: *name, Password: *password, Superuser: *super})
 		if err != nil {

@@ -329,7 +329,8 @@ func (s *Store) Redeliver(id string) (Delivery, error) {
 
 // EnableSubscription re-activates a disabled subscription and clears its failure record;
 // changed is false when it was already active. Deliveries cancelled while it was disabled stay
-// cancelled (Redeliver brings one back).
+// cancelled (Redeliver brings one back). Enabling one beyond MaxActiveSubscriptions for its
+// workspace and event is ErrConflict.
 func (s *Store) EnableSubscription(id string) (sub Subscription, changed bool, err error) {
 	err = s.update(func(tx *bolt.Tx, _ *effects) error {
 		var ok bool
@@ -343,6 +344,15 @@ func (s *Store) EnableSubscription(id string) (sub Subscription, changed bool, e
 		changed = !sub.Active || sub.FailingSince != nil
 		if !changed {
 			return nil
+		}
+		if !sub.Active {
+			n, err := activeSubscriptions(tx, sub.WorkspaceID, sub.EventName)
+			if err != nil {
+				return err
+			}
+			if n >= MaxActiveSubscriptions {
+				return errorf(ErrConflict, "workspace %s already has %d active subscriptions to %s", sub.WorkspaceID, n, sub.EventName)
+			}
 		}
 		sub.Active, sub.DisabledAt, sub.FailingSince = true, nil, nil
 		return PutSubscription(tx, sub)
