@@ -252,6 +252,16 @@ func TestRateLimit(t *testing.T) {
 	// Unauthenticated requests do not spend a token's budget (and are 401, not 429).
 	e.postAs(t, "", "me-action", body).want(t, http.StatusUnauthorized)
 
+	// A rate below 1 keeps a burst of at least one request: 0.2/s lets one through, then one
+	// every 5 s (a burst of 0 refused every request for ever).
+	slow := newEnv(t, Config{RateLimit: 0.2})
+	slow.post(t, "me-action", body).want(t, http.StatusOK)
+	r = slow.post(t, "me-action", body).want(t, http.StatusTooManyRequests)
+	if secs, _ := strconv.Atoi(r.header.Get("Retry-After")); secs < 4 || secs > 5 {
+		t.Errorf("at 0.2 requests/s Retry-After %q, want 5 seconds", r.header.Get("Retry-After"))
+	}
+	slow.postAs(t, slow.otherToken, "me-action", body).want(t, http.StatusOK)
+
 	// 0 turns it off.
 	off := newEnv(t, Config{RateLimit: 0})
 	for range 50 {
