@@ -57,9 +57,8 @@ func (p *Provider) loginPage(w http.ResponseWriter, r *http.Request) {
 
 // login is POST /oauth/login: email and password, rate-limited per account and per address.
 func (p *Provider) login(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
-	if err := r.ParseForm(); err != nil {
-		p.renderMessage(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
+	if err := readForm(w, r); err != nil {
+		p.formError(w, r, err)
 		return
 	}
 	f := views.LoginForm{Email: strings.TrimSpace(r.PostForm.Get("email")), Next: r.PostForm.Get("next")}
