@@ -126,8 +126,18 @@ func backupTo(dataDir string, w io.Writer) (int64, error) {
 	}
 	req.Header.Set("Authorization", "Bearer "+info.BackupToken)
 	// No proxy (HTTP_PROXY and the like would carry the token off the machine) and no redirects.
+	// The endpoint answers loopback callers only: to a server bound to another address of this
+	// host, connect from the loopback address (the kernel routes local addresses over lo).
+	dialer := &net.Dialer{Timeout: 10 * time.Second}
+	if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() {
+		if ip.To4() != nil {
+			dialer.LocalAddr = &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}
+		} else {
+			dialer.LocalAddr = &net.TCPAddr{IP: net.IPv6loopback}
+		}
+	}
 	client := &http.Client{
-		Transport: &http.Transport{Proxy: nil},
+		Transport: &http.Transport{Proxy: nil, DialContext: dialer.DialContext},
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		},

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -151,4 +152,56 @@ func TestBackupUnderConcurrentWrites(t *testing.T) {
 	if n == 0 || fails.Load() != 0 {
 		t.Fatalf("%d contacts written, %d failed requests: the writes did not run alongside the backups", n, fails.Load())
 	}
+}
+
+// TestBackupAnswersOnlyLoopback binds the server to a non-loopback address of this host: a
+// caller reaching it there, with the right token, is refused and gets no database, while
+// `switchboard backup` still works (it connects from the loopback address).
+func TestBackupAnswersOnlyLoopback(t *testing.T) {
+	var hostIP net.IP
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() {
+			hostIP = n.IP
+			break
+		}
+	}
+	if hostIP == nil {
+		t.Skip("this machine has no non-loopback IPv4 address")
+	}
+	f := newFixture(t)
+	d := "-data=" + f.data
+	ln, err := net.Listen("tcp", net.JoinHostPort(hostIP.String(), "0"))
+	if err != nil {
+		t.Skipf("cannot listen on %s: %v", hostIP, err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	srv := startServer(t, addr, nil, "-addr", addr, d, "-log-requests=false")
+
+	raw, err := os.ReadFile(filepath.Join(f.data, "server.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info serverInfo
+	if err := json.Unmarshal(raw, &info); err != nil || info.BackupToken == "" {
+		t.Fatalf("server.json: %s, %v", raw, err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, srv.base+"/admin/backup", nil)
+	req.Header.Set("Authorization", "Bearer "+info.BackupToken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusForbidden || len(body) > 200 {
+		t.Fatalf("backup requested from %s: %d with %d bytes, want 403 and no database", hostIP, res.StatusCode, len(body))
+	}
+
+	path := filepath.Join(t.TempDir(), "copy.db")
+	if r := sb(t, nil, "backup", d, path); r.code != 0 {
+		t.Fatalf("switchboard backup against a server on %s: exit %d, stderr %q", addr, r.code, r.stderr)
+	}
+	checkBackup(t, path, f.ws)
 }

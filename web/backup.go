@@ -3,7 +3,6 @@ package web
 import (
 	"crypto/subtle"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -51,21 +50,7 @@ func directLoopback(r *http.Request) bool {
 		}
 	}
 	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		return false
-	}
-	remote := ap.Addr().Unmap()
-	if remote.IsLoopback() {
-		return true
-	}
-	// A server bound to one address of the host (not loopback) is reached from the host itself
-	// with that address as the source: the same host, as the TCP handshake proves.
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok {
-		return false
-	}
-	lp, err := netip.ParseAddrPort(local.String())
-	return err == nil && lp.Addr().Unmap() == remote && !remote.IsUnspecified()
+	return err == nil && ap.Addr().Unmap().IsLoopback()
 }
 
 // deadlineWriter moves the connection's write deadline ahead before each write.
