@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"time"
@@ -218,7 +219,7 @@ func PutDelivery(tx *bolt.Tx, d Delivery) error {
 func setPending(tx *bolt.Tx, d Delivery, pending bool) error {
 	bySub, byEvent := tx.Bucket(bSubPending), tx.Bucket(bEventPending)
 	subKey := wsKey(d.SubscriptionID, d.ID)
-	was := bySub.Get(subKey) != nil
+	was := hasKey(bySub, subKey)
 	if pending == was {
 		return nil
 	}
@@ -239,6 +240,13 @@ func setPending(tx *bolt.Tx, d Delivery, pending bool) error {
 		return err
 	}
 	return addPendingCount(tx, -1)
+}
+
+// hasKey reports whether key is in b. Get cannot tell: a key put with an empty value in the
+// same transaction reads back as nil.
+func hasKey(b *bolt.Bucket, key []byte) bool {
+	k, _ := b.Cursor().Seek(key)
+	return bytes.Equal(k, key)
 }
 
 // pendingCountKey (meta bucket) holds how many deliveries are pending: the queue depth.

@@ -245,6 +245,18 @@ func TestMigrationBuildsWebhookIndexes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A user who left before the migration, whose subscription the old RemoveMember kept.
+	gone, err := s.CreateUser(store.NewUser{Email: "gone@example.com", Name: "Gone"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddMember(f.ws, gone.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	orphan, err := s.Subscribe(f.ws, gone.ID, store.EventContactCreated, "https://hooks.example.com/gone")
+	if err != nil {
+		t.Fatal(err)
+	}
 	f.contact(t, "+14155550101", "Ada", "")
 	f.contact(t, "+14155550102", "Bo", "")
 	s.Close()
@@ -259,6 +271,10 @@ func TestMigrationBuildsWebhookIndexes(t *testing.T) {
 			if err := tx.DeleteBucket([]byte(b)); err != nil {
 				return err
 			}
+		}
+		membership := append(store.IDKey(f.ws), store.IDKey(gone.ID)...)
+		if err := tx.Bucket([]byte("memberships")).Delete(membership); err != nil {
+			return err
 		}
 		meta := tx.Bucket([]byte("meta"))
 		if err := meta.Delete([]byte("webhook_pending_count")); err != nil {
@@ -275,7 +291,13 @@ func TestMigrationBuildsWebhookIndexes(t *testing.T) {
 		t.Fatalf("schema %d after open, want %d", v, store.SchemaVersion)
 	}
 	if n, _ := s.QueueDepth(); n != 2 {
-		t.Fatalf("queue depth %d after the migration, want 2", n)
+		t.Fatalf("queue depth %d after the migration, want 2 (the orphan's 2 cancelled)", n)
+	}
+	if _, err := s.FindSubscription(orphan.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the subscription of a user who had left: %v, want deleted by the migration", err)
+	}
+	if ds, _ := s.SubscriptionDeliveries(orphan.ID, 0); len(ds) != 2 || ds[0].Status != store.DeliveryCancelled {
+		t.Fatalf("the orphan's deliveries: %+v, want 2 cancelled", ds)
 	}
 	if err := s.RemoveMember(f.ws, f.user.ID); err != nil {
 		t.Fatal(err)

@@ -18,10 +18,10 @@ type migration struct {
 // Append a step to change the schema; never edit or reorder a step that has shipped.
 var migrations = []migration{
 	{"webhook subscription owners and pending-delivery indexes", func(s *Store, tx *bolt.Tx) error {
-		if err := indexSubscriptionOwners(s, tx); err != nil {
+		if err := indexPendingDeliveries(s, tx); err != nil {
 			return err
 		}
-		return indexPendingDeliveries(s, tx)
+		return indexSubscriptionOwners(s, tx)
 	}},
 }
 

@@ -274,8 +274,10 @@ func (s *Store) Subscriptions(workspaceID string) ([]Subscription, error) {
 }
 
 // indexSubscriptionOwners is a migration step: subscriptions made before the owner index get
-// their membership entry (they carry no credential), so removing the member ends them too.
-func indexSubscriptionOwners(_ *Store, tx *bolt.Tx) error {
+// their membership entry (they carry no credential), so removing the member ends them too. Those
+// whose user had already left the workspace (RemoveMember used to leave them) are deleted, and
+// their pending deliveries cancelled; it runs after indexPendingDeliveries for that.
+func indexSubscriptionOwners(s *Store, tx *bolt.Tx) error {
 	var subs []Subscription
 	if err := tx.Bucket(bSubs).ForEach(func(_, v []byte) error {
 		var sub Subscription
@@ -288,6 +290,15 @@ func indexSubscriptionOwners(_ *Store, tx *bolt.Tx) error {
 		return err
 	}
 	for _, sub := range subs {
+		if sub.UserID != "" && !isMember(tx, sub.WorkspaceID, sub.UserID) {
+			if err := DeleteSubscription(tx, sub.WorkspaceID, sub.ID); err != nil {
+				return err
+			}
+			if err := s.cancelPending(tx, sub.ID, "", "the user who made the subscription is no longer a member of the workspace"); err != nil {
+				return err
+			}
+			continue
+		}
 		for _, k := range ownerKeys(sub) {
 			if err := tx.Bucket(bSubOwner).Put(k, nil); err != nil {
 				return err
