@@ -25,6 +25,7 @@ type adminCommand struct {
 type adminEnv struct {
 	fs     *flag.FlagSet
 	data   *string
+	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
 }
@@ -67,7 +68,7 @@ func required(pairs ...string) error {
 
 func adminCommands() map[string]adminCommand {
 	return map[string]adminCommand{
-		"create-user":      {"--email E --name N [--password P] [--superuser]", adminCreateUser},
+		"create-user":      {"--email E --name N [--password P | --password-stdin] [--superuser]", adminCreateUser},
 		"create-workspace": {"--name N", adminCreateWorkspace},
 		"add-member":       {"--workspace W --user U", adminAddMember},
 		"add-number":       {"--workspace W --phone +1… [--name N] [--carrier sandbox|twilio] [--rate R]", adminAddNumber},
@@ -75,6 +76,7 @@ func adminCommands() map[string]adminCommand {
 		"list-workspaces":  {"", adminListWorkspaces},
 		"list-users":       {"", adminListUsers},
 		"set-workspace":    {"--workspace W [--name N] [--stop-reply T] [--start-reply T] [--help-reply T] [--voice-greeting T]", adminSetWorkspace},
+		"remove-member":    {"--workspace W --user U", adminRemoveMember}, // admin_members.go
 		"add-property":     {"--workspace W --name N --type text|number|boolean|date", adminAddProperty},
 		"create-token":     {"--user U [--name N]", adminCreateToken},
 		"revoke-token":     {"--token T", adminRevokeToken},
@@ -123,7 +125,7 @@ func admin(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "Usage: switchboard admin %s [-data DIR] %s\n", args[0], cmd.usage)
 		fs.PrintDefaults()
 	}
-	env := &adminEnv{fs: fs, data: dataFlag(fs), stdout: stdout, stderr: stderr}
+	env := &adminEnv{fs: fs, data: dataFlag(fs), stdin: os.Stdin, stdout: stdout, stderr: stderr}
 	err := cmd.run(env, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
@@ -148,10 +150,21 @@ func adminCreateUser(a *adminEnv, args []string) error {
 	email := a.fs.String("email", "", "email address (sign-in name)")
 	name := a.fs.String("name", "", "display name")
 	password := a.fs.String("password", "", "password (8 to 72 bytes); empty: no password sign-in")
+	fromStdin := a.fs.Bool("password-stdin", false, "read the password from standard input (not kept in shell history)")
 	super := a.fs.Bool("superuser", false, "may administer everything")
 	return a.withStore(args, func(s *store.Store) error {
 		if err := required("email", *email, "name", *name); err != nil {
 			return err
+		}
+		if *fromStdin {
+			if *password != "" {
+				return errors.New("--password and --password-stdin exclude each other")
+			}
+			p, err := readPassword(a.stdin)
+			if err != nil {
+				return err
+			}
+			*password = p
 		}
 		u, err := s.CreateUser(store.NewUser{Email: *email, Name: *name, Password: *password, Superuser: *super})
 		if err != nil {

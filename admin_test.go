@@ -31,7 +31,7 @@ func TestAdminOAuthCommands(t *testing.T) {
 	wantULID(t, "create-oauth-client --public", pub)
 
 	fails(t, "redirect-uri", "admin", "create-oauth-client", d, "--name", "No URI")
-	fails(t, "", "admin", "create-oauth-client", d, "--name", "Bad", "--redirect-uri", "not a url")
+	fails(t, "must be an absolute URL", "admin", "create-oauth-client", d, "--name", "Bad", "--redirect-uri", "not a url")
 
 	list := sb(t, nil, "admin", "list-oauth-clients", d)
 	if list.code != 0 || !strings.Contains(list.stdout, conf+"\tconfidential\tZapier") || !strings.Contains(list.stdout, pub+"\tpublic\tDesktop") {
@@ -42,7 +42,7 @@ func TestAdminOAuthCommands(t *testing.T) {
 	if rotated == secret || len(rotated) < 40 {
 		t.Fatalf("rotate-oauth-secret printed %q, want a new secret (old %q)", rotated, secret)
 	}
-	fails(t, "", "admin", "rotate-oauth-secret", d, "--client", pub) // a public client has no secret
+	fails(t, "is public: it has no secret", "admin", "rotate-oauth-secret", d, "--client", pub) // a public client has no secret
 
 	if got := ok(t, "admin", "delete-oauth-client", d, "--client", pub); got != pub {
 		t.Fatalf("delete-oauth-client printed %q, want %s", got, pub)
@@ -50,14 +50,14 @@ func TestAdminOAuthCommands(t *testing.T) {
 	if list := sb(t, nil, "admin", "list-oauth-clients", d); strings.Contains(list.stdout, pub) {
 		t.Fatalf("deleted client still listed: %q", list.stdout)
 	}
-	fails(t, "", "admin", "delete-oauth-client", d, "--client", pub)
+	fails(t, "client not found", "admin", "delete-oauth-client", d, "--client", pub)
 
 	// No app connected yet: an empty list, and revoking an unknown grant is an error.
 	if g := sb(t, nil, "admin", "list-grants", d, "--user", f.user); g.code != 0 || g.stdout != "" {
 		t.Fatalf("list-grants with none: exit %d, stdout %q; want success and nothing", g.code, g.stdout)
 	}
 	fails(t, "--user", "admin", "list-grants", d)
-	fails(t, "", "admin", "revoke-grant", d, "--grant", "01JDX0000000000000000000AA")
+	fails(t, "grant not found", "admin", "revoke-grant", d, "--grant", "01JDX0000000000000000000AA")
 }
 
 // TestAdminWebhookCommands lists, redelivers and enables through the binary what the store queued.
@@ -101,10 +101,131 @@ func TestAdminWebhookCommands(t *testing.T) {
 	if got := ok(t, "admin", "redeliver", d, "--delivery", delivery); got != delivery {
 		t.Fatalf("redeliver printed %q, want %s", got, delivery)
 	}
-	fails(t, "", "admin", "redeliver", d, "--delivery", "01JDX0000000000000000000AA")
+	fails(t, "delivery not found", "admin", "redeliver", d, "--delivery", "01JDX0000000000000000000AA")
 
 	if got := ok(t, "admin", "enable-subscription", d, "--subscription", sub.ID); got != sub.ID {
 		t.Fatalf("enable-subscription printed %q, want %s", got, sub.ID)
 	}
-	fails(t, "", "admin", "enable-subscription", d, "--subscription", "01JDX0000000000000000000AA")
+	fails(t, "subscription not found", "admin", "enable-subscription", d, "--subscription", "01JDX0000000000000000000AA")
+}
+
+// TestAdminRemoveMember ends a membership through the binary: the member's subscriptions go
+// with it and their pending deliveries are cancelled; another member's stay. Bad input changes
+// nothing.
+func TestAdminRemoveMember(t *testing.T) {
+	f := newFixture(t)
+	d := "-data=" + f.data
+	bo := ok(t, "admin", "create-user", d, "--email", "bo@example.com", "--name", "Bo")
+	ok(t, "admin", "add-member", d, "--workspace", f.ws, "--user", bo)
+	boToken := ok(t, "admin", "create-token", d, "--user", bo)
+
+	s, err := store.Open(filepath.Join(f.data, "switchboard.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := s.Authenticate(boToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	boSub, err := s.SubscribeAs(tok, f.ws, store.EventContactCreated, "https://hooks.example.com/bo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	anaSub, err := s.Subscribe(f.ws, f.user, store.EventContactCreated, "https://hooks.example.com/ana")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateContact(f.ws, store.ContactInput{Phone: "+14155550123"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	// Refusals first: each names what is wrong and removes nothing.
+	fails(t, "--user", "admin", "remove-member", d, "--workspace", f.ws)
+	fails(t, "workspace not found", "admin", "remove-member", d, "--workspace", "01JDX0000000000000000000AA", "--user", bo)
+	fails(t, "workspace not found", "admin", "remove-member", d, "--workspace", "not-a-ulid", "--user", bo)
+	fails(t, "user not found", "admin", "remove-member", d, "--workspace", f.ws, "--user", "nobody")
+	stranger := ok(t, "admin", "create-user", d, "--email", "eve@example.com", "--name", "Eve")
+	fails(t, "membership not found", "admin", "remove-member", d, "--workspace", f.ws, "--user", stranger)
+	check := func(wantBo bool) {
+		t.Helper()
+		s, err := store.Open(filepath.Join(f.data, "switchboard.db"), store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		subs, _ := s.Subscriptions(f.ws)
+		has := map[string]bool{}
+		for _, sub := range subs {
+			has[sub.ID] = true
+		}
+		if has[boSub.ID] != wantBo || !has[anaSub.ID] {
+			t.Fatalf("subscriptions %v: want Bo's present=%v and Ana's present", has, wantBo)
+		}
+		boDs, _ := s.SubscriptionDeliveries(boSub.ID, 0)
+		anaDs, _ := s.SubscriptionDeliveries(anaSub.ID, 0)
+		wantStatus := store.DeliveryPending
+		if !wantBo {
+			wantStatus = store.DeliveryCancelled
+		}
+		if len(boDs) != 1 || boDs[0].Status != wantStatus || len(anaDs) != 1 || anaDs[0].Status != store.DeliveryPending {
+			t.Fatalf("deliveries: Bo %+v, Ana %+v; want Bo's %s and Ana's pending", boDs, anaDs, wantStatus)
+		}
+		wantDepth := 2
+		if !wantBo {
+			wantDepth = 1
+		}
+		if n, _ := s.QueueDepth(); n != wantDepth {
+			t.Fatalf("queue depth %d, want %d", n, wantDepth)
+		}
+		member := s.Authorize(f.ws, bo) == nil
+		if member != wantBo {
+			t.Fatalf("Bo a member: %v, want %v", member, wantBo)
+		}
+	}
+	check(true)
+
+	r := sb(t, nil, "admin", "remove-member", d, "--workspace", f.ws, "--user", bo)
+	if r.code != 0 || r.stdout != "" {
+		t.Fatalf("remove-member: exit %d, stdout %q, stderr %q; want success and nothing on stdout", r.code, r.stdout, r.stderr)
+	}
+	check(false)
+	fails(t, "membership not found", "admin", "remove-member", d, "--workspace", f.ws, "--user", bo)
+}
+
+// TestAdminCreateUserPasswordStdin takes the password from standard input (its line ending
+// dropped) and refuses empty input, a too short password and both ways at once, creating nothing.
+func TestAdminCreateUserPasswordStdin(t *testing.T) {
+	f := newFixture(t)
+	d := "-data=" + f.data
+	r := sbStdin(t, nil, "correct horse battery\n", "admin", "create-user", d, "--email", "cy@example.com", "--name", "Cy", "--password-stdin")
+	if r.code != 0 {
+		t.Fatalf("create-user --password-stdin: exit %d, stderr %q", r.code, r.stderr)
+	}
+	wantULID(t, "create-user --password-stdin", strings.TrimSpace(r.stdout))
+
+	refuse := func(stdin, want string, args ...string) {
+		t.Helper()
+		r := sbStdin(t, nil, stdin, append([]string{"admin", "create-user", d, "--name", "Dee", "--password-stdin"}, args...)...)
+		if r.code == 0 || !strings.Contains(r.stderr, want) || r.stdout != "" {
+			t.Errorf("stdin %q %v: exit %d, stdout %q, stderr %q; want failure naming %q", stdin, args, r.code, r.stdout, r.stderr, want)
+		}
+	}
+	refuse("", "no password", "--email", "dee@example.com")
+	refuse("\n", "no password", "--email", "dee@example.com")
+	refuse("short\n", "8 to 72 bytes", "--email", "dee@example.com")
+	refuse("correct horse battery\n", "exclude each other", "--email", "dee@example.com", "--password", "another password")
+
+	s, err := store.Open(filepath.Join(f.data, "switchboard.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	u, err := s.UserByEmail("cy@example.com")
+	if err != nil || !store.CheckPassword(u, "correct horse battery") || store.CheckPassword(u, "correct horse battery\n") {
+		t.Fatalf("user from --password-stdin: %v; want the password without its line ending", err)
+	}
+	if _, err := s.UserByEmail("dee@example.com"); err == nil {
+		t.Fatal("a refused create-user created the user")
+	}
 }

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"switchboard/store"
 )
 
@@ -38,8 +40,16 @@ func backup(args []string, stdout, stderr io.Writer) error {
 	}
 	defer os.Remove(tmp.Name())
 	n, err := backupTo(*data, tmp)
+	if err == nil {
+		// On disk before it is renamed into place: after a crash FILE is the old copy or the
+		// whole new one, never a name for pages still in the page cache.
+		err = tmp.Sync()
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		err = verifyCopy(tmp.Name())
 	}
 	if err != nil {
 		return err
@@ -47,8 +57,40 @@ func backup(args []string, stdout, stderr io.Writer) error {
 	if err := os.Rename(tmp.Name(), dest); err != nil {
 		return err
 	}
+	// The rename is durable only once the directory holding it is synced.
+	if err := syncDir(filepath.Dir(dest)); err != nil {
+		return fmt.Errorf("sync %s: %w", filepath.Dir(dest), err)
+	}
 	fmt.Fprintf(stdout, "%s (%d bytes)\n", dest, n)
 	return nil
+}
+
+// verifyCopy opens the copy with bbolt and checks its pages (freelist, branches, leaves), so
+// that a backup is reported only once it is known to open.
+func verifyCopy(path string) error {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		return fmt.Errorf("the copy does not open as a database: %w", err)
+	}
+	defer db.Close()
+	return db.View(func(tx *bolt.Tx) error {
+		for err := range tx.Check() {
+			return fmt.Errorf("the copy is damaged: %w", err)
+		}
+		return nil
+	})
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func backupTo(dataDir string, w io.Writer) (int64, error) {
@@ -83,7 +125,24 @@ func backupTo(dataDir string, w io.Writer) (int64, error) {
 		return 0, err
 	}
 	req.Header.Set("Authorization", "Bearer "+info.BackupToken)
-	resp, err := http.DefaultClient.Do(req)
+	// No proxy (HTTP_PROXY and the like would carry the token off the machine) and no redirects.
+	// The endpoint answers loopback callers only: to a server bound to another address of this
+	// host, connect from the loopback address (the kernel routes local addresses over lo).
+	dialer := &net.Dialer{Timeout: 10 * time.Second}
+	if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() {
+		if ip.To4() != nil {
+			dialer.LocalAddr = &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}
+		} else {
+			dialer.LocalAddr = &net.TCPAddr{IP: net.IPv6loopback}
+		}
+	}
+	client := &http.Client{
+		Transport: &http.Transport{Proxy: nil, DialContext: dialer.DialContext},
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return 0, fmt.Errorf("reach the running server: %w", err)
 	}

@@ -52,10 +52,17 @@ type result struct {
 // sb runs the binary with args (and extra environment), with a deadline.
 func sb(t *testing.T, env []string, args ...string) result {
 	t.Helper()
+	return sbStdin(t, env, "", args...)
+}
+
+// sbStdin is sb with standard input.
+func sbStdin(t *testing.T, env []string, stdin string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Env = append(cleanEnv(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
@@ -97,6 +104,10 @@ func ok(t *testing.T, args ...string) string {
 // fails runs a command that must fail: non-zero exit, a message on stderr, nothing on stdout.
 func fails(t *testing.T, wantInStderr string, args ...string) result {
 	t.Helper()
+	if wantInStderr == "" {
+		// Every string contains "": such a check passes whatever the command fails of.
+		t.Fatalf("%v: fails needs the message expected on stderr", args)
+	}
 	r := sb(t, nil, args...)
 	if r.code == 0 {
 		t.Fatalf("%v: exit 0, want failure (stdout %q)", args, r.stdout)
@@ -181,7 +192,7 @@ func TestAdminCommands(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "imported 0, updated 1, rejected 1") {
 		t.Errorf("re-import: exit %d, stdout %q", r.code, r.stdout)
 	}
-	fails(t, "", "admin", "import-contacts", d, "--workspace", f.ws, filepath.Join(t.TempDir(), "missing.csv"))
+	fails(t, "no such file", "admin", "import-contacts", d, "--workspace", f.ws, filepath.Join(t.TempDir(), "missing.csv"))
 	fails(t, "CSV", "admin", "import-contacts", d, "--workspace", f.ws)
 
 	// revoke-token prints the token's id and the token stops working.

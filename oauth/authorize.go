@@ -21,9 +21,8 @@ import (
 // redirector. After that, errors go back to the client with the state.
 func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost {
-		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
-		if err := r.ParseForm(); err != nil {
-			p.renderMessage(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
+		if err := readForm(w, r); err != nil {
+			p.formError(w, r, err)
 			return
 		}
 	}

@@ -137,7 +137,8 @@ func (p *Provider) Clients() ([]Client, error) {
 }
 
 // DeleteClient removes a client and revokes every grant it holds (their tokens stop working
-// at once); codes it was issued fail at redemption, since the client is gone.
+// at once, the webhook subscriptions made through them are deleted); codes it was issued fail at
+// redemption, since the client is gone.
 func (p *Provider) DeleteClient(id string) error {
 	return p.db.Update(func(tx *bolt.Tx) error {
 		if _, err := getClient(tx, id); err != nil {
@@ -157,9 +158,14 @@ func (p *Provider) DeleteClient(id string) error {
 			return err
 		}
 		for _, g := range grants {
-			if err := revokeGrant(tx, g); err != nil {
+			if err := p.revokeGrant(tx, g); err != nil {
 				return err
 			}
+		}
+		// Grants already swept or revoked took their subscriptions with them; this catches any
+		// left indexed under the client alone.
+		if _, err := p.s.EndClientSubscriptions(tx, id); err != nil {
+			return err
 		}
 		return tx.Bucket(bClients).Delete(idKey(id))
 	})

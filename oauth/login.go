@@ -57,9 +57,8 @@ func (p *Provider) loginPage(w http.ResponseWriter, r *http.Request) {
 
 // login is POST /oauth/login: email and password, rate-limited per account and per address.
 func (p *Provider) login(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
-	if err := r.ParseForm(); err != nil {
-		p.renderMessage(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
+	if err := readForm(w, r); err != nil {
+		p.formError(w, r, err)
 		return
 	}
 	f := views.LoginForm{Email: strings.TrimSpace(r.PostForm.Get("email")), Next: r.PostForm.Get("next")}
@@ -69,7 +68,10 @@ func (p *Provider) login(w http.ResponseWriter, r *http.Request) {
 	password := r.PostForm.Get("password")
 	account, addr := "account:"+strings.ToLower(f.Email), "addr:"+clientAddr(r)
 	now := p.now()
-	if !p.limits.ok(account, now) || !p.limits.ok(addr, now) {
+	// The try is counted before the password is checked (DESIGN §13): counting only failures,
+	// after a bcrypt comparison that takes a while, let many concurrent tries pass the check.
+	refund, allowed := p.limits.attempt(now, account, addr)
+	if !allowed {
 		f.Error = "Too many failed sign-ins. Wait a minute and try again."
 		w.Header().Set("Retry-After", "60")
 		p.render(w, r, http.StatusTooManyRequests, "Sign in", views.Login(f))
@@ -81,12 +83,11 @@ func (p *Provider) login(w http.ResponseWriter, r *http.Request) {
 		p.spendBcrypt(password) // an unknown email takes as long as a wrong password
 	}
 	if !ok {
-		p.limits.fail(account, now)
-		p.limits.fail(addr, now)
 		f.Error = "Email or password is wrong."
 		p.render(w, r, http.StatusUnauthorized, "Sign in", views.Login(f))
 		return
 	}
+	refund() // a right password costs nothing: only failures use up tries
 	if err := p.startSession(w, r, u); err != nil {
 		p.renderMessage(w, r, http.StatusInternalServerError, "Something went wrong", "Please try again.")
 		return
@@ -127,7 +128,8 @@ func clientAddr(r *http.Request) string {
 
 // loginLimits counts failed sign-ins per key (an account or an address) with token buckets:
 // an account gets 5 failures, then one a minute; an address 20, then one every 6 seconds.
-// Only failures take tokens, so a user who types the password right is never slowed.
+// Every try takes a token before the password is checked; a successful one gives it back, so a
+// user who types the password right is never slowed.
 type loginLimits struct {
 	mu sync.Mutex
 	m  map[string]*rate.Limiter
@@ -150,10 +152,38 @@ func (l *loginLimits) ok(key string, now time.Time) bool {
 	return lim == nil || lim.TokensAt(now) >= 1
 }
 
+// attempt takes one try from every key's bucket at once, or none when any is empty (ok false).
+// refund gives the tries back, for a sign-in that succeeded.
+func (l *loginLimits) attempt(now time.Time, keys ...string) (refund func(), ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, k := range keys {
+		if lim := l.m[k]; lim != nil && lim.TokensAt(now) < 1 {
+			return func() {}, false
+		}
+	}
+	var rs []*rate.Reservation
+	for _, k := range keys {
+		rs = append(rs, l.limiter(k, now).ReserveN(now, 1))
+	}
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		for _, r := range rs {
+			r.CancelAt(now)
+		}
+	}, true
+}
+
 // fail takes a token from key's bucket.
 func (l *loginLimits) fail(key string, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.limiter(key, now).AllowN(now, 1)
+}
+
+// limiter returns key's bucket, made full when new; l.mu is held.
+func (l *loginLimits) limiter(key string, now time.Time) *rate.Limiter {
 	lim := l.m[key]
 	if lim == nil {
 		if len(l.m) >= 10_000 {
@@ -168,5 +198,5 @@ func (l *loginLimits) fail(key string, now time.Time) {
 		lim = rate.NewLimiter(every, burst)
 		l.m[key] = lim
 	}
-	lim.AllowN(now, 1)
+	return lim
 }

@@ -63,9 +63,8 @@ func (p *Provider) setupAllowed(w http.ResponseWriter, r *http.Request, token st
 // setup is POST /setup: it creates the first superuser and signs them in. The lock makes
 // check-then-create atomic within this process, and the token is consumed on success.
 func (p *Provider) setup(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
-	if err := r.ParseForm(); err != nil {
-		p.renderMessage(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
+	if err := readForm(w, r); err != nil {
+		p.formError(w, r, err)
 		return
 	}
 	f := views.SetupForm{Token: r.PostForm.Get("token"), Email: strings.TrimSpace(r.PostForm.Get("email")),

@@ -15,6 +15,24 @@ import (
 // maxForm bounds the body of the token and revocation endpoints and the pages' forms.
 const maxForm = 64 << 10
 
+// readForm parses a page's form post with its body bounded to maxForm, so that a client cannot
+// make the server read without limit (DESIGN §13). An error is answered by formError.
+func readForm(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	return r.ParseForm()
+}
+
+// formError answers a form that readForm refused: 413 when it was too large, like the API's
+// bodies, else 400.
+func (p *Provider) formError(w http.ResponseWriter, r *http.Request, err error) {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		p.renderMessage(w, r, http.StatusRequestEntityTooLarge, "Request too large", "The form is larger than 64 KiB.")
+		return
+	}
+	p.renderMessage(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
+}
+
 // token is POST /oauth/token: authorization_code and refresh_token grants only.
 func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	res, err := p.tokenRequest(w, r)
@@ -94,6 +112,10 @@ func parseEndpointForm(w http.ResponseWriter, r *http.Request) error {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return &oauthError{oerrors.ErrInvalidRequest, "the form body is larger than 64 KiB"}
+		}
 		return &oauthError{oerrors.ErrInvalidRequest, "the form body could not be parsed"}
 	}
 	for k, v := range r.PostForm {

@@ -115,7 +115,7 @@ func (p *Provider) redeemCode(c Client, code, redirectURI, verifier string) (tok
 				return err
 			}
 			refused = invalidGrant("authorization code was already used: the tokens issued for it are revoked")
-			return revokeGrant(tx, used.GrantID)
+			return p.revokeGrant(tx, used.GrantID)
 		}
 		now := p.now().UTC()
 		switch {
@@ -219,7 +219,7 @@ func (p *Provider) refresh(c Client, token, scope string) (tokenResponse, error)
 				return err
 			}
 			refused = invalidGrant("refresh token was already used: every token of this grant is revoked")
-			return revokeGrant(tx, used.GrantID)
+			return p.revokeGrant(tx, used.GrantID)
 		}
 		now := p.now().UTC()
 		if rec.ClientID != c.ID {
@@ -228,7 +228,7 @@ func (p *Provider) refresh(c Client, token, scope string) (tokenResponse, error)
 		}
 		if !now.Before(rec.ExpiresAt) {
 			refused = invalidGrant("refresh token expired")
-			return revokeGrant(tx, rec.GrantID)
+			return p.revokeGrant(tx, rec.GrantID)
 		}
 		if scope != "" && !subsetScope(scope, rec.Scope) {
 			refused = &oauthError{Code: oerrors.ErrInvalidScope, Description: "scope may only narrow the granted scope: " + rec.Scope}
@@ -318,9 +318,14 @@ func deleteAccess(tx *bolt.Tx, grantID, tokenID string) error {
 	return tx.Bucket(bGrantTokens).Delete(grantTokenKey(grantID, kindAccess, tokenID))
 }
 
-// revokeGrant deletes a grant and every access and refresh token it issued; a grant that is
-// already gone is not an error (a replay after revocation).
-func revokeGrant(tx *bolt.Tx, grantID string) error {
+// revokeGrant deletes a grant and every access and refresh token it issued, and the webhook
+// subscriptions made through it (their pending deliveries cancelled), in the caller's
+// transaction (DESIGN §6); a grant that is already gone is not an error (a replay after
+// revocation).
+func (p *Provider) revokeGrant(tx *bolt.Tx, grantID string) error {
+	if _, err := p.s.EndGrantSubscriptions(tx, grantID); err != nil {
+		return err
+	}
 	idx := tx.Bucket(bGrantTokens)
 	prefix := idKey(grantID)
 	type entry struct {
@@ -378,7 +383,7 @@ func (p *Provider) revokeToken(c Client, token string) error {
 		if rec.ClientID != c.ID {
 			return nil
 		}
-		return revokeGrant(tx, rec.GrantID)
+		return p.revokeGrant(tx, rec.GrantID)
 	})
 	if err != nil || done {
 		return err
@@ -431,7 +436,7 @@ func (p *Provider) RevokeGrant(id string) error {
 		if tx.Bucket(bGrants).Get(idKey(id)) == nil {
 			return notFound("grant not found")
 		}
-		return revokeGrant(tx, id)
+		return p.revokeGrant(tx, id)
 	})
 }
 
@@ -473,7 +478,7 @@ func (p *Provider) Sweep() error {
 			return nil
 		})
 		for _, g := range grants {
-			if err := revokeGrant(tx, g); err != nil {
+			if err := p.revokeGrant(tx, g); err != nil {
 				return err
 			}
 		}
@@ -544,7 +549,7 @@ func (ts tokenStore) RemoveByRefresh(_ context.Context, refresh string) error {
 		if err != nil || !ok {
 			return err
 		}
-		return revokeGrant(tx, rec.GrantID)
+		return ts.p.revokeGrant(tx, rec.GrantID)
 	})
 }
 

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"time"
@@ -91,6 +92,16 @@ type effects struct {
 	outbox  bool
 	depth   int64 // change in the number of messages queued or sending
 	optOuts []optOutRef
+	refused error
+}
+
+// refuse records a refusal (bad input, or a state that forbids the change) for update to return
+// to its caller, and returns nil so that DB.Batch commits the other functions of the batch: a
+// function's error makes bbolt roll the whole batch back and run every function in it again
+// (DESIGN §8). Call it only before the function has written anything.
+func (fx *effects) refuse(err error) error {
+	fx.refused = err
+	return nil
 }
 
 type optOutRef struct{ ws, phone string }
@@ -99,22 +110,37 @@ type optOutRef struct{ ws, phone string }
 // one fsync). fn may run twice, so it starts from fresh effects each time.
 func (s *Store) update(fn func(tx *bolt.Tx, fx *effects) error) error {
 	var fx effects
+	runs := 0
 	err := s.db.Batch(func(tx *bolt.Tx) error {
+		runs++
 		fx = effects{}
 		return fn(tx, &fx)
 	})
+	if runs > 1 {
+		s.batchReruns.Add(int64(runs - 1))
+	}
 	if err != nil {
 		return err
+	}
+	if fx.refused != nil {
+		return fx.refused
 	}
 	s.applyEffects(&fx)
 	return nil
 }
+
+// BatchReruns counts how often DB.Batch ran a write function again because another function of
+// its batch failed. Refusals go through effects.refuse, so it stays 0 unless real errors occur.
+func (s *Store) BatchReruns() int64 { return s.batchReruns.Load() }
 
 // updateNow is update without batching, for callers that write big transactions (imports).
 func (s *Store) updateNow(fn func(tx *bolt.Tx, fx *effects) error) error {
 	var fx effects
 	if err := s.db.Update(func(tx *bolt.Tx) error { return fn(tx, &fx) }); err != nil {
 		return err
+	}
+	if fx.refused != nil {
+		return fx.refused
 	}
 	s.applyEffects(&fx)
 	return nil
@@ -129,7 +155,7 @@ func (s *Store) applyEffects(fx *effects) {
 }
 
 // emit records an event and queues one delivery per active subscription of the workspace to
-// that event name, inside the caller's transaction.
+// that event name whose user is still a member, inside the caller's transaction.
 func (s *Store) emit(tx *bolt.Tx, fx *effects, workspaceID, name string, payload any) error {
 	subs := idxIDs(tx.Bucket(bSubEvent), workspaceID, name)
 	if len(subs) == 0 {
@@ -147,7 +173,10 @@ func (s *Store) emit(tx *bolt.Tx, fx *effects, workspaceID, name string, payload
 		if err != nil {
 			return err
 		}
-		if !ok || !sub.Active {
+		// A subscription lives only while its user may act on the workspace (DESIGN §6). Ending
+		// the membership deletes it in the same transaction; the check here keeps that true for
+		// any path that ends a membership without going through RemoveMember.
+		if !ok || !sub.Active || (sub.UserID != "" && !isMember(tx, workspaceID, sub.UserID)) {
 			continue
 		}
 		d := Delivery{ID: s.NewID(), EventID: ev.ID, SubscriptionID: sub.ID, WorkspaceID: workspaceID,
@@ -174,15 +203,66 @@ func queueKey(due time.Time, id string) []byte {
 }
 
 // PutDelivery writes d and, while it is pending, its queue entry at d.NextAt. The caller removes
-// any older queue entry first (see DeleteQueueEntry).
+// any older queue entry first. It also keeps the pending indexes (by subscription and by event)
+// and the pending count, so that cancelling a subscription's deliveries, purging events and the
+// queue-depth gauge never walk the delivery history.
 func PutDelivery(tx *bolt.Tx, d Delivery) error {
 	if err := putJSON(tx.Bucket(bDeliveries), idKey(d.ID), d); err != nil {
 		return err
 	}
-	if d.Status == DeliveryPending {
-		return tx.Bucket(bDeliveryQueue).Put(queueKey(d.NextAt, d.ID), nil)
+	pending := d.Status == DeliveryPending
+	if pending {
+		if err := tx.Bucket(bDeliveryQueue).Put(queueKey(d.NextAt, d.ID), nil); err != nil {
+			return err
+		}
 	}
-	return nil
+	return setPending(tx, d, pending)
+}
+
+// setPending adds or removes d's entries in the pending indexes and counts the change.
+func setPending(tx *bolt.Tx, d Delivery, pending bool) error {
+	bySub, byEvent := tx.Bucket(bSubPending), tx.Bucket(bEventPending)
+	subKey := wsKey(d.SubscriptionID, d.ID)
+	was := hasKey(bySub, subKey)
+	if pending == was {
+		return nil
+	}
+	evKey := wsKey(d.EventID, d.ID)
+	if pending {
+		if err := bySub.Put(subKey, nil); err != nil {
+			return err
+		}
+		if err := byEvent.Put(evKey, nil); err != nil {
+			return err
+		}
+		return addPendingCount(tx, 1)
+	}
+	if err := bySub.Delete(subKey); err != nil {
+		return err
+	}
+	if err := byEvent.Delete(evKey); err != nil {
+		return err
+	}
+	return addPendingCount(tx, -1)
+}
+
+// hasKey reports whether key is in b. Get cannot tell: a key put with an empty value in the
+// same transaction reads back as nil.
+func hasKey(b *bolt.Bucket, key []byte) bool {
+	k, _ := b.Cursor().Seek(key)
+	return bytes.Equal(k, key)
+}
+
+// pendingCountKey (meta bucket) holds how many deliveries are pending: the queue depth.
+var pendingCountKey = []byte("webhook_pending_count")
+
+func addPendingCount(tx *bolt.Tx, delta int64) error {
+	meta := tx.Bucket(bMeta)
+	n := int64(decodeUint(meta.Get(pendingCountKey))) + delta
+	if n < 0 {
+		n = 0
+	}
+	return meta.Put(pendingCountKey, encodeUint(uint64(n)))
 }
 
 // ---- payloads (the seed's tables, flat, every field present) ----

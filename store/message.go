@@ -26,12 +26,14 @@ func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 		if err != nil {
 			return err
 		}
+		// Refusals go back through fx.refuse, so they do not make DB.Batch re-run the other
+		// sends of the batch (DESIGN §8); nothing is written before them.
 		if !ok {
-			return fromNumberError(in.From)
+			return fx.refuse(fromNumberError(in.From))
 		}
 		to := NormalizeGroup(in.To)
 		if len(to) == 0 {
-			return ValidationError{{"to", "is required"}}
+			return fx.refuse(ValidationError{{"to", "is required"}})
 		}
 		// A group send names every opted-out member.
 		var optedOut []string
@@ -47,9 +49,9 @@ func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 		switch len(optedOut) {
 		case 0:
 		case 1:
-			return errorf(ErrOptedOut, "recipient %s has opted out", optedOut[0])
+			return fx.refuse(errorf(ErrOptedOut, "recipient %s has opted out", optedOut[0]))
 		default:
-			return errorf(ErrOptedOut, "recipients %s have opted out", strings.Join(optedOut, ", "))
+			return fx.refuse(errorf(ErrOptedOut, "recipients %s have opted out", strings.Join(optedOut, ", ")))
 		}
 		now := s.Now()
 		conv, created, err := s.conversationFor(tx, fx, workspaceID, n, to, &now)

@@ -18,6 +18,12 @@ type migration struct {
 // Append a step to change the schema; never edit or reorder a step that has shipped.
 var migrations = []migration{
 	{"installation-wide phone index; outbox keyed by number", migrateCarrier},
+	{"webhook subscription owners and pending-delivery indexes", func(s *Store, tx *bolt.Tx) error {
+		if err := indexPendingDeliveries(s, tx); err != nil {
+			return err
+		}
+		return indexSubscriptionOwners(s, tx)
+	}},
 }
 
 // SchemaVersion is the version this binary writes; migrations bring older files forward.

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -106,6 +107,9 @@ var (
 	bDeliveryQueue = []byte("webhook_queue")      // due(8)|delivery id -> empty
 	bAttempts      = []byte("webhook_attempts")   // delivery id|attempt id -> Attempt
 	bSubDeliveries = []byte("idx_webhook_subscription_deliveries")
+	bSubOwner      = []byte("idx_webhook_subscription_owner")   // see ownerKey (subscription.go)
+	bSubPending    = []byte("idx_webhook_subscription_pending") // sub|delivery -> empty, pending only
+	bEventPending  = []byte("idx_webhook_event_pending")        // event|delivery -> empty, pending only
 )
 
 var allBuckets = [][]byte{
@@ -114,6 +118,7 @@ var allBuckets = [][]byte{
 	bContactTerms, bContactOrder, bContactDoc, bConversations, bConvKey, bMessages, bConvMessages,
 	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
+	bSubOwner, bSubPending, bEventPending,
 }
 
 // Options configure Open.
@@ -143,6 +148,8 @@ type Store struct {
 	idEntropy *ulid.MonotonicEntropy
 	lastMS    uint64
 	depth     atomic.Int64 // messages queued or sending (OutboxDepth)
+
+	batchReruns atomic.Int64 // see BatchReruns
 }
 
 // Open opens (creating if needed) the database at path, runs migrations and builds the
@@ -304,7 +311,8 @@ func (s *Store) Backup(w io.Writer, size func(int64)) (int64, error) {
 
 // ---- key helpers ----
 
-// IDKey is the 16-byte binary form of a ULID used in keys (the string itself when it is not one).
+// IDKey is the 16-byte binary form of a ULID used in keys; see idKey for strings that are not
+// ULIDs.
 func IDKey(id string) []byte { return idKey(id) }
 
 // PutJSON stores v as JSON at key; GetJSON decodes it back, copied out of the transaction, and
@@ -314,10 +322,16 @@ func PutJSON(b *bolt.Bucket, key []byte, v any) error { return putJSON(b, key, v
 // GetJSON: see PutJSON.
 func GetJSON(b *bolt.Bucket, key []byte, v any) (bool, error) { return getJSON(b, key, v) }
 
+// noID is the key of every string that is not a ULID: sixteen zero bytes, the ULID of the
+// first millisecond of 1970, which NewID never makes. A lookup with it finds nothing and a prefix
+// scan with it visits nothing, so an id from a client that is not a ULID is simply not found.
+// (Using the raw bytes instead let a crafted 16- or 32-byte string collide with a real key.)
+var noID = make([]byte, 16)
+
 func idKey(id string) []byte {
 	u, ok := ParseID(id)
-	if !ok {
-		return []byte(id)
+	if !ok || u == (ulid.ULID{}) {
+		return slices.Clone(noID)
 	}
 	return u[:]
 }

@@ -1,11 +1,18 @@
 package store
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 )
+
+// MaxActiveSubscriptions bounds the active subscriptions of one workspace to one event name
+// (DESIGN §6), so that one event cannot fan out without limit.
+const MaxActiveSubscriptions = 25
 
 // NewWebhookSecret returns a Standard Webhooks secret: whsec_ + base64 of 32 random bytes.
 func NewWebhookSecret() string {
@@ -16,34 +23,191 @@ func NewWebhookSecret() string {
 	return "whsec_" + base64.StdEncoding.EncodeToString(b)
 }
 
-// Subscribe adds an active webhook subscription with a fresh secret.
+// Subscribe adds an active webhook subscription with a fresh secret, made by userID directly
+// (an admin tool): it lives while userID is a member of the workspace. userID "" makes one owned
+// by the installation, which lives until it is deleted.
 func (s *Store) Subscribe(workspaceID, userID, eventName, hookURL string) (Subscription, error) {
+	return s.SubscribeAs(Token{UserID: userID}, workspaceID, eventName, hookURL)
+}
+
+// SubscribeAs adds an active webhook subscription made through the API with token tok. It
+// belongs to the token's user and dies with the credential: a personal token when it is revoked,
+// an OAuth token's grant when that is revoked or its client deleted (DESIGN §6). The workspace
+// must exist (ErrNotFound), the user be a member (ErrForbidden) and the token still be live
+// (ErrNotFound), all checked in the transaction that writes, so a subscription never outlives an
+// access that ended while it was being made. More than MaxActiveSubscriptions active ones for
+// the workspace and event is ErrConflict.
+func (s *Store) SubscribeAs(tok Token, workspaceID, eventName, hookURL string) (Subscription, error) {
 	sub := Subscription{ID: s.NewID(), WorkspaceID: workspaceID, EventName: eventName, HookURL: hookURL,
-		Secret: NewWebhookSecret(), UserID: userID, Active: true, CreatedAt: s.Now()}
-	err := s.update(func(tx *bolt.Tx, _ *effects) error {
+		Secret: NewWebhookSecret(), UserID: tok.UserID, Active: true, CreatedAt: s.Now()}
+	switch {
+	case tok.Kind == TokenOAuth:
+		sub.GrantID, sub.ClientID = tok.GrantID, tok.ClientID
+	case tok.ID != "":
+		sub.TokenID = tok.ID
+	}
+	err := s.update(func(tx *bolt.Tx, fx *effects) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
+			return fx.refuse(err)
+		}
+		if tok.UserID != "" && !isMember(tx, workspaceID, tok.UserID) {
+			return fx.refuse(errorf(ErrForbidden, "you are not a member of this workspace"))
+		}
+		if tok.ID != "" && tx.Bucket(bTokenIDs).Get(idKey(tok.ID)) == nil {
+			return fx.refuse(errorf(ErrNotFound, "invalid, expired or revoked token"))
+		}
+		n, err := activeSubscriptions(tx, workspaceID, eventName)
+		if err != nil {
 			return err
 		}
-		if err := tx.Bucket(bSubEvent).Put(idxKey(workspaceID, eventName, sub.ID), nil); err != nil {
-			return err
+		if n >= MaxActiveSubscriptions {
+			return fx.refuse(errorf(ErrConflict, "this workspace already has %d active subscriptions to %s", n, eventName))
 		}
-		return putJSON(tx.Bucket(bSubs), wsKey(workspaceID, sub.ID), sub)
+		return putNewSubscription(tx, sub)
 	})
-	return sub, err
+	if err != nil {
+		return Subscription{}, err
+	}
+	return sub, nil
+}
+
+// activeSubscriptions counts the active subscriptions of a workspace to one event.
+func activeSubscriptions(tx *bolt.Tx, workspaceID, eventName string) (int, error) {
+	n := 0
+	for _, id := range idxIDs(tx.Bucket(bSubEvent), workspaceID, eventName) {
+		sub, ok, err := getSubscription(tx, workspaceID, id)
+		if err != nil {
+			return 0, err
+		}
+		if ok && sub.Active {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func putNewSubscription(tx *bolt.Tx, sub Subscription) error {
+	if err := tx.Bucket(bSubEvent).Put(idxKey(sub.WorkspaceID, sub.EventName, sub.ID), nil); err != nil {
+		return err
+	}
+	for _, k := range ownerKeys(sub) {
+		if err := tx.Bucket(bSubOwner).Put(k, nil); err != nil {
+			return err
+		}
+	}
+	return putJSON(tx.Bucket(bSubs), wsKey(sub.WorkspaceID, sub.ID), sub)
+}
+
+// Owner index (bucket idx_webhook_subscription_owner), one entry per way a subscription can
+// lose its access, each ending in workspace(16) | subscription(16):
+//
+//	'u' | workspace | user       the membership
+//	't' | token                  the personal token it was made with
+//	'g' | grant                  the OAuth grant it was made through
+//	'c' | client                 that grant's client
+const (
+	ownerMember = 'u'
+	ownerToken  = 't'
+	ownerGrant  = 'g'
+	ownerClient = 'c'
+)
+
+// ownerPrefix is kind | the ids that name one credential.
+func ownerPrefix(kind byte, ids ...string) []byte {
+	k := []byte{kind}
+	for _, id := range ids {
+		k = append(k, idKey(id)...)
+	}
+	return k
+}
+
+func ownerKeys(sub Subscription) [][]byte {
+	tail := wsKey(sub.WorkspaceID, sub.ID)
+	var keys [][]byte
+	add := func(kind byte, ids ...string) {
+		keys = append(keys, append(ownerPrefix(kind, ids...), tail...))
+	}
+	if sub.UserID != "" {
+		add(ownerMember, sub.WorkspaceID, sub.UserID)
+	}
+	if sub.TokenID != "" {
+		add(ownerToken, sub.TokenID)
+	}
+	if sub.GrantID != "" {
+		add(ownerGrant, sub.GrantID)
+	}
+	if sub.ClientID != "" {
+		add(ownerClient, sub.ClientID)
+	}
+	return keys
+}
+
+// endSubscriptions deletes every subscription indexed under an owner prefix and cancels their
+// pending deliveries, inside tx. It returns how many it deleted.
+func (s *Store) endSubscriptions(tx *bolt.Tx, prefix []byte, reason string) (int, error) {
+	var subs [][2]string // workspace, subscription
+	c := tx.Bucket(bSubOwner).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		if len(k) != len(prefix)+32 {
+			continue
+		}
+		subs = append(subs, [2]string{idFromKey(k[:len(k)-16]), idFromKey(k)})
+	}
+	n := 0
+	for _, p := range subs { // deleted after the scan: deleting under a cursor skips keys
+		err := DeleteSubscription(tx, p[0], p[1])
+		if err != nil && !isNotFound(err) {
+			return n, err
+		}
+		if err == nil {
+			n++
+		}
+		// A dangling index entry (its subscription already gone) is dropped all the same.
+		if err := tx.Bucket(bSubOwner).Delete(append(slices.Clone(prefix), wsKey(p[0], p[1])...)); err != nil {
+			return n, err
+		}
+		if err := s.cancelPending(tx, p[1], "", reason); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// EndGrantSubscriptions deletes, inside the caller's transaction, the subscriptions made through
+// an OAuth grant and cancels their pending deliveries (the grant is being revoked).
+func (s *Store) EndGrantSubscriptions(tx *bolt.Tx, grantID string) (int, error) {
+	if _, ok := ParseID(grantID); !ok {
+		return 0, nil
+	}
+	return s.endSubscriptions(tx, ownerPrefix(ownerGrant, grantID), "the OAuth grant that made the subscription was revoked")
+}
+
+// EndClientSubscriptions deletes, inside the caller's transaction, the subscriptions made
+// through any grant of an OAuth client and cancels their pending deliveries (the client is
+// being deleted).
+func (s *Store) EndClientSubscriptions(tx *bolt.Tx, clientID string) (int, error) {
+	if _, ok := ParseID(clientID); !ok {
+		return 0, nil
+	}
+	return s.endSubscriptions(tx, ownerPrefix(ownerClient, clientID), "the OAuth client that made the subscription was deleted")
 }
 
 // Unsubscribe deletes a subscription; an unknown id is ErrNotFound ("subscription not found").
 // Its pending deliveries are cancelled.
 func (s *Store) Unsubscribe(workspaceID, id string) error {
-	return s.update(func(tx *bolt.Tx, _ *effects) error {
+	return s.update(func(tx *bolt.Tx, fx *effects) error {
 		if err := DeleteSubscription(tx, workspaceID, id); err != nil {
+			if isNotFound(err) {
+				return fx.refuse(err)
+			}
 			return err
 		}
 		return s.cancelPending(tx, id, "", "unsubscribed")
 	})
 }
 
-// DeleteSubscription removes a subscription and its index entry inside tx.
+// DeleteSubscription removes a subscription and its index entries inside tx. Its pending
+// deliveries are the caller's to cancel (cancelPending).
 func DeleteSubscription(tx *bolt.Tx, workspaceID, id string) error {
 	sub, ok, err := getSubscription(tx, workspaceID, id)
 	if err != nil {
@@ -54,6 +218,11 @@ func DeleteSubscription(tx *bolt.Tx, workspaceID, id string) error {
 	}
 	if err := tx.Bucket(bSubEvent).Delete(idxKey(workspaceID, sub.EventName, sub.ID)); err != nil {
 		return err
+	}
+	for _, k := range ownerKeys(sub) {
+		if err := tx.Bucket(bSubOwner).Delete(k); err != nil {
+			return err
+		}
 	}
 	return tx.Bucket(bSubs).Delete(wsKey(workspaceID, id))
 }
@@ -75,7 +244,8 @@ func GetSubscription(tx *bolt.Tx, workspaceID, id string) (Subscription, bool, e
 	return getSubscription(tx, workspaceID, id)
 }
 
-// PutSubscription writes a subscription inside tx (the webhooks package records failures).
+// PutSubscription rewrites an existing subscription's state inside tx (the webhooks package
+// records failures); its event, owner and credential never change, so its index entries stand.
 func PutSubscription(tx *bolt.Tx, sub Subscription) error {
 	return putJSON(tx.Bucket(bSubs), wsKey(sub.WorkspaceID, sub.ID), sub)
 }
@@ -102,3 +272,40 @@ func (s *Store) Subscriptions(workspaceID string) ([]Subscription, error) {
 	})
 	return out, err
 }
+
+// indexSubscriptionOwners is a migration step: subscriptions made before the owner index get
+// their membership entry (they carry no credential), so removing the member ends them too. Those
+// whose user had already left the workspace (RemoveMember used to leave them) are deleted, and
+// their pending deliveries cancelled; it runs after indexPendingDeliveries for that.
+func indexSubscriptionOwners(s *Store, tx *bolt.Tx) error {
+	var subs []Subscription
+	if err := tx.Bucket(bSubs).ForEach(func(_, v []byte) error {
+		var sub Subscription
+		if err := jsonUnmarshal(v, &sub); err != nil {
+			return err
+		}
+		subs = append(subs, sub)
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, sub := range subs {
+		if sub.UserID != "" && !isMember(tx, sub.WorkspaceID, sub.UserID) {
+			if err := DeleteSubscription(tx, sub.WorkspaceID, sub.ID); err != nil {
+				return err
+			}
+			if err := s.cancelPending(tx, sub.ID, "", "the user who made the subscription is no longer a member of the workspace"); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, k := range ownerKeys(sub) {
+			if err := tx.Bucket(bSubOwner).Put(k, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

@@ -364,7 +364,9 @@ type Token struct {
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
 }
 
-// Subscription is a webhook subscription of a workspace to one event name.
+// Subscription is a webhook subscription of a workspace to one event name. TokenID, or GrantID
+// and ClientID, name the credential it was made through; it dies with that credential and with
+// its user's membership (DESIGN §6). They are empty for one made by an admin tool.
 type Subscription struct {
 	ID           string     `json:"id"`
 	WorkspaceID  string     `json:"workspaceId"`
@@ -372,6 +374,9 @@ type Subscription struct {
 	HookURL      string     `json:"hookUrl"`
 	Secret       string     `json:"secret"`
 	UserID       string     `json:"userId"`
+	TokenID      string     `json:"tokenId,omitempty"`
+	GrantID      string     `json:"grantId,omitempty"`
+	ClientID     string     `json:"clientId,omitempty"`
 	Active       bool       `json:"active"`
 	FailingSince *time.Time `json:"failingSince,omitempty"`
 	DisabledAt   *time.Time `json:"disabledAt,omitempty"`

@@ -177,7 +177,10 @@ func DeleteTokenByID(tx *bolt.Tx, id string) error {
 	return ids.Delete(idKey(id))
 }
 
-// RevokeToken deletes a token given in plain; unknown tokens are ErrNotFound.
+// RevokeToken deletes a token given in plain; unknown tokens are ErrNotFound. Revoking a
+// personal token also deletes the webhook subscriptions made with it and cancels their pending
+// deliveries, in the same transaction (an OAuth access token's subscriptions belong to its
+// grant, which outlives the rotation of its tokens).
 func (s *Store) RevokeToken(plain string) (Token, error) {
 	var t Token
 	err := s.db.Update(func(tx *bolt.Tx) error {
@@ -188,7 +191,14 @@ func (s *Store) RevokeToken(plain string) (Token, error) {
 		if !ok {
 			return errorf(ErrNotFound, "token not found")
 		}
-		return DeleteTokenByID(tx, t.ID)
+		if err := DeleteTokenByID(tx, t.ID); err != nil {
+			return err
+		}
+		if t.Kind == TokenOAuth {
+			return nil
+		}
+		_, err = s.endSubscriptions(tx, ownerPrefix(ownerToken, t.ID), "the token that made the subscription was revoked")
+		return err
 	})
 	return t, err
 }

@@ -208,22 +208,30 @@ func (s *Store) RecordAttempt(deliveryID string, r AttemptResult) (Delivery, boo
 }
 
 // cancelPending cancels every pending delivery of a subscription except one (the delivery whose
-// attempt is being recorded, which its caller settles itself).
+// attempt is being recorded, which its caller settles itself). It reads the pending index, so it
+// touches only pending deliveries, never the subscription's delivery history.
 func (s *Store) cancelPending(tx *bolt.Tx, subID, exceptID, reason string) error {
 	prefix := idKey(subID)
 	var ids []string
-	if err := forEachPrefix(tx.Bucket(bSubDeliveries), prefix, func(k, _ []byte) error {
+	if err := forEachPrefix(tx.Bucket(bSubPending), prefix, func(k, _ []byte) error {
 		ids = append(ids, idFromKey(k))
 		return nil
 	}); err != nil {
 		return err
 	}
-	for _, id := range ids {
+	for _, id := range ids { // changed after the scan: deleting under a cursor skips keys
 		if id == exceptID {
 			continue
 		}
-		if _, err := s.cancelDelivery(tx, id, reason); err != nil {
+		changed, err := s.cancelDelivery(tx, id, reason)
+		if err != nil {
 			return err
+		}
+		if !changed {
+			// An index entry without a pending delivery (record gone): drop it.
+			if err := tx.Bucket(bSubPending).Delete(wsKey(subID, id)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -321,7 +329,8 @@ func (s *Store) Redeliver(id string) (Delivery, error) {
 
 // EnableSubscription re-activates a disabled subscription and clears its failure record;
 // changed is false when it was already active. Deliveries cancelled while it was disabled stay
-// cancelled (Redeliver brings one back).
+// cancelled (Redeliver brings one back). Enabling one beyond MaxActiveSubscriptions for its
+// workspace and event is ErrConflict.
 func (s *Store) EnableSubscription(id string) (sub Subscription, changed bool, err error) {
 	err = s.update(func(tx *bolt.Tx, _ *effects) error {
 		var ok bool
@@ -335,6 +344,15 @@ func (s *Store) EnableSubscription(id string) (sub Subscription, changed bool, e
 		changed = !sub.Active || sub.FailingSince != nil
 		if !changed {
 			return nil
+		}
+		if !sub.Active {
+			n, err := activeSubscriptions(tx, sub.WorkspaceID, sub.EventName)
+			if err != nil {
+				return err
+			}
+			if n >= MaxActiveSubscriptions {
+				return errorf(ErrConflict, "workspace %s already has %d active subscriptions to %s", sub.WorkspaceID, n, sub.EventName)
+			}
 		}
 		sub.Active, sub.DisabledAt, sub.FailingSince = true, nil, nil
 		return PutSubscription(tx, sub)
@@ -464,11 +482,12 @@ func (s *Store) DeliveryAttempts(deliveryID string) ([]Attempt, error) {
 	return out, err
 }
 
-// QueueDepth counts the pending deliveries.
+// QueueDepth counts the pending deliveries. It reads the count PutDelivery keeps, so a
+// metrics scrape costs one key, however long the queue.
 func (s *Store) QueueDepth() (int, error) {
 	n := 0
 	err := s.db.View(func(tx *bolt.Tx) error {
-		n = tx.Bucket(bDeliveryQueue).Stats().KeyN
+		n = int(decodeUint(tx.Bucket(bMeta).Get(pendingCountKey)))
 		return nil
 	})
 	return n, err
@@ -543,36 +562,31 @@ func (s *Store) purgeDeliveries(limit, from []byte) (removed int, next []byte, e
 	return removed, next, err
 }
 
-// purgeEvents deletes events older than limit that no pending delivery needs.
+// purgeEvents deletes events older than limit that no pending delivery needs, purgeChunk per
+// transaction. Whether an event is needed is one seek in the event-pending index, in the same
+// transaction as the delete, so a delivery made pending again meanwhile (Redeliver) keeps its
+// event.
 func (s *Store) purgeEvents(limit []byte) error {
+	var from []byte
 	for {
-		done := true
+		var next []byte
 		err := s.db.Update(func(tx *bolt.Tx) error {
-			done = true
-			needed := map[string]bool{}
-			q := tx.Bucket(bDeliveryQueue).Cursor()
-			deliveries := tx.Bucket(bDeliveries)
-			for k, _ := q.First(); k != nil; k, _ = q.Next() {
-				if len(k) != 24 {
-					continue
-				}
-				var d Delivery
-				if ok, err := getJSON(deliveries, k[8:], &d); err != nil {
-					return err
-				} else if ok {
-					needed[d.EventID] = true
-				}
-			}
+			next = nil
 			events := tx.Bucket(bEvents)
+			pending := tx.Bucket(bEventPending).Cursor()
 			var victims [][]byte
 			c := events.Cursor()
-			for k, _ := c.First(); k != nil && bytes.Compare(k, limit) < 0; k, _ = c.Next() {
-				if needed[idFromKey(k)] {
-					continue
-				}
+			k, _ := c.First()
+			if from != nil {
+				k, _ = c.Seek(from)
+			}
+			for ; k != nil && bytes.Compare(k, limit) < 0; k, _ = c.Next() {
 				if len(victims) >= purgeChunk {
-					done = false
+					next = bytes.Clone(k)
 					break
+				}
+				if pk, _ := pending.Seek(k); pk != nil && bytes.HasPrefix(pk, k) {
+					continue
 				}
 				victims = append(victims, bytes.Clone(k))
 			}
@@ -583,10 +597,42 @@ func (s *Store) purgeEvents(limit []byte) error {
 			}
 			return nil
 		})
-		if err != nil || done {
+		if err != nil || next == nil {
+			return err
+		}
+		from = next
+	}
+}
+
+// indexPendingDeliveries is a migration step: it builds the pending indexes and count of
+// PutDelivery from the queue, for files written before they existed.
+func indexPendingDeliveries(_ *Store, tx *bolt.Tx) error {
+	var pending []Delivery
+	deliveries := tx.Bucket(bDeliveries)
+	if err := tx.Bucket(bDeliveryQueue).ForEach(func(k, _ []byte) error {
+		if len(k) != 24 {
+			return nil
+		}
+		var d Delivery
+		if ok, err := getJSON(deliveries, k[8:], &d); err != nil || !ok {
+			return err
+		}
+		if d.Status == DeliveryPending {
+			pending = append(pending, d)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bMeta).Put(pendingCountKey, encodeUint(0)); err != nil {
+		return err
+	}
+	for _, d := range pending {
+		if err := setPending(tx, d, true); err != nil {
 			return err
 		}
 	}
+	return nil
 }
 
 // idKeyAt is the smallest 16-byte ULID key of the millisecond t.

@@ -84,17 +84,30 @@ func (s *Store) AddMember(workspaceID, userID, role string) (Membership, error) 
 	return m, err
 }
 
-// RemoveMember ends a membership; the user's next request to the workspace is refused.
+// RemoveMember ends a membership: the user's next request to the workspace is refused, and the
+// webhook subscriptions the user made in it are deleted with their pending deliveries cancelled,
+// in the same transaction (DESIGN §6). An unknown workspace, user or membership is ErrNotFound.
 func (s *Store) RemoveMember(workspaceID, userID string) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx, fx *effects) error {
+		if _, err := getWorkspace(tx, workspaceID); err != nil {
+			return fx.refuse(err)
+		}
+		if _, err := getUser(tx, userID); err != nil {
+			return fx.refuse(err)
+		}
 		b := tx.Bucket(bMemberships)
 		if b.Get(wsKey(workspaceID, userID)) == nil {
-			return errorf(ErrNotFound, "membership not found")
+			return fx.refuse(errorf(ErrNotFound, "membership not found"))
 		}
 		if err := b.Delete(wsKey(workspaceID, userID)); err != nil {
 			return err
 		}
-		return tx.Bucket(bUserWS).Delete(wsKey(userID, workspaceID))
+		if err := tx.Bucket(bUserWS).Delete(wsKey(userID, workspaceID)); err != nil {
+			return err
+		}
+		_, err := s.endSubscriptions(tx, ownerPrefix(ownerMember, workspaceID, userID),
+			"the user who made the subscription is no longer a member of the workspace")
+		return err
 	})
 }
 

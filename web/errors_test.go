@@ -246,6 +246,17 @@ func TestRateLimit(t *testing.T) {
 	// Unauthenticated requests do not spend a token's budget (and are 401, not 429).
 	e.postAs(t, "", "me-action", body).want(t, http.StatusUnauthorized)
 
+	// A rate below 1 keeps a burst of at least one request: 0.2/s lets one through, then one
+	// every 5 s (a burst of 0 refused every request for ever).
+	slow := newEnv(t, Config{RateLimit: 0.2})
+	slowBody := slow.validBodies()["me-action"]
+	slow.post(t, "me-action", slowBody).want(t, http.StatusOK)
+	r = slow.post(t, "me-action", slowBody).want(t, http.StatusTooManyRequests)
+	if secs, _ := strconv.Atoi(r.header.Get("Retry-After")); secs < 4 || secs > 5 {
+		t.Errorf("at 0.2 requests/s Retry-After %q, want 5 seconds", r.header.Get("Retry-After"))
+	}
+	slow.postAs(t, slow.otherToken, "me-action", with(slowBody, obj{"id": slow.ws2.ID})).want(t, http.StatusOK)
+
 	// 0 turns it off.
 	off := newEnv(t, Config{RateLimit: 0})
 	for range 50 {

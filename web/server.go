@@ -278,7 +278,7 @@ type limiterSet struct {
 	m  map[string]*limiterEntry
 }
 
-// allow takes one request from key's bucket (rps per second, burst 2×rps); when refused it
+// allow takes one request from key's bucket (rps per second, burst 2×rps, at least 1); when refused it
 // says how long until one is available.
 func (l *limiterSet) allow(key string, rps float64, now time.Time) (time.Duration, bool) {
 	if rps <= 0 {
@@ -295,7 +295,7 @@ func (l *limiterSet) allow(key string, rps float64, now time.Time) (time.Duratio
 				}
 			}
 		}
-		e = &limiterEntry{lim: rate.NewLimiter(rate.Limit(rps), int(2*rps+0.5))}
+		e = &limiterEntry{lim: rate.NewLimiter(rate.Limit(rps), burstFor(rps))}
 		l.m[key] = e
 	}
 	e.seen = now
@@ -306,6 +306,12 @@ func (l *limiterSet) allow(key string, rps float64, now time.Time) (time.Duratio
 	wait := r.DelayFrom(now)
 	r.CancelAt(now)
 	return wait, false
+}
+
+// burstFor is twice the rate, rounded, and at least 1: with a burst of 0 (a rate below 0.25/s)
+// the limiter would refuse every request for ever instead of letting one through per 1/rps.
+func burstFor(rps float64) int {
+	return max(1, int(2*rps+0.5))
 }
 
 func retryAfter(d time.Duration) string {

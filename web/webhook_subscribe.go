@@ -30,10 +30,14 @@ func decodeSubscribe(f *fields, provider string) subscribeRequest {
 	return req
 }
 
-// subscribeWebhook adds a subscription and shows its signing secret once (201).
+// subscribeWebhook adds a subscription and shows its signing secret once (201). The hook URL's
+// address check (SSRF guard) runs only for a member of an existing workspace, after the token
+// check, so that no one else can probe what host names resolve to; like the other checks of
+// workspace data, its failure joins the body's own failures in one 400 (DESIGN §3, §13).
 func (h *Handler) subscribeWebhook(w http.ResponseWriter, r *http.Request, c *call) {
 	req := decodeSubscribe(c.f, h.cfg.Provider)
-	if !c.f.seen["hookUrl"] && req.hookURL != "" && h.cfg.ValidateHookURL != nil {
+	access := h.store.Authorize(req.workspaceID, c.token.UserID)
+	if access == nil && !c.f.seen["hookUrl"] && req.hookURL != "" && h.cfg.ValidateHookURL != nil {
 		if err := h.cfg.ValidateHookURL(r.Context(), req.hookURL); err != nil {
 			c.f.fail("hookUrl", err.Error())
 		}
@@ -41,7 +45,7 @@ func (h *Handler) subscribeWebhook(w http.ResponseWriter, r *http.Request, c *ca
 	if !h.checked(w, r, c, req.workspaceID, store.WorkspaceData{}) {
 		return
 	}
-	sub, err := h.store.Subscribe(req.workspaceID, c.token.UserID, req.eventName, req.hookURL)
+	sub, err := h.store.SubscribeAs(c.token, req.workspaceID, req.eventName, req.hookURL)
 	if err != nil {
 		writeStoreError(w, r, err)
 		return

@@ -82,6 +82,26 @@ func (e *BlockedError) Error() string {
 // ErrUnresolvable is wrapped by ValidateURL when the host name does not resolve.
 var ErrUnresolvable = errors.New("does not resolve")
 
+// RefusedError is ValidateURL's answer for a hook URL whose host it refuses. Its message is
+// shown to the API client, so for a host name it says neither what the name resolves to nor
+// whether it resolves at all: otherwise any token could map internal DNS through the answers
+// (DESIGN §13). Cause (a *BlockedError, or ErrUnresolvable) is for logs and errors.Is/As.
+type RefusedError struct {
+	Reason string // for a literal IP address only: the range it falls in, which its sender knows
+	Cause  error
+}
+
+const allowedHint = "webhooks go to public addresses only, unless an admin allows the range with -hook-allow-cidrs"
+
+func (e *RefusedError) Error() string {
+	if e.Reason != "" {
+		return "is not an allowed address (" + e.Reason + "); " + allowedHint
+	}
+	return "is not an allowed address; " + allowedHint
+}
+
+func (e *RefusedError) Unwrap() error { return e.Cause }
+
 type blockRule struct {
 	prefix netip.Prefix
 	reason string
@@ -209,7 +229,8 @@ func classify(a netip.Addr) (reason string, always bool) {
 
 // ValidateURL checks a hook URL at subscribe time: http or https, a host, and every address the
 // host resolves to permitted. A host that does not resolve is an error. The error's message
-// reads as the hookUrl validation message.
+// reads as the hookUrl validation message; a refused host is a *RefusedError, whose message
+// reveals nothing of DNS.
 func (g *Guard) ValidateURL(ctx context.Context, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
@@ -228,13 +249,21 @@ func (g *Guard) ValidateURL(ctx context.Context, raw string) error {
 		if a.Zone() != "" {
 			return errors.New("must not use an IPv6 zone")
 		}
-		return g.CheckIP(a)
+		if err := g.CheckIP(a); err != nil {
+			re := &RefusedError{Cause: err}
+			var be *BlockedError
+			if errors.As(err, &be) {
+				re.Reason = be.Reason
+			}
+			return re
+		}
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	addrs, err := g.resolver.LookupNetIP(ctx, "ip", host)
 	if err != nil || len(addrs) == 0 {
-		return fmt.Errorf("has a host, %s, that %w", host, ErrUnresolvable)
+		return &RefusedError{Cause: fmt.Errorf("host %s %w", host, ErrUnresolvable)}
 	}
 	for _, a := range addrs {
 		// LookupNetIP reports IPv4 answers in their 16-byte form; show them as IPv4.
@@ -243,7 +272,7 @@ func (g *Guard) ValidateURL(ctx context.Context, raw string) error {
 			if errors.As(err, &be) {
 				be.Host = host
 			}
-			return err
+			return &RefusedError{Cause: err}
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync"
 	"testing"
 
 	"switchboard/store"
@@ -44,7 +45,7 @@ func TestValidateURLRefuses(t *testing.T) {
 		{"http://[2002:7f00:1::1]/", "loopback"},     // 6to4
 		{"http://[2002:0a00:0001::]/", "RFC 1918"},   // 6to4 of 10.0.0.1
 		{"http://[::ffff:10.1.2.3]/", "RFC 1918"},    // mapped private
-		{"http://localhost:9/", "localhost resolves to 127.0.0.1"},
+		{"http://localhost:9/", "is not an allowed address"},
 		{"http://0.0.0.0/", "unspecified"},
 		{"http://0.1.2.3/", "unspecified"},
 		{"http://[::]/", "unspecified"},
@@ -71,9 +72,20 @@ func TestValidateURLRefuses(t *testing.T) {
 			t.Errorf("ValidateURL(%s) = %v, want an error naming %q", c.url, err, c.want)
 		}
 	}
+	// A host name's answer says neither what it resolves to nor whether it resolves: the
+	// message of a name that does not resolve equals that of one resolving to loopback.
 	err := g.ValidateURL(context.Background(), "http://no-such-host.invalid/")
-	if !errors.Is(err, webhooks.ErrUnresolvable) || !strings.Contains(err.Error(), "no-such-host.invalid") {
-		t.Errorf("unresolvable host: %v, want ErrUnresolvable naming the host", err)
+	if !errors.Is(err, webhooks.ErrUnresolvable) {
+		t.Errorf("unresolvable host: %v, want ErrUnresolvable", err)
+	}
+	local := g.ValidateURL(context.Background(), "http://localhost:9/")
+	if err == nil || local == nil || err.Error() != local.Error() {
+		t.Errorf("unresolvable host says %q, localhost says %q: want the same message", err, local)
+	}
+	for _, leak := range []string{"127.0.0.1", "::1", "loopback", "resolves", "localhost"} {
+		if local != nil && strings.Contains(local.Error(), leak) {
+			t.Errorf("the answer for localhost %q reveals %q", local, leak)
+		}
 	}
 	// The message says what to do about it.
 	err = g.ValidateURL(context.Background(), "http://127.0.0.1/")
@@ -146,8 +158,12 @@ func TestSubscribeRefusesInternalHookURLs(t *testing.T) {
 		}
 	}
 	code, body := post(strict, "http://no-such-host.invalid/hook")
-	if code != http.StatusBadRequest || !strings.Contains(body, "does not resolve") {
-		t.Errorf("unresolvable host: %d %s, want 400 saying it does not resolve", code, body)
+	_, local := post(strict, "http://localhost:8080/hook")
+	if code != http.StatusBadRequest || !strings.Contains(body, "not an allowed address") || body != local {
+		t.Errorf("unresolvable host: %d %s; localhost: %s; want the same 400 saying not an allowed address", code, body, local)
+	}
+	if strings.Contains(local, "127.0.0.1") || strings.Contains(local, "loopback") {
+		t.Errorf("the answer for localhost reveals what it resolves to: %s", local)
 	}
 	if subs, _ := e.s.Subscriptions(e.ws); len(subs) != 0 {
 		t.Fatalf("refused subscribes stored %d subscriptions", len(subs))
@@ -191,5 +207,76 @@ func TestDialerRefusesAfterDNS(t *testing.T) {
 	}
 	if rc.count() != 0 {
 		t.Fatalf("the receiver got %d requests through the guard", rc.count())
+	}
+}
+
+// TestHookURLCheckedOnlyForMembers: the address check (which resolves host names) runs after
+// the token and membership checks, so a caller without access learns nothing of what a name
+// resolves to, and its failure joins the body's own failures in one 400 for a member.
+func TestHookURLCheckedOnlyForMembers(t *testing.T) {
+	e := newEnv(t, nil)
+	_, member, err := e.s.CreateToken(e.user, "member")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger, err := e.s.CreateUser(store.NewUser{Email: "eve@example.com", Name: "Eve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, outsider, err := e.s.CreateToken(stranger.ID, "outsider")
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard := webhooks.NewGuard(nil)
+	var mu sync.Mutex
+	var checked []string
+	h := web.New(e.s, web.Config{ValidateHookURL: func(ctx context.Context, raw string) error {
+		mu.Lock()
+		checked = append(checked, raw)
+		mu.Unlock()
+		return guard.ValidateURL(ctx, raw)
+	}})
+	post := func(token, ws, event, hookURL string) (int, string) {
+		body, _ := json.Marshal(map[string]string{"developerProvider": "zapier", "eventName": event, "hookUrl": hookURL, "workspaceId": ws})
+		req := httptest.NewRequest(http.MethodPost, "/v1/integrations/developer/zapier/subscribe-webhook", strings.NewReader(string(body)))
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code, rec.Body.String()
+	}
+	const internal = "http://localhost:8080/hook"
+	for _, c := range []struct {
+		name, token, ws string
+		want            int
+	}{
+		{"no token", "", e.ws, http.StatusUnauthorized},
+		{"unknown token", "sbp_nope", e.ws, http.StatusUnauthorized},
+		{"not a member", outsider, e.ws, http.StatusForbidden},
+		{"unknown workspace", member, "01JDX0000000000000000000AA", http.StatusNotFound},
+		{"workspace id not a ULID", member, "../../etc", http.StatusNotFound},
+	} {
+		code, body := post(c.token, c.ws, store.EventContactCreated, internal)
+		if code != c.want || strings.Contains(body, "allowed address") || strings.Contains(body, "127.0.0.1") {
+			t.Errorf("%s: %d %s, want %d without a word on the hook URL", c.name, code, body, c.want)
+		}
+	}
+	mu.Lock()
+	if len(checked) != 0 {
+		t.Fatalf("the hook URL was checked (resolved) for callers without access: %q", checked)
+	}
+	mu.Unlock()
+	// A member with a bad event name and an internal URL hears of both at once.
+	code, body := post(member, e.ws, "no.such.event", internal)
+	var errs []store.FieldError
+	_ = json.Unmarshal([]byte(body), &errs)
+	if code != http.StatusBadRequest || len(errs) != 2 || errs[0].Field != "eventName" || errs[1].Field != "hookUrl" ||
+		!strings.Contains(errs[1].Message, "not an allowed address") {
+		t.Fatalf("member, bad event and internal URL: %d %s, want 400 on eventName and hookUrl", code, body)
+	}
+	if subs, _ := e.s.Subscriptions(e.ws); len(subs) != 0 {
+		t.Fatalf("refused subscribes stored %d subscriptions", len(subs))
 	}
 }
