@@ -9,8 +9,8 @@ import (
 	"switchboard/store"
 )
 
-// values is a contact's tag values for rendering tests.
-var tagValues = map[string]string{"firstName": "Ana", "lastName": "", "company": "Globex", "tier": "gold"}
+// tagValues is a contact's tag values for rendering tests.
+var tagValues = map[string]string{"firstName": "Ana", "lastName": "", "company": "Globex", "tier": "gold", "blank": " \t"}
 
 func tagValue(name string) string { return tagValues[name] }
 
@@ -31,6 +31,8 @@ func TestTemplateParseAndRender(t *testing.T) {
 		{"fallback used when value empty", "Hi {{lastName|there}}", []string{"lastName"}, "Hi there"},
 		{"fallback with spaces", "Hi {{lastName|dear friend}}", []string{"lastName"}, "Hi dear friend"},
 		{"empty without fallback renders nothing", "Hi {{lastName}}.", []string{"lastName"}, "Hi ."},
+		{"blank value uses the fallback", "Hi {{blank|there}}", []string{"blank"}, "Hi there"},
+		{"blank value without fallback renders nothing", "[{{blank}}]", []string{"blank"}, "[]"},
 		{"unknown to the renderer renders nothing", "[{{nickname}}]", []string{"nickname"}, "[]"},
 		{"white space trimmed", "Hi {{ firstName }}", []string{"firstName"}, "Hi Ana"},
 		{"white space around fallback trimmed", "Hi {{ lastName | there }}", []string{"lastName"}, "Hi there"},
