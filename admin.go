@@ -75,7 +75,9 @@ func adminCommands() map[string]adminCommand {
 		"list-numbers":     {"[--workspace W]", adminListNumbers},
 		"list-workspaces":  {"", adminListWorkspaces},
 		"list-users":       {"", adminListUsers},
-		"set-workspace":    {"--workspace W [--name N] [--stop-reply T] [--start-reply T] [--help-reply T] [--voice-greeting T]", adminSetWorkspace},
+		"set-workspace":    {"--workspace W [--name N] [--time-zone Z] [--quiet-hours HH:MM-HH:MM|off] [--stop-reply T] [--start-reply T] [--help-reply T] [--voice-greeting T]", adminSetWorkspace},
+		"create-group":     {"--workspace W --name N", adminCreateGroup},
+		"add-to-group":     {"--workspace W --group G --phone +1…", adminAddToGroup},
 		"remove-member":    {"--workspace W --user U", adminRemoveMember}, // admin_members.go
 		"add-property":     {"--workspace W --name N --type text|number|boolean|date", adminAddProperty},
 		"create-token":     {"--user U [--name N]", adminCreateToken},
@@ -326,6 +328,8 @@ func adminSetWorkspace(a *adminEnv, args []string) error {
 	optional("start-reply", `reply to START ("" sends none)`, &in.StartReply)
 	optional("help-reply", `reply to HELP ("" sends none)`, &in.HelpReply)
 	optional("voice-greeting", "what callers hear", &in.VoiceGreeting)
+	optional("time-zone", "IANA time zone of contacts whose own is unknown, e.g. America/New_York", &in.TimeZone)
+	optional("quiet-hours", "HH:MM-HH:MM (e.g. 21:00-08:00) when broadcast copies wait, in each contact's time zone; off to turn off", &in.QuietHours)
 	return a.withStore(args, func(s *store.Store) error {
 		if err := required("workspace", *ws); err != nil {
 			return err
@@ -335,6 +339,46 @@ func adminSetWorkspace(a *adminEnv, args []string) error {
 			return err
 		}
 		fmt.Fprintln(a.stdout, w.ID)
+		return nil
+	})
+}
+
+// adminCreateGroup prints the new group's id.
+func adminCreateGroup(a *adminEnv, args []string) error {
+	ws := a.fs.String("workspace", "", "workspace id")
+	name := a.fs.String("name", "", "group name (unique in the workspace)")
+	return a.withStore(args, func(s *store.Store) error {
+		if err := required("workspace", *ws, "name", *name); err != nil {
+			return err
+		}
+		g, err := s.CreateGroup(*ws, *name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout, g.ID)
+		return nil
+	})
+}
+
+// adminAddToGroup puts the contact of a phone (created when missing) into a group given by id or
+// name (created when no group has that name) and prints the contact's id.
+func adminAddToGroup(a *adminEnv, args []string) error {
+	ws := a.fs.String("workspace", "", "workspace id")
+	group := a.fs.String("group", "", "group id or name")
+	phone := a.fs.String("phone", "", "E.164 number of the contact")
+	return a.withStore(args, func(s *store.Store) error {
+		if err := required("workspace", *ws, "group", *group, "phone", *phone); err != nil {
+			return err
+		}
+		name := *group
+		if g, err := s.Group(*ws, *group); err == nil {
+			name = g.Name
+		}
+		c, _, err := s.AddToGroup(*ws, name, *phone)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout, c.ID)
 		return nil
 	})
 }

@@ -158,6 +158,10 @@ func build(s *store.Store, cfg config, backupToken string) (*app, error) {
 		return nil, err
 	}
 	a.stops = append(a.stops, disp.Stop)
+	sched := carrier.NewScheduler(s, nil)
+	s.OnSchedule(sched.Wake)
+	sched.Start()
+	a.stops = append(a.stops, sched.Stop)
 	wcfg.Receiver = carrier.NewReceiver(s, cm)
 	wcfg.BaseURL, wcfg.TwilioAuthToken = cfg.BaseURL, cfg.Twilio.AuthToken
 	// The OAuth provider (DESIGN §5) adds its routes, pages and /static/ to the mux.

@@ -88,11 +88,12 @@ type Attempt struct {
 
 // effects collects what a write transaction did that others must hear of after it commits.
 type effects struct {
-	events  bool
-	outbox  bool
-	depth   int64 // change in the number of messages queued or sending
-	optOuts []optOutRef
-	refused error
+	events    bool
+	outbox    bool
+	depth     int64 // change in the number of messages queued or sending
+	scheduled bool  // a broadcast was scheduled
+	optOuts   []optOutRef
+	refused   error
 }
 
 // refuse records a refusal (bad input, or a state that forbids the change) for update to return
@@ -152,6 +153,14 @@ func (s *Store) applyEffects(fx *effects) {
 		s.addOptOutFilter(o.ws, o.phone)
 	}
 	s.notify(fx.events, fx.outbox)
+	if fx.scheduled {
+		s.hookMu.RLock()
+		f := s.onSchedule
+		s.hookMu.RUnlock()
+		if f != nil {
+			f()
+		}
+	}
 }
 
 // emit records an event and queues one delivery per active subscription of the workspace to

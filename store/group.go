@@ -52,12 +52,12 @@ func (s *Store) CreateGroup(workspaceID, name string) (Group, error) {
 		return Group{}, err
 	}
 	var g Group
-	err = s.update(func(tx *bolt.Tx, _ *effects) error {
+	err = s.update(func(tx *bolt.Tx, fx *effects) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
-			return err
+			return fx.refuse(err)
 		}
 		if idxFirst(tx.Bucket(bGroupName), workspaceID, groupNameTerm(name)) != "" {
-			return errorf(ErrConflict, "a group named %q already exists", name)
+			return fx.refuse(errorf(ErrConflict, "a group named %q already exists", name))
 		}
 		var err error
 		g, err = s.insertGroup(tx, workspaceID, name)
@@ -141,13 +141,13 @@ func (s *Store) RenameGroup(workspaceID, id, name string) (Group, error) {
 		return Group{}, err
 	}
 	var g Group
-	err = s.update(func(tx *bolt.Tx, _ *effects) error {
+	err = s.update(func(tx *bolt.Tx, fx *effects) error {
 		var err error
 		if g, err = getGroup(tx, workspaceID, id); err != nil {
-			return err
+			return fx.refuse(err)
 		}
 		if other := idxFirst(tx.Bucket(bGroupName), workspaceID, groupNameTerm(name)); other != "" && other != g.ID {
-			return errorf(ErrConflict, "a group named %q already exists", name)
+			return fx.refuse(errorf(ErrConflict, "a group named %q already exists", name))
 		}
 		if err := tx.Bucket(bGroupName).Delete(idxKey(workspaceID, groupNameTerm(g.Name), g.ID)); err != nil {
 			return err
@@ -199,9 +199,12 @@ func (s *Store) AddToGroup(workspaceID, groupName, phone string) (Contact, Group
 	if err != nil {
 		return c, g, ValidationError{{"group", "is required, at most 100 characters"}}
 	}
+	if phone = strings.TrimSpace(phone); !ValidE164(phone) {
+		return c, g, ValidationError{{"phone", E164Message}}
+	}
 	err = s.update(func(tx *bolt.Tx, fx *effects) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
-			return err
+			return fx.refuse(err)
 		}
 		if id := idxFirst(tx.Bucket(bGroupName), workspaceID, groupNameTerm(name)); id != "" {
 			if g, err = getGroup(tx, workspaceID, id); err != nil {
@@ -220,13 +223,13 @@ func (s *Store) AddToGroup(workspaceID, groupName, phone string) (Contact, Group
 
 // AddContactToGroup puts a contact (by id) into a group (by id).
 func (s *Store) AddContactToGroup(workspaceID, groupID, contactID string) error {
-	return s.update(func(tx *bolt.Tx, _ *effects) error {
+	return s.update(func(tx *bolt.Tx, fx *effects) error {
 		g, err := getGroup(tx, workspaceID, groupID)
 		if err != nil {
-			return err
+			return fx.refuse(err)
 		}
 		if _, err := getContact(tx, workspaceID, contactID); err != nil {
-			return err
+			return fx.refuse(err)
 		}
 		return s.addMember(tx, &g, contactID)
 	})
@@ -251,11 +254,11 @@ func (s *Store) addMember(tx *bolt.Tx, g *Group, contactID string) error {
 // RemoveFromGroup takes a contact out of a group; it reports whether it was a member.
 func (s *Store) RemoveFromGroup(workspaceID, groupID, contactID string) (bool, error) {
 	removed := false
-	err := s.update(func(tx *bolt.Tx, _ *effects) error {
+	err := s.update(func(tx *bolt.Tx, fx *effects) error {
 		removed = false
 		g, err := getGroup(tx, workspaceID, groupID)
 		if err != nil {
-			return err
+			return fx.refuse(err)
 		}
 		k := memberKey(workspaceID, g.ID, contactID)
 		if tx.Bucket(bGroupMembers).Get(k) == nil {

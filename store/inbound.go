@@ -64,14 +64,14 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		r = InboundResult{}
 		w, err := getWorkspace(tx, workspaceID)
 		if err != nil {
-			return err
+			return fx.refuse(err)
 		}
 		n, ok, err := activeNumber(tx, workspaceID, in.To)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return errorf(ErrNotFound, "number %s is not an active number of this workspace", in.To)
+			return fx.refuse(errorf(ErrNotFound, "number %s is not an active number of this workspace", in.To))
 		}
 		if in.ProviderID != "" {
 			if v := tx.Bucket(bMsgProvider).Get(providerKey(in.Provider, in.ProviderID)); len(v) == 32 {
@@ -213,7 +213,7 @@ func (s *Store) RecordInboundCall(workspaceID, from, to string) (CallPayload, st
 	err := s.update(func(tx *bolt.Tx, fx *effects) error {
 		w, err := getWorkspace(tx, workspaceID)
 		if err != nil {
-			return err
+			return fx.refuse(err)
 		}
 		greeting = w.Greeting()
 		n, ok, err := activeNumber(tx, workspaceID, to)
@@ -221,7 +221,7 @@ func (s *Store) RecordInboundCall(workspaceID, from, to string) (CallPayload, st
 			return err
 		}
 		if !ok {
-			return errorf(ErrNotFound, "number %s is not an active number of this workspace", to)
+			return fx.refuse(errorf(ErrNotFound, "number %s is not an active number of this workspace", to))
 		}
 		p = CallPayload{CreatedAt: FormatTime(s.Now()), From: from, To: n.Phone, WorkspaceID: workspaceID}
 		if isBlocked(tx, workspaceID, from) {
@@ -256,9 +256,9 @@ func (s *Store) SetBlocked(workspaceID, userID, phone string, blocked bool) erro
 	if !ValidE164(phone) {
 		return ValidationError{{"phone", E164Message}}
 	}
-	return s.update(func(tx *bolt.Tx, _ *effects) error {
+	return s.update(func(tx *bolt.Tx, fx *effects) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
-			return err
+			return fx.refuse(err)
 		}
 		if !blocked {
 			return tx.Bucket(bBlocked).Delete(blockKey(workspaceID, phone))

@@ -53,9 +53,19 @@ func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 		default:
 			return fx.refuse(errorf(ErrOptedOut, "recipients %s have opted out", strings.Join(optedOut, ", ")))
 		}
+		msg, err := checkText(tx, workspaceID, in.Text)
+		if err != nil {
+			return err
+		}
+		if msg != "" {
+			return fx.refuse(ValidationError{{"text", msg}})
+		}
 		now := s.Now()
 		conv, created, err := s.conversationFor(tx, fx, workspaceID, n, to, &now)
 		if err != nil {
+			return err
+		}
+		if in.Text, err = renderFor(tx, workspaceID, in.Text, to); err != nil {
 			return err
 		}
 		m, err = s.queueMessage(tx, fx, &conv, created, now, in, PriorityNormal, "")
@@ -64,14 +74,44 @@ func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 	return m, err
 }
 
+// renderFor fills a text's merge tags from the contact of a 1:1 recipient; a group message has
+// no one contact, so its tags take their fallbacks.
+func renderFor(tx *bolt.Tx, workspaceID, text string, to []string) (string, error) {
+	if !strings.Contains(text, "{{") {
+		return text, nil
+	}
+	tmpl, err := ParseTemplate(text)
+	if err != nil || !tmpl.HasTags() {
+		return text, nil
+	}
+	var c Contact
+	if len(to) == 1 {
+		if id := contactIDByPhone(tx, workspaceID, to[0]); id != "" {
+			if c, err = getContact(tx, workspaceID, id); err != nil {
+				return "", err
+			}
+		}
+	}
+	return tmpl.Render(func(name string) string { return ContactTagValue(&c, name) }), nil
+}
+
 // queueMessage writes an outbound queued message in conv and its outbox entry, and records the
 // activity on conv (a conversation just created for it already carries it). message.sent fires
 // later, when the carrier accepts it.
 func (s *Store) queueMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convCreated bool, now time.Time, in SendInput, priority, broadcastID string) (Message, error) {
+	return s.storeMessage(tx, fx, conv, convCreated, now, in, priority, broadcastID, time.Time{})
+}
+
+// storeMessage is queueMessage for a message that may wait: with holdUntil set it is stored
+// `scheduled` and joins the queue at that time (a broadcast copy due inside quiet hours).
+func (s *Store) storeMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convCreated bool, now time.Time, in SendInput, priority, broadcastID string, holdUntil time.Time) (Message, error) {
 	m := Message{ID: s.NewID(), WorkspaceID: conv.WorkspaceID, ConversationID: conv.ID, BroadcastID: broadcastID,
 		CommunicationType: CommSMS, From: conv.From, Text: in.Text, Media: in.Media, Segments: Segments(in.Text),
 		Outbound: true, Billable: true, Priority: priority, Status: MessageQueued, AuthorID: in.AuthorID,
 		NumberID: conv.OutboundChannelID, CreatedAt: now, UpdatedAt: now}
+	if !holdUntil.IsZero() {
+		m.Status = MessageScheduled
+	}
 	if conv.IsGroup() {
 		m.Group = conv.Addresses
 	} else {
@@ -80,8 +120,13 @@ func (s *Store) queueMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convC
 	if err := putMessage(tx, &m); err != nil {
 		return m, err
 	}
-	if err := enqueue(tx, fx, &m); err != nil {
-		return m, err
+	queue := enqueue(tx, fx, &m)
+	if !holdUntil.IsZero() {
+		fx.outbox = true // the dispatcher learns the new due time
+		queue = delay(tx, fx, &m, holdUntil)
+	}
+	if queue != nil {
+		return m, queue
 	}
 	if !convCreated {
 		if err := touchConversation(tx, conv, now, false); err != nil {

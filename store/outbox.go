@@ -513,7 +513,7 @@ func (bc broadcastCache) cancelled(tx *bolt.Tx, m *Message) (bool, error) {
 func (bc broadcastCache) flush(tx *bolt.Tx, now time.Time) error {
 	for _, b := range bc {
 		b.UpdatedAt = now
-		if b.Outstanding <= 0 && (b.Status == BroadcastSending || b.Status == BroadcastSent) {
+		if b.Outstanding <= 0 && !b.Fanout && (b.Status == BroadcastSending || b.Status == BroadcastSent) {
 			b.Outstanding = 0
 			if b.Status == BroadcastSending {
 				b.DeliveredAt = &now

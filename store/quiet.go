@@ -191,8 +191,9 @@ func ValidTimeZone(name string) bool {
 // and the last pick with the span of instants over which no candidate's offset changes, so the
 // pick holds for every at inside it (a broadcast's instants all fall in one such span).
 type zoneChoice struct {
-	locs []*time.Location
-	pick atomic.Pointer[zonePick]
+	regionWide bool // every zone of the country: unknown (see regionWide)
+	locs       []*time.Location
+	pick       atomic.Pointer[zonePick]
 }
 
 type zonePick struct {
@@ -234,7 +235,7 @@ func PhoneTimeZone(phone string, at time.Time) (*time.Location, bool) {
 	if v, ok := phoneZones.Load(key); ok {
 		c = v.(*zoneChoice)
 	} else {
-		c = &zoneChoice{}
+		c = &zoneChoice{regionWide: regionWide(phone, names)}
 		for _, n := range names {
 			if loc, ok := loadLocation(n); ok {
 				c.locs = append(c.locs, loc)
@@ -246,6 +247,9 @@ func PhoneTimeZone(phone string, at time.Time) (*time.Location, bool) {
 			}
 		}
 	}
+	if c.regionWide {
+		return nil, false
+	}
 	if p := c.pick.Load(); p != nil && !at.Before(p.from) && (p.to.IsZero() || at.Before(p.to)) {
 		return p.loc, true
 	}
@@ -255,6 +259,19 @@ func PhoneTimeZone(phone string, at time.Time) (*time.Location, bool) {
 	}
 	c.pick.Store(p)
 	return p.loc, true
+}
+
+// regionWide reports whether names is every zone of the number's country: the data knows nothing
+// of where in the country the number is (a toll-free 800 number, an unassigned area code), so
+// it says nothing about the contact's zone and the workspace's applies. Without this, every such
+// number would take the country's latest-waking zone (Pago Pago for +1) and wait for hours.
+func regionWide(phone string, names []string) bool {
+	num, err := phonenumbers.Parse(phone, "")
+	if err != nil {
+		return false
+	}
+	all, err := phonenumbers.GetTimezonesForPrefix("+" + strconv.Itoa(int(num.GetCountryCode())))
+	return err == nil && len(all) > 1 && len(all) == len(names)
 }
 
 // latestWaking picks the zone with the smallest offset at at, with the span around at in which

@@ -231,15 +231,15 @@ func TestPhoneTimeZone(t *testing.T) {
 		{"+79161234567", winter, "Europe/Moscow"},
 		{"+74232123456", winter, "Asia/Vladivostok"},
 		// Several zones: the latest-waking one, the smallest UTC offset.
-		{"+19075550100", winter, "America/Adak"},      // Alaska: Adak (UTC-10) and Anchorage (UTC-9)
-		{"+61891234567", winter, "Australia/Perth"},   // Adelaide (UTC+10:30 in January) and Perth (UTC+8)
-		{"+61891234567", summer, "Australia/Perth"},   // Adelaide (UTC+9:30 in July)
-		{"+18005550100", winter, "Pacific/Pago_Pago"}, // toll-free: every NANP zone; Pago Pago is UTC-11
-		{"+15555550100", winter, "Pacific/Pago_Pago"}, // an area code the data does not know: the same
-		{"+447911123456", winter, "Europe/Guernsey"},  // a UK mobile: Guernsey, Isle of Man, London, all equal; the first
-		{"+999123456", winter, ""},                    // no such country
-		{"12125550147", winter, ""},                   // not E.164
-		{"+1 212 555 0147", winter, ""},               // formatted
+		{"+19075550100", winter, "America/Adak"},     // Alaska: Adak (UTC-10) and Anchorage (UTC-9)
+		{"+61891234567", winter, "Australia/Perth"},  // Adelaide (UTC+10:30 in January) and Perth (UTC+8)
+		{"+61891234567", summer, "Australia/Perth"},  // Adelaide (UTC+9:30 in July)
+		{"+18005550100", winter, ""},                 // toll-free: every NANP zone, which says nothing: unknown (the workspace's zone applies)
+		{"+15555550100", winter, ""},                 // an area code the data does not know: the same
+		{"+447911123456", winter, "Europe/Guernsey"}, // a UK mobile: Guernsey, Isle of Man, London, all equal; the first
+		{"+999123456", winter, ""},                   // no such country
+		{"12125550147", winter, ""},                  // not E.164
+		{"+1 212 555 0147", winter, ""},              // formatted
 		{"", winter, ""},
 	} {
 		loc, ok := store.PhoneTimeZone(tc.phone, tc.at)

@@ -79,6 +79,21 @@ type Workspace struct {
 	StartReply    *string `json:"startReply,omitempty"`
 	HelpReply     *string `json:"helpReply,omitempty"`
 	VoiceGreeting *string `json:"voiceGreeting,omitempty"`
+	// TimeZone (IANA) is the zone of contacts whose own cannot be known; "" is UTC.
+	TimeZone string `json:"timeZone,omitempty"`
+	// QuietHours ("21:00-08:00", "" when off): broadcast copies due inside them, in the
+	// contact's time zone, wait until they end.
+	QuietHours string `json:"quietHours,omitempty"`
+}
+
+// Location is the workspace's time zone (UTC when unset or unknown).
+func (w *Workspace) Location() *time.Location {
+	if w.TimeZone != "" {
+		if loc, ok := loadLocation(w.TimeZone); ok {
+			return loc
+		}
+	}
+	return time.UTC
 }
 
 // User is a person who signs in to the admin UI or acts through a token.
@@ -203,6 +218,7 @@ type Contact struct {
 	Flags                   []string         `json:"flags"`
 	Properties              map[string]any   `json:"properties"`
 	Source                  string           `json:"source"`
+	TimeZone                string           `json:"timeZone,omitempty"` // IANA name; "" derives it from the phone
 	LastInboundMessageTime  *time.Time       `json:"lastInboundMessageTime,omitempty"`
 	LastOutboundMessageTime *time.Time       `json:"lastOutboundMessageTime,omitempty"`
 	Addresses               []Address        `json:"addresses"`
@@ -311,29 +327,36 @@ type Comment struct {
 	UpdatedAt      time.Time `json:"updatedAt"`
 }
 
-// Broadcast sends one text to many recipients, each in their own conversation.
+// Broadcast sends one text to many recipients, each in their own conversation. The record stays
+// small — every outcome of a copy rewrites it — so its targets live beside it
+// (BroadcastTargetsOf) and Recipients is only filled in SendBroadcast's answer.
 type Broadcast struct {
-	ID             string   `json:"id"`
-	WorkspaceID    string   `json:"workspaceId"`
-	TenantID       string   `json:"tenantId"`
-	Name           string   `json:"name"`
-	From           string   `json:"from"`
-	Text           string   `json:"text"`
-	Media          []string `json:"media"`
-	Status         string   `json:"status"`
-	Recipients     []string `json:"recipients"`
-	TotalQueued    int      `json:"totalQueued"`
-	TotalSent      int      `json:"totalSent"`
-	TotalDelivered int      `json:"totalDelivered"`
-	TotalFailed    int      `json:"totalFailed"`
-	TotalOptedOut  int      `json:"totalOptedOut"`
-	// Outstanding counts copies still queued or sending; the broadcast is done at zero.
-	Outstanding int        `json:"outstanding,omitempty"`
-	CreatedByID string     `json:"createdById"`
-	StartedAt   *time.Time `json:"startedAt,omitempty"`
-	DeliveredAt *time.Time `json:"deliveredAt,omitempty"`
-	CreatedAt   time.Time  `json:"createdAt"`
-	UpdatedAt   time.Time  `json:"updatedAt"`
+	ID             string     `json:"id"`
+	WorkspaceID    string     `json:"workspaceId"`
+	TenantID       string     `json:"tenantId"`
+	Name           string     `json:"name,omitempty"`
+	From           string     `json:"from"`
+	NumberID       string     `json:"numberId,omitempty"`
+	Text           string     `json:"text,omitempty"`
+	Media          []string   `json:"media,omitempty"`
+	Status         string     `json:"status"`
+	Recipients     []string   `json:"-"`
+	TotalQueued    int        `json:"totalQueued,omitempty"`
+	TotalSent      int        `json:"totalSent,omitempty"`
+	TotalDelivered int        `json:"totalDelivered,omitempty"`
+	TotalFailed    int        `json:"totalFailed,omitempty"`
+	TotalOptedOut  int        `json:"totalOptedOut,omitempty"`
+	CreatedByID    string     `json:"createdById,omitempty"`
+	SendAt         *time.Time `json:"sendAt,omitempty"`
+	StartedAt      *time.Time `json:"startedAt,omitempty"`
+	DeliveredAt    *time.Time `json:"deliveredAt,omitempty"` // when no copy was left queued or sending
+	CancelledAt    *time.Time `json:"cancelledAt,omitempty"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	UpdatedAt      time.Time  `json:"updatedAt"`
+	// Outstanding counts copies still queued, held or sending; the broadcast is done at zero.
+	Outstanding int `json:"outstanding,omitempty"`
+	// Fanout is set while recipients are still being queued: the broadcast cannot finish then.
+	Fanout bool `json:"fanout,omitempty"`
 }
 
 // OptOut records that a number asked not to be texted by a workspace.

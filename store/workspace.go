@@ -178,6 +178,8 @@ type WorkspaceSettings struct {
 	StartReply    *string
 	HelpReply     *string
 	VoiceGreeting *string
+	TimeZone      *string // IANA name, "" for UTC
+	QuietHours    *string // "HH:MM-HH:MM" or "off"
 }
 
 // maxReply bounds keyword replies and the greeting, like any text (code points).
@@ -199,7 +201,18 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 			errs = append(errs, FieldError{f.name, "must be at most 1200 characters"})
 		}
 	}
+	if in.TimeZone != nil && *in.TimeZone != "" && !ValidTimeZone(*in.TimeZone) {
+		errs = append(errs, FieldError{"timeZone", "must be an IANA time zone such as America/New_York"})
+	}
+	var quiet QuietHours
+	if in.QuietHours != nil {
+		var err error
+		if quiet, err = ParseQuietHours(*in.QuietHours); err != nil {
+			errs = append(errs, FieldError{"quietHours", err.Error()})
+		}
+	}
 	if errs != nil {
+		sortFieldErrors(errs)
 		return Workspace{}, errs
 	}
 	var w Workspace
@@ -229,6 +242,15 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 		}
 		if in.VoiceGreeting != nil {
 			w.VoiceGreeting = trimmed(in.VoiceGreeting)
+		}
+		if in.TimeZone != nil {
+			w.TimeZone = *in.TimeZone
+		}
+		if in.QuietHours != nil {
+			w.QuietHours = ""
+			if !quiet.Off() {
+				w.QuietHours = quiet.String()
+			}
 		}
 		w.UpdatedAt = s.Now()
 		return putJSON(tx.Bucket(bWorkspaces), idKey(w.ID), w)

@@ -14,11 +14,13 @@ type WorkspaceData struct {
 	// NullRemoves allows a nil property value (create-or-update removes that key); otherwise
 	// a nil value fails.
 	NullRemoves bool
+	Text        string            // its merge tags must name built-in fields or custom properties
+	Targets     *BroadcastTargets // its ids must be the workspace's groups and conversations
 }
 
 // Empty reports whether d refers to nothing in the workspace.
 func (d WorkspaceData) Empty() bool {
-	return d.From == "" && len(d.Mentions) == 0 && len(d.Properties) == 0
+	return d.From == "" && len(d.Mentions) == 0 && len(d.Properties) == 0 && d.Text == "" && d.Targets == nil
 }
 
 // CheckWorkspaceData checks, in one read transaction and writing nothing, that the workspace
@@ -52,7 +54,20 @@ func (s *Store) CheckWorkspaceData(userID, workspaceID string, d WorkspaceData) 
 			}
 			errs = append(errs, checkProperties(types, d.Properties, d.NullRemoves)...)
 		}
+		if msg, err := checkText(tx, workspaceID, d.Text); err != nil {
+			return err
+		} else if msg != "" {
+			errs = append(errs, FieldError{"text", msg})
+		}
+		if d.Targets != nil {
+			te, err := checkTargets(tx, workspaceID, d.Targets)
+			if err != nil {
+				return err
+			}
+			errs = append(errs, te...)
+		}
 		if errs != nil {
+			sortFieldErrors(errs)
 			return errs
 		}
 		return nil

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"switchboard/store"
@@ -84,7 +85,7 @@ func decoders(t *testing.T) []decoderCase {
 			}
 		}},
 		{"send-broadcast", func(f *fields) {
-			req := decodeSendBroadcast(f, "zapier")
+			req := decodeSendBroadcast(f, "zapier", time.Now())
 			if f.done() == nil {
 				checkPhone(t, req.in.From)
 				if n := len(req.in.Recipients); n < 1 || n > store.MaxBroadcastRecipients {

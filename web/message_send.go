@@ -25,7 +25,7 @@ func decodeSendMessage(f *fields, provider string) sendMessageRequest {
 // sendMessage queues one message in the conversation of from and to (202).
 func (h *Handler) sendMessage(w http.ResponseWriter, r *http.Request, c *call) {
 	req := decodeSendMessage(c.f, h.cfg.Provider)
-	if !h.checked(w, r, c, req.workspaceID, store.WorkspaceData{From: req.in.From}) {
+	if !h.checked(w, r, c, req.workspaceID, store.WorkspaceData{From: req.in.From, Text: req.in.Text}) {
 		return
 	}
 	req.in.AuthorID = c.token.UserID

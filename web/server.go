@@ -92,6 +92,9 @@ func (h *Handler) routes() http.Handler {
 		{"list-phone-numbers-action", h.listPhoneNumbers},
 		{"me-action", h.me},
 		{"list-messages-action", h.listMessages},
+		{"cancel-broadcast-action", h.cancelBroadcast},
+		{"list-groups-action", h.listGroups},
+		{"add-contact-to-group-action", h.addContactToGroup},
 		{"subscribe-webhook", h.subscribeWebhook},
 		{"unsubscribe-webhook", h.unsubscribeWebhook},
 	}
