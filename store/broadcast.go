@@ -48,9 +48,9 @@ type BroadcastInput struct {
 	ExcludeGroupIDs        []string
 	ExcludeConversationIDs []string
 	Text                   string
-	Media    []string
-	AuthorID string
-	SendAt   *time.Time
+	Media                  []string
+	AuthorID               string
+	SendAt                 *time.Time
 }
 
 // Targets are the input's recipient sources.

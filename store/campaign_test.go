@@ -255,3 +255,29 @@ func TestSingleSendRendersMergeTags(t *testing.T) {
 	_, err := f.s.SendMessage(f.ws, store.SendInput{From: f.number, To: []string{"+14155550123"}, Text: "{{nope}}"})
 	wantFields(t, err, "text")
 }
+
+func TestResumeBroadcastsFinishesACutOffFanOut(t *testing.T) {
+	path := t.TempDir() + "/sb.db"
+	s := openStoreAt(t, path, store.Options{})
+	f := newFixtureOn(t, s)
+	b, err := s.SendBroadcast(f.ws, store.BroadcastInput{From: f.number, Text: "x", Recipients: []string{"+14155550301"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.LeavePending(s, f.ws, b.ID, []string{"+14155550302", "+14155550303"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = openStoreAt(t, path, store.Options{})
+	n, err := s.ResumeBroadcasts()
+	if err != nil || n != 1 {
+		t.Fatalf("ResumeBroadcasts = %d, %v; want 1", n, err)
+	}
+	got, _ := s.Broadcast(f.ws, b.ID)
+	if got.TotalQueued != 3 || got.Fanout || got.Outstanding != 3 {
+		t.Errorf("after resume queued %d fanout %v outstanding %d, want 3 false 3", got.TotalQueued, got.Fanout, got.Outstanding)
+	}
+	if n, _ := s.ResumeBroadcasts(); n != 0 {
+		t.Errorf("a second resume found %d broadcasts, want 0", n)
+	}
+}

@@ -1,6 +1,10 @@
 package store
 
-import bolt "go.etcd.io/bbolt"
+import (
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+)
 
 // BulkContacts inserts contacts in write transactions of a few hundred, as an import does, so
 // that tests can build workspaces of thousands of contacts in about a second. It goes through the
@@ -125,4 +129,20 @@ func PutRawNumber(tx *bolt.Tx, n PhoneNumber) error {
 		return err
 	}
 	return putJSON(tx.Bucket(bNumbers), wsKey(n.WorkspaceID, n.ID), n)
+}
+
+// LeavePending writes recipients as a pending fan-out chunk of a broadcast and marks it fanning
+// out, as a crash between two fan-out transactions leaves it.
+func LeavePending(s *Store, workspaceID, id string, recipients []string) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		var b Broadcast
+		if _, err := getJSON(tx.Bucket(bBroadcasts), wsKey(workspaceID, id), &b); err != nil {
+			return err
+		}
+		b.Status, b.Fanout = BroadcastSending, true
+		if err := tx.Bucket(bBroadcastPending).Put(pendingKey(workspaceID, id, 7), []byte(strings.Join(recipients, ","))); err != nil {
+			return err
+		}
+		return putJSON(tx.Bucket(bBroadcasts), wsKey(workspaceID, id), b)
+	})
 }
