@@ -44,7 +44,27 @@ type twilioFake struct {
 
 	mu       sync.Mutex
 	arrivals []twilioArrival
-	arrived  chan struct{} // one value per arrival (buffered)
+	arrived  chan struct{}           // one value per arrival (buffered)
+	scripts  map[string][]fakeAnswer // per To: answers to give before accepting
+}
+
+// fakeAnswer is a refusal the fake gives instead of accepting: Twilio's JSON error, an HTTP
+// status and an optional Retry-After.
+type fakeAnswer struct {
+	status     int
+	code       int
+	message    string
+	retryAfter string
+}
+
+// script makes the fake answer the next calls for to with answers, in order, then accept.
+func (f *twilioFake) script(to string, answers ...fakeAnswer) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.scripts == nil {
+		f.scripts = map[string][]fakeAnswer{}
+	}
+	f.scripts[to] = append(f.scripts[to], answers...)
 }
 
 func newTwilioFake(t testing.TB) *twilioFake {
@@ -71,8 +91,21 @@ func newTwilioFake(t testing.TB) *twilioFake {
 		a := twilioArrival{To: r.PostForm.Get("To"), From: r.PostForm.Get("From"), Body: r.PostForm.Get("Body"),
 			StatusCallback: r.PostForm.Get("StatusCallback"), SID: fmt.Sprintf("SM%032x", len(f.arrivals)+1), At: time.Now()}
 		f.arrivals = append(f.arrivals, a)
+		var refuse *fakeAnswer
+		if q := f.scripts[a.To]; len(q) > 0 {
+			refuse, f.scripts[a.To] = &q[0], q[1:]
+		}
 		f.mu.Unlock()
 		f.arrived <- struct{}{}
+		if refuse != nil {
+			if refuse.retryAfter != "" {
+				w.Header().Set("Retry-After", refuse.retryAfter)
+			}
+			w.WriteHeader(refuse.status)
+			json.NewEncoder(w).Encode(map[string]any{"code": refuse.code, "message": refuse.message, "status": refuse.status,
+				"more_info": fmt.Sprintf("https://www.twilio.com/docs/errors/%d", refuse.code)})
+			return
+		}
 		if d := time.Duration(f.delay.Load()); d > 0 {
 			select {
 			case <-time.After(d):
@@ -512,5 +545,123 @@ func TestServePriorityOverBroadcast(t *testing.T) {
 			t.Fatalf("the 1:1 text did not reach the carrier within 30 s (%d broadcast copies did)", len(log))
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestServeTwilioRefusalsAndRetries(t *testing.T) {
+	fake := newTwilioFake(t)
+	f := newFixture(t)
+	addTwilioNumber(t, f, "0")
+	srv := startTwilioServer(t, f, fake)
+	const (
+		unsubscribed = "+14155550161"
+		invalid      = "+14155550162"
+		flaky        = "+14155550163"
+		throttled    = "+14155550164"
+	)
+	fake.script(unsubscribed, fakeAnswer{status: 400, code: 21610, message: "Attempt to send to unsubscribed recipient"})
+	fake.script(invalid, fakeAnswer{status: 400, code: 21211, message: "The 'To' number +14155550162 is not a valid phone number."})
+	fake.script(flaky, fakeAnswer{status: 503, code: 20500, message: "Internal Server Error"})
+	fake.script(throttled, fakeAnswer{status: 429, code: 20429, message: "Too Many Requests", retryAfter: "3"})
+
+	unsubID := sendMessage(t, srv.base, f, twilioPhone, unsubscribed, "hi")
+	invalidID := sendMessage(t, srv.base, f, twilioPhone, invalid, "hi")
+	flakyID := sendMessage(t, srv.base, f, twilioPhone, flaky, "hi")
+	throttledID := sendMessage(t, srv.base, f, twilioPhone, throttled, "hi")
+
+	// Permanent refusals fail the message with Twilio's reason; 21610 also opts the recipient out.
+	m := waitStatus(t, srv.base, f, unsubID, "failed", 10*time.Second)
+	if m.Error != "twilio 21610: Attempt to send to unsubscribed recipient" {
+		t.Errorf("21610 error %q", m.Error)
+	}
+	code, raw := apiCall(t, srv.base, f.token, "send-message-action", map[string]any{"developerProvider": "zapier", "id": f.ws,
+		"from": twilioPhone, "to": unsubscribed, "text": "again"})
+	if code != http.StatusUnprocessableEntity {
+		t.Errorf("a send to a number Twilio reported unsubscribed: %d %s, want 422 (opted out)", code, raw)
+	}
+	var optOut map[string]any
+	apiOK(t, srv.base, f.token, "create-opt-out-action", map[string]any{"developerProvider": "zapier", "id": f.ws, "phone": unsubscribed}, http.StatusOK, &optOut)
+	m = waitStatus(t, srv.base, f, invalidID, "failed", 10*time.Second)
+	if m.Error != "twilio 21211: The 'To' number +14155550162 is not a valid phone number." {
+		t.Errorf("21211 error %q", m.Error)
+	}
+
+	// Transient refusals are retried until Twilio accepts.
+	waitStatus(t, srv.base, f, flakyID, "sent", 15*time.Second)
+	waitStatus(t, srv.base, f, throttledID, "sent", 15*time.Second)
+	var calls []time.Time
+	for _, a := range fake.log() {
+		if a.To == throttled {
+			calls = append(calls, a.At)
+		}
+	}
+	if len(calls) != 2 {
+		t.Fatalf("%d calls for the throttled send, want 2 (refused, then accepted)", len(calls))
+	}
+	// Retry-After: 3 beats the first retry's 1 s (±20 %); a slow machine only waits longer.
+	if gap := calls[1].Sub(calls[0]); gap < 2800*time.Millisecond {
+		t.Errorf("the retry came %v after a 429 with Retry-After: 3, want at least 3 s", gap)
+	}
+	perTo := map[string]int{}
+	for _, a := range fake.log() {
+		perTo[a.To]++
+	}
+	if perTo[unsubscribed] != 1 || perTo[invalid] != 1 {
+		t.Errorf("permanent refusals were called %d and %d times, want once each (never retried)", perTo[unsubscribed], perTo[invalid])
+	}
+
+	// The opt-out Twilio's 21610 caused carries the reason carrier.
+	if code := srv.stop(t); code != 0 {
+		t.Errorf("exit %d after SIGTERM", code)
+	}
+	st, err := store.Open(filepath.Join(f.data, "switchboard.db"), store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	opts, err := st.OptOuts(f.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(opts) != 1 || opts[0].Phone != unsubscribed || opts[0].Reason != store.OptOutCarrier {
+		t.Errorf("opt-outs %+v, want one for %s with reason carrier", opts, unsubscribed)
+	}
+}
+
+func TestServeShutdownWaitsForInFlightSends(t *testing.T) {
+	fake := newTwilioFake(t)
+	fake.delay.Store(int64(1500 * time.Millisecond))
+	f := newFixture(t)
+	addTwilioNumber(t, f, "0")
+	srv := startTwilioServer(t, f, fake)
+	var ids []string
+	for i := range 3 {
+		ids = append(ids, sendMessage(t, srv.base, f, twilioPhone, fmt.Sprintf("+1202555%04d", i), "in flight"))
+	}
+	fake.waitArrivals(t, 3, 10*time.Second)
+	// SIGTERM while Twilio has not answered: serve waits for the answers and records them.
+	if code := srv.stop(t); code != 0 {
+		t.Fatalf("exit %d after SIGTERM; stderr:\n%s", code, srv.stderr)
+	}
+	st, err := store.Open(filepath.Join(f.data, "switchboard.db"), store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		m, err := st.Message(f.ws, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Status != store.MessageSent || m.ProviderID == "" {
+			t.Errorf("message %s is %s (provider id %q) after a graceful stop, want sent with Twilio's sid", id, m.Status, m.ProviderID)
+		}
+	}
+	st.Close()
+	// So a restart sends nothing twice.
+	fake.delay.Store(0)
+	srv = startTwilioServer(t, f, fake)
+	time.Sleep(300 * time.Millisecond)
+	if n := len(fake.log()); n != 3 {
+		t.Errorf("%d calls at the carrier after the restart, want still 3", n)
 	}
 }
