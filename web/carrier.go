@@ -99,7 +99,14 @@ func (h *Handler) twilioVoice(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	greeting, err := h.receiveCall(r, form, nil)
+	// Like texts, only calls to the number's own carrier are recorded: a Twilio callback for a
+	// sandbox number is not a call to this installation.
+	greeting, err := h.receiveCall(r, form, func(n store.PhoneNumber) error {
+		if n.CarrierName() != store.ProviderTwilio {
+			return carrier.ErrUnknownNumber
+		}
+		return nil
+	})
 	if err != nil && !h.callbackIgnorable(r, err) {
 		writeStoreError(w, r, err)
 		return
