@@ -217,6 +217,10 @@ func (h *Handler) sandboxSMS(w http.ResponseWriter, r *http.Request) {
 		form.Set("MessageSid", newSandboxSID())
 	}
 	in, err := carrier.ParseInboundSMS(form)
+	if err == nil && !store.ValidE164(in.From) {
+		// A contact is a phone number; the error names the form's own field, as for a missing From.
+		err = &carrier.ParseError{Field: "From", Message: store.E164Message}
+	}
 	if err == nil {
 		err = h.receiveSMS(r, store.ProviderSandbox, in, check)
 	}
