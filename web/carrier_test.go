@@ -768,3 +768,42 @@ func TestMessageWebhookPayloads(t *testing.T) {
 		t.Errorf("message.sent event %s is not older than message.delivered %s", s[0].EventID, d[0].EventID)
 	}
 }
+
+// A Twilio callback for a number that is not on Twilio here is not ours to record, for calls
+// as for texts.
+func TestTwilioCallbacksOnlyForTwilioNumbers(t *testing.T) {
+	e := newCarrierEnv(t, nil)
+	calls := e.subscribe(t, "call.received")
+	for _, to := range []string{fromNumber, otherNumber, "+14155550999"} {
+		form := url.Values{"CallSid": {"CA0008aaaabbbbccccddddeeeeffff0008"}, "From": {contactPhone}, "To": {to}}
+		wantTwiML(t, e.signed(t, "/carrier/twilio/voice", form), "<Response><Say>"+store.DefaultVoiceGreeting+"</Say></Response>")
+	}
+	if p := e.emitted(t, calls); len(p) != 0 {
+		t.Errorf("Twilio voice callbacks for sandbox and unknown numbers emitted call.received: %v", p)
+	}
+	// An inactive twilio number hears nothing either.
+	active := false
+	if _, err := e.st.UpdateNumber(e.ws.ID, e.twilioNum.ID, nil, &active, nil); err != nil {
+		t.Fatal(err)
+	}
+	wantTwiML(t, e.signed(t, "/carrier/twilio/sms", inboundForm("SM0008aaaabbbbccccddddeeeeffff0008", contactPhone, twilioNumber, "hi")), "<Response></Response>")
+	if msgs := e.messages(t, obj{}); len(msgs) != 0 {
+		t.Errorf("a text to an inactive number was stored: %v", msgs)
+	}
+}
+
+// The sandbox endpoint names the form's own field when the sender is no phone number.
+func TestSandboxInboundBadSender(t *testing.T) {
+	e := newCarrierEnv(t, nil)
+	h := map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Authorization": "Bearer " + e.token}
+	for _, from := range []string{"ACME", "415 555 0142", "+0123"} {
+		form := url.Values{"From": {from}, "To": {fromNumber}, "Body": {"hi"}}
+		r := e.do(t, http.MethodPost, e.srv.URL+"/carrier/sandbox/sms", h, []byte(form.Encode()))
+		if f := r.fields(t); !slices.Equal(f, []string{"From"}) {
+			t.Errorf("From %q: fields %q, want [From]", from, f)
+		}
+	}
+	if msgs := e.messages(t, obj{}); len(msgs) != 0 {
+		t.Errorf("bad senders were stored: %v", msgs)
+	}
+}
