@@ -807,3 +807,63 @@ func TestSandboxInboundBadSender(t *testing.T) {
 		t.Errorf("bad senders were stored: %v", msgs)
 	}
 }
+
+// Twilio retries a text it thinks was lost, sometimes while the first try is still being
+// answered: concurrent callbacks with one MessageSid record one message.
+func TestTwilioInboundConcurrentRepeats(t *testing.T) {
+	e := newCarrierEnv(t, nil)
+	sub := e.subscribe(t, "message.received")
+	form := inboundForm("SM0009aaaabbbbccccddddeeeeffff0009", contactPhone, twilioNumber, "STOP")
+	sig := carrier.TwilioSignature(twilioToken, publicURL+"/carrier/twilio/sms", form)
+	answers := make([]string, 20)
+	var wg sync.WaitGroup
+	for i := range answers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/carrier/twilio/sms", strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("X-Twilio-Signature", sig)
+			res, err := e.srv.Client().Do(req)
+			if err != nil {
+				answers[i] = err.Error()
+				return
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			answers[i] = fmt.Sprint(res.StatusCode, " ", string(b))
+		}()
+	}
+	wg.Wait()
+	for _, a := range answers {
+		if a != "200 <Response></Response>" {
+			t.Errorf("a concurrent repeat was answered %q, want 200 <Response></Response>", a)
+		}
+	}
+	if n := len(e.messages(t, obj{"direction": "inbound"})); n != 1 {
+		t.Errorf("%d inbound messages from 20 concurrent repeats, want 1", n)
+	}
+	if n := len(e.emitted(t, sub)); n != 1 {
+		t.Errorf("%d message.received events, want 1", n)
+	}
+	if q := e.outbox(t); len(q) != 1 {
+		t.Errorf("%d replies queued for one STOP, want 1", len(q))
+	}
+}
+
+// An empty keyword reply setting sends no reply (for carriers that answer keywords
+// themselves); the keyword still acts.
+func TestTwilioKeywordEmptyReply(t *testing.T) {
+	e := newCarrierEnv(t, nil)
+	empty := ""
+	if _, err := e.st.UpdateWorkspace(e.ws.ID, store.WorkspaceSettings{StopReply: &empty}); err != nil {
+		t.Fatal(err)
+	}
+	wantTwiML(t, e.signed(t, "/carrier/twilio/sms", inboundForm("SM0010aaaabbbbccccddddeeeeffff0010", contactPhone, twilioNumber, "unsubscribe")), "<Response></Response>")
+	if out, _ := e.st.IsOptedOut(e.ws.ID, contactPhone); !out {
+		t.Error("UNSUBSCRIBE with an empty reply setting did not opt the contact out")
+	}
+	if q := e.outbox(t); len(q) != 0 {
+		t.Errorf("a reply was queued although the setting is empty: %+v", q)
+	}
+}
