@@ -665,3 +665,47 @@ func TestServeShutdownWaitsForInFlightSends(t *testing.T) {
 		t.Errorf("%d calls at the carrier after the restart, want still 3", n)
 	}
 }
+
+func TestServeStopMidBroadcast(t *testing.T) {
+	fake := newTwilioFake(t)
+	f := newFixture(t)
+	addTwilioNumber(t, f, "10")
+	srv := startTwilioServer(t, f, fake)
+	rec := phones("+1202", 5550000, 30)
+	x := rec[29] // last in the queue: far behind the STOP at 10/s
+	sendBroadcast(t, srv.base, f, twilioPhone, rec, "promo")
+	form := url.Values{"MessageSid": {"SM00000000000000000000000000000stop"}, "From": {x}, "To": {twilioPhone}, "Body": {"STOP"}}
+	u := srv.base + "/carrier/twilio/sms"
+	req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-Twilio-Signature", carrier.TwilioSignature(fakeAuthToken, u, form))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("signed STOP: %d", res.StatusCode)
+	}
+	// The 29 others and the STOP confirmation reach the carrier; then wait a little longer
+	// than the queue needs at 10/s, so a copy to x would have arrived.
+	fake.waitArrivals(t, 30, 20*time.Second)
+	time.Sleep(500 * time.Millisecond)
+	var toX []string
+	for _, a := range fake.log() {
+		if a.To == x {
+			toX = append(toX, a.Body)
+		}
+	}
+	if len(toX) != 1 || !strings.Contains(toX[0], "unsubscribed") {
+		t.Errorf("%s texted STOP mid-broadcast and then got %q, want only the STOP confirmation", x, toX)
+	}
+	if n := len(fake.log()); n != 30 {
+		t.Errorf("%d calls at the carrier, want 29 copies and the confirmation", n)
+	}
+	for _, m := range listMessages(t, srv.base, f, 100) {
+		if m.To == x && m.Text == "promo" && (m.Status != "failed" || !strings.Contains(m.Error, "opted out")) {
+			t.Errorf("the copy to %s is %s %q, want failed because the recipient opted out", x, m.Status, m.Error)
+		}
+	}
+}
