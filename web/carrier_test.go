@@ -919,3 +919,52 @@ func TestBroadcastProgressOnSandbox(t *testing.T) {
 	g := e.post(t, "send-group-message-action", e.body(obj{"from": fromNumber, "group": []string{"+14155550311", "+14155550312"}, "text": "team"})).want(t, http.StatusAccepted).object(t)
 	e.waitStatus(t, g["id"].(string), "delivered")
 }
+
+// A STOP that arrives while a broadcast's copies wait: the contact's copy is not sent, counts
+// as opted out, and the broadcast still finishes sent; the STOP confirmation goes out.
+func TestStopWhileBroadcastQueued(t *testing.T) {
+	e := newCarrierEnv(t, nil)
+	failed := e.subscribe(t, "message.failed")
+	r := e.post(t, "send-broadcast-action", e.body(obj{"from": twilioNumber, "text": "promo",
+		"recipients": []string{"+14155550321", "+14155550322", contactPhone}})).want(t, http.StatusAccepted).object(t)
+	wantTwiML(t, e.signed(t, "/carrier/twilio/sms", inboundForm("SM0011aaaabbbbccccddddeeeeffff0011", contactPhone, twilioNumber, "STOP")), "<Response></Response>")
+
+	stub := &stubTwilio{}
+	d := carrier.NewDispatcher(e.st, carrier.Options{Carriers: map[string]carrier.Carrier{store.ProviderTwilio: stub}})
+	e.st.OnOutbox(d.Wake)
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Stop)
+	deadline := time.Now().Add(5 * time.Second)
+	var b store.Broadcast
+	for {
+		var err error
+		if b, err = e.st.Broadcast(e.ws.ID, r["id"].(string)); err != nil {
+			t.Fatal(err)
+		}
+		if b.Status != store.BroadcastSending || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if b.Status != store.BroadcastSent || b.TotalSent != 2 || b.TotalOptedOut != 1 || b.TotalFailed != 0 {
+		t.Errorf("broadcast %s sent %d opted out %d failed %d, want sent 2/1/0", b.Status, b.TotalSent, b.TotalOptedOut, b.TotalFailed)
+	}
+	d.Stop()
+	var toContact []string
+	for _, m := range stub.sent {
+		if m.To == contactPhone {
+			toContact = append(toContact, m.Text)
+		}
+	}
+	if want := []string{strings.ReplaceAll(store.DefaultStopReply, "%s", "Acme")}; !slices.Equal(toContact, want) {
+		t.Errorf("the contact who texted STOP was sent %q, want only %q", toContact, want)
+	}
+	if p := e.emitted(t, failed); len(p) != 1 || p[0]["to"] != contactPhone || p[0]["status"] != "failed" {
+		t.Errorf("message.failed payloads %v, want one for the skipped copy", p)
+	}
+	if depth := e.st.OutboxDepth(); depth != 0 {
+		t.Errorf("outbox depth %d after everything went out, want 0", depth)
+	}
+}
