@@ -522,7 +522,10 @@ func TestServePriorityOverBroadcast(t *testing.T) {
 		sendBroadcast(t, srv.base, f, twilioPhone, phones("+1303", 5550000+400*i, 400), "big sale")
 	}
 	behind := len(fake.log())
+	sendStart := time.Now()
 	sendMessage(t, srv.base, f, twilioPhone, "+14155550142", "your appointment is at 3pm")
+	// Copies that arrive while the send call itself runs are not the queue's fault.
+	allowed := 12 + int(10*time.Since(sendStart).Seconds())
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		log := fake.log()
@@ -535,8 +538,8 @@ func TestServePriorityOverBroadcast(t *testing.T) {
 		if pos >= 0 {
 			// Sends claimed before it was queued may still land first; at 10/s (a bucket of 10)
 			// that is at most a bucketful, never the 2,000-copy backlog.
-			if pos-behind > 12 {
-				t.Errorf("the 1:1 text was call %d at the carrier, %d after the %d that had arrived when it was queued; want within a few", pos+1, pos-behind, behind)
+			if pos-behind > allowed {
+				t.Errorf("the 1:1 text was call %d at the carrier, %d after the %d that had arrived when it was queued; want within %d", pos+1, pos-behind, behind, allowed)
 			}
 			t.Logf("the 1:1 text was call %d; %d broadcast copies had arrived when it was queued", pos+1, behind)
 			break
