@@ -50,13 +50,13 @@ type result struct {
 }
 
 // sb runs the binary with args (and extra environment), with a deadline.
-func sb(t *testing.T, env []string, args ...string) result {
+func sb(t testing.TB, env []string, args ...string) result {
 	t.Helper()
 	return sbStdin(t, env, "", args...)
 }
 
 // sbStdin is sb with standard input.
-func sbStdin(t *testing.T, env []string, stdin string, args ...string) result {
+func sbStdin(t testing.TB, env []string, stdin string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -88,7 +88,7 @@ func cleanEnv() []string {
 }
 
 // ok runs an admin command that must succeed and returns its single stdout line.
-func ok(t *testing.T, args ...string) string {
+func ok(t testing.TB, args ...string) string {
 	t.Helper()
 	r := sb(t, nil, args...)
 	if r.code != 0 {
@@ -102,7 +102,7 @@ func ok(t *testing.T, args ...string) string {
 }
 
 // fails runs a command that must fail: non-zero exit, a message on stderr, nothing on stdout.
-func fails(t *testing.T, wantInStderr string, args ...string) result {
+func fails(t testing.TB, wantInStderr string, args ...string) result {
 	t.Helper()
 	if wantInStderr == "" {
 		// Every string contains "": such a check passes whatever the command fails of.
@@ -124,7 +124,7 @@ func fails(t *testing.T, wantInStderr string, args ...string) result {
 	return r
 }
 
-func wantULID(t *testing.T, what, s string) {
+func wantULID(t testing.TB, what, s string) {
 	t.Helper()
 	if _, ok := store.ParseID(s); !ok {
 		t.Fatalf("%s printed %q, want a ULID alone", what, s)
@@ -136,7 +136,7 @@ type fixture struct {
 	data, user, ws, number, token string
 }
 
-func newFixture(t *testing.T) fixture {
+func newFixture(t testing.TB) fixture {
 	t.Helper()
 	f := fixture{data: filepath.Join(t.TempDir(), "data")}
 	d := "-data=" + f.data
@@ -220,7 +220,7 @@ func TestAdminCommands(t *testing.T) {
 }
 
 // freePort returns a port nobody listens on right now.
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -240,7 +240,7 @@ type server struct {
 }
 
 // startServer runs serve with args and env and waits for /healthz at addr.
-func startServer(t *testing.T, addr string, env []string, args ...string) *server {
+func startServer(t testing.TB, addr string, env []string, args ...string) *server {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
 	cmd.Env = append(cleanEnv(), env...)
@@ -283,7 +283,7 @@ func startServer(t *testing.T, addr string, env []string, args ...string) *serve
 }
 
 // stop sends SIGTERM and returns the exit code.
-func (s *server) stop(t *testing.T) int {
+func (s *server) stop(t testing.TB) int {
 	t.Helper()
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

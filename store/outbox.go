@@ -96,9 +96,8 @@ type Claim struct {
 // the one after `after`, so one number's backlog never starves another's.
 func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *PhoneNumber) int) ([]Claim, error) {
 	var claims []Claim
-	var fx effects
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		claims, fx = nil, effects{}
+	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+		claims = nil
 		bc := broadcastCache{}
 		ready := tx.Bucket(bOutbox)
 		var numbers [][]byte
@@ -174,6 +173,13 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 					}
 					continue
 				}
+				// A recipient who opted out after this was queued (texted STOP while a broadcast
+				// drained) gets nothing more; only keyword replies (high) still go to them.
+				if skipped, err := s.skipOptedOut(tx, fx, bc, &m, now); err != nil {
+					return err
+				} else if skipped {
+					continue
+				}
 				m.Status, m.Attempts, m.UpdatedAt = MessageSending, m.Attempts+1, now
 				if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
 					return err
@@ -193,12 +199,31 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 				left -= len(cl.Messages)
 			}
 		}
-		return nil
+		return bc.flush(tx, now)
 	})
-	if err == nil {
-		s.applyEffects(&fx)
-	}
 	return claims, err
+}
+
+// skipOptedOut fails a queued message whose recipient has opted out since it was queued,
+// instead of claiming it: message.failed with the same reason a send to them gets, and for a
+// broadcast copy the recipient counts as opted out. Keyword replies (high) are never skipped.
+func (s *Store) skipOptedOut(tx *bolt.Tx, fx *effects, bc broadcastCache, m *Message, now time.Time) (bool, error) {
+	if m.Priority == PriorityHigh || m.To == "" {
+		return false, nil
+	}
+	out, err := s.isOptedOut(tx, m.WorkspaceID, m.To)
+	if err != nil || !out {
+		return false, err
+	}
+	m.Status, m.ProviderErr, m.UpdatedAt = MessageFailed, "recipient "+m.To+" has opted out", now
+	fx.depth--
+	if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), *m); err != nil {
+		return false, err
+	}
+	if err := s.emit(tx, fx, m.WorkspaceID, EventMessageFailed, messagePayload(m)); err != nil {
+		return false, err
+	}
+	return true, bc.update(tx, m, func(b *Broadcast) { b.TotalOptedOut++; b.Outstanding-- })
 }
 
 // nextPrefix is the smallest key greater than every key starting with p.

@@ -99,7 +99,14 @@ func (h *Handler) twilioVoice(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	greeting, err := h.receiveCall(r, form, nil)
+	// Like texts, only calls to the number's own carrier are recorded: a Twilio callback for a
+	// sandbox number is not a call to this installation.
+	greeting, err := h.receiveCall(r, form, func(n store.PhoneNumber) error {
+		if n.CarrierName() != store.ProviderTwilio {
+			return carrier.ErrUnknownNumber
+		}
+		return nil
+	})
 	if err != nil && !h.callbackIgnorable(r, err) {
 		writeStoreError(w, r, err)
 		return
@@ -210,6 +217,10 @@ func (h *Handler) sandboxSMS(w http.ResponseWriter, r *http.Request) {
 		form.Set("MessageSid", newSandboxSID())
 	}
 	in, err := carrier.ParseInboundSMS(form)
+	if err == nil && !store.ValidE164(in.From) {
+		// A contact is a phone number; the error names the form's own field, as for a missing From.
+		err = &carrier.ParseError{Field: "From", Message: store.E164Message}
+	}
 	if err == nil {
 		err = h.receiveSMS(r, store.ProviderSandbox, in, check)
 	}

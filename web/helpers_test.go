@@ -39,6 +39,13 @@ type env struct {
 
 func newEnv(t testing.TB, cfg Config) *env {
 	t.Helper()
+	return newEnvWith(t, cfg, nil)
+}
+
+// newEnvWith is newEnv with a hook that sees the set-up store before the server starts, to wire
+// parts that need it into cfg (the carrier receiver, a dispatcher, a shared registry).
+func newEnvWith(t testing.TB, cfg Config, setup func(st *store.Store, cfg *Config)) *env {
+	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "switchboard.db"), store.Options{})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
@@ -83,6 +90,9 @@ func newEnv(t testing.TB, cfg Config) *env {
 	must(err)
 	_, e.otherToken, err = st.CreateToken(e.other.ID, "test")
 	must(err)
+	if setup != nil {
+		setup(st, &cfg)
+	}
 	e.srv = httptest.NewServer(New(st, cfg))
 	t.Cleanup(func() {
 		e.srv.Close()
