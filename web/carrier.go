@@ -42,14 +42,18 @@ func writeTwiML(w http.ResponseWriter, say string) {
 }
 
 // twilioVerified reads the form and checks its signature; a missing or wrong one is 403 and
-// nothing else happens.
+// nothing else happens. A body that is no form cannot carry a valid signature either.
 func (h *Handler) twilioVerified(w http.ResponseWriter, r *http.Request) (url.Values, bool) {
-	form, ok := readCallbackForm(w, r)
-	if !ok {
+	r.Body = http.MaxBytesReader(w, r.Body, maxCallbackBody)
+	err := r.ParseForm()
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		writeError(w, http.StatusRequestEntityTooLarge, "form is larger than 64 KiB")
 		return nil, false
 	}
+	form := r.PostForm
 	full := h.cfg.BaseURL + r.URL.RequestURI()
-	if !carrier.ValidTwilioSignature(h.cfg.TwilioAuthToken, full, form, r.Header.Get("X-Twilio-Signature")) {
+	if err != nil || !carrier.ValidTwilioSignature(h.cfg.TwilioAuthToken, full, form, r.Header.Get("X-Twilio-Signature")) {
 		slog.WarnContext(r.Context(), "twilio callback with a missing or wrong signature", "request_id", requestID(r.Context()), "path", r.URL.Path)
 		writeError(w, http.StatusForbidden, "missing or invalid X-Twilio-Signature")
 		return nil, false

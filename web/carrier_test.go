@@ -234,6 +234,12 @@ func TestTwilioCallbackSignatureRefused(t *testing.T) {
 			}
 		})
 	}
+	// A body that is no form carries no valid signature either.
+	r := e.do(t, http.MethodPost, e.srv.URL+"/carrier/twilio/sms", map[string]string{
+		"Content-Type": "application/x-www-form-urlencoded", "X-Twilio-Signature": "bm90IGEgc2lnbmF0dXJl"}, []byte("%zz=%"))
+	if r.status != http.StatusForbidden {
+		t.Errorf("an unparseable body: status %d, want 403; body %s", r.status, r.raw)
+	}
 	if msgs := e.messages(t, obj{}); len(msgs) != 0 {
 		t.Errorf("refused callbacks stored messages: %v", msgs)
 	}
@@ -649,6 +655,7 @@ func TestListMessages(t *testing.T) {
 		{"limit 0", obj{"limit": 0}, "limit"},
 		{"limit 101", obj{"limit": 101}, "limit"},
 		{"limit string", obj{"limit": "x"}, "limit"},
+		{"limit numeric string", obj{"limit": "10"}, "limit"},
 		{"limit fraction", obj{"limit": 2.5}, "limit"},
 		{"direction", obj{"direction": "sideways"}, "direction"},
 	} {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -26,7 +27,8 @@ func decodeListMessages(f *fields, provider string) listMessagesRequest {
 	req.filter.Limit = 25
 	if f.present("limit") {
 		var n json.Number
-		if err := json.Unmarshal(f.raw["limit"], &n); err != nil {
+		raw := bytes.TrimSpace(f.raw["limit"])
+		if len(raw) == 0 || raw[0] == '"' || json.Unmarshal(raw, &n) != nil {
 			f.fail("limit", "must be a whole number from 1 to 100")
 		} else if v, err := n.Int64(); err != nil || v < 1 || v > 100 {
 			f.fail("limit", "must be a whole number from 1 to 100")
