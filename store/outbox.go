@@ -96,6 +96,11 @@ type Claim struct {
 // the one after `after`, so one number's backlog never starves another's.
 func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *PhoneNumber) int) ([]Claim, error) {
 	var claims []Claim
+	// An empty queue costs a read, not a write transaction (a commit is an fsync even when
+	// nothing changed, and the dispatcher asks often).
+	if s.bucketEmpty(bOutbox) {
+		return nil, nil
+	}
 	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
 		claims = nil
 		bc := broadcastCache{}
@@ -226,6 +231,17 @@ func (s *Store) skipOptedOut(tx *bolt.Tx, fx *effects, bc broadcastCache, m *Mes
 	return true, bc.update(tx, m, func(b *Broadcast) { b.TotalOptedOut++; b.Outstanding-- })
 }
 
+// bucketEmpty reports whether a bucket has no keys, in a read transaction.
+func (s *Store) bucketEmpty(name []byte) bool {
+	empty := true
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		k, _ := tx.Bucket(name).Cursor().First()
+		empty = k == nil
+		return nil
+	})
+	return empty
+}
+
 // nextPrefix is the smallest key greater than every key starting with p.
 func nextPrefix(p []byte) []byte {
 	n := bytes.Clone(p)
@@ -241,6 +257,17 @@ func nextPrefix(p []byte) []byte {
 // PromoteDue moves retries whose time has come back into the ready queue (at most max) and
 // reports when the next one is due (zero when none waits).
 func (s *Store) PromoteDue(now time.Time, max int) (moved int, next time.Time, err error) {
+	// Nothing due is the common case: answer it from a read transaction.
+	err = s.db.View(func(tx *bolt.Tx) error {
+		k, _ := tx.Bucket(bOutboxDelayed).Cursor().First()
+		if k != nil && len(k) == 24 {
+			next = time.Unix(0, int64(decodeUint(k[:8])))
+		}
+		return nil
+	})
+	if err != nil || next.IsZero() || next.After(now) {
+		return 0, next, err
+	}
 	var fx effects
 	err = s.db.Update(func(tx *bolt.Tx) error {
 		moved, next, fx = 0, time.Time{}, effects{}
