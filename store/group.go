@@ -120,16 +120,22 @@ func (s *Store) Groups(workspaceID string) ([]Group, error) {
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}
-		p := append(idKey(workspaceID), 0)
-		c := tx.Bucket(bGroupName).Cursor()
-		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
-			g, err := getGroup(tx, workspaceID, idFromKey(k))
-			if err != nil {
-				return err
-			}
+		var err error
+		out, err = groupsIndexed(tx, workspaceID, bGroupName, append(idKey(workspaceID), 0))
+		return err
+	})
+	return out, err
+}
+
+// groupsIndexed returns the groups whose ids end the index keys under prefix, in key order.
+func groupsIndexed(tx *bolt.Tx, workspaceID string, index, prefix []byte) ([]Group, error) {
+	out := []Group{}
+	err := forEachPrefix(tx.Bucket(index), prefix, func(k, _ []byte) error {
+		g, err := getGroup(tx, workspaceID, idFromKey(k))
+		if err == nil {
 			out = append(out, g)
 		}
-		return nil
+		return err
 	})
 	return out, err
 }
@@ -311,16 +317,9 @@ func (s *Store) ContactGroups(workspaceID, contactID string) ([]Group, error) {
 		if _, ok := ParseID(contactID); !ok {
 			return nil
 		}
-		p := append(idKey(workspaceID), idKey(contactID)...)
-		c := tx.Bucket(bContactGroups).Cursor()
-		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
-			g, err := getGroup(tx, workspaceID, idFromKey(k))
-			if err != nil {
-				return err
-			}
-			out = append(out, g)
-		}
-		return nil
+		var err error
+		out, err = groupsIndexed(tx, workspaceID, bContactGroups, append(idKey(workspaceID), idKey(contactID)...))
+		return err
 	})
 	return out, err
 }

@@ -119,28 +119,20 @@ func (s *Store) UpdateNumber(workspaceID, id string, name *string, active *bool,
 
 // Numbers lists a workspace's phone numbers, oldest first.
 func (s *Store) Numbers(workspaceID string) ([]PhoneNumber, error) {
-	out := []PhoneNumber{}
-	err := s.db.View(func(tx *bolt.Tx) error {
-		if _, ok := ParseID(workspaceID); !ok {
-			return nil
-		}
-		return forEachPrefix(tx.Bucket(bNumbers), idKey(workspaceID), func(_, v []byte) error {
-			var n PhoneNumber
-			if err := jsonUnmarshal(v, &n); err != nil {
-				return err
-			}
-			out = append(out, n)
-			return nil
-		})
-	})
-	return out, err
+	if _, ok := ParseID(workspaceID); !ok {
+		return []PhoneNumber{}, nil
+	}
+	return s.numbersUnder(idKey(workspaceID))
 }
 
 // AllNumbers lists every number of the installation (start-up checks, the admin list).
-func (s *Store) AllNumbers() ([]PhoneNumber, error) {
+func (s *Store) AllNumbers() ([]PhoneNumber, error) { return s.numbersUnder(nil) }
+
+// numbersUnder lists the numbers whose keys start with prefix (nil: all).
+func (s *Store) numbersUnder(prefix []byte) ([]PhoneNumber, error) {
 	out := []PhoneNumber{}
 	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bNumbers).ForEach(func(_, v []byte) error {
+		return forEachPrefix(tx.Bucket(bNumbers), prefix, func(_, v []byte) error {
 			var n PhoneNumber
 			if err := jsonUnmarshal(v, &n); err != nil {
 				return err

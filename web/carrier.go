@@ -73,11 +73,18 @@ func (h *Handler) twilioSMS(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = h.receiveSMS(r, store.ProviderTwilio, in, nil)
 	}
+	h.answerTwilio(w, r, err, "")
+}
+
+// answerTwilio answers a verified Twilio callback with TwiML (say: the voice greeting), logging
+// what could not be recorded for a reason retrying will not change; an internal error is 500 so
+// that Twilio retries.
+func (h *Handler) answerTwilio(w http.ResponseWriter, r *http.Request, err error, say string) {
 	if err != nil && !h.callbackIgnorable(r, err) {
 		writeStoreError(w, r, err)
 		return
 	}
-	writeTwiML(w, "")
+	writeTwiML(w, say)
 }
 
 // twilioStatus applies a delivery receipt; unknown ids and backward moves change nothing.
@@ -90,11 +97,7 @@ func (h *Handler) twilioStatus(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = h.cfg.Receiver.Status(store.ProviderTwilio, u)
 	}
-	if err != nil && !h.callbackIgnorable(r, err) {
-		writeStoreError(w, r, err)
-		return
-	}
-	writeTwiML(w, "")
+	h.answerTwilio(w, r, err, "")
 }
 
 // twilioVoice records a call (call.received) and answers with the workspace's greeting.
@@ -111,14 +114,10 @@ func (h *Handler) twilioVoice(w http.ResponseWriter, r *http.Request) {
 		}
 		return nil
 	})
-	if err != nil && !h.callbackIgnorable(r, err) {
-		writeStoreError(w, r, err)
-		return
-	}
 	if greeting == "" {
 		greeting = store.DefaultVoiceGreeting
 	}
-	writeTwiML(w, greeting)
+	h.answerTwilio(w, r, err, greeting)
 }
 
 // callbackIgnorable logs a callback that cannot be recorded for a reason retrying will not
