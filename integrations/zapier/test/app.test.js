@@ -37,6 +37,7 @@ describe('Switchboard Zapier app against the real binary', function () {
   const bundle = (inputData = {}, extra = {}) => ({ authData, inputData: { workspaceId: ws, ...inputData }, ...extra });
 
   before(async function () {
+    this.timeout(600000); // a cold `go build` on a 2-core CI machine takes minutes
     const reason = goMissing();
     if (reason) {
       console.log(`    skipping the app tests: ${reason}`);
