@@ -98,7 +98,9 @@ class Switchboard {
         body = new URLSearchParams(form).toString();
       }
       const res = await fetch(new URL(url, this.url), { method: form ? 'POST' : 'GET', headers, body, redirect: 'manual' });
-      for (const c of res.headers.getSetCookie()) {
+      // getSetCookie keeps several cookies apart; very old Node 18 builds lack it.
+      const cookies = res.headers.getSetCookie ? res.headers.getSetCookie() : [res.headers.get('set-cookie')].filter(Boolean);
+      for (const c of cookies) {
         const [pair] = c.split(';');
         const i = pair.indexOf('=');
         jar.set(pair.slice(0, i), pair.slice(i + 1));
