@@ -103,7 +103,7 @@ const creates = [
     sample: { conversationId: CONV, id: '01JD00000000000000000000N1', text: 'Calling her back after lunch.', workspaceId: WS },
   }),
   create({
-    key: 'create_conversation', noun: 'Conversation', label: 'Find or Create Conversation',
+    key: 'create_conversation', noun: 'Conversation', label: 'Create Conversation',
     description: 'Returns the conversation between one of your numbers and a contact, creating it if needed.',
     inputFields: [fields.fromNumber, fields.phone('to', 'To')],
     perform: (z, bundle) => call(z, bundle, 'create-conversation-action', pick(bundle, ['from', 'to'])),
