@@ -1,0 +1,25 @@
+'use strict';
+
+// Switchboard's Zapier app: OAuth 2.0 against the installation named by SWITCHBOARD_URL,
+// instant triggers for every webhook event, the creates and the search of DESIGN §12.
+const { version } = require('./package.json');
+const { version: platformVersion } = require('zapier-platform-core');
+const authentication = require('./authentication');
+const { throwForApiError } = require('./lib/client');
+const dropdowns = require('./triggers/dropdowns');
+const { triggers: hooks } = require('./triggers/hooks');
+const { creates } = require('./creates');
+const findContact = require('./searches/find_contact');
+
+const byKey = (list) => Object.fromEntries(list.map((x) => [x.key, x]));
+
+module.exports = {
+  version,
+  platformVersion,
+  authentication,
+  afterResponse: [throwForApiError],
+  triggers: byKey([...hooks, dropdowns.workspace, dropdowns.phoneNumber, dropdowns.group]),
+  creates: byKey(creates),
+  searches: byKey([findContact]),
+  resources: {},
+};
