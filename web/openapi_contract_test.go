@@ -405,3 +405,40 @@ func TestOpenAPIWebhookDeliveries(t *testing.T) {
 		}
 	}
 }
+
+// A server with another stage and provider serves the document rewritten to them, and its
+// traffic is held to that document.
+func TestOpenAPIFollowsStageAndProvider(t *testing.T) {
+	_, raw := loadSpec(t)
+	e := newEnv(t, Config{Stage: "v2", Provider: "acme", OpenAPI: raw})
+	r := e.do(t, http.MethodGet, e.srv.URL+"/openapi.json", nil, nil)
+	doc, err := openapi3.NewLoader().LoadFromData(r.raw)
+	if err != nil {
+		t.Fatalf("served document: %v", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("served document: %v", err)
+	}
+	for path, item := range doc.Paths.Map() {
+		if !strings.HasPrefix(path, "/v2/integrations/developer/acme/") {
+			t.Errorf("path %q, want it under /v2/integrations/developer/acme/", path)
+		}
+		dp := item.Post.RequestBody.Value.Content.Get("application/json").Schema.Value.Properties["developerProvider"]
+		if dp == nil || len(dp.Value.Enum) != 1 || dp.Value.Enum[0] != "acme" {
+			t.Errorf("%s: developerProvider is not the enum [acme]", path)
+		}
+	}
+	if strings.Contains(doc.Info.Description, "defaults `v1` and `zapier`") {
+		t.Error("the description still says the paths use the defaults")
+	}
+
+	url := e.srv.URL + "/v2/integrations/developer/acme/me-action"
+	h := map[string]string{"Content-Type": "application/json", "Authorization": "Bearer " + e.token}
+	e.do(t, http.MethodPost, url, h, []byte(`{"developerProvider":"acme"}`)).want(t, http.StatusOK)
+	rec := &errRecorder{TB: t}
+	e.contract.check(rec, http.MethodPost, url, h, []byte(`{"developerProvider":"zapier"}`),
+		resp{status: http.StatusOK, header: jsonHeader(), raw: []byte(`{"userId":"u","email":"e","name":"n","workspaces":[]}`)})
+	if len(rec.errs) == 0 {
+		t.Error("a request with the default provider, accepted by an acme server, passed the acme document")
+	}
+}
