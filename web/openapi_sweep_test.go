@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"switchboard/store"
 )
 
 // A broad set of valid requests, optional fields and their absent forms ("" and null)
@@ -65,4 +67,74 @@ func TestOpenAPIValidRequests(t *testing.T) {
 		"hookUrl": "https://hooks.example.com/x", "userId": nil}).want(t, http.StatusCreated).object(t)
 	e.post(t, "unsubscribe-webhook", obj{"developerProvider": "zapier", "workspaceId": e.ws.ID, "id": sub["id"]}).want(t, http.StatusOK)
 	e.post(t, "unsubscribe-webhook", obj{"developerProvider": "zapier", "workspaceId": e.ws.ID, "id": sub["id"]}).want(t, http.StatusNotFound)
+}
+
+// Every action's error answers — 400, 401 (both challenges), 403, 404, 413, 415, 429 — are
+// documented for it: env.do validates each against the action's responses.
+func TestOpenAPIErrorAnswers(t *testing.T) {
+	e := newEnv(t, Config{RateLimit: 1}) // burst 2 per token
+	// fields make each action's body pass its own rules, so that the workspace checks answer.
+	fields := map[string]obj{
+		"create-comment-action":           {"from": fromNumber, "to": toNumber, "text": "x"},
+		"send-group-message-action":       {"from": fromNumber, "group": []string{toNumber}, "text": "x"},
+		"create-conversation-action":      {"from": fromNumber, "to": toNumber},
+		"send-message-action":             {"from": fromNumber, "to": toNumber, "text": "x"},
+		"send-broadcast-action":           {"from": fromNumber, "recipients": []string{toNumber}, "text": "x"},
+		"create-contact-action":           {"firstName": "A", "phone": toNumber},
+		"create-or-update-contact-action": {"phone": toNumber},
+		"create-opt-out-action":           {"phone": toNumber},
+		"cancel-broadcast-action":         {"broadcastId": "01ARZ3NDEKTSV4RRFFQ69G5FAV"},
+		"add-contact-to-group-action":     {"phone": toNumber, "group": "G"},
+		"subscribe-webhook":               {"eventName": "contact.created", "hookUrl": "https://hooks.example.com/x"},
+		"unsubscribe-webhook":             {"id": "01ARZ3NDEKTSV4RRFFQ69G5FAV"},
+	}
+	big := []byte(`{"developerProvider":"zapier","text":"` + repeat("x", MaxBody) + `"}`)
+	for _, a := range (&Handler{}).actions() {
+		name := a.name
+		token := func(u store.User) string {
+			t.Helper()
+			_, tok, err := e.st.CreateToken(u.ID, "sweep "+name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tok
+		}
+		body := func(workspace string) obj {
+			b := obj{"developerProvider": "zapier"}
+			if name == "subscribe-webhook" || name == "unsubscribe-webhook" {
+				b["workspaceId"] = workspace
+			} else {
+				b["id"] = workspace
+			}
+			for k, v := range fields[name] {
+				b[k] = v
+			}
+			return b
+		}
+		want := func(r resp, status int) {
+			t.Helper()
+			if r.status != status {
+				t.Errorf("%s: status %d, want %d; body %s", name, r.status, status, r.raw)
+			}
+		}
+		want(e.postRaw(t, name, "", []byte(`{}`)), http.StatusUnauthorized)
+		want(e.postRaw(t, name, "sbp_not-a-token", []byte(`{}`)), http.StatusUnauthorized)
+
+		tok := token(e.user)
+		want(e.postRaw(t, name, tok, []byte(`{"developerProvider":`)), http.StatusBadRequest)
+		want(e.do(t, http.MethodPost, e.url(name), map[string]string{"Authorization": "Bearer " + tok, "Content-Type": "text/plain"}, []byte(`{}`)),
+			http.StatusUnsupportedMediaType)
+
+		tok = token(e.other)
+		want(e.postAs(t, tok, name, body("01ARZ3NDEKTSV4RRFFQ69G5FAV")), http.StatusNotFound)
+		want(e.postAs(t, tok, name, body(e.ws.ID)), http.StatusForbidden)
+
+		tok = token(e.other)
+		want(e.postRaw(t, name, tok, big), http.StatusRequestEntityTooLarge)
+		limited := e.postRaw(t, name, tok, []byte(`{}`))
+		for i := 0; i < 3 && limited.status != http.StatusTooManyRequests; i++ {
+			limited = e.postRaw(t, name, tok, []byte(`{}`))
+		}
+		want(limited, http.StatusTooManyRequests)
+	}
 }
