@@ -134,7 +134,7 @@ func build(s *store.Store, cfg config, backupToken string) (*app, error) {
 	a := &app{}
 	wcfg := web.Config{
 		Stage: cfg.Stage, Provider: cfg.Provider, RateLimit: cfg.RateLimit, LogRequests: cfg.LogRequests,
-		Registry: reg, BackupToken: backupToken,
+		Registry: reg, BackupToken: backupToken, OpenAPI: openAPIDocument,
 	}
 	// One guard for both checks of DESIGN §6: at subscribe time and in the delivery dialer.
 	guard := webhooks.NewGuard(cfg.HookAllowCIDRs)

@@ -338,6 +338,10 @@ func FuzzHandler(f *testing.F) {
 		if rec.Header().Get("X-Request-Id") == "" {
 			t.Errorf("%s answered without X-Request-Id", action)
 		}
+		// The answer is held to the OpenAPI document, and so is the body when it was accepted.
+		e.contract.check(t, http.MethodPost, e.url(action),
+			map[string]string{"Authorization": "Bearer " + e.token, "Content-Type": "application/json"}, body,
+			resp{status: rec.Code, header: rec.Header(), raw: rec.Body.Bytes()})
 		if rec.Code == http.StatusBadRequest {
 			var errs []store.FieldError
 			if err := json.Unmarshal(rec.Body.Bytes(), &errs); err != nil || len(errs) == 0 {

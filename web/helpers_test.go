@@ -35,6 +35,9 @@ type env struct {
 	token      string
 	otherToken string
 	props      map[string]store.Property
+	// contract holds every request and response of do to the OpenAPI document (nil in
+	// benchmarks, which measure the server, not the validator).
+	contract *contract
 }
 
 func newEnv(t testing.TB, cfg Config) *env {
@@ -94,6 +97,9 @@ func newEnvWith(t testing.TB, cfg Config, setup func(st *store.Store, cfg *Confi
 		setup(st, &cfg)
 	}
 	e.srv = httptest.NewServer(New(st, cfg))
+	if _, bench := t.(*testing.B); !bench {
+		e.contract = newContract(t, cfg, e.srv.URL)
+	}
 	t.Cleanup(func() {
 		e.srv.Close()
 		st.Close()
@@ -234,6 +240,9 @@ func (e *env) do(t testing.TB, method, url string, header map[string]string, bod
 	}
 	if r.status == http.StatusInternalServerError {
 		t.Errorf("%s %s answered 500: %s", method, url, raw)
+	}
+	if e.contract != nil {
+		e.contract.check(t, method, url, header, body, r)
 	}
 	return r
 }

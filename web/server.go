@@ -44,6 +44,9 @@ type Config struct {
 	TwilioAuthToken string
 	// Receiver records what carriers send back; nil leaves the /carrier/ endpoints out.
 	Receiver *carrier.Receiver
+	// OpenAPI is the OpenAPI document of the integration API, served at /openapi.json and
+	// rendered at /docs; nil leaves both out.
+	OpenAPI []byte
 }
 
 // Handler holds what every handler needs; handlers are its methods, one file per action.
@@ -67,6 +70,9 @@ func New(s *store.Store, cfg Config) http.Handler {
 	if cfg.Registry == nil {
 		cfg.Registry = prometheus.NewRegistry()
 	}
+	if cfg.OpenAPI != nil {
+		cfg.OpenAPI = localizeOpenAPI(cfg.OpenAPI, cfg.Stage, cfg.Provider)
+	}
 	h := &Handler{store: s, cfg: cfg, logRequests: cfg.LogRequests, metrics: newMetrics(cfg.Registry), now: s.Now}
 	h.limiters.m = map[string]*limiterEntry{}
 	return h.routes()
@@ -75,10 +81,45 @@ func New(s *store.Store, cfg Config) http.Handler {
 func (h *Handler) routes() http.Handler {
 	mux := http.NewServeMux()
 	api := "/" + h.cfg.Stage + "/integrations/developer/{provider}/"
-	actions := []struct {
-		name string
-		fn   func(http.ResponseWriter, *http.Request, *call)
-	}{
+	for _, a := range h.actions() {
+		mux.Handle("POST "+api+a.name, h.api(a.fn))
+	}
+	mux.HandleFunc(api+"{action}", h.unknownAction)
+	mux.HandleFunc("/"+h.cfg.Stage+"/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not found")
+	})
+
+	mux.HandleFunc("GET /healthz", h.healthz)
+	mux.HandleFunc("GET /readyz", h.readyz)
+	mux.Handle("GET /metrics", h.metrics.handler(h.cfg.Registry))
+	mux.HandleFunc("GET /admin/backup", h.backup)
+	if h.cfg.OpenAPI != nil {
+		mux.HandleFunc("GET /openapi.json", h.openAPI)
+		mux.HandleFunc("GET /docs", h.docs)
+	}
+	if h.cfg.Receiver != nil {
+		mux.HandleFunc("POST /carrier/twilio/sms", h.twilioSMS)
+		mux.HandleFunc("POST /carrier/twilio/status", h.twilioStatus)
+		mux.HandleFunc("POST /carrier/twilio/voice", h.twilioVoice)
+		mux.HandleFunc("POST /carrier/sandbox/sms", h.sandboxSMS)
+		mux.HandleFunc("POST /carrier/sandbox/voice", h.sandboxVoice)
+	}
+	for _, m := range h.cfg.Mount {
+		m(mux)
+	}
+	return h.withRequestID(mux)
+}
+
+// action is one integration API action: POST {stage}/integrations/developer/{provider}/<name>.
+type action struct {
+	name string
+	fn   func(http.ResponseWriter, *http.Request, *call)
+}
+
+// actions is the route table of the integration API: routes registers exactly these, and the
+// tests compare it with the OpenAPI document's paths in both directions.
+func (h *Handler) actions() []action {
+	return []action{
 		{"create-comment-action", h.createComment},
 		{"send-group-message-action", h.sendGroupMessage},
 		{"create-conversation-action", h.createConversation},
@@ -98,29 +139,6 @@ func (h *Handler) routes() http.Handler {
 		{"subscribe-webhook", h.subscribeWebhook},
 		{"unsubscribe-webhook", h.unsubscribeWebhook},
 	}
-	for _, a := range actions {
-		mux.Handle("POST "+api+a.name, h.api(a.fn))
-	}
-	mux.HandleFunc(api+"{action}", h.unknownAction)
-	mux.HandleFunc("/"+h.cfg.Stage+"/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "not found")
-	})
-
-	mux.HandleFunc("GET /healthz", h.healthz)
-	mux.HandleFunc("GET /readyz", h.readyz)
-	mux.Handle("GET /metrics", h.metrics.handler(h.cfg.Registry))
-	mux.HandleFunc("GET /admin/backup", h.backup)
-	if h.cfg.Receiver != nil {
-		mux.HandleFunc("POST /carrier/twilio/sms", h.twilioSMS)
-		mux.HandleFunc("POST /carrier/twilio/status", h.twilioStatus)
-		mux.HandleFunc("POST /carrier/twilio/voice", h.twilioVoice)
-		mux.HandleFunc("POST /carrier/sandbox/sms", h.sandboxSMS)
-		mux.HandleFunc("POST /carrier/sandbox/voice", h.sandboxVoice)
-	}
-	for _, m := range h.cfg.Mount {
-		m(mux)
-	}
-	return h.withRequestID(mux)
 }
 
 func (h *Handler) unknownAction(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,15 @@
+// Starts the vendored Redoc (redoc.standalone.js, MIT, see redoc.LICENSE) on /openapi.json.
+// System fonts only: nothing is loaded from outside this server.
+(function () {
+  var el = document.getElementById("redoc");
+  var system = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
+  Redoc.init(el.getAttribute("data-spec-url"), {
+    theme: {
+      typography: {
+        fontFamily: system,
+        headings: { fontFamily: system },
+        code: { fontFamily: "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace" }
+      }
+    }
+  }, el);
+})();
