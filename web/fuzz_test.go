@@ -85,11 +85,22 @@ func decoders(t *testing.T) []decoderCase {
 			}
 		}},
 		{"send-broadcast", func(f *fields) {
-			req := decodeSendBroadcast(f, "zapier", time.Now())
+			now := time.Now()
+			req := decodeSendBroadcast(f, "zapier", now)
 			if f.done() == nil {
 				checkPhone(t, req.in.From)
-				if n := len(req.in.Recipients); n < 1 || n > store.MaxBroadcastRecipients {
-					t.Errorf("accepted %d recipients", n)
+				if n := len(req.in.Recipients); n > store.MaxBroadcastRecipients ||
+					n+len(req.in.GroupIDs)+len(req.in.ConversationIDs) == 0 {
+					t.Errorf("accepted %d recipients, %d groups, %d conversations", n, len(req.in.GroupIDs), len(req.in.ConversationIDs))
+				}
+				for _, ids := range [][]string{req.in.GroupIDs, req.in.ConversationIDs, req.in.ExcludeGroupIDs, req.in.ExcludeConversationIDs} {
+					if len(ids) > store.MaxBroadcastIDs {
+						t.Errorf("accepted %d ids", len(ids))
+					}
+					checkUnique(t, ids)
+				}
+				if at := req.in.SendAt; at != nil && (!at.After(now) || at.After(now.Add(store.MaxScheduleAhead))) {
+					t.Errorf("accepted sendAt %v", at)
 				}
 				for _, p := range req.in.Recipients {
 					checkPhone(t, p)
@@ -120,6 +131,17 @@ func decoders(t *testing.T) []decoderCase {
 					if p != nil && *p == "" {
 						t.Error("an empty string was passed on as a value")
 					}
+				}
+			}
+		}},
+		{"list-messages", func(f *fields) {
+			req := decodeListMessages(f, "zapier")
+			if f.done() == nil {
+				if l := req.filter.Limit; l < 1 || l > 100 {
+					t.Errorf("accepted limit %d", l)
+				}
+				if d := req.filter.Direction; d != "" && d != "inbound" && d != "outbound" {
+					t.Errorf("accepted direction %q", d)
 				}
 			}
 		}},
@@ -271,6 +293,7 @@ func FuzzDecodeContact(f *testing.F)            { fuzzOne(f, "create-contact") }
 func FuzzDecodeUpsertContact(f *testing.F)      { fuzzOne(f, "create-or-update-contact") }
 func FuzzDecodeCreateOptOut(f *testing.F)       { fuzzOne(f, "create-opt-out") }
 func FuzzDecodeSubscribe(f *testing.F)          { fuzzOne(f, "subscribe-webhook") }
+func FuzzDecodeListMessages(f *testing.F)       { fuzzOne(f, "list-messages") }
 
 // FuzzDecodeFields builds bodies from typed pieces so the fuzzer reaches the field rules
 // rather than JSON syntax errors.
