@@ -171,6 +171,7 @@ func build(s *store.Store, cfg config, backupToken string) (*app, error) {
 		return nil, err
 	}
 	wcfg.Mount = append(wcfg.Mount, prov.Mount)
+	wcfg.Sessions = prov // the admin UI shares the provider's browser session
 	a.stops = append(a.stops, prov.StartSweeper(time.Hour))
 	if a.setupURL, err = prov.SetupURL(); err != nil {
 		a.stop()

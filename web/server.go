@@ -44,6 +44,9 @@ type Config struct {
 	TwilioAuthToken string
 	// Receiver records what carriers send back; nil leaves the /carrier/ endpoints out.
 	Receiver *carrier.Receiver
+	// Sessions is the browser sign-in the admin UI shares with the OAuth pages; nil leaves the
+	// admin UI out (ui.go).
+	Sessions Sessions
 }
 
 // Handler holds what every handler needs; handlers are its methods, one file per action.
@@ -116,6 +119,9 @@ func (h *Handler) routes() http.Handler {
 		mux.HandleFunc("POST /carrier/twilio/voice", h.twilioVoice)
 		mux.HandleFunc("POST /carrier/sandbox/sms", h.sandboxSMS)
 		mux.HandleFunc("POST /carrier/sandbox/voice", h.sandboxVoice)
+	}
+	if h.cfg.Sessions != nil {
+		h.uiRoutes(mux)
 	}
 	for _, m := range h.cfg.Mount {
 		m(mux)
