@@ -312,6 +312,9 @@ func (h *Handler) addNumber(w http.ResponseWriter, r *http.Request, u *ui) {
 			return
 		}
 		v.AddNumber = f
+		if len(v.Numbers) > 0 { // the form is not on the page: say why here
+			v.Error = "The number was not added: " + firstError(f.Errors)
+		}
 		h.render(w, r, u, http.StatusUnprocessableEntity, "Inbox", views.Inbox(v))
 		return
 	}
