@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,7 +33,10 @@ type uiEnv struct {
 	numberA, number string
 }
 
-func newUIEnv(t *testing.T) *uiEnv {
+func newUIEnv(t *testing.T) *uiEnv { return newUIEnvAt(t, nil) }
+
+// newUIEnvAt is newUIEnv with the session's clock (nil: the store's).
+func newUIEnvAt(t *testing.T, now func() time.Time) *uiEnv {
 	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "ui.db"), store.Options{})
 	if err != nil {
@@ -65,7 +69,7 @@ func newUIEnv(t *testing.T) *uiEnv {
 	must(err)
 	_, err = st.AddNumber(e.b.ID, e.number, "")
 	must(err)
-	prov, err := oauth.New(st, oauth.Config{BaseURL: "http://sb.test"})
+	prov, err := oauth.New(st, oauth.Config{BaseURL: "http://sb.test", Now: now})
 	must(err)
 	e.srv = httptest.NewServer(New(st, Config{Sessions: prov, Mount: []func(*http.ServeMux){prov.Mount},
 		Receiver: carrier.NewReceiver(st, nil)}))
@@ -339,5 +343,36 @@ func TestUIWorkspaceSwitch(t *testing.T) {
 	e.send(t, c, "POST", "/workspace", url.Values{"workspace": {e.a.ID}})
 	if res, _ := e.send(t, c, "GET", "/inbox/"+conv.ID, nil); res.StatusCode != http.StatusOK {
 		t.Fatalf("a conversation of the user's other workspace: %d, want 200", res.StatusCode)
+	}
+}
+
+// TestUISessionLifetime: a session ends after 12 h without a request, and 7 days after sign-in
+// however busy it is.
+func TestUISessionLifetime(t *testing.T) {
+	var mu sync.Mutex
+	at := time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return at }
+	advance := func(d time.Duration) { mu.Lock(); at = at.Add(d); mu.Unlock() }
+	e := newUIEnvAt(t, now)
+	inbox := func(c *http.Client) int {
+		res, _ := e.send(t, c, "GET", "/inbox", nil)
+		return res.StatusCode
+	}
+	busy := e.signIn(t, e.alice)
+	idle := e.signIn(t, e.mo)
+	for i := 0; i < 15; i++ { // 15 × 11 h = 6 d 21 h: each request within the idle limit
+		advance(11 * time.Hour)
+		if got := inbox(busy); got != http.StatusOK {
+			t.Fatalf("a session used every 11 h, after %d h: %d, want 200", 11*(i+1), got)
+		}
+		if i == 1 {
+			if got := inbox(idle); got != http.StatusSeeOther {
+				t.Fatalf("a session idle for 22 h: %d, want 303 to sign in", got)
+			}
+		}
+	}
+	advance(4 * time.Hour) // 7 days and 1 hour after sign-in
+	if got := inbox(busy); got != http.StatusSeeOther {
+		t.Fatalf("a session 7 days after sign-in: %d, want 303 to sign in", got)
 	}
 }
