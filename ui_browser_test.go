@@ -131,6 +131,19 @@ func TestBrowserFirstRun(t *testing.T) {
 		t.Errorf("inbox rows %q: want the one conversation with its latest text", rows)
 	}
 	shots.take(ctx, "10-inbox")
+	run("an unknown conversation is the 404 page",
+		chromedp.Navigate(strings.TrimSuffix(threadURL, "/")[:strings.LastIndex(threadURL, "/")]+"/01ARZ3NDEKTSV4RRFFQ69G5FAV"),
+		chromedp.WaitVisible(uiTid("error-page")),
+	)
+	shots.take(ctx, "12-not-found")
+	run("sign out, then sign in again to the inbox",
+		chromedp.Click(uiTid("sign-out")),
+		chromedp.WaitVisible(uiTid("login-form")),
+		chromedp.SendKeys(uiTid("login-email"), "admin@acme.example"),
+		chromedp.SendKeys(uiTid("login-password"), "correct horse battery"),
+	)
+	shots.take(ctx, "13-sign-in")
+	run("sign in", chromedp.Click(uiTid("login-submit")), chromedp.WaitVisible(uiTid("inbox-list")))
 	// A narrow screen gets the same pages, stacked.
 	run("phone width", chromedp.EmulateViewport(390, 844), chromedp.Navigate(threadURL), chromedp.WaitVisible(uiTid("reply-form")))
 	shots.take(ctx, "11-thread-phone")
