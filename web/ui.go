@@ -100,7 +100,20 @@ func (h *Handler) page(need int, fn func(http.ResponseWriter, *http.Request, *ui
 		if !ok {
 			to := "/login"
 			if r.Method == http.MethodGet {
-				to += "?next=" + url.QueryEscape(r.URL.RequestURI())
+				next := r.URL.RequestURI()
+				if r.Header.Get("HX-Request") == "true" {
+					next = r.Header.Get("HX-Current-URL") // the page, not its fragment
+					if u, err := url.Parse(next); err == nil {
+						next = u.RequestURI()
+					}
+				}
+				to += "?next=" + url.QueryEscape(next)
+			}
+			if r.Header.Get("HX-Request") == "true" {
+				// An htmx poll must not swap the sign-in page into a fragment: the whole page goes.
+				w.Header().Set("HX-Redirect", to)
+				w.WriteHeader(http.StatusUnauthorized)
+				return
 			}
 			http.Redirect(w, r, to, http.StatusSeeOther)
 			return

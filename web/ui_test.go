@@ -138,7 +138,12 @@ func TestUISignedOutGoesToSignIn(t *testing.T) {
 	}
 	res, _ = e.send(t, c, "POST", "/inbox", url.Values{"from": {e.numberA}, "to": {"+14155550123"}})
 	wantRedirect(t, res, "/login")
-	res, body := e.send(t, c, "GET", "/login", nil)
+	// An htmx poll of a fragment is told to move the whole page, not given a page to swap in.
+	res, body := e.send(t, c, "GET", "/inbox/x/items", nil, "HX-Request", "true", "HX-Current-URL", e.srv.URL+"/inbox/x")
+	if res.StatusCode != http.StatusUnauthorized || res.Header.Get("HX-Redirect") != "/login?next=%2Finbox%2Fx" || body != "" {
+		t.Errorf("signed-out htmx poll: %d HX-Redirect %q, want 401 with HX-Redirect to sign in and back to the page", res.StatusCode, res.Header.Get("HX-Redirect"))
+	}
+	res, body = e.send(t, c, "GET", "/login", nil)
 	if res.StatusCode != http.StatusOK || !strings.Contains(body, `action="/login"`) || !strings.Contains(body, `<label for="email">`) {
 		t.Fatalf("GET /login: %d, want the sign-in form posting to /login", res.StatusCode)
 	}
