@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"slices"
 	"strings"
 	"time"
@@ -65,6 +66,8 @@ type InboxFilter struct {
 	Search string
 	// Limit caps the result (default 50, at most 200).
 	Limit int
+	// Before continues a list after the row whose Cursor it is ("" from the newest).
+	Before string
 }
 
 // InboxItem is one row of the inbox: a conversation with what a person needs to pick it.
@@ -74,6 +77,8 @@ type InboxItem struct {
 	ContactName string
 	// Last is the latest message's text (or "[media]"), "" when there is none.
 	Last string
+	// Cursor is this row's place in the list, for InboxFilter.Before (the next page).
+	Cursor string
 }
 
 // Inbox lists a workspace's conversations, newest activity first, read from the activity index.
@@ -97,7 +102,11 @@ func (s *Store) Inbox(workspaceID string, f InboxFilter) ([]InboxItem, error) {
 		prefix := idKey(workspaceID)
 		convs := tx.Bucket(bConversations)
 		cur := tx.Bucket(bConvActivity).Cursor()
-		k, _ := cur.Seek(append(slices.Clone(prefix), bytes.Repeat([]byte{0xff}, 25)...))
+		start := append(slices.Clone(prefix), bytes.Repeat([]byte{0xff}, 25)...)
+		if b, ok := decodeCursor(f.Before); ok {
+			start = append(slices.Clone(prefix), b...) // the row itself is skipped by Prev below
+		}
+		k, _ := cur.Seek(start)
 		if k == nil {
 			k, _ = cur.Last()
 		} else {
@@ -115,7 +124,7 @@ func (s *Store) Inbox(workspaceID string, f InboxFilter) ([]InboxItem, error) {
 			if !ok || !f.keeps(&c) {
 				continue
 			}
-			item := InboxItem{Conversation: c}
+			item := InboxItem{Conversation: c, Cursor: hex.EncodeToString(k[16:])}
 			if !c.IsGroup() && len(c.Addresses) == 1 {
 				if id := contactIDByPhone(tx, workspaceID, c.Addresses[0]); id != "" {
 					var ct Contact
@@ -139,6 +148,12 @@ func (s *Store) Inbox(workspaceID string, f InboxFilter) ([]InboxItem, error) {
 		return nil
 	})
 	return out, err
+}
+
+// decodeCursor turns a row's Cursor back into the key's activity and id (24 bytes).
+func decodeCursor(s string) ([]byte, bool) {
+	b, err := hex.DecodeString(s)
+	return b, err == nil && len(b) == 24
 }
 
 func (f *InboxFilter) keeps(c *Conversation) bool {

@@ -80,6 +80,22 @@ func TestInboxNewestActivityFirst(t *testing.T) {
 	check("search by name", store.InboxFilter{Search: "lovel"}, "+14155550101")
 	check("search by digits", store.InboxFilter{Search: "550102"}, "+14155550102")
 	check("limit", store.InboxFilter{Limit: 1}, "+14155550101")
+	// Pages follow each other through the cursor of the last row.
+	var paged []string
+	for before := ""; ; {
+		page, err := s.Inbox(f.ws, store.InboxFilter{Limit: 1, Before: before})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		paged = append(paged, inboxPhones(page)...)
+		before = page[len(page)-1].Cursor
+	}
+	if want := []string{"+14155550101", "+14155550103", "+14155550102"}; !slices.Equal(paged, want) {
+		t.Errorf("paging one by one: %v, want %v", paged, want)
+	}
 	if got, _ := s.Labels(f.ws); !slices.Equal(got, []string{"vip"}) {
 		t.Errorf("labels %v, want [vip]", got)
 	}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -37,6 +38,9 @@ var doneNotices = map[string]string{
 	"simulate":  "Inbound text simulated.",
 }
 
+// inboxPage is how many conversations a page of the inbox lists.
+const inboxPage = 50
+
 // inboxView loads the list and the forms' choices for the filters in r's query.
 func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 	q := r.URL.Query()
@@ -48,13 +52,24 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 	default:
 		v.Status = ""
 	}
-	f := store.InboxFilter{Status: v.Status, Label: v.Label, Search: v.Q, Unassigned: v.Unassigned}
+	f := store.InboxFilter{Status: v.Status, Label: v.Label, Search: v.Q, Unassigned: v.Unassigned,
+		Limit: inboxPage, Before: q.Get("before")}
 	if v.Mine {
 		f.AssignedTo = u.user.ID
 	}
 	items, err := h.store.Inbox(u.ws.ID, f)
 	if err != nil {
 		return v, err
+	}
+	if len(items) == inboxPage {
+		next := url.Values{}
+		for _, k := range []string{"status", "assigned", "label", "q"} {
+			if q.Get(k) != "" {
+				next.Set(k, q.Get(k))
+			}
+		}
+		next.Set("before", items[len(items)-1].Cursor)
+		v.More = "/inbox?" + next.Encode()
 	}
 	loc := u.ws.Location()
 	for _, it := range items {

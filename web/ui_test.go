@@ -3,12 +3,15 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -379,5 +382,28 @@ func TestUISessionLifetime(t *testing.T) {
 	advance(4 * time.Hour) // 7 days and 1 hour after sign-in
 	if got := inbox(busy); got != http.StatusSeeOther {
 		t.Fatalf("a session 7 days after sign-in: %d, want 303 to sign in", got)
+	}
+}
+
+// TestUIInboxPages: 50 rows a page, then "Older conversations" continues where it stopped.
+func TestUIInboxPages(t *testing.T) {
+	e := newUIEnv(t)
+	for i := 0; i < inboxPage+1; i++ {
+		if _, _, err := e.st.CreateConversation(e.a.ID, e.numberA, fmt.Sprintf("+1415555%04d", 2000+i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := e.signIn(t, e.alice)
+	_, body := e.send(t, c, "GET", "/inbox", nil)
+	if n := strings.Count(body, `data-testid="inbox-row"`); n != inboxPage {
+		t.Fatalf("first page: %d rows, want %d", n, inboxPage)
+	}
+	m := regexp.MustCompile(`href="([^"]+)" data-testid="inbox-more"`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatal("want an \"Older conversations\" link")
+	}
+	_, body = e.send(t, c, "GET", html.UnescapeString(m[1]), nil)
+	if n := strings.Count(body, `data-testid="inbox-row"`); n != 1 || !strings.Contains(body, "+14155552000") || strings.Contains(body, "inbox-more") {
+		t.Fatalf("second page: %d rows, want the 1 oldest and no further link", n)
 	}
 }
