@@ -76,7 +76,14 @@ func TestBrowserFirstRun(t *testing.T) {
 		chromedp.WaitVisible(uiTid("new-conversation-form")),
 	)
 	shots.take(ctx, "05-inbox-empty")
+	run("a number that is no phone number is refused beside the field, as typed",
+		chromedp.SendKeys(chromedp.CSS("#new-to"), "555-0123"),
+		chromedp.Click(uiTid("new-conversation-submit")),
+		chromedp.WaitVisible(uiTid("error-to")),
+	)
+	shots.take(ctx, "05b-bad-number")
 	run("start a conversation",
+		chromedp.Clear(chromedp.CSS("#new-to")),
 		chromedp.SendKeys(chromedp.CSS("#new-to"), "+14155550123"),
 		chromedp.Click(uiTid("new-conversation-submit")),
 		chromedp.WaitVisible(uiTid("reply-form")),
