@@ -307,6 +307,10 @@ func TestUIThreadFlow(t *testing.T) {
 	if out, _ := e.st.IsOptedOut(e.a.ID, "+14155550123"); !out {
 		t.Error("a simulated STOP did not opt the contact out: the keyword went around the carrier receiver")
 	}
+	res, body = e.send(t, c, "POST", thread+"/reply", url.Values{"text": {"are you there?"}})
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "has opted out") || !strings.Contains(body, `data-testid="thread-opted-out"`) {
+		t.Errorf("a reply to an opted-out contact: %d, want 422 saying so", res.StatusCode)
+	}
 	_, frag := e.send(t, c, "GET", thread+"/items", nil)
 	if !strings.HasPrefix(strings.TrimSpace(frag), `<ol class="thread"`) || !strings.Contains(frag, ">STOP<") || strings.Contains(frag, "<html") {
 		t.Errorf("the items fragment: want the list alone with the inbound STOP, got %.200s", frag)

@@ -77,6 +77,9 @@ func (h *Handler) threadView(r *http.Request, u *ui, c store.Conversation) (view
 			return v, err
 		}
 		v.Blocked = blocked
+		if v.OptedOut, err = h.store.IsOptedOut(u.ws.ID, c.Addresses[0]); err != nil {
+			return v, err
+		}
 	}
 	members, err := h.store.Members(u.ws.ID)
 	if err != nil {
