@@ -171,6 +171,7 @@ func build(s *store.Store, cfg config, backupToken string) (*app, error) {
 		return nil, err
 	}
 	wcfg.Mount = append(wcfg.Mount, prov.Mount)
+	wcfg.Sessions = prov // the admin UI shares the provider's browser session
 	a.stops = append(a.stops, prov.StartSweeper(time.Hour))
 	if a.setupURL, err = prov.SetupURL(); err != nil {
 		a.stop()
@@ -209,6 +210,7 @@ func writeServerInfo(dataDir string, info serverInfo) error {
 func printBanner(w io.Writer, cfg config, a *app) {
 	fmt.Fprintf(w, "Switchboard is listening on %s\n", cfg.Addr)
 	fmt.Fprintf(w, "  integration API: %s/%s/integrations/developer/%s/<action>\n", cfg.BaseURL, cfg.Stage, cfg.Provider)
+	fmt.Fprintf(w, "  admin UI:        %s/inbox (sign in at %s/login)\n", cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  health:          %s/healthz  %s/readyz  %s/metrics\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  OAuth 2.0:       %s/oauth/authorize  %s/oauth/token  %s/oauth/revoke\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  carrier:         %s/carrier/twilio/sms  …/status  …/voice (Twilio), %s/carrier/sandbox/sms (sandbox)\n", cfg.BaseURL, cfg.BaseURL)

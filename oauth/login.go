@@ -16,8 +16,9 @@ import (
 
 const sessionCookie = "sb_session"
 
-// sessionUser returns the signed-in user of the request's session cookie. The sign-in time is
-// checked against the provider's clock, not only the cookie's Max-Age, which a client controls.
+// sessionUser returns the signed-in user of the request's session cookie. The sign-in time
+// ("at", sessionMax) and the last request's ("seen", sessionIdle) are checked against the
+// provider's clock, not only the cookie's Max-Age, which a client controls.
 func (p *Provider) sessionUser(r *http.Request) (store.User, bool) {
 	sess, err := p.sessions.Get(r, sessionCookie)
 	if err != nil || sess.IsNew {
@@ -25,7 +26,12 @@ func (p *Provider) sessionUser(r *http.Request) (store.User, bool) {
 	}
 	uid, _ := sess.Values["uid"].(string)
 	at, _ := sess.Values["at"].(int64)
-	if uid == "" || p.now().Sub(time.Unix(at, 0)) >= sessionTTL {
+	seen, ok := sess.Values["seen"].(int64)
+	if !ok {
+		seen = at
+	}
+	now := p.now()
+	if uid == "" || now.Sub(time.Unix(at, 0)) >= sessionMax || now.Sub(time.Unix(seen, 0)) >= sessionIdle {
 		return store.User{}, false
 	}
 	u, err := p.s.User(uid)
@@ -38,11 +44,41 @@ func (p *Provider) sessionUser(r *http.Request) (store.User, bool) {
 // CurrentUser is the signed-in user of r, for other parts that share the session (admin UI).
 func (p *Provider) CurrentUser(r *http.Request) (store.User, bool) { return p.sessionUser(r) }
 
+// SessionValue is a string the admin UI keeps in the signed-in session (the current workspace).
+func (p *Provider) SessionValue(r *http.Request, key string) string {
+	sess, err := p.sessions.Get(r, sessionCookie)
+	if err != nil || sess.IsNew {
+		return ""
+	}
+	v, _ := sess.Values["ui:"+key].(string)
+	return v
+}
+
+// Touch records a request of the signed-in session: it sets a UI value when key is not "" and
+// moves the idle deadline. The cookie is rewritten at most once a minute for the deadline alone.
+func (p *Provider) Touch(w http.ResponseWriter, r *http.Request, key, value string) error {
+	sess, err := p.sessions.Get(r, sessionCookie)
+	if err != nil || sess.IsNew {
+		return err
+	}
+	now := p.now().Unix()
+	seen, _ := sess.Values["seen"].(int64)
+	if key == "" && now-seen < 60 {
+		return nil
+	}
+	if key != "" {
+		sess.Values["ui:"+key] = value
+	}
+	sess.Values["seen"] = now
+	return p.sessions.Save(r, w, sess)
+}
+
 func (p *Provider) startSession(w http.ResponseWriter, r *http.Request, u store.User) error {
 	// A fresh session, not the decoded one: nothing from before sign-in carries over.
 	sess, _ := p.sessions.New(r, sessionCookie)
 	sess.Values["uid"] = u.ID
 	sess.Values["at"] = p.now().Unix()
+	sess.Values["seen"] = p.now().Unix()
 	return p.sessions.Save(r, w, sess)
 }
 
@@ -52,7 +88,7 @@ func (p *Provider) loginPage(w http.ResponseWriter, r *http.Request) {
 	if !localPath(next) {
 		next = ""
 	}
-	p.render(w, r, http.StatusOK, "Sign in", views.Login(views.LoginForm{Next: next}))
+	p.render(w, r, http.StatusOK, "Sign in", views.Login(views.LoginForm{Next: next, Action: r.URL.Path}))
 }
 
 // login is POST /oauth/login: email and password, rate-limited per account and per address.
@@ -61,7 +97,7 @@ func (p *Provider) login(w http.ResponseWriter, r *http.Request) {
 		p.formError(w, r, err)
 		return
 	}
-	f := views.LoginForm{Email: strings.TrimSpace(r.PostForm.Get("email")), Next: r.PostForm.Get("next")}
+	f := views.LoginForm{Email: strings.TrimSpace(r.PostForm.Get("email")), Next: r.PostForm.Get("next"), Action: r.URL.Path}
 	if !localPath(f.Next) {
 		f.Next = ""
 	}
@@ -92,18 +128,25 @@ func (p *Provider) login(w http.ResponseWriter, r *http.Request) {
 		p.renderMessage(w, r, http.StatusInternalServerError, "Something went wrong", "Please try again.")
 		return
 	}
+	if f.Next == "" && r.URL.Path == "/login" {
+		f.Next = "/" // the admin UI's sign-in goes on to the inbox
+	}
 	if f.Next != "" {
 		http.Redirect(w, r, f.Next, http.StatusSeeOther)
 		return
 	}
-	p.renderMessage(w, r, http.StatusOK, "Signed in", "You are signed in as "+u.Email+".")
+	p.render(w, r, http.StatusOK, "Signed in", views.Notice("Signed in", "You are signed in as "+u.Email+".", "/inbox", "Continue to the inbox"))
 }
 
-// logout is POST /oauth/logout.
+// logout is POST /oauth/logout and the admin UI's POST /logout, which goes on to the sign-in page.
 func (p *Provider) logout(w http.ResponseWriter, r *http.Request) {
 	sess, _ := p.sessions.New(r, sessionCookie)
 	sess.Options.MaxAge = -1
 	_ = p.sessions.Save(r, w, sess)
+	if r.URL.Path == "/logout" {
+		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		return
+	}
 	p.renderMessage(w, r, http.StatusOK, "Signed out", "You are signed out.")
 }
 

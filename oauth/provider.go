@@ -37,8 +37,11 @@ const (
 	CodeTTL               = 10 * time.Minute
 	// Scope is the one scope; an authorize request without scope gets it.
 	Scope = "integrations"
-	// sessionTTL bounds a browser sign-in on the login page.
-	sessionTTL = 12 * time.Hour
+	// A browser session ends after sessionIdle without a request, and sessionMax after sign-in
+	// whatever happens (DESIGN §10). The cookie lives as long as the longer bound; the server
+	// checks both against its own clock.
+	sessionIdle = 12 * time.Hour
+	sessionMax  = 7 * 24 * time.Hour
 )
 
 // Bucket names, declared in one place. Keys of ULID ids are their 16 bytes.
@@ -118,10 +121,10 @@ func New(s *store.Store, cfg Config) (*Provider, error) {
 	}
 	p.sessions = sessions.NewCookieStore(keys[:64], keys[64:])
 	p.sessions.Options = &sessions.Options{
-		Path: "/", MaxAge: int(sessionTTL / time.Second), HttpOnly: true,
+		Path: "/", MaxAge: int(sessionMax / time.Second), HttpOnly: true,
 		SameSite: http.SameSiteLaxMode, Secure: strings.HasPrefix(cfg.BaseURL, "https://"),
 	}
-	p.sessions.MaxAge(int(sessionTTL / time.Second))
+	p.sessions.MaxAge(int(sessionMax / time.Second))
 	p.limits = newLoginLimits()
 	p.srv = p.newServer()
 	return p, nil
@@ -161,6 +164,10 @@ func (p *Provider) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("GET /oauth/login", p.loginPage)
 	mux.Handle("POST /oauth/login", forms.Handler(http.HandlerFunc(p.login)))
 	mux.Handle("POST /oauth/logout", forms.Handler(http.HandlerFunc(p.logout)))
+	// The admin UI's names for the same pages (DESIGN §10); the UI shares this session.
+	mux.HandleFunc("GET /login", p.loginPage)
+	mux.Handle("POST /login", forms.Handler(http.HandlerFunc(p.login)))
+	mux.Handle("POST /logout", forms.Handler(http.HandlerFunc(p.logout)))
 	mux.HandleFunc("POST /oauth/token", p.token)
 	mux.HandleFunc("POST /oauth/revoke", p.revoke)
 	mux.HandleFunc("GET /setup", p.setupPage)

@@ -102,7 +102,8 @@ func (p *Provider) setup(w http.ResponseWriter, r *http.Request) {
 		p.renderMessage(w, r, http.StatusInternalServerError, "Something went wrong", "The administrator was created; sign in.")
 		return
 	}
-	p.renderMessage(w, r, http.StatusCreated, "Administrator created", "You are signed in as "+u.Email+".")
+	p.render(w, r, http.StatusCreated, "Administrator created",
+		views.Notice("Administrator created", "You are signed in as "+u.Email+".", "/inbox", "Continue to the inbox"))
 }
 
 // safeMessage shows a store error's client-safe text, and nothing of other errors.

@@ -123,12 +123,22 @@ func (s *Store) conversationFor(tx *bolt.Tx, fx *effects, workspaceID string, n 
 	if err := idx.Put(idxKey(workspaceID, convAddrTerm(key), c.ID), nil); err != nil {
 		return c, false, err
 	}
+	if err := putActivity(tx, &c); err != nil {
+		return c, false, err
+	}
 	return c, true, putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c)
 }
 
-// touchConversation records activity; an inbound message reopens the conversation.
+// touchConversation records activity (moving the conversation in the inbox's activity index);
+// an inbound message reopens the conversation.
 func touchConversation(tx *bolt.Tx, c *Conversation, at time.Time, inbound bool) error {
+	if err := deleteActivity(tx, c); err != nil {
+		return err
+	}
 	c.LastMessageTime = &at
+	if err := putActivity(tx, c); err != nil {
+		return err
+	}
 	c.UpdatedAt = at
 	if inbound {
 		c.Status = ConversationOpen

@@ -24,6 +24,7 @@ var migrations = []migration{
 		}
 		return indexSubscriptionOwners(s, tx)
 	}},
+	{"conversation activity index for the inbox", indexConversationActivity},
 }
 
 // SchemaVersion is the version this binary writes; migrations bring older files forward.

@@ -83,6 +83,7 @@ var (
 	bContactDoc        = []byte("contact_search_docs")
 	bConversations     = []byte("conversations")
 	bConvKey           = []byte("idx_conversation_key")
+	bConvActivity      = []byte("idx_conversation_activity") // ws|activity(8)|conversation -> empty (inbox.go)
 	bMessages          = []byte("messages")
 	bConvMessages      = []byte("idx_conversation_messages")
 	bOutbox            = []byte("outbox")               // number id|priority|message id -> ws: ready to send (outbox.go)
@@ -121,7 +122,7 @@ var allBuckets = [][]byte{
 	bContactTerms, bContactOrder, bContactDoc, bConversations, bConvKey, bMessages, bConvMessages,
 	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
-	bSubOwner, bSubPending, bEventPending,
+	bSubOwner, bSubPending, bEventPending, bConvActivity,
 }
 
 // Options configure Open.

@@ -257,3 +257,16 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 	})
 	return w, err
 }
+
+// MemberRole is userID's role in workspaceID (admin or member); ErrForbidden when not a member.
+func (s *Store) MemberRole(workspaceID, userID string) (string, error) {
+	var m Membership
+	err := s.db.View(func(tx *bolt.Tx) error {
+		ok, err := getJSON(tx.Bucket(bMemberships), wsKeyChecked(workspaceID, userID), &m)
+		if err == nil && !ok {
+			err = errorf(ErrForbidden, "you are not a member of this workspace")
+		}
+		return err
+	})
+	return m.Role, err
+}

@@ -47,6 +47,9 @@ type Config struct {
 	// OpenAPI is the OpenAPI document of the integration API, served at /openapi.json and
 	// rendered at /docs; nil leaves both out.
 	OpenAPI []byte
+	// Sessions is the browser sign-in the admin UI shares with the OAuth pages; nil leaves the
+	// admin UI out (ui.go).
+	Sessions Sessions
 }
 
 // Handler holds what every handler needs; handlers are its methods, one file per action.
@@ -103,6 +106,9 @@ func (h *Handler) routes() http.Handler {
 		mux.HandleFunc("POST /carrier/twilio/voice", h.twilioVoice)
 		mux.HandleFunc("POST /carrier/sandbox/sms", h.sandboxSMS)
 		mux.HandleFunc("POST /carrier/sandbox/voice", h.sandboxVoice)
+	}
+	if h.cfg.Sessions != nil {
+		h.uiRoutes(mux)
 	}
 	for _, m := range h.cfg.Mount {
 		m(mux)

@@ -1,0 +1,272 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"slices"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// The inbox reads conversations newest activity first from bConvActivity, whose keys are
+// workspace(16) | activity(8, big-endian Unix nanoseconds) | conversation(16) with empty
+// values: a reverse cursor over the workspace's prefix walks them in order without a scan.
+// A conversation's activity is its lastMessageTime, else its creation time. The entry moves
+// in the same transaction as the record (conversationFor, touchConversation).
+
+// conversationActivity is the time the inbox orders c by.
+func conversationActivity(c *Conversation) time.Time {
+	if c.LastMessageTime != nil {
+		return *c.LastMessageTime
+	}
+	return c.CreatedAt
+}
+
+func activityKey(c *Conversation) []byte {
+	k := make([]byte, 0, 40)
+	k = append(k, idKey(c.WorkspaceID)...)
+	k = binary.BigEndian.AppendUint64(k, uint64(conversationActivity(c).UnixNano()))
+	return append(k, idKey(c.ID)...)
+}
+
+func putActivity(tx *bolt.Tx, c *Conversation) error {
+	return tx.Bucket(bConvActivity).Put(activityKey(c), nil)
+}
+
+func deleteActivity(tx *bolt.Tx, c *Conversation) error {
+	return tx.Bucket(bConvActivity).Delete(activityKey(c))
+}
+
+// indexConversationActivity is the migration that builds bConvActivity for files written before
+// it existed.
+func indexConversationActivity(_ *Store, tx *bolt.Tx) error {
+	b, err := tx.CreateBucketIfNotExists(bConvActivity)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bConversations).ForEach(func(_, v []byte) error {
+		var c Conversation
+		if err := jsonUnmarshal(v, &c); err != nil {
+			return err
+		}
+		return b.Put(activityKey(&c), nil)
+	})
+}
+
+// InboxFilter narrows Inbox. Empty fields do not filter.
+type InboxFilter struct {
+	Status     string // open, snoozed or closed
+	AssignedTo string // a user id
+	Unassigned bool
+	Label      string
+	// Search matches the contact's name (case-insensitive substring) or number (digits).
+	Search string
+	// Limit caps the result (default 50, at most 200).
+	Limit int
+	// Before continues a list after the row whose Cursor it is ("" from the newest).
+	Before string
+}
+
+// InboxItem is one row of the inbox: a conversation with what a person needs to pick it.
+type InboxItem struct {
+	Conversation Conversation
+	// ContactName is the 1:1 contact's name, "" when unnamed or for a group.
+	ContactName string
+	// Last is the latest message's text (or "[media]"), "" when there is none.
+	Last string
+	// Cursor is this row's place in the list, for InboxFilter.Before (the next page).
+	Cursor string
+}
+
+// Inbox lists a workspace's conversations, newest activity first, read from the activity index.
+func (s *Store) Inbox(workspaceID string, f InboxFilter) ([]InboxItem, error) {
+	if f.Limit <= 0 {
+		f.Limit = 50
+	}
+	f.Limit = min(f.Limit, 200)
+	search := strings.ToLower(strings.TrimSpace(f.Search))
+	digits := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, search)
+	out := []InboxItem{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if _, ok := ParseID(workspaceID); !ok {
+			return nil
+		}
+		prefix := idKey(workspaceID)
+		convs := tx.Bucket(bConversations)
+		cur := tx.Bucket(bConvActivity).Cursor()
+		start := append(slices.Clone(prefix), bytes.Repeat([]byte{0xff}, 25)...)
+		if b, ok := decodeCursor(f.Before); ok {
+			start = append(slices.Clone(prefix), b...) // the row itself is skipped by Prev below
+		}
+		k, _ := cur.Seek(start)
+		if k == nil {
+			k, _ = cur.Last()
+		} else {
+			k, _ = cur.Prev()
+		}
+		for ; k != nil && bytes.HasPrefix(k, prefix) && len(out) < f.Limit; k, _ = cur.Prev() {
+			if len(k) != 40 {
+				continue
+			}
+			var c Conversation
+			ok, err := getJSON(convs, wsKey(workspaceID, idFromKey(k[24:])), &c)
+			if err != nil {
+				return err
+			}
+			if !ok || !f.keeps(&c) {
+				continue
+			}
+			item := InboxItem{Conversation: c, Cursor: hex.EncodeToString(k[16:])}
+			if !c.IsGroup() && len(c.Addresses) == 1 {
+				if id := contactIDByPhone(tx, workspaceID, c.Addresses[0]); id != "" {
+					var ct Contact
+					if ok, err := getJSON(tx.Bucket(bContacts), wsKey(workspaceID, id), &ct); err != nil {
+						return err
+					} else if ok {
+						item.ContactName = strings.TrimSpace(ct.FirstName + " " + ct.LastName)
+					}
+				}
+			}
+			if search != "" {
+				name := strings.ToLower(item.ContactName + " " + c.Name)
+				numberHit := digits != "" && strings.Contains(c.InboundChannelAddresses, digits)
+				if !strings.Contains(name, search) && !numberHit {
+					continue
+				}
+			}
+			item.Last = lastMessageText(tx, workspaceID, c.ID)
+			out = append(out, item)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// decodeCursor turns a row's Cursor back into the key's activity and id (24 bytes).
+func decodeCursor(s string) ([]byte, bool) {
+	b, err := hex.DecodeString(s)
+	return b, err == nil && len(b) == 24
+}
+
+func (f *InboxFilter) keeps(c *Conversation) bool {
+	switch {
+	case f.Status != "" && c.Status != f.Status:
+		return false
+	case f.AssignedTo != "" && !slices.Contains(c.AssignedUserIDs, f.AssignedTo):
+		return false
+	case f.Unassigned && len(c.AssignedUserIDs) > 0:
+		return false
+	case f.Label != "" && !slices.Contains(c.Labels, f.Label):
+		return false
+	}
+	return true
+}
+
+// lastMessageText is the text of the conversation's newest message (ids are ULIDs, so the
+// index's last key under the conversation is the newest).
+func lastMessageText(tx *bolt.Tx, workspaceID, convID string) string {
+	p := idxPrefix(workspaceID, convID)
+	cur := tx.Bucket(bConvMessages).Cursor()
+	k, _ := cur.Seek(append(slices.Clone(p), bytes.Repeat([]byte{0xff}, 17)...))
+	if k == nil {
+		k, _ = cur.Last()
+	} else {
+		k, _ = cur.Prev()
+	}
+	if k == nil || !bytes.HasPrefix(k, p) || len(k) != len(p)+16 {
+		return ""
+	}
+	var m Message
+	if ok, err := getJSON(tx.Bucket(bMessages), wsKey(workspaceID, idFromKey(k[len(p):])), &m); err != nil || !ok {
+		return ""
+	}
+	if m.Text == "" && len(m.Media) > 0 {
+		return "[media]"
+	}
+	return m.Text
+}
+
+// ConversationUpdate changes a conversation's triage fields; nil fields stay as they are.
+type ConversationUpdate struct {
+	Status          *string
+	AssignedUserIDs *[]string // each a member of the workspace
+	Labels          *[]string
+}
+
+// UpdateConversation sets a conversation's status, assignees or labels. It does not move the
+// conversation in the inbox: only messages are activity.
+func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate) (Conversation, error) {
+	var c Conversation
+	var errs ValidationError
+	if u.Status != nil {
+		switch *u.Status {
+		case ConversationOpen, ConversationSnoozed, ConversationClosed:
+		default:
+			errs = append(errs, FieldError{"status", "must be open, snoozed or closed"})
+		}
+	}
+	var labels []string
+	if u.Labels != nil {
+		for _, l := range *u.Labels {
+			if l = strings.TrimSpace(l); l != "" {
+				if runeLen(l) > 64 {
+					errs = append(errs, FieldError{"labels", "each label must be at most 64 characters"})
+					break
+				}
+				labels = append(labels, l)
+			}
+		}
+		labels = NormalizeGroup(labels)
+		if len(labels) > 20 {
+			errs = append(errs, FieldError{"labels", "must be at most 20 labels"})
+		}
+	}
+	if errs != nil {
+		return c, errs
+	}
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		ok, err := getJSON(tx.Bucket(bConversations), wsKeyChecked(workspaceID, id), &c)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errorf(ErrNotFound, "conversation not found")
+		}
+		if u.AssignedUserIDs != nil {
+			ids := NormalizeGroup(*u.AssignedUserIDs)
+			if fe, ok := checkMentions(tx, workspaceID, ids); !ok {
+				fe.Field, fe.Message = "assignedUserIds", strings.Replace(fe.Message, "must be", "assignees must be", 1)
+				return ValidationError{fe}
+			}
+			c.AssignedUserIDs = orEmpty(ids)
+		}
+		if u.Status != nil {
+			c.Status = *u.Status
+		}
+		if u.Labels != nil {
+			c.Labels = orEmpty(labels)
+		}
+		c.UpdatedAt = s.Now()
+		return putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c)
+	})
+	return c, err
+}
+
+// Labels lists the labels in use on a workspace's most recent conversations (for the inbox's
+// label filter), sorted.
+func (s *Store) Labels(workspaceID string) ([]string, error) {
+	items, err := s.Inbox(workspaceID, InboxFilter{Limit: 200})
+	var out []string
+	for _, it := range items {
+		out = append(out, it.Conversation.Labels...)
+	}
+	return NormalizeGroup(out), err
+}

@@ -1,0 +1,150 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"switchboard/store"
+	"switchboard/views"
+)
+
+// inbox is GET /inbox: the current workspace's conversations, newest activity first, with the
+// filters of the query string. Without a workspace it is where one is created.
+func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, u *ui) {
+	if u.ws.ID == "" {
+		h.render(w, r, u, http.StatusOK, "Create a workspace", views.NoWorkspace(u.user.Superuser, "", nil))
+		return
+	}
+	v, err := h.inboxView(r, u)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	h.render(w, r, u, http.StatusOK, "Inbox", views.Inbox(v))
+}
+
+var doneNotices = map[string]string{
+	"workspace": "Workspace created. Add a number to start texting.",
+	"number":    "Number added.",
+	"reply":     "Reply queued for sending.",
+	"comment":   "Comment added.",
+	"assign":    "Assignees saved.",
+	"labels":    "Labels saved.",
+	"status":    "Status saved.",
+	"block":     "Number blocked.",
+	"unblock":   "Number unblocked.",
+	"simulate":  "Inbound text simulated.",
+}
+
+// inboxPage is how many conversations a page of the inbox lists.
+const inboxPage = 50
+
+// inboxView loads the list and the forms' choices for the filters in r's query.
+func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
+	q := r.URL.Query()
+	v := views.InboxView{Status: q.Get("status"), Label: q.Get("label"), Q: strings.TrimSpace(q.Get("q")),
+		Mine: q.Get("assigned") == "me", Unassigned: q.Get("assigned") == "none", CanAddNumber: u.isAdmin(),
+		Notice: doneNotices[q.Get("done")]}
+	switch v.Status {
+	case "", store.ConversationOpen, store.ConversationSnoozed, store.ConversationClosed:
+	default:
+		v.Status = ""
+	}
+	f := store.InboxFilter{Status: v.Status, Label: v.Label, Search: v.Q, Unassigned: v.Unassigned,
+		Limit: inboxPage, Before: q.Get("before")}
+	if v.Mine {
+		f.AssignedTo = u.user.ID
+	}
+	items, err := h.store.Inbox(u.ws.ID, f)
+	if err != nil {
+		return v, err
+	}
+	if len(items) == inboxPage {
+		next := url.Values{}
+		for _, k := range []string{"status", "assigned", "label", "q"} {
+			if q.Get(k) != "" {
+				next.Set(k, q.Get(k))
+			}
+		}
+		next.Set("before", items[len(items)-1].Cursor)
+		v.More = "/inbox?" + next.Encode()
+	}
+	loc := u.ws.Location()
+	for _, it := range items {
+		c := it.Conversation
+		number := strings.Join(c.Addresses, ", ")
+		row := views.InboxRow{ID: c.ID, Title: it.ContactName, Number: number, Last: it.Last, Status: c.Status,
+			Labels: c.Labels, Assigned: len(c.AssignedUserIDs) > 0}
+		if c.Name != "" {
+			row.Title = c.Name
+		}
+		if row.Title == "" {
+			row.Title = number
+		}
+		at := c.CreatedAt
+		if c.LastMessageTime != nil {
+			at = *c.LastMessageTime
+		}
+		row.When = formatWhen(at, h.now(), loc)
+		v.Rows = append(v.Rows, row)
+	}
+	if v.Labels, err = h.store.Labels(u.ws.ID); err != nil {
+		return v, err
+	}
+	numbers, err := h.store.Numbers(u.ws.ID)
+	if err != nil {
+		return v, err
+	}
+	for _, n := range numbers {
+		if !n.Active {
+			continue
+		}
+		label := n.Phone
+		if n.Name != "" {
+			label += " (" + n.Name + ")"
+		}
+		v.Numbers = append(v.Numbers, views.Option{Value: n.Phone, Label: label})
+	}
+	return v, nil
+}
+
+// formatWhen shows a time of today as its clock time, an older one with its date.
+func formatWhen(t, now time.Time, loc *time.Location) string {
+	t, now = t.In(loc), now.In(loc)
+	if t.YearDay() == now.YearDay() && t.Year() == now.Year() {
+		return t.Format("15:04")
+	}
+	if t.Year() == now.Year() {
+		return t.Format("Jan 2, 15:04")
+	}
+	return t.Format("Jan 2 2006, 15:04")
+}
+
+// newConversation is POST /inbox: "New conversation" from one of the workspace's numbers to a
+// phone number; it opens the thread (the existing one when there is one).
+func (h *Handler) newConversation(w http.ResponseWriter, r *http.Request, u *ui) {
+	if !h.readUIForm(w, r, u) {
+		return
+	}
+	f := views.NewConversationForm{From: strings.TrimSpace(r.PostForm.Get("from")), To: strings.TrimSpace(r.PostForm.Get("to"))}
+	var conv store.Conversation
+	var err error
+	if !store.ValidE164(f.To) {
+		err = store.ValidationError{{Field: "to", Message: store.E164Message}}
+	} else {
+		conv, _, err = h.store.CreateConversation(u.ws.ID, f.From, f.To)
+	}
+	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
+		v, err := h.inboxView(r, u)
+		if err != nil {
+			h.uiError(w, r, u, err)
+			return
+		}
+		v.New = f
+		h.render(w, r, u, http.StatusUnprocessableEntity, "Inbox", views.Inbox(v))
+		return
+	}
+	http.Redirect(w, r, "/inbox/"+conv.ID, http.StatusSeeOther)
+}

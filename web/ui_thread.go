@@ -1,0 +1,379 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"switchboard/carrier"
+	"switchboard/store"
+	"switchboard/views"
+)
+
+// conversationOf finds the page's conversation in the current workspace. An id of another
+// workspace the user may open switches to it; any other id is the 404 page (never another
+// workspace's data). false when it answered.
+func (h *Handler) conversationOf(w http.ResponseWriter, r *http.Request, u *ui) (store.Conversation, bool) {
+	id := r.PathValue("conversation")
+	c, err := h.store.Conversation(u.ws.ID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		for _, ws := range u.workspaces {
+			if ws.ID == u.ws.ID {
+				continue
+			}
+			if other, err2 := h.store.Conversation(ws.ID, id); err2 == nil {
+				u.ws, c, err = ws, other, nil
+				if u.role, err2 = h.store.MemberRole(ws.ID, u.user.ID); err2 != nil && !u.user.Superuser {
+					err = err2
+				}
+				if err == nil {
+					err = h.cfg.Sessions.Touch(w, r, sessionWorkspace, ws.ID)
+				}
+				break
+			}
+		}
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		h.notFound(w, r, u, "such conversation")
+		return c, false
+	}
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return c, false
+	}
+	return c, true
+}
+
+// threadView loads what the thread page shows: messages and comments interleaved by time.
+func (h *Handler) threadView(r *http.Request, u *ui, c store.Conversation) (views.ThreadView, error) {
+	q := r.URL.Query()
+	v := views.ThreadView{ID: c.ID, From: c.From, Status: c.Status, Labels: c.Labels, Assigned: c.AssignedUserIDs,
+		Number: strings.Join(c.Addresses, ", "), CanBlock: !c.IsGroup(), Notice: doneNotices[q.Get("done")]}
+	v.Title = c.Name
+	contactName := map[string]string{}
+	for _, a := range c.Addresses {
+		if ct, err := h.store.ContactByPhone(u.ws.ID, a); err == nil {
+			if n := strings.TrimSpace(ct.FirstName + " " + ct.LastName); n != "" {
+				contactName[a] = n
+			}
+		}
+	}
+	if v.Title == "" && !c.IsGroup() {
+		v.Title = contactName[c.Addresses[0]]
+	}
+	if v.Title == "" {
+		v.Title = v.Number
+	}
+	if n, err := h.store.NumberByPhone(c.From); err == nil && n.WorkspaceID == u.ws.ID {
+		v.Sandbox = n.Active && n.CarrierName() == store.ProviderSandbox && !c.IsGroup()
+	}
+	if !c.IsGroup() {
+		blocked, err := h.store.IsBlocked(u.ws.ID, c.Addresses[0])
+		if err != nil {
+			return v, err
+		}
+		v.Blocked = blocked
+		if v.OptedOut, err = h.store.IsOptedOut(u.ws.ID, c.Addresses[0]); err != nil {
+			return v, err
+		}
+	}
+	members, err := h.store.Members(u.ws.ID)
+	if err != nil {
+		return v, err
+	}
+	userName := map[string]string{}
+	for _, m := range members {
+		usr, err := h.store.User(m.UserID)
+		if err != nil {
+			continue
+		}
+		name := usr.Name
+		if name == "" {
+			name = usr.Email
+		}
+		userName[usr.ID] = name
+		v.Members = append(v.Members, views.Option{Value: usr.ID, Label: name})
+	}
+	sort.Slice(v.Members, func(i, j int) bool { return v.Members[i].Label < v.Members[j].Label })
+	if err := h.loadItems(u, c, &v, userName, contactName); err != nil {
+		return v, err
+	}
+	v.Reply.Segments, v.Reply.Encoding = 0, store.EncodingGSM7
+	return v, nil
+}
+
+type timedItem struct {
+	at time.Time
+	it views.ThreadItem
+}
+
+func (h *Handler) loadItems(u *ui, c store.Conversation, v *views.ThreadView, userName, contactName map[string]string) error {
+	msgs, err := h.store.ConversationMessages(u.ws.ID, c.ID)
+	if err != nil {
+		return err
+	}
+	comments, err := h.store.ConversationComments(u.ws.ID, c.ID)
+	if err != nil {
+		return err
+	}
+	loc := u.ws.Location()
+	now := h.now()
+	var all []timedItem
+	for _, m := range msgs {
+		it := views.ThreadItem{Outbound: m.Outbound, At: formatWhen(m.CreatedAt, now, loc), Text: m.Text, Media: m.Media,
+			Status: m.Status, Segments: m.Segments, Error: m.ProviderErr}
+		switch {
+		case m.Outbound && m.AuthorID != "" && userName[m.AuthorID] != "":
+			it.Who = userName[m.AuthorID]
+		case m.Outbound:
+			it.Who = m.From
+		case contactName[m.From] != "":
+			it.Who = contactName[m.From] + " (" + m.From + ")"
+		default:
+			it.Who = m.From
+		}
+		all = append(all, timedItem{m.CreatedAt, it})
+	}
+	for _, cm := range comments {
+		it := views.ThreadItem{Comment: true, At: formatWhen(cm.CreatedAt, now, loc), Text: cm.Text, Who: userName[cm.UserID]}
+		if it.Who == "" {
+			it.Who = "Someone"
+		}
+		for _, id := range cm.Mentions {
+			if n := userName[id]; n != "" {
+				it.Mentions = append(it.Mentions, "@"+n)
+			}
+		}
+		all = append(all, timedItem{cm.CreatedAt, it})
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].at.Before(all[j].at) })
+	for _, t := range all {
+		v.Items = append(v.Items, t.it)
+	}
+	return nil
+}
+
+// thread is GET /inbox/{conversation}.
+func (h *Handler) thread(w http.ResponseWriter, r *http.Request, u *ui) {
+	c, ok := h.conversationOf(w, r, u)
+	if !ok {
+		return
+	}
+	h.renderThread(w, r, u, c, http.StatusOK, nil)
+}
+
+// renderThread shows the thread; edit, when set, puts what the user typed and its errors back.
+func (h *Handler) renderThread(w http.ResponseWriter, r *http.Request, u *ui, c store.Conversation, status int, edit func(*views.ThreadView)) {
+	v, err := h.threadView(r, u, c)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	if edit != nil {
+		edit(&v)
+	}
+	h.render(w, r, u, status, v.Title, views.Thread(v))
+}
+
+// threadItems is GET /inbox/{conversation}/items: the fragment htmx polls.
+func (h *Handler) threadItems(w http.ResponseWriter, r *http.Request, u *ui) {
+	c, ok := h.conversationOf(w, r, u)
+	if !ok {
+		return
+	}
+	v, err := h.threadView(r, u, c)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	h.fragment(w, r, views.ThreadItems(v))
+}
+
+// done redirects back to the thread with the result of its form (303).
+func done(w http.ResponseWriter, r *http.Request, c store.Conversation, what string) {
+	http.Redirect(w, r, "/inbox/"+c.ID+"?done="+what, http.StatusSeeOther)
+}
+
+// threadReply is POST /inbox/{conversation}/reply: text and media URL, sent from the
+// conversation's number.
+func (h *Handler) threadReply(w http.ResponseWriter, r *http.Request, u *ui) {
+	c, ok := h.conversationOf(w, r, u)
+	if !ok || !h.readUIForm(w, r, u) {
+		return
+	}
+	f := views.ReplyForm{Text: strings.TrimSpace(r.PostForm.Get("text")), Media: strings.TrimSpace(r.PostForm.Get("media"))}
+	var err error
+	switch {
+	case f.Text == "" && f.Media == "":
+		err = store.ValidationError{{Field: "text", Message: "write a message or give a media URL"}}
+	case utf8.RuneCountInString(f.Text) > maxText:
+		err = store.ValidationError{{Field: "text", Message: fmt.Sprintf("must be at most %d characters", maxText)}}
+	case f.Media != "" && !store.ValidMediaURL(f.Media):
+		err = store.ValidationError{{Field: "media", Message: fmt.Sprintf("must be an absolute http or https URL of at most %d characters", store.MaxMediaURL)}}
+	default:
+		in := store.SendInput{From: c.From, To: c.Addresses, Text: f.Text, AuthorID: u.user.ID}
+		if f.Media != "" {
+			in.Media = []string{f.Media}
+		}
+		_, err = h.store.SendMessage(u.ws.ID, in)
+	}
+	if f.Errors = fieldErrors(err, map[string]string{"mediaUrl": "media", "to": "form"}); f.Errors != nil {
+		f.Segments, f.Encoding = store.Segments(f.Text), store.SMSEncoding(f.Text)
+		h.renderThread(w, r, u, c, http.StatusUnprocessableEntity, func(v *views.ThreadView) {
+			v.Reply = f
+			v.Error = f.Errors["form"]
+			if v.Error == "" {
+				v.Error = "The reply was not sent: see the form."
+			}
+		})
+		return
+	}
+	done(w, r, c, "reply")
+}
+
+// threadComment is POST /inbox/{conversation}/comment: an internal note mentioning members.
+func (h *Handler) threadComment(w http.ResponseWriter, r *http.Request, u *ui) {
+	c, ok := h.conversationOf(w, r, u)
+	if !ok || !h.readUIForm(w, r, u) {
+		return
+	}
+	f := views.CommentForm{Text: strings.TrimSpace(r.PostForm.Get("text")), Mentions: r.PostForm["mentions"]}
+	var err error
+	switch {
+	case f.Text == "":
+		err = store.ValidationError{{Field: "text", Message: "write the comment"}}
+	case utf8.RuneCountInString(f.Text) > maxText:
+		err = store.ValidationError{{Field: "text", Message: fmt.Sprintf("must be at most %d characters", maxText)}}
+	case c.IsGroup():
+		err = store.ValidationError{{Field: "form", Message: "comments on group conversations are not supported yet"}}
+	default:
+		_, err = h.store.CreateComment(u.ws.ID, store.CommentInput{From: c.From, To: c.Addresses[0], Text: f.Text,
+			Mentions: f.Mentions, AuthorID: u.user.ID})
+	}
+	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
+		h.renderThread(w, r, u, c, http.StatusUnprocessableEntity, func(v *views.ThreadView) {
+			v.Comment = f
+			v.Error = "The comment was not added: " + firstError(f.Errors)
+		})
+		return
+	}
+	done(w, r, c, "comment")
+}
+
+func firstError(errs map[string]string) string {
+	for _, k := range []string{"form", "text", "mentions", "status", "labels", "assignedUserIds", "media"} {
+		if e := errs[k]; e != "" {
+			return strings.ToLower(e[:1]) + e[1:]
+		}
+	}
+	for _, e := range errs {
+		return e
+	}
+	return ""
+}
+
+// threadUpdate applies a triage change and answers like every thread form.
+func (h *Handler) threadUpdate(w http.ResponseWriter, r *http.Request, u *ui, what string, build func(c store.Conversation) store.ConversationUpdate) {
+	c, ok := h.conversationOf(w, r, u)
+	if !ok || !h.readUIForm(w, r, u) {
+		return
+	}
+	_, err := h.store.UpdateConversation(u.ws.ID, c.ID, build(c))
+	if errs := fieldErrors(err, nil); errs != nil {
+		h.renderThread(w, r, u, c, http.StatusUnprocessableEntity, func(v *views.ThreadView) {
+			v.Error = "Not saved: " + firstError(errs)
+		})
+		return
+	}
+	done(w, r, c, what)
+}
+
+// threadAssign is POST /inbox/{conversation}/assign (assignees: member user ids).
+func (h *Handler) threadAssign(w http.ResponseWriter, r *http.Request, u *ui) {
+	h.threadUpdate(w, r, u, "assign", func(store.Conversation) store.ConversationUpdate {
+		ids := r.PostForm["assignees"]
+		return store.ConversationUpdate{AssignedUserIDs: &ids}
+	})
+}
+
+// threadLabels is POST /inbox/{conversation}/labels (comma-separated).
+func (h *Handler) threadLabels(w http.ResponseWriter, r *http.Request, u *ui) {
+	h.threadUpdate(w, r, u, "labels", func(store.Conversation) store.ConversationUpdate {
+		labels := strings.Split(r.PostForm.Get("labels"), ",")
+		return store.ConversationUpdate{Labels: &labels}
+	})
+}
+
+// threadStatus is POST /inbox/{conversation}/status (open, snoozed, closed).
+func (h *Handler) threadStatus(w http.ResponseWriter, r *http.Request, u *ui) {
+	h.threadUpdate(w, r, u, "status", func(store.Conversation) store.ConversationUpdate {
+		s := r.PostForm.Get("status")
+		return store.ConversationUpdate{Status: &s}
+	})
+}
+
+// threadBlock is POST /inbox/{conversation}/block: blocked=true blocks the contact's number,
+// false unblocks it.
+func (h *Handler) threadBlock(w http.ResponseWriter, r *http.Request, u *ui) {
+	c, ok := h.conversationOf(w, r, u)
+	if !ok || !h.readUIForm(w, r, u) {
+		return
+	}
+	if c.IsGroup() {
+		h.renderThread(w, r, u, c, http.StatusUnprocessableEntity, func(v *views.ThreadView) {
+			v.Error = "A group conversation has no single number to block."
+		})
+		return
+	}
+	block := r.PostForm.Get("blocked") == "true"
+	if err := h.store.SetBlocked(u.ws.ID, u.user.ID, c.Addresses[0], block); err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	if block {
+		done(w, r, c, "block")
+	} else {
+		done(w, r, c, "unblock")
+	}
+}
+
+// threadSimulate is POST /inbox/{conversation}/simulate: a text from the contact to a sandbox
+// number, through the same carrier receiver as POST /carrier/sandbox/sms (keywords work).
+func (h *Handler) threadSimulate(w http.ResponseWriter, r *http.Request, u *ui) {
+	c, ok := h.conversationOf(w, r, u)
+	if !ok || !h.readUIForm(w, r, u) {
+		return
+	}
+	f := views.SimulateForm{Text: strings.TrimSpace(r.PostForm.Get("text"))}
+	var err error
+	n, nerr := h.store.NumberByPhone(c.From)
+	switch {
+	case h.cfg.Receiver == nil:
+		err = store.ValidationError{{Field: "form", Message: "this server receives no texts (no carrier is configured)"}}
+	case c.IsGroup():
+		err = store.ValidationError{{Field: "form", Message: "a group conversation has no single contact to simulate"}}
+	case nerr != nil || n.WorkspaceID != u.ws.ID || !n.Active:
+		err = store.ValidationError{{Field: "form", Message: c.From + " is not an active number of this workspace"}}
+	case n.CarrierName() != store.ProviderSandbox:
+		err = store.ValidationError{{Field: "form", Message: c.From + " is not a sandbox number: its texts come from its carrier"}}
+	case f.Text == "":
+		err = store.ValidationError{{Field: "text", Message: "write the text the contact sends"}}
+	case utf8.RuneCountInString(f.Text) > maxText:
+		err = store.ValidationError{{Field: "text", Message: fmt.Sprintf("must be at most %d characters", maxText)}}
+	default:
+		_, err = h.cfg.Receiver.SMS(n, store.ProviderSandbox, carrier.InboundSMS{MessageSID: newSandboxSID(),
+			From: c.Addresses[0], To: c.From, Text: f.Text})
+	}
+	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
+		h.renderThread(w, r, u, c, http.StatusUnprocessableEntity, func(v *views.ThreadView) {
+			v.Simulate = f
+			v.Error = "Not simulated: " + firstError(f.Errors)
+		})
+		return
+	}
+	done(w, r, c, "simulate")
+}
