@@ -83,6 +83,11 @@ type Worker struct {
 
 	mu       sync.Mutex
 	inflight map[string]struct{}
+	// recent holds deliveries finished since the last queue read began: DueDeliveries reads a
+	// snapshot, and one taken before an attempt's outcome committed still shows the delivery as
+	// due, while it is no longer in flight. A read that starts later sees the outcome, so each
+	// read starts by forgetting them.
+	recent map[string]struct{}
 
 	startOnce, stopOnce sync.Once
 }
@@ -119,6 +124,7 @@ func New(s *store.Store, o Options) *Worker {
 		ctx:      ctx,
 		stop:     cancel,
 		inflight: map[string]struct{}{},
+		recent:   map[string]struct{}{},
 	}
 	w.metrics = newMetrics(o.Registry, s)
 	return w
@@ -205,6 +211,8 @@ func (w *Worker) dispatch() {
 func (w *Worker) fill() time.Time {
 	w.mu.Lock()
 	free := w.opts.Workers*claimPerWorker - len(w.inflight)
+	// Outcomes committed before this point are in the snapshot the read below takes.
+	clear(w.recent)
 	w.mu.Unlock()
 	if free <= 0 {
 		return time.Time{}
@@ -227,8 +235,9 @@ func (w *Worker) fill() time.Time {
 func (w *Worker) isInflight(id string) bool {
 	w.mu.Lock()
 	_, ok := w.inflight[id]
+	_, done := w.recent[id]
 	w.mu.Unlock()
-	return ok
+	return ok || done
 }
 
 func (w *Worker) work() {
@@ -241,6 +250,7 @@ func (w *Worker) work() {
 			w.handle(j)
 			w.mu.Lock()
 			delete(w.inflight, j.Delivery.ID)
+			w.recent[j.Delivery.ID] = struct{}{}
 			w.mu.Unlock()
 			w.Wake()
 		}
