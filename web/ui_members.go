@@ -85,7 +85,7 @@ func (h *Handler) invite(w http.ResponseWriter, r *http.Request, u *ui) {
 		h.render(w, r, u, http.StatusUnprocessableEntity, "Members", views.Members(v))
 		return
 	}
-	v.Link = h.publicURL(r) + "/invite/" + plain
+	v.Link, v.Invited, v.Email, v.Role = h.publicURL(r)+"/invite/"+plain, email, "", ""
 	h.render(w, r, u, http.StatusOK, "Members", views.Members(v))
 }
 
