@@ -224,13 +224,35 @@ func TestUIInvitation(t *testing.T) {
 	wantRedirect(t, res, "/settings/members?done=revoked")
 	res, body = e.send(t, anon, "GET", "/invite/"+plain, nil)
 	wantStatus(t, "revoked link", res, body, http.StatusGone, "revoked")
+	// An existing account accepts while signed in, and lands in the workspace it joined.
+	_, plain, err = e.st.CreateInvitation(e.a.ID, e.bob.Email, "member")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob := e.signIn(t, e.bob)
+	res, body = e.send(t, bob, "GET", "/invite/"+plain, nil)
+	wantStatus(t, "the link, signed in", res, body, http.StatusOK, `data-testid="invite-accept"`, "Join as bob")
+	res, _ = e.send(t, bob, "POST", "/invite/"+plain, url.Values{"as": {"current"}})
+	wantRedirect(t, res, "/inbox")
+	res, body = e.send(t, bob, "GET", "/inbox", nil)
+	wantStatus(t, "bob's inbox after joining A", res, body, http.StatusOK, `data-testid="workspace-select"`)
+	if !regexp.MustCompile(`<option value="` + e.a.ID + `" selected>`).MatchString(body) {
+		t.Fatal("after joining, the current workspace is not the one joined")
+	}
 	// Remove: Nia's membership ends.
 	res, _ = e.send(t, c, "POST", "/settings/members/"+nia.ID+"/remove", url.Values{})
 	wantRedirect(t, res, "/settings/members?done=removed")
 	if _, err := e.st.MemberRole(e.a.ID, nia.ID); !errors.Is(err, store.ErrForbidden) {
 		t.Fatalf("Nia is still a member: %v", err)
 	}
-	res, _ = e.send(t, c, "POST", "/settings/members/"+e.bob.ID+"/remove", url.Values{})
+	outsider, err := e.st.CreateUser(store.NewUser{Email: "out@example.com", Name: "Out"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.st.AddMember(e.b.ID, outsider.ID, "member"); err != nil {
+		t.Fatal(err)
+	}
+	res, _ = e.send(t, c, "POST", "/settings/members/"+outsider.ID+"/remove", url.Values{})
 	if res.StatusCode != http.StatusNotFound {
 		t.Fatalf("removing a member of B from A: %d, want 404", res.StatusCode)
 	}
