@@ -23,7 +23,7 @@ func TestSettingsPagesAreLabelled(t *testing.T) {
 			[]string{`role="status" data-testid="token-created"`, `value="sbp_secret"`, ">Revoke Zapier<"}},
 		{"members", render(t, Members(MembersView{Members: []MemberRow{{UserID: "u1", Name: "Dana", Role: "admin", Self: true}, {UserID: "u2", Name: "Mo", Role: "member"}},
 			Invitations: []InvitationRow{{ID: "i1", Email: "a@b.c", Status: "pending"}, {ID: "i2", Email: "d@e.f", Status: "expired"}},
-			Link: "http://x/invite/sbi_1", Invited: "a@b.c"})),
+			Link:        "http://x/invite/sbi_1", Invited: "a@b.c"})),
 			[]string{`data-testid="invite-link"`, ">Remove Mo<", ">Revoke invitation<", ">expired<"}},
 		{"properties", render(t, Properties(PropertiesView{Types: []string{"text", "number"}, Name: "9x", Errors: errs})),
 			[]string{`value="9x"`, `data-testid="error-name"`}},
