@@ -186,6 +186,11 @@ func TestBrowserSettings(t *testing.T) {
 	shots.take(nia, "settings-08-invite-page")
 	niaRun("create the account and sign in",
 		chromedp.Click(uiTid("invite-create")),
+		chromedp.WaitVisible(uiTid("notice-link")),
+	)
+	shots.take(nia, "settings-08b-welcome")
+	niaRun("sign in",
+		chromedp.Click(uiTid("notice-link")),
 		chromedp.WaitVisible(uiTid("login-form")),
 		chromedp.SendKeys(uiTid("login-email"), "nia@acme.example"),
 		chromedp.SendKeys(uiTid("login-password"), "another good password"),

@@ -213,10 +213,21 @@ func (h *Handler) acceptInvite(w http.ResponseWriter, r *http.Request) {
 		h.renderPublic(w, r, status, "Invitation", views.Invite(v))
 		return
 	}
-	if wsID == "" { // a new account: it signs in with the password just set
-		http.Redirect(w, r, "/login?next="+url.QueryEscape("/inbox")+"&joined=1", http.StatusSeeOther)
+	if wsID == "" {
+		// A new account signs in with the password just set. The answer is a page, not a 303:
+		// it says what happened, and reloading it only re-posts a link that is now used.
+		h.renderPublic(w, r, http.StatusOK, "Welcome", views.Notice("Welcome to "+v.Workspace,
+			"Your account is ready and you are "+article(v.Role)+" "+v.Role+" of "+v.Workspace+". Sign in with "+v.Email+" and your new password.",
+			"/login?next="+url.QueryEscape("/inbox"), "Sign in"))
 		return
 	}
 	_ = h.cfg.Sessions.Touch(w, r, sessionWorkspace, wsID)
 	http.Redirect(w, r, "/inbox", http.StatusSeeOther)
+}
+
+func article(role string) string {
+	if role == "admin" {
+		return "an"
+	}
+	return "a"
 }

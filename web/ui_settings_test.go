@@ -188,8 +188,8 @@ func TestUIInvitation(t *testing.T) {
 	wantStatus(t, "GET the link", res, body, http.StatusOK, "Join Acme", `<label for="invite-name">`)
 	res, body = e.send(t, anon, "POST", link, url.Values{"name": {"Nia"}, "password": {"short"}})
 	wantStatus(t, "short password", res, body, http.StatusUnprocessableEntity, `data-testid="error-password"`, `value="Nia"`)
-	res, _ = e.send(t, anon, "POST", link, url.Values{"name": {"Nia"}, "password": {uiPassword}})
-	wantRedirect(t, res, "/login")
+	res, body = e.send(t, anon, "POST", link, url.Values{"name": {"Nia"}, "password": {uiPassword}})
+	wantStatus(t, "account made", res, body, http.StatusOK, `role="status"`, "Your account is ready", `href="/login?next=%2Finbox"`)
 	nia, err := e.st.UserByEmail("nia@example.com")
 	if err != nil {
 		t.Fatal(err)
