@@ -12,7 +12,7 @@ import (
 	"switchboard/views"
 )
 
-var memberNotices = map[string]string{"removed": "Member removed. Their webhook subscriptions in this workspace were deleted.",
+var memberNotices = map[string]string{"role": "Role changed.", "removed": "Member removed. Their webhook subscriptions in this workspace were deleted.",
 	"revoked": "Invitation revoked: its link no longer works."}
 
 func (h *Handler) membersView(r *http.Request, u *ui) (views.MembersView, error) {
@@ -111,6 +111,37 @@ func (h *Handler) removeMember(w http.ResponseWriter, r *http.Request, u *ui) {
 		return
 	}
 	http.Redirect(w, r, "/settings/members?done=removed", http.StatusSeeOther)
+}
+
+// setMemberRole is POST /settings/members/{user}/role; an admin does not change their own role
+// here (another admin does), and the last admin stays one.
+func (h *Handler) setMemberRole(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	if !h.readUIForm(w, r, u) {
+		return
+	}
+	id := r.PathValue("user")
+	var err error
+	if id == u.user.ID {
+		err = &store.Error{Err: store.ErrConflict, Msg: "you cannot change your own role; ask another admin"}
+	} else {
+		_, err = h.store.SetMemberRole(u.ws.ID, id, r.PostForm.Get("role"))
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		h.notFound(w, r, u, "such member")
+		return
+	}
+	if errs := fieldErrors(err, nil); errs != nil {
+		v, verr := h.membersView(r, u)
+		if verr != nil {
+			h.uiError(w, r, u, verr)
+			return
+		}
+		v.Error = "The role was not changed: " + firstError(errs)
+		h.render(w, r, u, http.StatusUnprocessableEntity, "Members", views.Members(v))
+		return
+	}
+	http.Redirect(w, r, "/settings/members?done=role", http.StatusSeeOther)
 }
 
 func (h *Handler) revokeInvitation(w http.ResponseWriter, r *http.Request, u *ui) {

@@ -28,6 +28,7 @@ func (h *Handler) uiSettingsRoutes(mux *http.ServeMux, get, post func(string, in
 	get("/settings/members", roleAdmin, h.settingsMembers)
 	post("/settings/members", roleAdmin, h.invite)
 	post("/settings/members/{user}/remove", roleAdmin, h.removeMember)
+	post("/settings/members/{user}/role", roleAdmin, h.setMemberRole)
 	post("/settings/members/invitations/{invitation}/revoke", roleAdmin, h.revokeInvitation)
 	get("/settings/webhooks", roleAdmin, h.settingsWebhooks)
 	post("/settings/webhooks", roleAdmin, h.createWebhook)

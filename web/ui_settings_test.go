@@ -239,6 +239,14 @@ func TestUIInvitation(t *testing.T) {
 	if !regexp.MustCompile(`<option value="` + e.a.ID + `" selected>`).MatchString(body) {
 		t.Fatal("after joining, the current workspace is not the one joined")
 	}
+	// Roles: Nia becomes an admin; alice cannot change her own; B's member is not found.
+	res, _ = e.send(t, c, "POST", "/settings/members/"+nia.ID+"/role", url.Values{"role": {"admin"}})
+	wantRedirect(t, res, "/settings/members?done=role")
+	if role, _ := e.st.MemberRole(e.a.ID, nia.ID); role != "admin" {
+		t.Fatalf("Nia's role after the change: %q", role)
+	}
+	res, body = e.send(t, c, "POST", "/settings/members/"+e.alice.ID+"/role", url.Values{"role": {"member"}})
+	wantStatus(t, "own role", res, body, http.StatusUnprocessableEntity, "your own role")
 	// Remove: Nia's membership ends.
 	res, _ = e.send(t, c, "POST", "/settings/members/"+nia.ID+"/remove", url.Values{})
 	wantRedirect(t, res, "/settings/members?done=removed")
