@@ -172,6 +172,7 @@ func build(s *store.Store, cfg config, backupToken string) (*app, error) {
 	}
 	wcfg.Mount = append(wcfg.Mount, prov.Mount)
 	wcfg.Sessions = prov // the admin UI shares the provider's browser session
+	wcfg.OAuth = prov    // and manages its clients on the superuser pages
 	a.stops = append(a.stops, prov.StartSweeper(time.Hour))
 	if a.setupURL, err = prov.SetupURL(); err != nil {
 		a.stop()

@@ -22,6 +22,21 @@ type NewUser struct {
 
 // CreateUser adds a user; the email must be unique (case-insensitively).
 func (s *Store) CreateUser(in NewUser) (User, error) {
+	u, err := newUserRecord(s, in)
+	if err != nil {
+		return User{}, err
+	}
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		if emailTaken(tx, u.Email) {
+			return errorf(ErrConflict, "a user with email %s already exists", u.Email)
+		}
+		return putNewUser(tx, u)
+	})
+	return u, err
+}
+
+// newUserRecord validates in and builds the user, its password hashed.
+func newUserRecord(s *Store, in NewUser) (User, error) {
 	var errs ValidationError
 	email := strings.TrimSpace(in.Email)
 	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email || len(email) > 254 {
@@ -45,18 +60,19 @@ func (s *Store) CreateUser(in NewUser) (User, error) {
 		}
 		u.PasswordHash = string(h)
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		idx := tx.Bucket(bUserEmail)
-		key := []byte(strings.ToLower(email))
-		if idx.Get(key) != nil {
-			return errorf(ErrConflict, "a user with email %s already exists", email)
-		}
-		if err := idx.Put(key, []byte(u.ID)); err != nil {
-			return err
-		}
-		return putJSON(tx.Bucket(bUsers), idKey(u.ID), u)
-	})
-	return u, err
+	return u, nil
+}
+
+func emailTaken(tx *bolt.Tx, email string) bool {
+	return tx.Bucket(bUserEmail).Get([]byte(strings.ToLower(email))) != nil
+}
+
+// putNewUser writes a new user and its email index entry (the caller checked emailTaken).
+func putNewUser(tx *bolt.Tx, u User) error {
+	if err := tx.Bucket(bUserEmail).Put([]byte(strings.ToLower(u.Email)), []byte(u.ID)); err != nil {
+		return err
+	}
+	return putJSON(tx.Bucket(bUsers), idKey(u.ID), u)
 }
 
 // User returns a user by id.

@@ -33,7 +33,7 @@ type navItem struct{ section, href, label string }
 
 func (f Frame) nav() []navItem {
 	items := []navItem{{"inbox", "/inbox", "Inbox"}, {"contacts", "/contacts", "Contacts"}, {"groups", "/groups", "Groups"},
-		{"broadcasts", "/broadcasts", "Broadcasts"}, {"settings", "/settings/workspace", "Settings"}}
+		{"broadcasts", "/broadcasts", "Broadcasts"}, {"settings", "/settings", "Settings"}}
 	if f.Superuser {
 		items = append(items, navItem{"admin", "/admin/workspaces", "Admin"})
 	}

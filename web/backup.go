@@ -20,6 +20,10 @@ const backupWriteWindow = 30 * time.Second
 // loopback caller that did not come through a proxy is answered (DESIGN §13), and an empty token
 // (none configured) turns the endpoint off.
 func (h *Handler) backup(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Authorization") == "" && h.backupPage != nil {
+		h.backupPage.ServeHTTP(w, r) // a browser: the superuser's page with its download link
+		return
+	}
 	if !directLoopback(r) {
 		writeError(w, http.StatusForbidden, "the backup endpoint answers only local callers")
 		return

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"switchboard/carrier"
+	"switchboard/oauth"
 	"switchboard/store"
 )
 
@@ -50,6 +51,8 @@ type Config struct {
 	// Sessions is the browser sign-in the admin UI shares with the OAuth pages; nil leaves the
 	// admin UI out (ui.go).
 	Sessions Sessions
+	// OAuth manages OAuth clients and grants on the superuser pages; nil leaves those pages empty.
+	OAuth *oauth.Provider
 }
 
 // Handler holds what every handler needs; handlers are its methods, one file per action.
@@ -60,6 +63,8 @@ type Handler struct {
 	metrics     *metrics
 	limiters    limiterSet
 	now         func() time.Time
+	// backupPage is the superuser's /admin/backup page, for a browser (no Authorization header).
+	backupPage http.Handler
 }
 
 // New builds the HTTP handler with every route and the middleware chain.

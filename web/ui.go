@@ -72,9 +72,10 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	post("/inbox/{conversation}/block", roleMember, h.threadBlock)
 	post("/inbox/{conversation}/simulate", roleMember, h.threadSimulate)
 
+	h.uiSettingsRoutes(mux, get, post)
+
 	// Sections of §10 not built yet answer with a page that says so, not a dead end.
-	later := map[string]string{"/contacts": "Contacts", "/groups": "Groups", "/broadcasts": "Broadcasts",
-		"/settings/workspace": "Settings", "/admin/workspaces": "Admin"}
+	later := map[string]string{"/contacts": "Contacts", "/groups": "Groups", "/broadcasts": "Broadcasts"}
 	for path, title := range later {
 		get(path, roleSignedIn, func(w http.ResponseWriter, r *http.Request, u *ui) {
 			u.section = strings.ToLower(title)
@@ -129,6 +130,13 @@ func (h *Handler) page(need int, fn func(http.ResponseWriter, *http.Request, *ui
 			h.uiError(w, r, u, err)
 			return
 		}
+		// An archived workspace is out of everyone's choice until a superuser restores it.
+		archived, err := h.store.ArchivedWorkspaces()
+		if err != nil {
+			h.uiError(w, r, u, err)
+			return
+		}
+		u.workspaces = slices.DeleteFunc(u.workspaces, func(ws store.Workspace) bool { return archived[ws.ID] })
 		want := h.cfg.Sessions.SessionValue(r, sessionWorkspace)
 		for _, ws := range u.workspaces {
 			if ws.ID == want {
@@ -314,6 +322,10 @@ func (h *Handler) createWorkspace(w http.ResponseWriter, r *http.Request, u *ui)
 // addNumber is POST /settings/numbers: an admin adds a sandbox number to the current workspace.
 func (h *Handler) addNumber(w http.ResponseWriter, r *http.Request, u *ui) {
 	if !h.readUIForm(w, r, u) {
+		return
+	}
+	if r.PostForm.Get("page") == "settings" {
+		h.addNumberOnSettings(w, r, u)
 		return
 	}
 	f := views.AddNumberForm{Phone: strings.TrimSpace(r.PostForm.Get("phone")), Name: strings.TrimSpace(r.PostForm.Get("name"))}

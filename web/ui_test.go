@@ -74,7 +74,7 @@ func newUIEnvAt(t *testing.T, now func() time.Time) *uiEnv {
 	must(err)
 	prov, err := oauth.New(st, oauth.Config{BaseURL: "http://sb.test", Now: now})
 	must(err)
-	e.srv = httptest.NewServer(New(st, Config{Sessions: prov, Mount: []func(*http.ServeMux){prov.Mount},
+	e.srv = httptest.NewServer(New(st, Config{Sessions: prov, OAuth: prov, Mount: []func(*http.ServeMux){prov.Mount},
 		Receiver: carrier.NewReceiver(st, nil)}))
 	t.Cleanup(e.srv.Close)
 	return e

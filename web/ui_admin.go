@@ -1,0 +1,311 @@
+package web
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"switchboard/oauth"
+	"switchboard/store"
+	"switchboard/views"
+)
+
+// The superuser pages (DESIGN §10): workspaces, users, OAuth clients and a backup download.
+// uiSettingsRoutes wraps each in the superuser check.
+
+var adminNotices = map[string]string{"created": "Workspace created; you are its admin.", "renamed": "Workspace renamed.",
+	"archived": "Workspace archived.", "restored": "Workspace restored.", "deleted": "Client deleted, with its grants and their webhook subscriptions.",
+	"grant": "Grant revoked, with its tokens and webhook subscriptions."}
+
+func (h *Handler) adminWorkspacesView(r *http.Request) (views.AdminWorkspacesView, error) {
+	v := views.AdminWorkspacesView{Notice: adminNotices[r.URL.Query().Get("done")]}
+	all, err := h.store.Workspaces()
+	if err != nil {
+		return v, err
+	}
+	archived, err := h.store.ArchivedWorkspaces()
+	if err != nil {
+		return v, err
+	}
+	for _, ws := range all {
+		ms, err := h.store.Members(ws.ID)
+		if err != nil {
+			return v, err
+		}
+		v.Rows = append(v.Rows, views.AdminWorkspaceRow{ID: ws.ID, Name: ws.Name, Created: fmtTime(ws.CreatedAt, ws.Location()),
+			Members: len(ms), Archived: archived[ws.ID]})
+	}
+	return v, nil
+}
+
+func (h *Handler) adminWorkspaces(w http.ResponseWriter, r *http.Request, u *ui) {
+	v, err := h.adminWorkspacesView(r)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	h.render(w, r, u, http.StatusOK, "Workspaces", views.AdminWorkspaces(v))
+}
+
+func (h *Handler) adminCreateWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
+	if !h.readUIForm(w, r, u) {
+		return
+	}
+	name := strings.TrimSpace(r.PostForm.Get("name"))
+	ws, err := h.store.CreateWorkspace(name)
+	if err == nil {
+		_, err = h.store.AddMember(ws.ID, u.user.ID, "admin")
+	}
+	if errs := fieldErrors(err, nil); errs != nil {
+		v, verr := h.adminWorkspacesView(r)
+		if verr != nil {
+			h.uiError(w, r, u, verr)
+			return
+		}
+		v.Name, v.Errors = name, errs
+		h.render(w, r, u, http.StatusUnprocessableEntity, "Workspaces", views.AdminWorkspaces(v))
+		return
+	}
+	http.Redirect(w, r, "/admin/workspaces?done=created", http.StatusSeeOther)
+}
+
+func (h *Handler) adminRenameWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
+	if !h.readUIForm(w, r, u) {
+		return
+	}
+	id, name := r.PathValue("ws"), r.PostForm.Get("name")
+	_, err := h.store.UpdateWorkspace(id, store.WorkspaceSettings{Name: &name})
+	if errors.Is(err, store.ErrNotFound) {
+		h.notFound(w, r, u, "such workspace")
+		return
+	}
+	if errs := fieldErrors(err, nil); errs != nil {
+		v, verr := h.adminWorkspacesView(r)
+		if verr != nil {
+			h.uiError(w, r, u, verr)
+			return
+		}
+		for i := range v.Rows {
+			if v.Rows[i].ID == id {
+				v.Rows[i].RenameError, v.Rows[i].NameTyped = firstError(errs), name
+			}
+		}
+		v.Error = "The workspace was not renamed: " + firstError(errs)
+		h.render(w, r, u, http.StatusUnprocessableEntity, "Workspaces", views.AdminWorkspaces(v))
+		return
+	}
+	http.Redirect(w, r, "/admin/workspaces?done=renamed", http.StatusSeeOther)
+}
+
+func (h *Handler) adminArchiveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
+	if !h.readUIForm(w, r, u) {
+		return
+	}
+	archived := r.PostForm.Get("archived") == "true"
+	if err := h.store.SetWorkspaceArchived(r.PathValue("ws"), archived); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			h.notFound(w, r, u, "such workspace")
+			return
+		}
+		h.uiError(w, r, u, err)
+		return
+	}
+	done := "restored"
+	if archived {
+		done = "archived"
+	}
+	http.Redirect(w, r, "/admin/workspaces?done="+done, http.StatusSeeOther)
+}
+
+func (h *Handler) adminUsers(w http.ResponseWriter, r *http.Request, u *ui) {
+	users, err := h.store.Users()
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	var v views.AdminUsersView
+	for _, usr := range users {
+		wss, err := h.store.UserWorkspaces(usr.ID)
+		if err != nil {
+			h.uiError(w, r, u, err)
+			return
+		}
+		names := make([]string, 0, len(wss))
+		for _, ws := range wss {
+			names = append(names, ws.Name)
+		}
+		v.Rows = append(v.Rows, views.AdminUserRow{Name: usr.Name, Email: usr.Email, Superuser: usr.Superuser,
+			Created: fmtTime(usr.CreatedAt, u.ws.Location()), Workspaces: strings.Join(names, ", ")})
+	}
+	h.render(w, r, u, http.StatusOK, "Users", views.AdminUsers(v))
+}
+
+// ---- OAuth clients ----
+
+func (h *Handler) oauthView(r *http.Request, u *ui) (views.OAuthClientsView, error) {
+	v := views.OAuthClientsView{Notice: adminNotices[r.URL.Query().Get("done")]}
+	if h.cfg.OAuth == nil {
+		v.Error = "This server runs without the OAuth provider."
+		return v, nil
+	}
+	cs, err := h.cfg.OAuth.Clients()
+	if err != nil {
+		return v, err
+	}
+	loc := u.ws.Location()
+	for _, c := range cs {
+		kind := "confidential"
+		if c.Public {
+			kind = "public (PKCE)"
+		}
+		v.Rows = append(v.Rows, views.OAuthClientRow{ID: c.ID, Name: c.Name, Kind: kind, Public: c.Public,
+			RedirectURIs: strings.Join(c.RedirectURIs, " "), Created: fmtTime(c.CreatedAt, loc)})
+	}
+	users, err := h.store.Users()
+	if err != nil {
+		return v, err
+	}
+	for _, usr := range users {
+		gs, err := h.cfg.OAuth.Grants(usr.ID)
+		if err != nil {
+			return v, err
+		}
+		for _, g := range gs {
+			v.Grants = append(v.Grants, views.GrantRow{ID: g.ID, Client: g.ClientName, User: pickName(usr),
+				Created: fmtTime(g.CreatedAt, loc), LastUsed: fmtTime(g.LastUsedAt, loc)})
+		}
+	}
+	sort.Slice(v.Grants, func(i, j int) bool { return v.Grants[i].ID > v.Grants[j].ID })
+	return v, nil
+}
+
+func (h *Handler) adminOAuthClients(w http.ResponseWriter, r *http.Request, u *ui) {
+	v, err := h.oauthView(r, u)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	h.render(w, r, u, http.StatusOK, "OAuth clients", views.OAuthClients(v))
+}
+
+// adminCreateClient answers with the page holding the secret (200): it is shown this once.
+func (h *Handler) adminCreateClient(w http.ResponseWriter, r *http.Request, u *ui) {
+	if !h.readUIForm(w, r, u) || h.cfg.OAuth == nil {
+		if h.cfg.OAuth == nil {
+			h.notFound(w, r, u, "OAuth provider")
+		}
+		return
+	}
+	in := oauth.NewClient{Name: r.PostForm.Get("name"), Public: r.PostForm.Get("public") == "true"}
+	for _, line := range strings.Split(r.PostForm.Get("redirectUris"), "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			in.RedirectURIs = append(in.RedirectURIs, line)
+		}
+	}
+	c, secret, err := h.cfg.OAuth.CreateClient(in)
+	errs := fieldErrors(err, nil)
+	v, verr := h.oauthView(r, u)
+	if verr != nil {
+		h.uiError(w, r, u, verr)
+		return
+	}
+	if errs != nil {
+		v.Name, v.URIs, v.Public, v.Errors = in.Name, r.PostForm.Get("redirectUris"), in.Public, errs
+		h.render(w, r, u, http.StatusUnprocessableEntity, "OAuth clients", views.OAuthClients(v))
+		return
+	}
+	v.Secret, v.SecretFor = secret, c.Name
+	if secret == "" {
+		v.Notice = "Public client " + c.Name + " registered: it has no secret and must use PKCE (S256)."
+	}
+	h.render(w, r, u, http.StatusOK, "OAuth clients", views.OAuthClients(v))
+}
+
+func (h *Handler) adminRotateClient(w http.ResponseWriter, r *http.Request, u *ui) {
+	if h.cfg.OAuth == nil {
+		h.notFound(w, r, u, "OAuth provider")
+		return
+	}
+	id := r.PathValue("client")
+	secret, err := h.cfg.OAuth.RotateSecret(id)
+	if err != nil {
+		h.oauthError(w, r, u, err)
+		return
+	}
+	v, err := h.oauthView(r, u)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	v.Secret, v.SecretFor = secret, id
+	for _, c := range v.Rows {
+		if c.ID == id {
+			v.SecretFor = c.Name
+		}
+	}
+	h.render(w, r, u, http.StatusOK, "OAuth clients", views.OAuthClients(v))
+}
+
+func (h *Handler) adminDeleteClient(w http.ResponseWriter, r *http.Request, u *ui) {
+	if h.cfg.OAuth == nil {
+		h.notFound(w, r, u, "OAuth provider")
+		return
+	}
+	if err := h.cfg.OAuth.DeleteClient(r.PathValue("client")); err != nil {
+		h.oauthError(w, r, u, err)
+		return
+	}
+	http.Redirect(w, r, "/admin/oauth-clients?done=deleted", http.StatusSeeOther)
+}
+
+func (h *Handler) adminRevokeGrant(w http.ResponseWriter, r *http.Request, u *ui) {
+	if h.cfg.OAuth == nil {
+		h.notFound(w, r, u, "OAuth provider")
+		return
+	}
+	if err := h.cfg.OAuth.RevokeGrant(r.PathValue("grant")); err != nil {
+		h.oauthError(w, r, u, err)
+		return
+	}
+	http.Redirect(w, r, "/admin/oauth-clients?done=grant", http.StatusSeeOther)
+}
+
+func (h *Handler) oauthError(w http.ResponseWriter, r *http.Request, u *ui, err error) {
+	if errors.Is(err, store.ErrNotFound) {
+		h.notFound(w, r, u, "such client or grant")
+		return
+	}
+	if !errors.Is(err, store.ErrConflict) {
+		h.uiError(w, r, u, err)
+		return
+	}
+	v, verr := h.oauthView(r, u)
+	if verr != nil {
+		h.uiError(w, r, u, verr)
+		return
+	}
+	v.Error = fieldErrors(err, nil)["form"]
+	h.render(w, r, u, http.StatusConflict, "OAuth clients", views.OAuthClients(v))
+}
+
+// ---- backup ----
+
+func (h *Handler) adminBackup(w http.ResponseWriter, r *http.Request, u *ui) {
+	h.render(w, r, u, http.StatusOK, "Backup", views.AdminBackup())
+}
+
+// adminBackupDownload streams store.Backup as an attachment to a signed-in superuser.
+func (h *Handler) adminBackupDownload(w http.ResponseWriter, r *http.Request, u *ui) {
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Disposition", `attachment; filename="switchboard-`+h.now().UTC().Format("20060102-150405")+`.db"`)
+	w.Header().Set("Cache-Control", "no-store")
+	dw := &deadlineWriter{w: w, rc: http.NewResponseController(w)}
+	if _, err := h.store.Backup(dw, func(size int64) {
+		w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+	}); err != nil {
+		slog.ErrorContext(r.Context(), "backup download failed", "request_id", requestID(r.Context()), "err", err)
+	}
+}

@@ -1,0 +1,264 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/a-h/templ"
+
+	"switchboard/store"
+	"switchboard/views"
+)
+
+var memberNotices = map[string]string{"role": "Role changed.", "removed": "Member removed. Their webhook subscriptions in this workspace were deleted.",
+	"revoked": "Invitation revoked: its link no longer works."}
+
+func (h *Handler) membersView(r *http.Request, u *ui) (views.MembersView, error) {
+	v := views.MembersView{Notice: memberNotices[r.URL.Query().Get("done")]}
+	ms, err := h.store.Members(u.ws.ID)
+	if err != nil {
+		return v, err
+	}
+	for _, m := range ms {
+		usr, err := h.store.User(m.UserID)
+		if err != nil {
+			return v, err
+		}
+		v.Members = append(v.Members, views.MemberRow{UserID: usr.ID, Name: pickName(usr), Email: usr.Email, Role: m.Role, Self: usr.ID == u.user.ID})
+	}
+	invs, err := h.store.Invitations(u.ws.ID)
+	for _, i := range invs {
+		v.Invitations = append(v.Invitations, views.InvitationRow{ID: i.ID, Email: i.Email, Role: i.Role, Status: i.Status,
+			Expires: fmtTime(i.ExpiredAt, u.ws.Location())})
+	}
+	return v, err
+}
+
+func pickName(u store.User) string {
+	if u.Name != "" {
+		return u.Name
+	}
+	return u.Email
+}
+
+func (h *Handler) settingsMembers(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	v, err := h.membersView(r, u)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	h.render(w, r, u, http.StatusOK, "Members", views.Members(v))
+}
+
+// publicURL is the server's public address for links people copy.
+func (h *Handler) publicURL(r *http.Request) string {
+	if h.cfg.BaseURL != "" {
+		return strings.TrimRight(h.cfg.BaseURL, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// invite is POST /settings/members: it answers with the page (200) holding the one-time link,
+// which is not kept anywhere but in the invited person's hands.
+func (h *Handler) invite(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	if !h.readUIForm(w, r, u) {
+		return
+	}
+	email, role := strings.TrimSpace(r.PostForm.Get("email")), r.PostForm.Get("role")
+	_, plain, err := h.store.CreateInvitation(u.ws.ID, email, role)
+	errs := fieldErrors(err, nil)
+	v, verr := h.membersView(r, u)
+	if verr != nil {
+		h.uiError(w, r, u, verr)
+		return
+	}
+	v.Email, v.Role, v.Errors = email, role, errs
+	if errs != nil {
+		h.render(w, r, u, http.StatusUnprocessableEntity, "Members", views.Members(v))
+		return
+	}
+	v.Link, v.Invited, v.Email, v.Role = h.publicURL(r)+"/invite/"+plain, email, "", ""
+	h.render(w, r, u, http.StatusOK, "Members", views.Members(v))
+}
+
+func (h *Handler) removeMember(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	id := r.PathValue("user")
+	if id == u.user.ID {
+		v, err := h.membersView(r, u)
+		if err != nil {
+			h.uiError(w, r, u, err)
+			return
+		}
+		v.Error = "You cannot remove yourself; ask another admin."
+		h.render(w, r, u, http.StatusUnprocessableEntity, "Members", views.Members(v))
+		return
+	}
+	if err := h.store.RemoveMember(u.ws.ID, id); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			h.notFound(w, r, u, "such member")
+			return
+		}
+		h.uiError(w, r, u, err)
+		return
+	}
+	http.Redirect(w, r, "/settings/members?done=removed", http.StatusSeeOther)
+}
+
+// setMemberRole is POST /settings/members/{user}/role; an admin does not change their own role
+// here (another admin does), and the last admin stays one.
+func (h *Handler) setMemberRole(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	if !h.readUIForm(w, r, u) {
+		return
+	}
+	id := r.PathValue("user")
+	var err error
+	if id == u.user.ID {
+		err = &store.Error{Err: store.ErrConflict, Msg: "you cannot change your own role; ask another admin"}
+	} else {
+		_, err = h.store.SetMemberRole(u.ws.ID, id, r.PostForm.Get("role"))
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		h.notFound(w, r, u, "such member")
+		return
+	}
+	if errs := fieldErrors(err, nil); errs != nil {
+		v, verr := h.membersView(r, u)
+		if verr != nil {
+			h.uiError(w, r, u, verr)
+			return
+		}
+		v.Error = "The role was not changed: " + firstError(errs)
+		h.render(w, r, u, http.StatusUnprocessableEntity, "Members", views.Members(v))
+		return
+	}
+	http.Redirect(w, r, "/settings/members?done=role", http.StatusSeeOther)
+}
+
+func (h *Handler) revokeInvitation(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	err := h.store.RevokeInvitation(u.ws.ID, r.PathValue("invitation"))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		h.notFound(w, r, u, "such invitation")
+		return
+	case errors.Is(err, store.ErrConflict):
+		v, verr := h.membersView(r, u)
+		if verr != nil {
+			h.uiError(w, r, u, verr)
+			return
+		}
+		v.Error = firstError(fieldErrors(err, nil))
+		h.render(w, r, u, http.StatusConflict, "Members", views.Members(v))
+		return
+	case err != nil:
+		h.uiError(w, r, u, err)
+		return
+	}
+	http.Redirect(w, r, "/settings/members?done=revoked", http.StatusSeeOther)
+}
+
+// ---- /invite/{token} ----
+
+// inviteView loads the link's invitation; status is the page's HTTP status when it is refused.
+func (h *Handler) inviteView(r *http.Request) (views.InviteView, int) {
+	token := r.PathValue("token")
+	v := views.InviteView{Token: token}
+	inv, err := h.store.InvitationByToken(token)
+	if err != nil {
+		v.Refused = "This invitation link is not valid."
+		return v, http.StatusNotFound
+	}
+	ws, err := h.store.Workspace(inv.WorkspaceID)
+	if err != nil {
+		v.Refused = "This invitation link is not valid."
+		return v, http.StatusNotFound
+	}
+	v.Workspace, v.Email, v.Role = ws.Name, inv.Email, inv.Role
+	switch inv.Status {
+	case store.InvitationAccepted:
+		v.Refused = "This invitation link has been used already."
+	case store.InvitationExpired:
+		v.Refused = "This invitation link has expired: links work for 7 days."
+	case store.InvitationRevoked:
+		v.Refused = "This invitation was revoked."
+	}
+	if v.Refused != "" {
+		return v, http.StatusGone
+	}
+	if usr, ok := h.cfg.Sessions.CurrentUser(r); ok {
+		v.SignedInAs = pickName(usr)
+	}
+	return v, http.StatusOK
+}
+
+func (h *Handler) renderPublic(w http.ResponseWriter, r *http.Request, status int, title string, page templ.Component) {
+	setPageHeaders(w)
+	w.Header().Set("Referrer-Policy", "no-referrer") // the token is in the URL
+	templ.Handler(views.Layout(title, page), templ.WithStatus(status)).ServeHTTP(w, r)
+}
+
+func (h *Handler) invitePage(w http.ResponseWriter, r *http.Request) {
+	v, status := h.inviteView(r)
+	h.renderPublic(w, r, status, "Invitation", views.Invite(v))
+}
+
+// acceptInvite is POST /invite/{token}: the signed-in user joins, or a new account is made for
+// the invited email and then signs in.
+func (h *Handler) acceptInvite(w http.ResponseWriter, r *http.Request) {
+	v, status := h.inviteView(r)
+	if status != http.StatusOK {
+		h.renderPublic(w, r, status, "Invitation", views.Invite(v))
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		h.renderPublic(w, r, http.StatusBadRequest, "Invitation", views.Invite(v))
+		return
+	}
+	var err error
+	var wsID string
+	if usr, ok := h.cfg.Sessions.CurrentUser(r); ok {
+		var m store.Membership
+		m, err = h.store.AcceptInvitation(v.Token, usr.ID)
+		wsID = m.WorkspaceID
+	} else {
+		v.Name = strings.TrimSpace(r.PostForm.Get("name"))
+		_, _, err = h.store.AcceptInvitationNewUser(v.Token, v.Name, r.PostForm.Get("password"))
+	}
+	if err != nil {
+		v.Errors = fieldErrors(err, nil)
+		status := http.StatusUnprocessableEntity
+		if errors.Is(err, store.ErrConflict) {
+			status = http.StatusConflict
+		}
+		h.renderPublic(w, r, status, "Invitation", views.Invite(v))
+		return
+	}
+	if wsID == "" {
+		// A new account signs in with the password just set. The answer is a page, not a 303:
+		// it says what happened, and reloading it only re-posts a link that is now used.
+		h.renderPublic(w, r, http.StatusOK, "Welcome", views.Notice("Welcome to "+v.Workspace,
+			"Your account is ready and you are "+article(v.Role)+" "+v.Role+" of "+v.Workspace+". Sign in with "+v.Email+" and your new password.",
+			"/login?next="+url.QueryEscape("/inbox"), "Sign in"))
+		return
+	}
+	_ = h.cfg.Sessions.Touch(w, r, sessionWorkspace, wsID)
+	http.Redirect(w, r, "/inbox", http.StatusSeeOther)
+}
+
+func article(role string) string {
+	if role == "admin" {
+		return "an"
+	}
+	return "a"
+}

@@ -1,0 +1,358 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"switchboard/store"
+	"switchboard/views"
+)
+
+// uiSettingsRoutes adds the settings pages of a workspace and the superuser pages (DESIGN §10).
+// get and post are uiRoutes' helpers: the session and role checks, and CrossOriginProtection.
+func (h *Handler) uiSettingsRoutes(mux *http.ServeMux, get, post func(string, int, func(http.ResponseWriter, *http.Request, *ui))) {
+	get("/settings", roleSignedIn, h.settingsHome)
+	get("/settings/workspace", roleAdmin, h.settingsWorkspace)
+	post("/settings/workspace", roleAdmin, h.saveWorkspace)
+	get("/settings/numbers", roleAdmin, h.settingsNumbers)
+	post("/settings/numbers/{number}/rename", roleAdmin, h.renameNumber)
+	post("/settings/numbers/{number}/active", roleAdmin, h.setNumberActive)
+	get("/settings/tokens", roleSignedIn, h.settingsTokens)
+	post("/settings/tokens", roleSignedIn, h.createToken)
+	post("/settings/tokens/{token}/revoke", roleSignedIn, h.revokeToken)
+	get("/settings/properties", roleAdmin, h.settingsProperties)
+	post("/settings/properties", roleAdmin, h.addProperty)
+	get("/settings/members", roleAdmin, h.settingsMembers)
+	post("/settings/members", roleAdmin, h.invite)
+	post("/settings/members/{user}/remove", roleAdmin, h.removeMember)
+	post("/settings/members/{user}/role", roleAdmin, h.setMemberRole)
+	post("/settings/members/invitations/{invitation}/revoke", roleAdmin, h.revokeInvitation)
+	get("/settings/webhooks", roleAdmin, h.settingsWebhooks)
+	post("/settings/webhooks", roleAdmin, h.createWebhook)
+	get("/settings/webhooks/{sub}/log", roleAdmin, h.webhookLog)
+	post("/settings/webhooks/{sub}/{action}", roleAdmin, h.webhookAction)
+	post("/settings/webhooks/deliveries/{delivery}/redeliver", roleAdmin, h.redeliver)
+
+	// The invitation link works signed out too (a new account), so it is not a page() route.
+	mux.HandleFunc("GET /invite/{token}", h.invitePage)
+	mux.Handle("POST /invite/{token}", http.NewCrossOriginProtection().Handler(http.HandlerFunc(h.acceptInvite)))
+
+	su := func(fn func(http.ResponseWriter, *http.Request, *ui)) func(http.ResponseWriter, *http.Request, *ui) {
+		return func(w http.ResponseWriter, r *http.Request, u *ui) {
+			if !u.user.Superuser {
+				h.forbidden(w, r, u, "Only an administrator of the installation can open this page.")
+				return
+			}
+			u.section = "admin"
+			fn(w, r, u)
+		}
+	}
+	get("/admin/workspaces", roleSignedIn, su(h.adminWorkspaces))
+	post("/admin/workspaces", roleSignedIn, su(h.adminCreateWorkspace))
+	post("/admin/workspaces/{ws}/rename", roleSignedIn, su(h.adminRenameWorkspace))
+	post("/admin/workspaces/{ws}/archive", roleSignedIn, su(h.adminArchiveWorkspace))
+	get("/admin/users", roleSignedIn, su(h.adminUsers))
+	get("/admin/oauth-clients", roleSignedIn, su(h.adminOAuthClients))
+	post("/admin/oauth-clients", roleSignedIn, su(h.adminCreateClient))
+	post("/admin/oauth-clients/{client}/rotate", roleSignedIn, su(h.adminRotateClient))
+	post("/admin/oauth-clients/{client}/delete", roleSignedIn, su(h.adminDeleteClient))
+	post("/admin/oauth-clients/grants/{grant}/revoke", roleSignedIn, su(h.adminRevokeGrant))
+	get("/admin/backup/download", roleSignedIn, su(h.adminBackupDownload))
+	h.backupPage = h.page(roleSignedIn, su(h.adminBackup))
+}
+
+// settingsHome is GET /settings: an admin's first settings page, else the user's tokens.
+func (h *Handler) settingsHome(w http.ResponseWriter, r *http.Request, u *ui) {
+	if u.ws.ID != "" && u.isAdmin() {
+		http.Redirect(w, r, "/settings/workspace", http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, "/settings/tokens", http.StatusSeeOther)
+}
+
+// fmtTime shows a time with its date in the workspace's zone.
+func fmtTime(t time.Time, loc *time.Location) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(loc).Format("Jan 2 2006, 15:04 MST")
+}
+
+// ---- /settings/workspace ----
+
+func workspaceForm(ws store.Workspace) views.WorkspaceForm {
+	q := ws.QuietHours
+	if q == "" {
+		q = "off"
+	}
+	return views.WorkspaceForm{Name: ws.Name, StopReply: ws.KeywordReply(store.KeywordStop), StartReply: ws.KeywordReply(store.KeywordStart),
+		HelpReply: ws.KeywordReply(store.KeywordHelp), VoiceGreeting: ws.Greeting(), TimeZone: ws.TimeZone, QuietHours: q}
+}
+
+func (h *Handler) settingsWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	f := workspaceForm(u.ws)
+	if r.URL.Query().Get("done") == "saved" {
+		f.Notice = "Settings saved."
+	}
+	h.render(w, r, u, http.StatusOK, "Workspace settings", views.WorkspaceSettings(f))
+}
+
+func (h *Handler) saveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	if !h.readUIForm(w, r, u) {
+		return
+	}
+	p := r.PostForm
+	f := views.WorkspaceForm{Name: p.Get("name"), StopReply: p.Get("stopReply"), StartReply: p.Get("startReply"),
+		HelpReply: p.Get("helpReply"), VoiceGreeting: p.Get("voiceGreeting"), TimeZone: strings.TrimSpace(p.Get("timeZone")),
+		QuietHours: p.Get("quietHours")}
+	shown := workspaceForm(u.ws)
+	// A default left as shown stays the default (it names the workspace, and follows a rename).
+	keep := func(typed, was string, set *string) *string {
+		if set == nil && strings.TrimSpace(typed) == was {
+			return nil
+		}
+		return &typed
+	}
+	in := store.WorkspaceSettings{Name: &f.Name, StopReply: keep(f.StopReply, shown.StopReply, u.ws.StopReply),
+		StartReply: keep(f.StartReply, shown.StartReply, u.ws.StartReply), HelpReply: keep(f.HelpReply, shown.HelpReply, u.ws.HelpReply),
+		VoiceGreeting: keep(f.VoiceGreeting, shown.VoiceGreeting, u.ws.VoiceGreeting), TimeZone: &f.TimeZone, QuietHours: &f.QuietHours}
+	_, err := h.store.UpdateWorkspace(u.ws.ID, in)
+	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
+		h.render(w, r, u, http.StatusUnprocessableEntity, "Workspace settings", views.WorkspaceSettings(f))
+		return
+	}
+	http.Redirect(w, r, "/settings/workspace?done=saved", http.StatusSeeOther)
+}
+
+// ---- /settings/numbers ----
+
+var numberNotices = map[string]string{"number": "Number added.", "renamed": "Number renamed.",
+	"deactivated": "Number deactivated: it no longer sends or appears as a sender.", "activated": "Number activated."}
+
+func (h *Handler) numbersView(r *http.Request, u *ui) (views.NumbersView, error) {
+	v := views.NumbersView{Twilio: h.cfg.TwilioAuthToken != "", Notice: numberNotices[r.URL.Query().Get("done")]}
+	ns, err := h.store.Numbers(u.ws.ID)
+	if err != nil {
+		return v, err
+	}
+	for _, n := range ns {
+		rate := "server default"
+		switch {
+		case n.Rate != nil && *n.Rate == 0:
+			rate = "unlimited"
+		case n.Rate != nil:
+			rate = strconv.FormatFloat(*n.Rate, 'f', -1, 64) + " texts/s"
+		case n.CarrierName() == store.ProviderSandbox:
+			rate = "unlimited"
+		}
+		v.Rows = append(v.Rows, views.NumberRow{ID: n.ID, Phone: n.Phone, Name: n.Name, Carrier: n.CarrierName(), Rate: rate, Active: n.Active})
+	}
+	return v, nil
+}
+
+func (h *Handler) settingsNumbers(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	v, err := h.numbersView(r, u)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	h.render(w, r, u, http.StatusOK, "Numbers", views.Numbers(v))
+}
+
+// addNumberOnSettings is POST /settings/numbers from the numbers page (page=settings): the
+// carrier is chosen there, and errors re-render that page.
+func (h *Handler) addNumberOnSettings(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	f := views.AddNumberForm{Phone: strings.TrimSpace(r.PostForm.Get("phone")), Name: strings.TrimSpace(r.PostForm.Get("name"))}
+	carrierName := r.PostForm.Get("carrier")
+	var err error
+	if carrierName == store.ProviderTwilio && h.cfg.TwilioAuthToken == "" {
+		err = store.ValidationError{{Field: "carrier", Message: "twilio needs the server's Twilio credentials; choose sandbox"}}
+	} else {
+		_, err = h.store.CreateNumber(u.ws.ID, store.NumberInput{Phone: f.Phone, Name: f.Name, Carrier: carrierName})
+	}
+	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
+		v, verr := h.numbersView(r, u)
+		if verr != nil {
+			h.uiError(w, r, u, verr)
+			return
+		}
+		v.Add, v.Carrier = f, carrierName
+		h.render(w, r, u, http.StatusUnprocessableEntity, "Numbers", views.Numbers(v))
+		return
+	}
+	http.Redirect(w, r, "/settings/numbers?done=number", http.StatusSeeOther)
+}
+
+func (h *Handler) renameNumber(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	if !h.readUIForm(w, r, u) {
+		return
+	}
+	id := r.PathValue("number")
+	name := strings.TrimSpace(r.PostForm.Get("name"))
+	_, err := h.store.UpdateNumber(u.ws.ID, id, &name, nil, nil)
+	if errors.Is(err, store.ErrNotFound) {
+		h.notFound(w, r, u, "such number")
+		return
+	}
+	if errs := fieldErrors(err, nil); errs != nil {
+		v, verr := h.numbersView(r, u)
+		if verr != nil {
+			h.uiError(w, r, u, verr)
+			return
+		}
+		for i := range v.Rows {
+			if v.Rows[i].ID == id {
+				v.Rows[i].RenameError, v.Rows[i].NameTyped = firstError(errs), name
+			}
+		}
+		v.Error = "The number was not renamed: " + firstError(errs)
+		h.render(w, r, u, http.StatusUnprocessableEntity, "Numbers", views.Numbers(v))
+		return
+	}
+	http.Redirect(w, r, "/settings/numbers?done=renamed", http.StatusSeeOther)
+}
+
+func (h *Handler) setNumberActive(w http.ResponseWriter, r *http.Request, u *ui) {
+	if !h.readUIForm(w, r, u) {
+		return
+	}
+	active := r.PostForm.Get("active") == "true"
+	if _, err := h.store.UpdateNumber(u.ws.ID, r.PathValue("number"), nil, &active, nil); err != nil {
+		u.section = "settings"
+		if errors.Is(err, store.ErrNotFound) {
+			h.notFound(w, r, u, "such number")
+			return
+		}
+		h.uiError(w, r, u, err)
+		return
+	}
+	done := "deactivated"
+	if active {
+		done = "activated"
+	}
+	http.Redirect(w, r, "/settings/numbers?done="+done, http.StatusSeeOther)
+}
+
+// ---- /settings/tokens ----
+
+func (h *Handler) tokensView(u *ui) (views.TokensView, error) {
+	v := views.TokensView{Admin: u.ws.ID != "" && u.isAdmin()}
+	ts, err := h.store.UserTokens(u.user.ID)
+	for _, t := range ts {
+		v.Rows = append(v.Rows, views.TokenRow{ID: t.ID, Name: t.Name, Created: fmtTime(t.CreatedAt, u.ws.Location())})
+	}
+	return v, err
+}
+
+func (h *Handler) settingsTokens(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	v, err := h.tokensView(u)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	if r.URL.Query().Get("done") == "revoked" {
+		v.Notice = "Token revoked."
+	}
+	h.render(w, r, u, http.StatusOK, "API tokens", views.Tokens(v))
+}
+
+// createToken answers with the page itself (200), not a redirect: the token is shown this once
+// and must not travel in a URL or be kept in the session.
+func (h *Handler) createToken(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	if !h.readUIForm(w, r, u) {
+		return
+	}
+	name := strings.TrimSpace(r.PostForm.Get("name"))
+	if len([]rune(name)) > 100 {
+		v, err := h.tokensView(u)
+		if err != nil {
+			h.uiError(w, r, u, err)
+			return
+		}
+		v.Name, v.Errors = name, map[string]string{"name": "At most 100 characters"}
+		h.render(w, r, u, http.StatusUnprocessableEntity, "API tokens", views.Tokens(v))
+		return
+	}
+	_, plain, err := h.store.CreateToken(u.user.ID, name)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	v, err := h.tokensView(u)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	v.Created = plain
+	h.render(w, r, u, http.StatusOK, "API tokens", views.Tokens(v))
+}
+
+func (h *Handler) revokeToken(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	if err := h.store.RevokeUserToken(u.user.ID, r.PathValue("token")); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			h.notFound(w, r, u, "such token")
+			return
+		}
+		h.uiError(w, r, u, err)
+		return
+	}
+	http.Redirect(w, r, "/settings/tokens?done=revoked", http.StatusSeeOther)
+}
+
+// ---- /settings/properties ----
+
+func (h *Handler) propertiesView(u *ui) (views.PropertiesView, error) {
+	v := views.PropertiesView{Types: store.PropertyTypes, Type: store.PropertyText}
+	ps, err := h.store.Properties(u.ws.ID)
+	for _, p := range ps {
+		v.Rows = append(v.Rows, views.PropertyRow{Name: p.Name, Type: p.Type})
+	}
+	return v, err
+}
+
+func (h *Handler) settingsProperties(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	v, err := h.propertiesView(u)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	if r.URL.Query().Get("done") == "added" {
+		v.Notice = "Property added."
+	}
+	h.render(w, r, u, http.StatusOK, "Contact properties", views.Properties(v))
+}
+
+func (h *Handler) addProperty(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	if !h.readUIForm(w, r, u) {
+		return
+	}
+	name, typ := strings.TrimSpace(r.PostForm.Get("name")), r.PostForm.Get("type")
+	_, err := h.store.AddProperty(u.ws.ID, name, typ)
+	if errs := fieldErrors(err, nil); errs != nil {
+		if errors.Is(err, store.ErrConflict) {
+			errs = map[string]string{"name": errs["form"]}
+		}
+		v, verr := h.propertiesView(u)
+		if verr != nil {
+			h.uiError(w, r, u, verr)
+			return
+		}
+		v.Name, v.Type, v.Errors = name, typ, errs
+		h.render(w, r, u, http.StatusUnprocessableEntity, "Contact properties", views.Properties(v))
+		return
+	}
+	http.Redirect(w, r, "/settings/properties?done=added", http.StatusSeeOther)
+}
