@@ -71,9 +71,10 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	post("/inbox/{conversation}/status", roleMember, h.threadStatus)
 	post("/inbox/{conversation}/block", roleMember, h.threadBlock)
 	post("/inbox/{conversation}/simulate", roleMember, h.threadSimulate)
+	h.uiCampaignRoutes(get, post)
 
 	// Sections of §10 not built yet answer with a page that says so, not a dead end.
-	later := map[string]string{"/contacts": "Contacts", "/groups": "Groups", "/broadcasts": "Broadcasts",
+	later := map[string]string{"/groups": "Groups", "/broadcasts": "Broadcasts",
 		"/settings/workspace": "Settings", "/admin/workspaces": "Admin"}
 	for path, title := range later {
 		get(path, roleSignedIn, func(w http.ResponseWriter, r *http.Request, u *ui) {
