@@ -26,6 +26,14 @@ func (h *Handler) uiCampaignRoutes(get, post uiRoute) {
 	post("/contacts/{contact}/groups", roleMember, h.contactGroupAdd)
 	post("/contacts/{contact}/groups/remove", roleMember, h.contactGroupRemove)
 	post("/contacts/{contact}/optout", roleMember, h.contactOptOut)
+
+	get("/groups", roleMember, h.groups)
+	post("/groups", roleMember, h.groupCreate)
+	get("/groups/{group}", roleMember, h.group)
+	post("/groups/{group}/rename", roleMember, h.groupRename)
+	post("/groups/{group}/delete", roleMember, h.groupDelete)
+	post("/groups/{group}/members", roleMember, h.groupMemberAdd)
+	post("/groups/{group}/members/remove", roleMember, h.groupMemberRemove)
 }
 
 var contactNotices = map[string]string{
