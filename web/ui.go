@@ -74,8 +74,7 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	h.uiCampaignRoutes(get, post)
 
 	// Sections of §10 not built yet answer with a page that says so, not a dead end.
-	later := map[string]string{"/broadcasts": "Broadcasts",
-		"/settings/workspace": "Settings", "/admin/workspaces": "Admin"}
+	later := map[string]string{"/settings/workspace": "Settings", "/admin/workspaces": "Admin"}
 	for path, title := range later {
 		get(path, roleSignedIn, func(w http.ResponseWriter, r *http.Request, u *ui) {
 			u.section = strings.ToLower(title)

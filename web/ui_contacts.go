@@ -34,6 +34,13 @@ func (h *Handler) uiCampaignRoutes(get, post uiRoute) {
 	post("/groups/{group}/delete", roleMember, h.groupDelete)
 	post("/groups/{group}/members", roleMember, h.groupMemberAdd)
 	post("/groups/{group}/members/remove", roleMember, h.groupMemberRemove)
+
+	get("/broadcasts", roleMember, h.broadcasts)
+	get("/broadcasts/new", roleMember, h.broadcastNew)
+	post("/broadcasts/new", roleMember, h.broadcastCreate)
+	get("/broadcasts/{broadcast}", roleMember, h.broadcast)
+	get("/broadcasts/{broadcast}/progress", roleMember, h.broadcastProgress)
+	post("/broadcasts/{broadcast}/cancel", roleMember, h.broadcastCancel)
 }
 
 var contactNotices = map[string]string{
