@@ -282,6 +282,11 @@ func (h *Handler) switchWorkspace(w http.ResponseWriter, r *http.Request, u *ui)
 	if !strings.HasPrefix(back, "/") || strings.HasPrefix(back, "//") || strings.HasPrefix(back, "/inbox/") {
 		back = "/inbox"
 	}
+	for _, section := range []string{"/contacts/", "/groups/", "/broadcasts/"} {
+		if strings.HasPrefix(back, section) {
+			back = strings.TrimSuffix(section, "/")
+		}
+	}
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 

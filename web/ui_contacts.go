@@ -222,12 +222,11 @@ func (h *Handler) contactOf(w http.ResponseWriter, r *http.Request, u *ui) (stor
 	return c, true
 }
 
-// contactView loads the contact page; edit, when set, puts a form as typed back.
+// contactView loads the contact page.
 func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.ContactView, error) {
-	v := views.ContactView{Name: orUnnamed(contactName(c)), Notice: contactNotices[r.URL.Query().Get("done")]}
-	if n := contactName(c); n != "" {
-		v.Name = n
-	} else {
+	// An unnamed contact (one that texted in) is known by its number.
+	v := views.ContactView{Name: contactName(c), Notice: contactNotices[r.URL.Query().Get("done")]}
+	if v.Name == "" {
 		v.Name = c.Phone()
 	}
 	props, err := h.propFields(u, c)

@@ -148,3 +148,20 @@ func TestUIContacts(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestUISwitchWorkspaceFromAPage: switching workspace on a contact, group or broadcast page
+// lands on that section of the other workspace, not on a 404 for the first one's id.
+func TestUISwitchWorkspaceFromAPage(t *testing.T) {
+	e := newUIEnv(t)
+	if _, err := e.st.AddMember(e.b.ID, e.alice.ID, "member"); err != nil {
+		t.Fatal(err)
+	}
+	c := e.signIn(t, e.alice)
+	for back, want := range map[string]string{"/contacts/01ARZ3NDEKTSV4RRFFQ69G5FAV": "/contacts", "/groups/x": "/groups",
+		"/broadcasts/x": "/broadcasts", "/contacts?q=ada": "/contacts?q=ada"} {
+		res, _ := e.send(t, c, "POST", "/workspace", url.Values{"workspace": {e.b.ID}, "back": {back}})
+		if loc := wantRedirect(t, res, "/"); loc != want {
+			t.Errorf("switching from %s went to %s, want %s", back, loc, want)
+		}
+	}
+}
