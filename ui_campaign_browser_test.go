@@ -210,6 +210,26 @@ func TestBrowserContactsAndBroadcast(t *testing.T) {
 		t.Errorf("list status %q, want sent", got)
 	}
 	shots.take(ctx, "c09-broadcasts")
+	run("the contact's page now lists the broadcast's conversation and the group",
+		chromedp.Click(uiTid("nav-contacts")),
+		chromedp.WaitVisible(uiTid("contacts-list")),
+		chromedp.Click(chromedp.CSS(`a[data-testid="contact-link"]`), chromedp.NodeVisible),
+		chromedp.WaitVisible(uiTid("contact-conversation")),
+	)
+	if got := text(uiTid("contact-groups")); !strings.Contains(got, "Check-up due") {
+		t.Errorf("the contact's groups %q, want Check-up due", got)
+	}
+	shots.take(ctx, "c10-contact-after")
+	run("open the conversation from the contact",
+		chromedp.Click(uiTid("contact-conversation")),
+		chromedp.WaitVisible(uiTid("thread-items")),
+	)
+	if got := text(uiTid("message-text")); !strings.HasPrefix(got, "Hi Ada, your check-up is due") && !strings.HasPrefix(got, "Hi Grace, your check-up is due") {
+		t.Errorf("the broadcast copy in the thread reads %q, want its merge tag rendered", got)
+	}
+	shots.take(ctx, "c11-thread")
 	run("phone width", chromedp.EmulateViewport(390, 844), chromedp.Navigate(srv.base+"/broadcasts/new"), chromedp.WaitVisible(uiTid("compose-form")))
-	shots.take(ctx, "c10-compose-phone")
+	shots.take(ctx, "c12-compose-phone")
+	run("groups at phone width", chromedp.Navigate(srv.base+"/groups"), chromedp.WaitVisible(uiTid("groups-list")))
+	shots.take(ctx, "c13-groups-phone")
 }
