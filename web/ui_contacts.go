@@ -135,7 +135,7 @@ func readContactForm(r *http.Request, f *views.ContactForm, editing bool) (store
 		}
 	}
 	in := store.ContactInput{Phone: f.Phone, FirstName: &f.FirstName, LastName: &f.LastName, Company: &f.Company,
-		Email: &f.Email, Properties: map[string]any{}, Source: store.SourceAPI}
+		Email: &f.Email, Properties: map[string]any{}, Source: store.SourceAdmin}
 	for i := range f.Props {
 		p := &f.Props[i]
 		p.Value = get("prop." + p.Name)

@@ -53,8 +53,8 @@ func TestUIContacts(t *testing.T) {
 	}
 	id := m[1]
 	ct, err := e.st.Contact(e.a.ID, id)
-	if err != nil || ct.FirstName != "Ada" || ct.Email != "ada@example.com" || ct.Properties["visits"] != 3.0 || ct.Properties["vip"] != true {
-		t.Fatalf("stored contact %+v (%v), want Ada with visits 3 and vip", ct, err)
+	if err != nil || ct.FirstName != "Ada" || ct.Email != "ada@example.com" || ct.Properties["visits"] != 3.0 || ct.Properties["vip"] != true || ct.Source != store.SourceAdmin {
+		t.Fatalf("stored contact %+v (%v), want Ada with visits 3 and vip, source admin", ct, err)
 	}
 	res, body = e.send(t, c, "POST", "/contacts/new", url.Values{"firstName": {"Ada"}, "phone": {"+14155550123"}})
 	wantPage(t, "a second contact with the same phone", res, body, http.StatusUnprocessableEntity, `data-testid="error-phone"`, "already exists: Ada Lovelace")
