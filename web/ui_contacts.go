@@ -7,6 +7,7 @@ import (
 	"net/mail"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"switchboard/store"
@@ -235,6 +236,16 @@ func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.C
 	}
 	v.Form = views.ContactForm{ID: c.ID, FirstName: c.FirstName, LastName: c.LastName, Company: c.Company, Email: c.Email,
 		Phone: c.Phone(), Props: props}
+	wsLoc := u.ws.Location()
+	v.TimeZone = store.ContactLocation(c.TimeZone, c.Phone(), wsLoc, h.now()).String()
+	switch {
+	case c.TimeZone != "" && store.ValidTimeZone(c.TimeZone):
+		v.TimeZoneFrom = "the contact's own"
+	case phoneZone(c.Phone(), h.now()):
+		v.TimeZoneFrom = "from the number"
+	default:
+		v.TimeZoneFrom = "the workspace's"
+	}
 	if v.OptedOut, err = h.store.IsOptedOut(u.ws.ID, c.Phone()); err != nil {
 		return v, err
 	}
@@ -379,4 +390,9 @@ func (h *Handler) contactOptOut(w http.ResponseWriter, r *http.Request, u *ui) {
 		return
 	}
 	http.Redirect(w, r, "/contacts/"+c.ID+"?done="+what, http.StatusSeeOther)
+}
+
+func phoneZone(phone string, at time.Time) bool {
+	_, ok := store.PhoneTimeZone(phone, at)
+	return ok
 }

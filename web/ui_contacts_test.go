@@ -110,7 +110,7 @@ func TestUIContacts(t *testing.T) {
 	}
 	res, body = e.send(t, c, "GET", page, nil)
 	wantPage(t, "the contact page", res, body, http.StatusOK, `<h1 data-testid="contact-title">Ada King</h1>`, `data-testid="contact-opted-out"`,
-		`href="/inbox/`+conv.ID+`"`, `href="/groups/`+g.ID+`"`, ">Opt back in<", `value="ada@example.org"`)
+		`href="/inbox/`+conv.ID+`"`, `href="/groups/`+g.ID+`"`, ">Opt back in<", `value="ada@example.org"`, "Time zone America/Los_Angeles (from the number)")
 	res, _ = e.send(t, c, "POST", page+"/optout", url.Values{"optedOut": {"false"}})
 	wantRedirect(t, res, page+"?done=optin")
 	if out, _ := e.st.IsOptedOut(e.a.ID, "+14155550123"); out {
