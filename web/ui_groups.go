@@ -70,15 +70,12 @@ func (h *Handler) groupOf(w http.ResponseWriter, r *http.Request, u *ui) (store.
 
 func (h *Handler) renderGroup(w http.ResponseWriter, r *http.Request, u *ui, g store.Group, status int, edit func(*views.GroupView)) {
 	v := views.GroupView{ID: g.ID, Name: g.Name, Size: g.Size, Rename: g.Name, Notice: contactNotices[r.URL.Query().Get("done")]}
-	ids, err := h.store.GroupMemberIDs(u.ws.ID, g.ID)
+	ids, err := h.store.GroupMemberIDsFirst(u.ws.ID, g.ID, groupPageMembers)
 	if err != nil {
 		h.uiError(w, r, u, err)
 		return
 	}
-	if len(ids) > groupPageMembers {
-		v.More = len(ids) - groupPageMembers
-		ids = ids[:groupPageMembers]
-	}
+	v.More = max(g.Size-len(ids), 0)
 	for _, id := range ids {
 		c, err := h.store.Contact(u.ws.ID, id)
 		if err != nil {
