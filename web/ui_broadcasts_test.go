@@ -48,6 +48,9 @@ func TestUIBroadcasts(t *testing.T) {
 	wantPage(t, "compose", res, body, http.StatusOK, "<h1>New broadcast</h1>", `<label for="bc-text">Text</label>`, "Patients (2)",
 		`<script src="/static/compose.js" defer>`, "America/New_York", `type="datetime-local"`)
 
+	res, body = e.send(t, c, "GET", "/broadcasts/new?group="+g.ID, nil)
+	wantPage(t, "compose from a group's page", res, body, http.StatusOK, `name="groupIds" value="`+g.ID+`" checked`)
+
 	// Nothing to send to, an unknown merge tag, a bad pasted number: each beside its field, as typed.
 	res, body = e.send(t, c, "POST", "/broadcasts/new", url.Values{"from": {e.numberA}, "name": {"Reminder"}, "text": {"Hi {{nickname}}"}})
 	wantPage(t, "no targets and an unknown tag", res, body, http.StatusUnprocessableEntity, `data-testid="error-recipients"`,
