@@ -43,6 +43,8 @@
       sel.addEventListener("change", function () { sel.form.submit(); });
     });
   }
+  // Other scripts of a page (compose.js) count segments the same way.
+  window.switchboardSegments = segments;
   document.addEventListener("DOMContentLoaded", function () {
     wireCounters(document);
     wireAutosubmit(document);

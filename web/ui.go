@@ -71,17 +71,9 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	post("/inbox/{conversation}/status", roleMember, h.threadStatus)
 	post("/inbox/{conversation}/block", roleMember, h.threadBlock)
 	post("/inbox/{conversation}/simulate", roleMember, h.threadSimulate)
+	h.uiCampaignRoutes(get, post)
 
 	h.uiSettingsRoutes(mux, get, post)
-
-	// Sections of §10 not built yet answer with a page that says so, not a dead end.
-	later := map[string]string{"/contacts": "Contacts", "/groups": "Groups", "/broadcasts": "Broadcasts"}
-	for path, title := range later {
-		get(path, roleSignedIn, func(w http.ResponseWriter, r *http.Request, u *ui) {
-			u.section = strings.ToLower(title)
-			h.render(w, r, u, http.StatusOK, title, views.Later(title))
-		})
-	}
 }
 
 // root is GET /: the inbox when signed in, else the sign-in page.
@@ -289,6 +281,11 @@ func (h *Handler) switchWorkspace(w http.ResponseWriter, r *http.Request, u *ui)
 	// A page of another workspace's thing makes no sense in this one: go to its section.
 	if !strings.HasPrefix(back, "/") || strings.HasPrefix(back, "//") || strings.HasPrefix(back, "/inbox/") {
 		back = "/inbox"
+	}
+	for _, section := range []string{"/contacts/", "/groups/", "/broadcasts/"} {
+		if strings.HasPrefix(back, section) {
+			back = strings.TrimSuffix(section, "/")
+		}
 	}
 	http.Redirect(w, r, back, http.StatusSeeOther)
 }

@@ -1,0 +1,398 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/mail"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"switchboard/store"
+	"switchboard/views"
+)
+
+// uiRoute registers a page or form of the admin UI (the get and post helpers of uiRoutes).
+type uiRoute func(pattern string, need int, fn func(http.ResponseWriter, *http.Request, *ui))
+
+// uiCampaignRoutes adds the contacts, groups and broadcasts pages (DESIGN §10, §11).
+func (h *Handler) uiCampaignRoutes(get, post uiRoute) {
+	get("/contacts", roleMember, h.contacts)
+	get("/contacts/new", roleMember, h.contactNew)
+	post("/contacts/new", roleMember, h.contactCreate)
+	get("/contacts/{contact}", roleMember, h.contact)
+	post("/contacts/{contact}", roleMember, h.contactSave)
+	post("/contacts/{contact}/groups", roleMember, h.contactGroupAdd)
+	post("/contacts/{contact}/groups/remove", roleMember, h.contactGroupRemove)
+	post("/contacts/{contact}/optout", roleMember, h.contactOptOut)
+
+	get("/groups", roleMember, h.groups)
+	post("/groups", roleMember, h.groupCreate)
+	get("/groups/{group}", roleMember, h.group)
+	post("/groups/{group}/rename", roleMember, h.groupRename)
+	post("/groups/{group}/delete", roleMember, h.groupDelete)
+	post("/groups/{group}/members", roleMember, h.groupMemberAdd)
+	post("/groups/{group}/members/remove", roleMember, h.groupMemberRemove)
+
+	get("/broadcasts", roleMember, h.broadcasts)
+	get("/broadcasts/new", roleMember, h.broadcastNew)
+	post("/broadcasts/new", roleMember, h.broadcastCreate)
+	get("/broadcasts/{broadcast}", roleMember, h.broadcast)
+	get("/broadcasts/{broadcast}/progress", roleMember, h.broadcastProgress)
+	post("/broadcasts/{broadcast}/cancel", roleMember, h.broadcastCancel)
+}
+
+var contactNotices = map[string]string{
+	"created":  "Contact created.",
+	"saved":    "Contact saved.",
+	"grouped":  "Added to the group.",
+	"ungroup":  "Removed from the group.",
+	"optout":   "Opted out: no more texts go to this number.",
+	"optin":    "Opted back in.",
+	"added":    "Member added.",
+	"removed":  "Member removed.",
+	"renamed":  "Group renamed.",
+	"deleted":  "Group deleted.",
+	"group":    "Group created.",
+	"cancel":   "Broadcast cancelled.",
+	"sent":     "Broadcast started.",
+	"schedule": "Broadcast scheduled.",
+}
+
+// contactName is a contact's full name, "" when unnamed.
+func contactName(c *store.Contact) string {
+	return strings.TrimSpace(c.FirstName + " " + c.LastName)
+}
+
+// contacts is GET /contacts: the search of find-contact-action (DESIGN §3); an empty query lists
+// the first 100.
+func (h *Handler) contacts(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "contacts"
+	v := views.ContactsView{Q: strings.TrimSpace(r.URL.Query().Get("q")), Notice: contactNotices[r.URL.Query().Get("done")]}
+	found, err := h.store.SearchContacts(u.ws.ID, v.Q)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	for _, c := range found {
+		v.Rows = append(v.Rows, views.ContactRow{ID: c.ID, Name: contactName(&c), Phone: c.Phone(), Email: c.Email, Company: c.Company})
+	}
+	h.render(w, r, u, http.StatusOK, "Contacts", views.Contacts(v))
+}
+
+// propFields are the workspace's custom properties with c's values as text (c nil: empty).
+func (h *Handler) propFields(u *ui, c *store.Contact) ([]views.PropField, error) {
+	props, err := h.store.Properties(u.ws.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]views.PropField, 0, len(props))
+	for _, p := range props {
+		f := views.PropField{Name: p.Name, Type: p.Type}
+		if c != nil {
+			f.Value = store.ContactTagValue(c, p.Name)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// contactNew is GET /contacts/new.
+func (h *Handler) contactNew(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "contacts"
+	props, err := h.propFields(u, nil)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	h.render(w, r, u, http.StatusOK, "New contact", views.ContactNew(views.ContactForm{Props: props}))
+}
+
+// readContactForm reads the contact form into f and the store's input; the errors are by field.
+// Editing, an emptied property is removed; creating, it is left out.
+func readContactForm(r *http.Request, f *views.ContactForm, editing bool) (store.ContactInput, map[string]string) {
+	get := func(k string) string { return strings.TrimSpace(r.PostForm.Get(k)) }
+	f.FirstName, f.LastName, f.Company, f.Email = get("firstName"), get("lastName"), get("company"), get("email")
+	errs := map[string]string{}
+	if !editing {
+		f.Phone = get("phone")
+		if !store.ValidE164(f.Phone) {
+			errs["phone"] = capitalize(store.E164Message)
+		}
+		if f.FirstName == "" {
+			errs["firstName"] = "Write the first name"
+		}
+	}
+	for k, v := range map[string]string{"firstName": f.FirstName, "lastName": f.LastName, "company": f.Company} {
+		if utf8.RuneCountInString(v) > maxName {
+			errs[k] = fmt.Sprintf("Must be at most %d characters", maxName)
+		}
+	}
+	if f.Email != "" {
+		if addr, err := mail.ParseAddress(f.Email); err != nil || addr.Address != f.Email || len(f.Email) > maxEmail {
+			errs["email"] = "Must be an email address such as ana@example.com"
+		}
+	}
+	in := store.ContactInput{Phone: f.Phone, FirstName: &f.FirstName, LastName: &f.LastName, Company: &f.Company,
+		Email: &f.Email, Properties: map[string]any{}, Source: store.SourceAdmin}
+	for i := range f.Props {
+		p := &f.Props[i]
+		p.Value = get("prop." + p.Name)
+		key := "properties." + p.Name
+		if p.Value == "" {
+			if editing {
+				in.Properties[p.Name] = nil
+			}
+			continue
+		}
+		switch p.Type {
+		case store.PropertyNumber:
+			n, err := strconv.ParseFloat(p.Value, 64)
+			if err != nil {
+				errs[key] = "Must be a number"
+				continue
+			}
+			in.Properties[p.Name] = n
+		case store.PropertyBoolean:
+			in.Properties[p.Name] = p.Value == "true"
+		default:
+			in.Properties[p.Name] = p.Value
+		}
+		if msg := store.ValidateProperty(p.Type, in.Properties[p.Name]); msg != "" {
+			errs[key] = capitalize(msg)
+		}
+	}
+	if len(errs) == 0 {
+		errs = nil
+	}
+	return in, errs
+}
+
+// contactCreate is POST /contacts/new.
+func (h *Handler) contactCreate(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "contacts"
+	if !h.readUIForm(w, r, u) {
+		return
+	}
+	props, err := h.propFields(u, nil)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	f := views.ContactForm{Props: props}
+	in, errs := readContactForm(r, &f, false)
+	var c store.Contact
+	if errs == nil {
+		c, err = h.store.CreateContact(u.ws.ID, in)
+		if errors.Is(err, store.ErrConflict) {
+			if old, err2 := h.store.ContactByPhone(u.ws.ID, f.Phone); err2 == nil {
+				err = store.ValidationError{{Field: "phone", Message: "a contact with this number already exists: " + orUnnamed(contactName(&old))}}
+			}
+		}
+		errs = fieldErrors(err, nil)
+	}
+	if errs != nil {
+		f.Errors = errs
+		h.render(w, r, u, http.StatusUnprocessableEntity, "New contact", views.ContactNew(f))
+		return
+	}
+	http.Redirect(w, r, "/contacts/"+c.ID+"?done=created", http.StatusSeeOther)
+}
+
+func orUnnamed(name string) string {
+	if name == "" {
+		return "an unnamed contact"
+	}
+	return name
+}
+
+// contactOf finds the page's contact in the current workspace; any other id is the 404 page.
+func (h *Handler) contactOf(w http.ResponseWriter, r *http.Request, u *ui) (store.Contact, bool) {
+	u.section = "contacts"
+	c, err := h.store.Contact(u.ws.ID, r.PathValue("contact"))
+	if errors.Is(err, store.ErrNotFound) {
+		h.notFound(w, r, u, "such contact")
+		return c, false
+	}
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return c, false
+	}
+	return c, true
+}
+
+// contactView loads the contact page.
+func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.ContactView, error) {
+	// An unnamed contact (one that texted in) is known by its number.
+	v := views.ContactView{Name: contactName(c), Notice: contactNotices[r.URL.Query().Get("done")]}
+	if v.Name == "" {
+		v.Name = c.Phone()
+	}
+	props, err := h.propFields(u, c)
+	if err != nil {
+		return v, err
+	}
+	v.Form = views.ContactForm{ID: c.ID, FirstName: c.FirstName, LastName: c.LastName, Company: c.Company, Email: c.Email,
+		Phone: c.Phone(), Props: props}
+	wsLoc := u.ws.Location()
+	v.TimeZone = store.ContactLocation(c.TimeZone, c.Phone(), wsLoc, h.now()).String()
+	switch {
+	case c.TimeZone != "" && store.ValidTimeZone(c.TimeZone):
+		v.TimeZoneFrom = "the contact's own"
+	case phoneZone(c.Phone(), h.now()):
+		v.TimeZoneFrom = "from the number"
+	default:
+		v.TimeZoneFrom = "the workspace's"
+	}
+	if v.OptedOut, err = h.store.IsOptedOut(u.ws.ID, c.Phone()); err != nil {
+		return v, err
+	}
+	in, err := h.store.ContactGroups(u.ws.ID, c.ID)
+	if err != nil {
+		return v, err
+	}
+	member := map[string]bool{}
+	for _, g := range in {
+		member[g.ID] = true
+		v.Groups = append(v.Groups, views.Option{Value: g.ID, Label: g.Name})
+	}
+	all, err := h.store.Groups(u.ws.ID)
+	if err != nil {
+		return v, err
+	}
+	for _, g := range all {
+		if !member[g.ID] {
+			v.Others = append(v.Others, views.Option{Value: g.ID, Label: g.Name})
+		}
+	}
+	convs, err := h.store.ContactConversations(u.ws.ID, c.Phone())
+	if err != nil {
+		return v, err
+	}
+	loc, now := u.ws.Location(), h.now()
+	for _, cv := range convs {
+		at := cv.CreatedAt
+		if cv.LastMessageTime != nil {
+			at = *cv.LastMessageTime
+		}
+		v.Conversations = append(v.Conversations, views.ContactConversation{ID: cv.ID, From: cv.From, Status: cv.Status,
+			When: formatWhen(at, now, loc)})
+	}
+	return v, nil
+}
+
+func (h *Handler) renderContact(w http.ResponseWriter, r *http.Request, u *ui, c *store.Contact, status int, edit func(*views.ContactView)) {
+	v, err := h.contactView(r, u, c)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	if edit != nil {
+		edit(&v)
+	}
+	h.render(w, r, u, status, v.Name, views.Contact(v))
+}
+
+// contact is GET /contacts/{contact}.
+func (h *Handler) contact(w http.ResponseWriter, r *http.Request, u *ui) {
+	c, ok := h.contactOf(w, r, u)
+	if !ok {
+		return
+	}
+	h.renderContact(w, r, u, &c, http.StatusOK, nil)
+}
+
+// contactSave is POST /contacts/{contact}: the edit form (the phone stays).
+func (h *Handler) contactSave(w http.ResponseWriter, r *http.Request, u *ui) {
+	c, ok := h.contactOf(w, r, u)
+	if !ok || !h.readUIForm(w, r, u) {
+		return
+	}
+	props, err := h.propFields(u, &c)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	f := views.ContactForm{ID: c.ID, Phone: c.Phone(), Props: props}
+	in, errs := readContactForm(r, &f, true)
+	if errs == nil {
+		_, _, err = h.store.UpsertContact(u.ws.ID, in)
+		errs = fieldErrors(err, nil)
+	}
+	if errs != nil {
+		f.Errors = errs
+		h.renderContact(w, r, u, &c, http.StatusUnprocessableEntity, func(v *views.ContactView) {
+			v.Form = f
+			v.Error = "Not saved: see the form."
+			if e := errs["form"]; e != "" {
+				v.Error = e
+			}
+		})
+		return
+	}
+	http.Redirect(w, r, "/contacts/"+c.ID+"?done=saved", http.StatusSeeOther)
+}
+
+// contactGroupAdd is POST /contacts/{contact}/groups (group: a group id of the workspace).
+func (h *Handler) contactGroupAdd(w http.ResponseWriter, r *http.Request, u *ui) {
+	c, ok := h.contactOf(w, r, u)
+	if !ok || !h.readUIForm(w, r, u) {
+		return
+	}
+	err := h.store.AddContactToGroup(u.ws.ID, r.PostForm.Get("group"), c.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		h.renderContact(w, r, u, &c, http.StatusUnprocessableEntity, func(v *views.ContactView) {
+			v.Error = "Not added: there is no such group in this workspace."
+		})
+		return
+	}
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	http.Redirect(w, r, "/contacts/"+c.ID+"?done=grouped", http.StatusSeeOther)
+}
+
+// contactGroupRemove is POST /contacts/{contact}/groups/remove (group: a group id).
+func (h *Handler) contactGroupRemove(w http.ResponseWriter, r *http.Request, u *ui) {
+	c, ok := h.contactOf(w, r, u)
+	if !ok || !h.readUIForm(w, r, u) {
+		return
+	}
+	if _, err := h.store.RemoveFromGroup(u.ws.ID, r.PostForm.Get("group"), c.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+		h.uiError(w, r, u, err)
+		return
+	}
+	http.Redirect(w, r, "/contacts/"+c.ID+"?done=ungroup", http.StatusSeeOther)
+}
+
+// contactOptOut is POST /contacts/{contact}/optout: optedOut=true opts the number out (reason
+// admin), false opts it back in.
+func (h *Handler) contactOptOut(w http.ResponseWriter, r *http.Request, u *ui) {
+	c, ok := h.contactOf(w, r, u)
+	if !ok || !h.readUIForm(w, r, u) {
+		return
+	}
+	var err error
+	what := "optout"
+	if r.PostForm.Get("optedOut") == "true" {
+		_, _, err = h.store.CreateOptOut(u.ws.ID, u.user.ID, c.Phone(), "admin")
+	} else {
+		what = "optin"
+		_, err = h.store.RemoveOptOut(u.ws.ID, c.Phone())
+	}
+	if errs := fieldErrors(err, nil); errs != nil {
+		h.renderContact(w, r, u, &c, http.StatusUnprocessableEntity, func(v *views.ContactView) {
+			v.Error = "Not changed: " + firstError(errs)
+		})
+		return
+	}
+	http.Redirect(w, r, "/contacts/"+c.ID+"?done="+what, http.StatusSeeOther)
+}
+
+func phoneZone(phone string, at time.Time) bool {
+	_, ok := store.PhoneTimeZone(phone, at)
+	return ok
+}
