@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 	"switchboard/store"
 )
 
-// These tests build the binary once and run it as an operator would.
+// These tests build the binary (the module root) once and run it as an operator would.
 
 var binary string
 
@@ -30,7 +30,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "switchboard")
-	build := exec.Command("go", "build", "-o", binary, ".")
+	// The binary is the module root's main package, which embeds static/ and openapi.json.
+	build := exec.Command("go", "build", "-o", binary, "..")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "go build:", err)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -35,7 +35,7 @@ type serverInfo struct {
 
 func serverInfoPath(dataDir string) string { return filepath.Join(dataDir, "server.json") }
 
-func serve(args []string, stdout, stderr io.Writer) error {
+func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg, err := parseServeConfig(args, fs)
@@ -65,7 +65,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 
 	info := serverInfo{Addr: ln.Addr().String(), BackupToken: store.RandomToken(""), PID: os.Getpid()}
-	app, err := build(s, cfg, info.BackupToken)
+	app, err := build(s, cfg, info.BackupToken, assets)
 	if err != nil {
 		ln.Close()
 		return err
@@ -129,12 +129,12 @@ func (a *app) stop() {
 }
 
 // build wires the parts: store → web, plus the workers that deliver what the store queues.
-func build(s *store.Store, cfg config, backupToken string) (*app, error) {
+func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app, error) {
 	reg := prometheus.NewRegistry()
 	a := &app{}
 	wcfg := web.Config{
 		Stage: cfg.Stage, Provider: cfg.Provider, RateLimit: cfg.RateLimit, LogRequests: cfg.LogRequests,
-		Registry: reg, BackupToken: backupToken, OpenAPI: openAPIDocument,
+		Registry: reg, BackupToken: backupToken, OpenAPI: assets.OpenAPI,
 	}
 	// One guard for both checks of DESIGN §6: at subscribe time and in the delivery dialer.
 	guard := webhooks.NewGuard(cfg.HookAllowCIDRs)
@@ -165,7 +165,7 @@ func build(s *store.Store, cfg config, backupToken string) (*app, error) {
 	wcfg.Receiver = carrier.NewReceiver(s, cm)
 	wcfg.BaseURL, wcfg.TwilioAuthToken = cfg.BaseURL, cfg.Twilio.AuthToken
 	// The OAuth provider (DESIGN §5) adds its routes, pages and /static/ to the mux.
-	prov, err := oauth.New(s, oauth.Config{BaseURL: cfg.BaseURL, AccessTokenTTL: cfg.AccessTokenTTL, Static: staticFiles})
+	prov, err := oauth.New(s, oauth.Config{BaseURL: cfg.BaseURL, AccessTokenTTL: cfg.AccessTokenTTL, Static: assets.Static})
 	if err != nil {
 		a.stop()
 		return nil, err

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ func TestServeOpenAPIAndDocs(t *testing.T) {
 	}
 
 	res, body := get("/openapi.json")
-	want, err := os.ReadFile("openapi.json")
+	want, err := os.ReadFile("../openapi.json")
 	if err != nil {
 		t.Fatal(err)
 	}

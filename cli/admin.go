@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -113,7 +113,7 @@ func admin(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "  %-22s %s\n", n, cmds[n].usage)
 		}
 		if len(args) == 0 {
-			return errUsage
+			return ErrUsage
 		}
 		return nil
 	}
