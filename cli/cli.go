@@ -24,7 +24,6 @@ func Run(args []string, stdout, stderr io.Writer, a Assets) error {
 	return run(args, stdout, stderr, a)
 }
 
-
 const usage = `switchboard — business text messaging in one binary
 
 Usage:
