@@ -1,9 +1,14 @@
 package store
 
 import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
 	"maps"
 	"strings"
 
+	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -146,96 +151,172 @@ func (s *Store) insertContact(tx *bolt.Tx, fx *effects, workspaceID string, in C
 
 // putContact writes c and moves its index entries from old's (nil for a new contact).
 func (s *Store) putContact(tx *bolt.Tx, c *Contact, old *Contact) error {
-	ws := c.WorkspaceID
+	ws := idKey(c.WorkspaceID)
+	recs, err := wsBucketW(tx, bContacts, ws, fillAppend)
+	if err != nil {
+		return err
+	}
+	id := [16]byte(idKey(c.ID))
+	var num uint32
 	newDoc := docOf(c)
-	if old != nil {
+	if old == nil {
+		nums, err := wsBucketW(tx, bContactNums, ws, fillAppend)
+		if err != nil {
+			return err
+		}
+		seq, err := nums.NextSequence()
+		if err != nil {
+			return err
+		}
+		if seq > 1<<32-1 {
+			return errors.New("store: a workspace holds at most 2^32-1 contacts")
+		}
+		num = uint32(seq)
+		if err := putContactIndex(tx, ws, c, num, newDoc); err != nil {
+			return err
+		}
+	} else {
+		if num, err = recordNum(recs.Get(id[:])); err != nil {
+			return fmt.Errorf("store: contact %s: %w", c.ID, err)
+		}
 		oldDoc := docOf(old)
 		// The email index is keyed by strings.ToLower: "ſ" and "s" are equal under
 		// strings.EqualFold but lower to different keys.
 		if oldDoc != newDoc || old.Phone() != c.Phone() || strings.ToLower(old.Email) != strings.ToLower(c.Email) {
-			if err := deleteContactIndex(tx, old, oldDoc); err != nil {
+			if err := deleteContactIndex(tx, ws, old, num, oldDoc); err != nil {
 				return err
 			}
-			old = nil
+			if err := putContactIndex(tx, ws, c, num, newDoc); err != nil {
+				return err
+			}
 		}
 	}
-	if old == nil {
-		if err := putContactIndex(tx, c, newDoc); err != nil {
+	rec, err := encodeContact(c, num, tenantOf(tx))
+	if err != nil {
+		return err
+	}
+	return recs.Put(id[:], rec)
+}
+
+func orderKey(d searchDoc, num uint32) []byte {
+	return binary.BigEndian.AppendUint32(d.sortKey(), num)
+}
+
+func emailKey(email string, num uint32) []byte {
+	k := append([]byte(strings.ToLower(email)), 0)
+	return binary.BigEndian.AppendUint32(k, num)
+}
+
+func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc) error {
+	id := [16]byte(idKey(c.ID))
+	if p := c.Phone(); p != "" {
+		b, err := wsBucketW(tx, bContactPhone, ws, 0)
+		if err != nil {
+			return err
+		}
+		// The phone is unique in a workspace; the first contact indexed under it keeps it.
+		if b.Get([]byte(p)) == nil {
+			if err := b.Put([]byte(p), id[:]); err != nil {
+				return err
+			}
+		}
+	}
+	if c.Email != "" {
+		b, err := wsBucketW(tx, bContactEmail, ws, 0)
+		if err != nil {
+			return err
+		}
+		if err := b.Put(emailKey(c.Email, num), nil); err != nil {
 			return err
 		}
 	}
-	return putJSON(tx.Bucket(bContacts), wsKey(ws, c.ID), c)
-}
-
-func orderKey(ws string, d searchDoc, id string) []byte {
+	terms, err := wsBucketW(tx, bContactTerms, ws, 0)
+	if err != nil {
+		return err
+	}
+	for _, t := range d.terms() {
+		if err := addPosting(terms, t, num); err != nil {
+			return err
+		}
+	}
+	order, err := wsBucketW(tx, bContactOrder, ws, 0)
+	if err != nil {
+		return err
+	}
 	sk := d.sortKey()
-	k := make([]byte, 0, 17+len(sk)+16)
-	k = append(k, idKey(ws)...)
-	k = append(k, 0)
-	k = append(k, sk...)
-	return append(k, idKey(id)...)
+	if err := order.Put(orderKey(d, num), nil); err != nil {
+		return err
+	}
+	nums, err := wsBucketW(tx, bContactNums, ws, fillAppend)
+	if err != nil {
+		return err
+	}
+	return putSlot(nums, num, id, rankOf(sk))
 }
 
-func putContactIndex(tx *bolt.Tx, c *Contact, d searchDoc) error {
-	ws, id := c.WorkspaceID, c.ID
+// deleteContactIndex removes c's index entries; its num slot is rewritten by putContactIndex
+// or cleared by the caller.
+func deleteContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc) error {
+	id := idKey(c.ID)
 	if p := c.Phone(); p != "" {
-		if err := tx.Bucket(bContactPhone).Put(idxKey(ws, p, id), nil); err != nil {
-			return err
+		if b := wsBucket(tx, bContactPhone, ws); b != nil && bytes.Equal(b.Get([]byte(p)), id) {
+			if err := b.Delete([]byte(p)); err != nil {
+				return err
+			}
 		}
 	}
 	if c.Email != "" {
-		if err := tx.Bucket(bContactEmail).Put(idxKey(ws, strings.ToLower(c.Email), id), nil); err != nil {
-			return err
+		if b := wsBucket(tx, bContactEmail, ws); b != nil {
+			if err := b.Delete(emailKey(c.Email, num)); err != nil {
+				return err
+			}
 		}
 	}
-	terms, wsID, cid, rank := tx.Bucket(bContactTerms), idKey(ws), [16]byte(idKey(id)), rankOf(d.sortKey())
-	for _, t := range d.terms() {
-		if err := addTermID(terms, wsID, t, cid, rank); err != nil {
-			return err
+	if terms := wsBucket(tx, bContactTerms, ws); terms != nil {
+		for _, t := range d.terms() {
+			if err := removePosting(terms, t, num); err != nil {
+				return err
+			}
 		}
 	}
-	enc := d.encode()
-	if err := tx.Bucket(bContactOrder).Put(orderKey(ws, d, id), enc); err != nil {
-		return err
+	if order := wsBucket(tx, bContactOrder, ws); order != nil {
+		return order.Delete(orderKey(d, num))
 	}
-	return tx.Bucket(bContactDoc).Put(wsKey(ws, id), enc)
-}
-
-func deleteContactIndex(tx *bolt.Tx, c *Contact, d searchDoc) error {
-	ws, id := c.WorkspaceID, c.ID
-	if p := c.Phone(); p != "" {
-		if err := tx.Bucket(bContactPhone).Delete(idxKey(ws, p, id)); err != nil {
-			return err
-		}
-	}
-	if c.Email != "" {
-		if err := tx.Bucket(bContactEmail).Delete(idxKey(ws, strings.ToLower(c.Email), id)); err != nil {
-			return err
-		}
-	}
-	terms, wsID, cid := tx.Bucket(bContactTerms), idKey(ws), [16]byte(idKey(id))
-	for _, t := range d.terms() {
-		if err := removeTermID(terms, wsID, t, cid); err != nil {
-			return err
-		}
-	}
-	if err := tx.Bucket(bContactOrder).Delete(orderKey(ws, d, id)); err != nil {
-		return err
-	}
-	return tx.Bucket(bContactDoc).Delete(wsKey(ws, id))
+	return nil
 }
 
 func contactIDByPhone(tx *bolt.Tx, workspaceID, phone string) string {
-	return idxFirst(tx.Bucket(bContactPhone), workspaceID, phone)
+	b := wsBucket(tx, bContactPhone, idKey(workspaceID))
+	if b == nil {
+		return ""
+	}
+	if v := b.Get([]byte(phone)); len(v) == 16 {
+		return ulid.ULID(v).String()
+	}
+	return ""
+}
+
+// tenantOf is the installation's tenant id, which contact records leave out.
+func tenantOf(tx *bolt.Tx) string {
+	return string(tx.Bucket(bMeta).Get([]byte("tenant_id")))
 }
 
 func getContact(tx *bolt.Tx, workspaceID, id string) (Contact, error) {
-	var c Contact
-	ok, err := getJSON(tx.Bucket(bContacts), wsKey(workspaceID, id), &c)
-	if err == nil && !ok {
-		err = errorf(ErrNotFound, "contact not found")
-	}
+	c, _, err := getContactNum(tx, workspaceID, id)
 	return c, err
+}
+
+func getContactNum(tx *bolt.Tx, workspaceID, id string) (Contact, uint32, error) {
+	u, ok := ParseID(id)
+	recs := wsBucket(tx, bContacts, idKey(workspaceID))
+	if !ok || recs == nil {
+		return Contact{}, 0, errorf(ErrNotFound, "contact not found")
+	}
+	v := recs.Get(u[:])
+	if v == nil {
+		return Contact{}, 0, errorf(ErrNotFound, "contact not found")
+	}
+	return decodeContact(v, u.String(), workspaceID, tenantOf(tx))
 }
 
 // Contact returns a contact by id.

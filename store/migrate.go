@@ -16,7 +16,9 @@ type migration struct {
 
 // migrations is the ordered list of schema changes; SchemaVersion is one more than its length.
 // Append a step to change the schema; never edit or reorder a step that has shipped.
-var migrations = []migration{}
+var migrations = []migration{
+	{"compact contact records, per-workspace contact indexes", migrateCompactContacts}, // 1→2
+}
 
 // SchemaVersion is the version this binary writes; migrations bring older files forward.
 var SchemaVersion = 1 + len(migrations)

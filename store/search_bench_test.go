@@ -117,7 +117,7 @@ type indexSizes struct {
 }
 
 // contactIndexBuckets are every bucket that exists to find or order contacts.
-var contactIndexBuckets = [][]byte{bContactPhone, bContactEmail, bContactTerms, bContactOrder, bContactDoc}
+var contactIndexBuckets = [][]byte{bContactPhone, bContactEmail, bContactTerms, bContactOrder, bContactNums}
 
 // measureIndex sums the contact index buckets against the contacts bucket.
 func measureIndex(s *Store) (indexSizes, error) {
@@ -126,10 +126,13 @@ func measureIndex(s *Store) (indexSizes, error) {
 		for _, name := range append([][]byte{bContacts}, contactIndexBuckets...) {
 			b := tx.Bucket(name)
 			var kv, n int64
-			if err := b.ForEach(func(k, v []byte) error {
-				kv += int64(len(k) + len(v))
-				n++
-				return nil
+			// Every workspace's nested bucket.
+			if err := b.ForEachBucket(func(ws []byte) error {
+				return b.Bucket(ws).ForEach(func(k, v []byte) error {
+					kv += int64(len(k) + len(v))
+					n++
+					return nil
+				})
 			}); err != nil {
 				return err
 			}

@@ -60,24 +60,25 @@ func (v ValidationError) Error() string {
 // Bucket names, declared in one place. Index buckets hold keys of the form
 // workspace(16) | 0x00 | term | 0x00 | id(16) with empty values unless noted.
 var (
-	bMeta          = []byte("meta")
-	bTenants       = []byte("tenants")
-	bWorkspaces    = []byte("workspaces")
-	bUsers         = []byte("users")
-	bUserEmail     = []byte("idx_user_email") // lower(email) -> user id
-	bMemberships   = []byte("memberships")    // ws|user -> Membership
-	bUserWS        = []byte("idx_user_workspaces")
-	bInvitations   = []byte("invitations")
-	bNumbers       = []byte("phone_numbers")
-	bNumberPhone   = []byte("idx_phone_number_phone")
-	bProperties    = []byte("contact_properties")
-	bPropertyName  = []byte("idx_contact_property_name")
-	bContacts      = []byte("contacts")
-	bContactPhone  = []byte("idx_contact_phone")
-	bContactEmail  = []byte("idx_contact_email")
-	bContactTerms  = []byte("idx_contact_terms") // ws|0|term|0|first id -> posting chunk (search.go)
-	bContactOrder  = []byte("idx_contact_order") // ws|0|sortkey|id -> search doc
-	bContactDoc    = []byte("contact_search_docs")
+	bMeta         = []byte("meta")
+	bTenants      = []byte("tenants")
+	bWorkspaces   = []byte("workspaces")
+	bUsers        = []byte("users")
+	bUserEmail    = []byte("idx_user_email") // lower(email) -> user id
+	bMemberships  = []byte("memberships")    // ws|user -> Membership
+	bUserWS       = []byte("idx_user_workspaces")
+	bInvitations  = []byte("invitations")
+	bNumbers      = []byte("phone_numbers")
+	bNumberPhone  = []byte("idx_phone_number_phone")
+	bProperties   = []byte("contact_properties")
+	bPropertyName = []byte("idx_contact_property_name")
+	// The contact buckets hold a bucket per workspace (layout in search_index.go).
+	bContacts      = []byte("contact_records")
+	bContactPhone  = []byte("idx_contact_by_phone")
+	bContactEmail  = []byte("idx_contact_by_email")
+	bContactTerms  = []byte("idx_contact_postings")
+	bContactOrder  = []byte("idx_contact_names")
+	bContactNums   = []byte("idx_contact_nums")
 	bConversations = []byte("conversations")
 	bConvKey       = []byte("idx_conversation_key")
 	bMessages      = []byte("messages")
@@ -101,7 +102,7 @@ var (
 var allBuckets = [][]byte{
 	bMeta, bTenants, bWorkspaces, bUsers, bUserEmail, bMemberships, bUserWS, bInvitations,
 	bNumbers, bNumberPhone, bProperties, bPropertyName, bContacts, bContactPhone, bContactEmail,
-	bContactTerms, bContactOrder, bContactDoc, bConversations, bConvKey, bMessages, bConvMessages,
+	bContactTerms, bContactOrder, bContactNums, bConversations, bConvKey, bMessages, bConvMessages,
 	bOutbox, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 }

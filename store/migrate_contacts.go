@@ -1,0 +1,57 @@
+package store
+
+import (
+	"fmt"
+
+	"github.com/oklog/ulid/v2"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Schema 1 kept contacts as JSON under workspace|id in "contacts", indexed by
+// workspace-prefixed keys, with a second copy of each contact's folded text (its search
+// document) in both "contact_search_docs" and the order index. These are its buckets.
+var (
+	v1Contacts     = []byte("contacts")
+	v1ContactIndex = [][]byte{
+		[]byte("idx_contact_phone"), []byte("idx_contact_email"), []byte("idx_contact_terms"),
+		[]byte("idx_contact_order"), []byte("contact_search_docs"),
+	}
+)
+
+// migrateCompactContacts rewrites every schema-1 contact as a compact record with its index
+// entries in the per-workspace buckets, then drops the schema-1 buckets. Contacts are visited in
+// key order (workspace, then id), so each workspace's nums ascend with its ids.
+func migrateCompactContacts(s *Store, tx *bolt.Tx) error {
+	if old := tx.Bucket(v1Contacts); old != nil {
+		c := old.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if len(k) != 32 || v == nil {
+				return fmt.Errorf("contact key %x is not workspace|id", k)
+			}
+			var ct Contact
+			if err := jsonUnmarshal(v, &ct); err != nil {
+				return fmt.Errorf("contact %x: %w", k, err)
+			}
+			// The key is what the record is found by; the JSON's ids say the same unless the
+			// file was edited by hand.
+			ct.WorkspaceID, ct.ID = ulid.ULID(k[:16]).String(), ulid.ULID(k[16:]).String()
+			if ct.Flags == nil {
+				ct.Flags = []string{}
+			}
+			if err := s.putContact(tx, &ct, nil); err != nil {
+				return fmt.Errorf("contact %s: %w", ct.ID, err)
+			}
+		}
+		if err := tx.DeleteBucket(v1Contacts); err != nil {
+			return err
+		}
+	}
+	for _, name := range v1ContactIndex {
+		if tx.Bucket(name) != nil {
+			if err := tx.DeleteBucket(name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,183 @@
+package store
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// TestMigrateCompactContacts writes a schema-1 file (contacts as JSON under workspace|id, the
+// old workspace-prefixed index buckets beside them), opens it, and expects every contact back
+// unchanged, found by phone and by search, and the schema-1 buckets gone.
+func TestMigrateCompactContacts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v1.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.CreateWorkspace("Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddProperty(w.ID, "plan", PropertyText); err != nil {
+		t.Fatal(err)
+	}
+	str := func(v string) *string { return &v }
+	var want []Contact
+	for _, in := range []ContactInput{
+		{Phone: "+14155550101", FirstName: str("José"), LastName: str("Núñez"), Email: str("jose@example.com"),
+			Company: str("Globex"), Properties: map[string]any{"plan": "gold"}},
+		{Phone: "+14155550102", FirstName: str("Ana")},
+		{Phone: "+14155550103"},
+	} {
+		c, err := s.CreateContact(w.ID, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, c)
+	}
+	// A contact changed after it was made, with a blocked channel and a last inbound time.
+	later := want[1].CreatedAt.Add(90 * time.Minute)
+	want[1].UpdatedAt, want[1].LastInboundMessageTime = later, &later
+	want[1].InboundChannels[0].BlockedAt = &later
+	want[1].Flags = []string{"vip"}
+	s.Close()
+
+	// Rewrite the file as schema 1 wrote it.
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bContacts, bContactPhone, bContactEmail, bContactTerms, bContactOrder, bContactNums} {
+			if err := tx.DeleteBucket(name); err != nil {
+				return err
+			}
+		}
+		old, err := tx.CreateBucket(v1Contacts)
+		if err != nil {
+			return err
+		}
+		for _, c := range want {
+			data, err := json.Marshal(c)
+			if err != nil {
+				return err
+			}
+			if err := old.Put(wsKey(w.ID, c.ID), data); err != nil {
+				return err
+			}
+		}
+		for _, name := range v1ContactIndex {
+			b, err := tx.CreateBucket(name)
+			if err != nil {
+				return err
+			}
+			if err := b.Put(append(idKey(w.ID), 0, 'x'), []byte("old")); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bMeta).Put([]byte("schema_version"), encodeUint(1))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if v, _ := s.SchemaVersion(); v != SchemaVersion || v < 2 {
+		t.Fatalf("schema version %d after migration, want %d", v, SchemaVersion)
+	}
+	for _, c := range want {
+		got, err := s.Contact(w.ID, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, c) {
+			t.Errorf("contact after migration:\n got %+v\nwant %+v", got, c)
+		}
+		byPhone, err := s.ContactByPhone(w.ID, c.Phone())
+		if err != nil || byPhone.ID != c.ID {
+			t.Errorf("ContactByPhone(%s) = %s, %v; want %s", c.Phone(), byPhone.ID, err, c.ID)
+		}
+	}
+	for q, wantIDs := range map[string][]string{
+		"":                 {want[1].ID, want[0].ID, want[2].ID},
+		"jose":             {want[0].ID},
+		"jose@example.com": {want[0].ID},
+		"0102":             {want[1].ID},
+		"glob":             {want[0].ID},
+	} {
+		res, err := s.SearchContacts(w.ID, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, c := range res {
+			ids = append(ids, c.ID)
+		}
+		if !slices.Equal(ids, wantIDs) {
+			t.Errorf("search %q after migration = %v, want %v", q, ids, wantIDs)
+		}
+	}
+	err = s.db.View(func(tx *bolt.Tx) error {
+		for _, name := range append([][]byte{v1Contacts}, v1ContactIndex...) {
+			if tx.Bucket(name) != nil {
+				t.Errorf("schema-1 bucket %s is still there", name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// New contacts continue after the migrated ones, and the phone stays unique.
+	if _, err := s.CreateContact(w.ID, ContactInput{Phone: "+14155550102"}); err == nil {
+		t.Error("a migrated phone could be taken twice")
+	}
+	c, err := s.CreateContact(w.ID, ContactInput{Phone: "+14155550104", FirstName: str("Aaron")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := s.SearchContacts(w.ID, ""); len(res) != 4 || res[0].ID != c.ID {
+		t.Errorf("after migration a new contact lists as %v", res)
+	}
+}
+
+// FuzzContactRecord: a record decodes to the contact it was encoded from, and no bytes make the
+// decoder panic.
+func FuzzContactRecord(f *testing.F) {
+	f.Add("José", "Núñez", "ana+vip@example.com", "+14155550123", "01JD0000000000000000000000", int64(1_700_000_000_123_456_789), int64(0), true)
+	f.Add("", "", "", "", "not-a-ulid", int64(-5), int64(1), false)
+	f.Add("\x00", "\xff", "a", "+1", "", int64(0), int64(-1), true)
+	f.Fuzz(func(t *testing.T, first, last, email, phone, chID string, created, updatedDelta int64, blocked bool) {
+		at := time.Unix(0, created).UTC()
+		c := Contact{ID: "01JD00000000000000000000AB", WorkspaceID: "01JD00000000000000000000WS", TenantID: "t",
+			FirstName: first, LastName: last, Email: email, Flags: []string{}, Properties: map[string]any{},
+			Source: SourceImport, Addresses: []Address{}, CreatedAt: at, UpdatedAt: at.Add(time.Duration(updatedDelta)),
+			InboundChannels: []InboundChannel{{ID: chID, Address: phone, CommunicationType: CommSMS,
+				ContactID: "01JD00000000000000000000AB", IsDefault: true, CreatedAt: at, UpdatedAt: at}}}
+		if blocked {
+			c.InboundChannels[0].BlockedAt = &at
+		}
+		rec, err := encodeContact(&c, 42, "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, num, err := decodeContact(rec, c.ID, c.WorkspaceID, "t")
+		if err != nil || num != 42 || !reflect.DeepEqual(got, c) {
+			t.Fatalf("decode(encode(%+v)) = %+v, %d, %v", c, got, num, err)
+		}
+		// Arbitrary bytes: an error or a contact, never a panic.
+		_, _, _ = decodeContact([]byte(first+last+email), c.ID, c.WorkspaceID, "t")
+		_, _, _ = decodeContact(append([]byte{contactRecordVersion, 1}, []byte(phone+chID)...), c.ID, c.WorkspaceID, "t")
+	})
+}
