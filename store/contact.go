@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"strings"
 
@@ -202,9 +203,17 @@ func orderKey(d searchDoc, num uint32) []byte {
 	return binary.BigEndian.AppendUint32(d.sortKey(), num)
 }
 
+// emailKey is the email index key of a contact: a hash of its lowered email, then its num.
+// The hash, not the email, keeps the key at 8 bytes; a lookup reads the few contacts under a
+// hash and compares their emails.
 func emailKey(email string, num uint32) []byte {
-	k := append([]byte(strings.ToLower(email)), 0)
-	return binary.BigEndian.AppendUint32(k, num)
+	return binary.BigEndian.AppendUint32(emailHash(email), num)
+}
+
+func emailHash(email string) []byte {
+	h := fnv.New32a()
+	h.Write([]byte(strings.ToLower(email)))
+	return h.Sum(nil)
 }
 
 func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc) error {
@@ -216,7 +225,7 @@ func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc
 		}
 		// The phone is unique in a workspace; the first contact indexed under it keeps it.
 		if b.Get([]byte(p)) == nil {
-			if err := b.Put([]byte(p), id[:]); err != nil {
+			if err := b.Put([]byte(p), numKey(num)); err != nil {
 				return err
 			}
 		}
@@ -230,7 +239,7 @@ func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc
 			return err
 		}
 	}
-	terms, err := wsBucketW(tx, bContactTerms, ws, 0)
+	terms, err := wsBucketW(tx, bContactTerms, ws, fillPostings)
 	if err != nil {
 		return err
 	}
@@ -257,9 +266,8 @@ func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc
 // deleteContactIndex removes c's index entries; its num slot is rewritten by putContactIndex
 // or cleared by the caller.
 func deleteContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc) error {
-	id := idKey(c.ID)
 	if p := c.Phone(); p != "" {
-		if b := wsBucket(tx, bContactPhone, ws); b != nil && bytes.Equal(b.Get([]byte(p)), id) {
+		if b := wsBucket(tx, bContactPhone, ws); b != nil && bytes.Equal(b.Get([]byte(p)), numKey(num)) {
 			if err := b.Delete([]byte(p)); err != nil {
 				return err
 			}
@@ -286,12 +294,15 @@ func deleteContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d search
 }
 
 func contactIDByPhone(tx *bolt.Tx, workspaceID, phone string) string {
-	b := wsBucket(tx, bContactPhone, idKey(workspaceID))
-	if b == nil {
+	ws := idKey(workspaceID)
+	b, nums := wsBucket(tx, bContactPhone, ws), wsBucket(tx, bContactNums, ws)
+	if b == nil || nums == nil {
 		return ""
 	}
-	if v := b.Get([]byte(phone)); len(v) == 16 {
-		return ulid.ULID(v).String()
+	if v := b.Get([]byte(phone)); len(v) == 4 {
+		if id, _, ok := newSlotReader(nums).slot(binary.BigEndian.Uint32(v)); ok {
+			return ulid.ULID(id).String()
+		}
 	}
 	return ""
 }

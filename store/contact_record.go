@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -40,7 +41,12 @@ const (
 	ctCreated
 	ctUpdated
 	ctChannel // one inbound channel, a sub-record of chXxx fields ended by chEnd
+	ctSourceCode
 )
+
+// sourceCodes are the known contact sources, written as one byte (ctSourceCode) instead of a
+// string; never reorder.
+var sourceCodes = []string{SourceAPI, SourceAdmin, SourceInbound, SourceImport}
 
 const (
 	chEnd byte = iota
@@ -56,6 +62,7 @@ const (
 	chCreated
 	chUpdated
 	chIDText // an id that is not a ULID, kept as written
+	chSMS    // CommunicationType "sms", the usual one, with no payload
 )
 
 var errBadRecord = errors.New("store: corrupt contact record")
@@ -111,7 +118,11 @@ func encodeContact(c *Contact, num uint32, tenant string) ([]byte, error) {
 	w.str(ctCompany, c.Company)
 	w.str(ctEmail, c.Email)
 	w.str(ctAvatar, c.AvatarURL)
-	w.str(ctSource, c.Source)
+	if i := slices.Index(sourceCodes, c.Source); i >= 0 {
+		w.b = append(w.b, ctSourceCode, byte(i))
+	} else {
+		w.str(ctSource, c.Source)
+	}
 	if c.TenantID != tenant {
 		// An empty tenant id is written too (as an empty string) so that it decodes as empty.
 		w.bytes(ctTenant, []byte(c.TenantID))
@@ -151,7 +162,11 @@ func encodeContact(c *Contact, num uint32, tenant string) ([]byte, error) {
 		w.b = append(w.b, ctChannel)
 		w.id(chID, chIDText, ch.ID)
 		w.str(chAddress, ch.Address)
-		w.str(chType, ch.CommunicationType)
+		if ch.CommunicationType == CommSMS {
+			w.b = append(w.b, chSMS)
+		} else {
+			w.str(chType, ch.CommunicationType)
+		}
 		w.str(chCarrier, ch.Carrier)
 		if ch.ContactID != c.ID {
 			w.bytes(chContact, []byte(ch.ContactID))
@@ -304,6 +319,12 @@ func decodeContact(rec []byte, id, workspaceID, tenant string) (Contact, uint32,
 			c.AvatarURL = r.str()
 		case ctSource:
 			c.Source = r.str()
+		case ctSourceCode:
+			if i := int(r.byte()); i < len(sourceCodes) {
+				c.Source = sourceCodes[i]
+			} else {
+				r.err = errBadRecord
+			}
 		case ctTenant:
 			c.TenantID = r.str()
 		case ctFlags:
@@ -335,6 +356,8 @@ func decodeContact(rec []byte, id, workspaceID, tenant string) (Contact, uint32,
 					ch.Address = r.str()
 				case chType:
 					ch.CommunicationType = r.str()
+				case chSMS:
+					ch.CommunicationType = CommSMS
 				case chCarrier:
 					ch.Carrier = r.str()
 				case chContact:

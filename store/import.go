@@ -19,7 +19,7 @@ import (
 // ImportBatchSize is how many rows one import transaction writes at most. Each contact, its
 // index entries and its events still share one transaction; batching only saves fsyncs and page
 // rewrites.
-const ImportBatchSize = 20000
+const ImportBatchSize = 5000
 
 // importFirstBatch is the size of the first batch; each next one doubles up to ImportBatchSize.
 // bbolt splits a node only when its transaction commits, and a node's insert shifts the entries

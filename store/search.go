@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/bits"
 	"slices"
+	"strings"
 
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
@@ -131,13 +132,17 @@ func (s *searcher) search() ([][16]byte, error) {
 		}
 	}
 	if q.Exact != "" && s.email != nil {
-		// Emails are not unique: every contact with that email ranks first.
-		p := append([]byte(q.Exact), 0)
+		// Emails are not unique: every contact with that email ranks first. The index holds a
+		// hash of the email: each contact under it is read and its email compared.
+		p := emailHash(q.Exact)
 		sl := newSlotReader(s.num)
 		c := s.email.Cursor()
 		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
-			if len(k) == len(p)+4 {
-				if id, _, ok := sl.slot(chunkFirst(k)); ok {
+			if len(k) != len(p)+4 {
+				continue
+			}
+			if id, _, ok := sl.slot(chunkFirst(k)); ok {
+				if ct, ok := s.contact(id); ok && strings.ToLower(ct.Email) == q.Exact {
 					addExact(id)
 				}
 			}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"switchboard/internal/benchgen"
 	"testing"
 	"time"
 
@@ -44,11 +45,11 @@ func BenchmarkSearch1M(b *testing.B) {
 	}
 	// Email prefixes as people type them: first.la of generated contacts.
 	var emails []string
-	g := newBenchGen(99)
+	g := benchgen.New(99)
 	for range 200 {
-		c := g.next()
-		last := emailPart(c.last)
-		emails = append(emails, emailPart(c.first)+"."+last[:min(2, len(last))])
+		c := g.Next()
+		last := benchgen.EmailPart(c.Last)
+		emails = append(emails, benchgen.EmailPart(c.First)+"."+last[:min(2, len(last))])
 	}
 
 	for _, k := range []struct {

@@ -14,8 +14,8 @@ import (
 // bytes, so that no key inside repeats them (DESIGN §8):
 //
 //	contact_records       id(16) → record (contact_record.go)
-//	idx_contact_by_phone  phone → id(16)
-//	idx_contact_by_email  lower(email) | 0x00 | num(4) → empty
+//	idx_contact_by_phone  phone → num(4)
+//	idx_contact_by_email  fnv32(lower(email)) | num(4) → empty
 //	idx_contact_names     sort key | num(4) → empty: every contact in display order
 //	idx_contact_nums      num/numBlock (4) → numBlock slots of id(16) | rank(rankLen)
 //	idx_contact_postings  term | 0x00 | first num(4) → the chunk's other nums, delta+uvarint
@@ -41,8 +41,9 @@ const (
 
 // Fill factors: the records and the nums blocks grow at their end (ULIDs and nums ascend), so
 // their pages are filled before they split; the others take keys all over their range.
-const (
-	fillAppend = 0.95
+var (
+	fillAppend   = 0.95
+	fillPostings = 0.9
 )
 
 var errBadChunk = errors.New("store: corrupt postings chunk")
@@ -149,6 +150,20 @@ func decodeChunk(dst []uint32, first uint32, v []byte) ([]uint32, error) {
 	return dst, nil
 }
 
+// chunkLast is the last num of a chunk; ok is false when the chunk does not decode.
+func chunkLast(first uint32, v []byte) (uint32, bool) {
+	n := uint64(first)
+	for len(v) > 0 {
+		d, k := binary.Uvarint(v)
+		if k <= 0 || d == 0 {
+			return 0, false
+		}
+		n += d
+		v = v[k:]
+	}
+	return uint32(n), n <= 1<<32-1
+}
+
 // encodeChunk is the value of a chunk of nums (ascending, distinct, at least one).
 func encodeChunk(nums []uint32) []byte {
 	v := make([]byte, 0, len(nums)+8)
@@ -200,6 +215,15 @@ func addPosting(b *bolt.Bucket, term string, num uint32) error {
 		return b.Put(termKey(term, num), nil)
 	}
 	first := chunkFirst(k)
+	if last, ok := chunkLast(first, v); ok && num > last {
+		// The common case, a new contact: append one delta, decoding nothing.
+		if len(v) >= chunkMax {
+			return b.Put(termKey(term, num), nil)
+		}
+		nv := make([]byte, len(v), len(v)+binary.MaxVarintLen32)
+		copy(nv, v)
+		return b.Put(bytes.Clone(k), binary.AppendUvarint(nv, uint64(num-last)))
+	}
 	nums, err := decodeChunk(nil, first, v)
 	if err != nil {
 		return err

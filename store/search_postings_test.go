@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"switchboard/internal/benchgen"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -201,7 +202,7 @@ func TestSearchPlans(t *testing.T) {
 		in := ContactInput{Phone: fmt.Sprintf("+1%03d%07d", 200+r.IntN(800), r.IntN(10_000_000)),
 			FirstName: &first, LastName: &last}
 		if r.IntN(3) == 0 {
-			email := fmt.Sprintf("%s.x%d@%s.com", emailPart(first), i, []string{"hotmail", "mail", "acme"}[r.IntN(3)])
+			email := fmt.Sprintf("%s.x%d@%s.com", benchgen.EmailPart(first), i, []string{"hotmail", "mail", "acme"}[r.IntN(3)])
 			in.Email = &email
 		}
 		ins = append(ins, in)
@@ -241,9 +242,9 @@ func TestSearchPlans(t *testing.T) {
 	t.Cleanup(func() { walkBudget, rankDirect = wb, rd })
 	type plan struct{ walkBudget, rankDirect int }
 	for _, p := range []plan{
-		{20_000, 20_000}, // as configured
-		{10, 20_000},     // every walk gives up at once: rank rounds
-		{20_000, 0},      // always rank
+		{20_000, 20_000},   // as configured
+		{10, 20_000},       // every walk gives up at once: rank rounds
+		{20_000, 0},        // always rank
 		{1 << 30, 1 << 30}, // always walk
 	} {
 		walkBudget, rankDirect = p.walkBudget, p.rankDirect
