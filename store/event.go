@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"time"
 
@@ -94,17 +95,39 @@ type optOutRef struct{ ws, phone string }
 
 // update runs fn in a batched write transaction (DB.Batch coalesces concurrent writers into
 // one fsync). fn may run twice, so it starts from fresh effects each time.
+//
+// A refusal (a ValidationError or an *Error: not found, forbidden, conflict, opted out) is
+// returned through this call's own variable and the batch function returns nil: returned to
+// bbolt, it would roll back the whole batch and run every other caller's function again. So fn
+// must refuse before it writes anything, as every store function does (checks, then writes); any
+// other error still rolls the batch back.
 func (s *Store) update(fn func(tx *bolt.Tx, fx *effects) error) error {
 	var fx effects
+	var refused error
 	err := s.db.Batch(func(tx *bolt.Tx) error {
-		fx = effects{}
-		return fn(tx, &fx)
+		fx, refused = effects{}, nil
+		err := fn(tx, &fx)
+		if isRefusal(err) {
+			refused, fx = err, effects{}
+			return nil
+		}
+		return err
 	})
 	if err != nil {
 		return err
 	}
+	if refused != nil {
+		return refused
+	}
 	s.applyEffects(&fx)
 	return nil
+}
+
+// isRefusal reports whether err is a request's refusal rather than a failure of the write.
+func isRefusal(err error) bool {
+	var verr ValidationError
+	var serr *Error
+	return errors.As(err, &verr) || errors.As(err, &serr)
 }
 
 // updateNow is update without batching, for callers that write big transactions (imports).
