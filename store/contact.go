@@ -263,8 +263,7 @@ func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc
 	return putSlot(nums, num, id, rankOf(sk))
 }
 
-// deleteContactIndex removes c's index entries; its num slot is rewritten by putContactIndex
-// or cleared by the caller.
+// deleteContactIndex removes c's index entries; its num slot is rewritten by putContactIndex.
 func deleteContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc) error {
 	if p := c.Phone(); p != "" {
 		if b := wsBucket(tx, bContactPhone, ws); b != nil && bytes.Equal(b.Get([]byte(p)), numKey(num)) {

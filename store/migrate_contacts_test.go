@@ -176,8 +176,13 @@ func FuzzContactRecord(f *testing.F) {
 		if err != nil || num != 42 || !reflect.DeepEqual(got, c) {
 			t.Fatalf("decode(encode(%+v)) = %+v, %d, %v", c, got, num, err)
 		}
+		f, l, co, e, ph, err := recordText(rec)
+		if err != nil || f != c.FirstName || l != c.LastName || co != c.Company || e != c.Email || ph != c.Phone() {
+			t.Fatalf("recordText = %q %q %q %q %q, %v; want the contact's", f, l, co, e, ph, err)
+		}
 		// Arbitrary bytes: an error or a contact, never a panic.
 		_, _, _ = decodeContact([]byte(first+last+email), c.ID, c.WorkspaceID, "t")
+		_, _, _, _, _, _ = recordText([]byte(first + last + email))
 		_, _, _ = decodeContact(append([]byte{contactRecordVersion, 1}, []byte(phone+chID)...), c.ID, c.WorkspaceID, "t")
 	})
 }

@@ -238,16 +238,16 @@ func TestSearchPlans(t *testing.T) {
 		"12",             // digits alone: plain walk
 		"zzz 1",          // nothing
 	}
-	wb, rd := walkBudget, rankDirect
-	t.Cleanup(func() { walkBudget, rankDirect = wb, rd })
-	type plan struct{ walkBudget, rankDirect int }
+	wb, rd, wc := walkBudget, rankDirect, walkStepCost
+	t.Cleanup(func() { walkBudget, rankDirect, walkStepCost = wb, rd, wc })
+	type plan struct{ walkBudget, rankDirect, walkStepCost int }
 	for _, p := range []plan{
-		{20_000, 20_000},   // as configured
-		{10, 20_000},       // every walk gives up at once: rank rounds
-		{20_000, 0},        // always rank
-		{1 << 30, 1 << 30}, // always walk
+		{5_000, 2_000, 2},   // as configured
+		{10, 0, 0},          // every walk is tried and gives up at once: rank rounds
+		{1 << 30, 0, 0},     // every walk is tried and goes on to the end
+		{5_000, 1 << 30, 2}, // always rank
 	} {
-		walkBudget, rankDirect = p.walkBudget, p.rankDirect
+		walkBudget, rankDirect, walkStepCost = p.walkBudget, p.rankDirect, p.walkStepCost
 		for _, query := range queries {
 			res, err := s.SearchContacts(w.ID, query)
 			if err != nil {
