@@ -24,12 +24,21 @@ type BroadcastInput struct {
 // per transaction 11.9 s, 2,000 8.9 s, 5,000 8.0 s).
 const contactChunk = 5000
 
+// fanoutChunk is how many recipients' conversations and messages one transaction of a
+// broadcast's fan-out writes: between chunks the write lock is free, so 1:1 sends queued
+// behind a 100,000-recipient broadcast wait for one chunk, not for all of it.
+var fanoutChunk = 2000
+
 // SendBroadcast stores the broadcast and one queued low-priority message per recipient that
-// has not opted out, in one transaction; opted-out recipients are skipped and counted.
+// has not opted out; opted-out recipients are skipped and counted.
 //
-// Recipients without a contact first get an unnamed one, a few hundred per transaction (each
-// contact with its index entries and event, like any implicit contact); then the broadcast,
-// its conversations and messages commit together. Recipients are processed in sorted order
+// Recipients without a contact first get an unnamed one, contactChunk per transaction (each
+// contact with its index entries and event, like any implicit contact). Then the broadcast is
+// written, already counting every copy it will queue (status sending, so that delivery progress
+// can never find it finished early), and its conversations and messages follow fanoutChunk
+// recipients per transaction, each message with its outbox entry and event. A recipient who
+// opts out between the two is skipped and the counts corrected in its chunk's transaction; a
+// broadcast cancelled meanwhile queues no more copies. Recipients are processed in sorted order
 // so that most index keys are appended in ascending order, which bbolt does cheaply.
 func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast, error) {
 	recipients := dedupe(append([]string(nil), in.Recipients...))
@@ -39,17 +48,19 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 		return Broadcast{}, err
 	}
 	var b Broadcast
+	var queue []string // sorted
 	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
-		n, ok, err := activeNumber(tx, workspaceID, in.From)
-		if err != nil {
+		if _, ok, err := activeNumber(tx, workspaceID, in.From); err != nil || !ok {
+			if err == nil {
+				err = fromNumberError(in.From)
+			}
 			return err
-		}
-		if !ok {
-			return fromNumberError(in.From)
 		}
 		now := s.Now()
 		b = Broadcast{ID: s.NewID(), WorkspaceID: workspaceID, TenantID: s.tenantID, From: in.From, Text: in.Text,
-			Media: orEmpty(in.Media), Recipients: []string{}, CreatedByID: in.AuthorID, CreatedAt: now, UpdatedAt: now}
+			Media: orEmpty(in.Media), Recipients: []string{}, CreatedByID: in.AuthorID, CreatedAt: now, UpdatedAt: now,
+			StartedAt: &now}
+		queue = queue[:0]
 		queued := make(map[string]bool, len(sorted))
 		for _, r := range sorted {
 			out, err := s.isOptedOut(tx, workspaceID, r)
@@ -60,14 +71,7 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 				b.TotalOptedOut++
 				continue
 			}
-			conv, created, err := s.conversationFor(tx, fx, workspaceID, n, []string{r}, &now)
-			if err != nil {
-				return err
-			}
-			msg := SendInput{Text: in.Text, Media: in.Media, AuthorID: in.AuthorID}
-			if _, err := s.queueMessage(tx, fx, &conv, created, now, msg, PriorityLow, b.ID); err != nil {
-				return err
-			}
+			queue = append(queue, r)
 			queued[r] = true
 		}
 		// The result lists the queued recipients in the order they were given.
@@ -77,7 +81,6 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 			}
 		}
 		b.TotalQueued = len(b.Recipients)
-		b.StartedAt = &now
 		if b.TotalQueued == 0 {
 			b.Status = BroadcastSent
 			b.DeliveredAt = &now
@@ -86,6 +89,81 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 		}
 		return putJSON(tx.Bucket(bBroadcasts), wsKey(workspaceID, b.ID), b)
 	})
+	if err != nil {
+		return Broadcast{}, err
+	}
+	msg := SendInput{Text: in.Text, Media: in.Media, AuthorID: in.AuthorID}
+	for len(queue) > 0 {
+		part := queue[:min(fanoutChunk, len(queue))]
+		queue = queue[len(part):]
+		stop := false
+		err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+			cur, err := getBroadcast(tx, workspaceID, b.ID)
+			if err != nil {
+				return err
+			}
+			if cur.Status == BroadcastCancelled {
+				stop = true
+				return nil
+			}
+			n, ok, err := activeNumber(tx, workspaceID, in.From)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				// The number was deactivated mid-way: the rest is not sent from it.
+				stop = true
+				return nil
+			}
+			now := s.Now()
+			skipped := map[string]bool{}
+			for _, r := range part {
+				out, err := s.isOptedOut(tx, workspaceID, r)
+				if err != nil {
+					return err
+				}
+				if out {
+					skipped[r] = true
+					continue
+				}
+				conv, created, err := s.conversationFor(tx, fx, workspaceID, n, []string{r}, &now)
+				if err != nil {
+					return err
+				}
+				if _, err := s.queueMessage(tx, fx, &conv, created, now, msg, PriorityLow, b.ID); err != nil {
+					return err
+				}
+			}
+			if len(skipped) == 0 {
+				return nil
+			}
+			cur.Recipients = slices.DeleteFunc(cur.Recipients, func(r string) bool { return skipped[r] })
+			cur.TotalQueued -= len(skipped)
+			cur.TotalOptedOut += len(skipped)
+			cur.UpdatedAt = now
+			return putJSON(tx.Bucket(bBroadcasts), wsKey(workspaceID, b.ID), cur)
+		})
+		if err != nil {
+			return Broadcast{}, err
+		}
+		if stop {
+			break
+		}
+	}
+	err = s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		b, err = getBroadcast(tx, workspaceID, b.ID)
+		return err
+	})
+	return b, err
+}
+
+func getBroadcast(tx *bolt.Tx, workspaceID, id string) (Broadcast, error) {
+	var b Broadcast
+	ok, err := getJSON(tx.Bucket(bBroadcasts), wsKey(workspaceID, id), &b)
+	if err == nil && !ok {
+		err = errorf(ErrNotFound, "broadcast not found")
+	}
 	return b, err
 }
 
@@ -134,10 +212,8 @@ func (s *Store) createMissingContacts(workspaceID, from string, sorted []string)
 func (s *Store) Broadcast(workspaceID, id string) (Broadcast, error) {
 	var b Broadcast
 	err := s.db.View(func(tx *bolt.Tx) error {
-		ok, err := getJSON(tx.Bucket(bBroadcasts), wsKey(workspaceID, id), &b)
-		if err == nil && !ok {
-			err = errorf(ErrNotFound, "broadcast not found")
-		}
+		var err error
+		b, err = getBroadcast(tx, workspaceID, id)
 		return err
 	})
 	return b, err
