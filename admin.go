@@ -74,6 +74,8 @@ func adminCommands() map[string]adminCommand {
 		"create-token":     {"--user U [--name N]", adminCreateToken},
 		"revoke-token":     {"--token T", adminRevokeToken},
 		"import-contacts":  {"--workspace W FILE.csv", adminImportContacts},
+		"set-workspace":    {"--workspace W [--name N] [--retention-days D]", adminSetWorkspace},
+		"compact":          {"", adminCompact},
 
 		// Webhooks (admin_webhooks.go).
 		"list-subscriptions":  {"[--workspace W]", adminListSubscriptions},
@@ -285,4 +287,57 @@ func adminImportContacts(a *adminEnv, args []string) error {
 		}
 		return nil
 	})
+}
+
+// adminSetWorkspace changes the settings given; a flag left out keeps its setting.
+func adminSetWorkspace(a *adminEnv, args []string) error {
+	ws := a.fs.String("workspace", "", "workspace id")
+	name := a.fs.String("name", "", "new name")
+	days := a.fs.Int("retention-days", 0, "delete messages older than this many days (0 keeps them)")
+	return a.withStore(args, func(s *store.Store) error {
+		if err := required("workspace", *ws); err != nil {
+			return err
+		}
+		var in store.WorkspaceSettings
+		a.fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "name":
+				in.Name = name
+			case "retention-days":
+				in.RetentionDays = days
+			}
+		})
+		if in == (store.WorkspaceSettings{}) {
+			return fmt.Errorf("give a setting to change: --name or --retention-days")
+		}
+		w, err := s.UpdateWorkspace(*ws, in)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout, w.ID)
+		return nil
+	})
+}
+
+// adminCompact rewrites the database file with bbolt's compaction while no server holds it.
+func adminCompact(a *adminEnv, args []string) error {
+	if err := a.fs.Parse(args); err != nil {
+		return err
+	}
+	if a.fs.NArg() != 0 {
+		return fmt.Errorf("compact takes no arguments")
+	}
+	path := dbPath(*a.data)
+	if _, err := os.Stat(path); err != nil {
+		return err
+	}
+	rep, err := store.Compact(path, 200*time.Millisecond)
+	if errors.Is(err, store.ErrLocked) {
+		return fmt.Errorf("%s is held by a running server: stop it first", path)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "compacted %s: %d → %d bytes\n", path, rep.Before, rep.After)
+	return nil
 }

@@ -65,3 +65,11 @@ func RecordedEvents(s *Store, workspaceID, name string) ([]Event, []Delivery, er
 	})
 	return events, deliveries, err
 }
+
+// SetSweepBatch makes retention sweeps delete n messages per transaction until the returned
+// function restores the default.
+func SetSweepBatch(n int) (restore func()) {
+	prev := sweepBatch
+	sweepBatch = n
+	return func() { sweepBatch = prev }
+}

@@ -64,11 +64,13 @@ type Tenant struct {
 
 // Workspace owns numbers, contacts, conversations and everything under them.
 type Workspace struct {
-	ID        string    `json:"id"`
-	TenantID  string    `json:"tenantId"`
-	Name      string    `json:"name"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	ID       string `json:"id"`
+	TenantID string `json:"tenantId"`
+	Name     string `json:"name"`
+	// RetentionDays is how long messages are kept; 0 keeps them until deleted (DESIGN §8).
+	RetentionDays int       `json:"retentionDays,omitempty"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
 }
 
 // User is a person who signs in to the admin UI or acts through a token.
