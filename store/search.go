@@ -181,7 +181,18 @@ func (s *searcher) search() ([][16]byte, error) {
 		words = append(words, []set{{"t" + w, false}})
 	}
 	for _, d := range q.Digits {
-		if len(d) != digitGram {
+		switch {
+		case len(d) == digitGram-1:
+			// Found exactly through the grams it starts or ends: a few thousand postings.
+			var ts []set
+			for _, t := range shortDigitTerms(d) {
+				ts = append(ts, set{t, true})
+			}
+			words = append(words, ts)
+			continue
+		case len(d) != digitGram:
+			// Shorter words match most phones (checked on the contacts found); longer ones are
+			// found through grams that may also occur apart.
 			s.verify = true
 		}
 		for _, g := range digitGrams(d) {

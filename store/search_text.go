@@ -249,7 +249,7 @@ func digitGrams(w string) []string {
 
 // terms are the contact's search index terms: 't'+word for each text word and 'd'+gram for each
 // run of digitGram digits of its phone, so a digit word's occurrence anywhere in the phone is
-// found through its grams.
+// found through its grams; a phone too short for a gram is 's'+its digits.
 func (d searchDoc) terms() []string {
 	var t []string
 	for _, w := range d.words() {
@@ -258,5 +258,20 @@ func (d searchDoc) terms() []string {
 	for i := 0; i+digitGram <= len(d.digits); i++ {
 		t = append(t, "d"+d.digits[i:i+digitGram])
 	}
+	if n := len(d.digits); n > 0 && n < digitGram {
+		t = append(t, "s"+d.digits)
+	}
 	return dedupe(t)
+}
+
+// shortDigitTerms are the terms whose contacts are exactly those whose phone contains w, a
+// digit word one shorter than a gram: every gram that starts or ends with it, and a phone of
+// w's length that is w (a longer phone holding w has w at the start or the end of one of its
+// grams).
+func shortDigitTerms(w string) []string {
+	t := make([]string, 0, 21)
+	for c := '0'; c <= '9'; c++ {
+		t = append(t, "d"+string(c)+w, "d"+w+string(c))
+	}
+	return append(t, "s"+w)
 }
