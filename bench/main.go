@@ -58,7 +58,16 @@ func main() {
 	flag.DurationVar(&c.rateDur, "rate-time", 0, "how long each rate is measured (default 5s; 2s with -short)")
 	flag.StringVar(&c.keep, "keep", "", "work in this directory and keep it (default: a temporary one, removed)")
 	flag.BoolVar(&c.sqlite, "sqlite", true, "also load and query SQLite FTS5")
+	bareAddr := flag.String("serve-bare", "", "internal: serve the bare net/http baseline on this address")
 	flag.Parse()
+	if *bareAddr != "" {
+		// The baseline runs in a process of its own, like the server it is compared with.
+		if err := http.ListenAndServe(*bareAddr, http.HandlerFunc(bareHandler)); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: bare server:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if c.n == 0 {
 		c.n = 1_000_000
 		if *short {
@@ -506,25 +515,49 @@ func (a *apiClient) search(q string) (int, error) {
 	return len(res), nil
 }
 
-// startBare serves the baseline: a plain net/http handler that decodes a JSON body and answers
-// a conversation-shaped JSON object, with nothing else.
+// bareHandler is the baseline: a plain net/http handler that decodes a JSON body and answers a
+// conversation-shaped JSON object, with nothing else.
+func bareHandler(w http.ResponseWriter, r *http.Request) {
+	var in map[string]any
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&in); err != nil {
+		http.Error(w, "bad json", http.StatusBadRequest)
+		return
+	}
+	out := map[string]any{"from": in["from"], "id": "01J00000000000000000000000", "to": in["to"], "workspaceId": in["id"]}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+// startBare starts this program again as the bare baseline server, in its own process as the
+// Switchboard server is, and returns its URL and a function that stops it.
 func startBare() (string, func(), error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeAddr()
 	if err != nil {
 		return "", nil, err
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var in map[string]any
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&in); err != nil {
-			http.Error(w, "bad json", http.StatusBadRequest)
-			return
+	self, err := os.Executable()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(self, "-serve-bare", addr)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			return "http://" + addr, stop, nil
 		}
-		out := map[string]any{"from": in["from"], "id": "01J00000000000000000000000", "to": in["to"], "workspaceId": in["id"]}
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		_ = json.NewEncoder(w).Encode(out)
-	})}
-	go func() { _ = srv.Serve(l) }()
-	return "http://" + l.Addr().String(), func() { _ = srv.Close() }, nil
+		if time.Now().After(deadline) {
+			stop()
+			return "", nil, fmt.Errorf("bare server: %w", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // rateFor calls fn from n goroutines for about d and returns the calls per second.
