@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -273,6 +274,10 @@ func adminImportContacts(a *adminEnv, args []string) error {
 			return err
 		}
 		defer f.Close()
+		// An import is a batch job that allocates a little per row and keeps little: a higher
+		// collection target trades some memory for fewer collections (a quarter of an import's
+		// CPU at the default).
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
 		start := time.Now()
 		rep, err := s.ImportContacts(*ws, f, func(p store.ImportProgress) {
 			fmt.Fprintf(a.stderr, "\rimported %d rows (%s)", p.Rows, time.Since(start).Round(time.Second))
