@@ -99,6 +99,11 @@ func (s *Store) upsertContact(tx *bolt.Tx, fx *effects, workspaceID string, in C
 		}
 	}
 	c.UpdatedAt = s.Now()
+	// Postings buffered for contacts created earlier in this transaction must be in place
+	// before this contact's are moved: it may be one of them.
+	if err := fx.postings.flush(tx); err != nil {
+		return Contact{}, false, err
+	}
 	if err := s.putContact(tx, &c, &old); err != nil {
 		return Contact{}, false, err
 	}
@@ -141,7 +146,7 @@ func (s *Store) insertContact(tx *bolt.Tx, fx *effects, workspaceID string, in C
 		ID: s.NewID(), Address: in.Phone, CommunicationType: CommSMS, ContactID: c.ID, IsDefault: true,
 		CreatedAt: now, UpdatedAt: now,
 	}}
-	if err := s.putContact(tx, &c, nil); err != nil {
+	if err := s.putContactWith(tx, &c, nil, fx.postings); err != nil {
 		return Contact{}, err
 	}
 	if err := s.emit(tx, fx, workspaceID, EventContactCreated, contactPayload(&c)); err != nil {
@@ -152,6 +157,12 @@ func (s *Store) insertContact(tx *bolt.Tx, fx *effects, workspaceID string, in C
 
 // putContact writes c and moves its index entries from old's (nil for a new contact).
 func (s *Store) putContact(tx *bolt.Tx, c *Contact, old *Contact) error {
+	return s.putContactWith(tx, c, old, nil)
+}
+
+// putContactWith is putContact collecting a new contact's postings in buf, when not nil,
+// instead of writing them at once.
+func (s *Store) putContactWith(tx *bolt.Tx, c *Contact, old *Contact, buf *postingBuf) error {
 	ws := idKey(c.WorkspaceID)
 	recs, err := wsBucketW(tx, bContacts, ws, fillAppend)
 	if err != nil {
@@ -173,7 +184,7 @@ func (s *Store) putContact(tx *bolt.Tx, c *Contact, old *Contact) error {
 			return errors.New("store: a workspace holds at most 2^32-1 contacts")
 		}
 		num = uint32(seq)
-		if err := putContactIndex(tx, ws, c, num, newDoc); err != nil {
+		if err := putContactIndex(tx, ws, c, num, newDoc, buf); err != nil {
 			return err
 		}
 	} else {
@@ -187,7 +198,7 @@ func (s *Store) putContact(tx *bolt.Tx, c *Contact, old *Contact) error {
 			if err := deleteContactIndex(tx, ws, old, num, oldDoc); err != nil {
 				return err
 			}
-			if err := putContactIndex(tx, ws, c, num, newDoc); err != nil {
+			if err := putContactIndex(tx, ws, c, num, newDoc, nil); err != nil {
 				return err
 			}
 		}
@@ -216,7 +227,7 @@ func emailHash(email string) []byte {
 	return h.Sum(nil)
 }
 
-func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc) error {
+func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc, buf *postingBuf) error {
 	id := [16]byte(idKey(c.ID))
 	if p := c.Phone(); p != "" {
 		b, err := wsBucketW(tx, bContactPhone, ws, 0)
@@ -239,13 +250,17 @@ func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc
 			return err
 		}
 	}
-	terms, err := wsBucketW(tx, bContactTerms, ws, fillPostings)
-	if err != nil {
-		return err
-	}
-	for _, t := range d.terms() {
-		if err := addPosting(terms, t, num); err != nil {
+	if buf != nil {
+		buf.add(ws, d.terms(), num)
+	} else {
+		terms, err := wsBucketW(tx, bContactTerms, ws, fillPostings)
+		if err != nil {
 			return err
+		}
+		for _, t := range d.terms() {
+			if err := addPosting(terms, t, num); err != nil {
+				return err
+			}
 		}
 	}
 	order, err := wsBucketW(tx, bContactOrder, ws, 0)

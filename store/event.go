@@ -89,6 +89,9 @@ type effects struct {
 	events  bool
 	outbox  bool
 	optOuts []optOutRef
+	// postings, when set (imports), collects new contacts' search postings to be written term
+	// by term before the transaction commits (contact.go).
+	postings *postingBuf
 }
 
 type optOutRef struct{ ws, phone string }

@@ -143,6 +143,8 @@ func (s *Store) ImportContacts(workspaceID string, r io.Reader, progress func(Im
 		var rejected []ImportRowError
 		err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
 			imported, updated, rejected = 0, 0, nil
+			// New contacts' postings are written term by term at the end of the batch.
+			fx.postings = newPostingBuf()
 			// Read the types once per batch: a property removed since the header check makes
 			// its rows fail here instead of writing an unknown key.
 			types, err := propertyTypes(tx, workspaceID)
@@ -163,7 +165,7 @@ func (s *Store) ImportContacts(workspaceID string, r io.Reader, progress func(Im
 					updated++
 				}
 			}
-			return nil
+			return fx.postings.flush(tx)
 		})
 		if err != nil {
 			return err

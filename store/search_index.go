@@ -246,6 +246,99 @@ func addPosting(b *bolt.Bucket, term string, num uint32) error {
 	return b.Put(termKey(term, nums[half]), encodeChunk(nums[half:]))
 }
 
+// postingBuf collects the postings of contacts created in one transaction (an import batch)
+// and writes them term by term: one cursor seek and one Put per term and batch instead of per
+// term and contact. The nums of new contacts ascend, so each term's are appended after its
+// existing chunks. A nil *postingBuf holds nothing.
+type postingBuf struct {
+	ws    []byte
+	terms map[string][]uint32
+}
+
+func newPostingBuf() *postingBuf { return &postingBuf{terms: map[string][]uint32{}} }
+
+func (p *postingBuf) add(ws []byte, terms []string, num uint32) {
+	if p.ws != nil && !bytes.Equal(p.ws, ws) {
+		panic("store: a posting buffer holds one workspace") // imports write one workspace
+	}
+	p.ws = ws
+	for _, t := range terms {
+		p.terms[t] = append(p.terms[t], num)
+	}
+}
+
+// flush writes what p holds and empties it.
+func (p *postingBuf) flush(tx *bolt.Tx) error {
+	if p == nil || len(p.terms) == 0 {
+		return nil
+	}
+	b, err := wsBucketW(tx, bContactTerms, p.ws, fillPostings)
+	if err != nil {
+		return err
+	}
+	terms := make([]string, 0, len(p.terms))
+	for t := range p.terms {
+		terms = append(terms, t)
+	}
+	slices.Sort(terms) // in key order: neighbouring terms share pages
+	for _, t := range terms {
+		if err := appendPostings(b, t, p.terms[t]); err != nil {
+			return err
+		}
+	}
+	clear(p.terms)
+	return nil
+}
+
+// appendPostings adds nums (ascending) to term's postings: appended to its last chunk and new
+// chunks when they all come after it, else one by one.
+func appendPostings(b *bolt.Bucket, term string, nums []uint32) error {
+	p := termKey(term, 0)
+	p = p[:len(p)-4]
+	c := b.Cursor()
+	k, v := c.Seek(termKey(term, nums[0]))
+	if k != nil && isChunkOf(k, p) {
+		// A chunk at or after the first num: not an append.
+		for _, n := range nums {
+			if err := addPosting(b, term, n); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if k == nil {
+		k, v = c.Last()
+	} else {
+		k, v = c.Prev()
+	}
+	var key, val []byte
+	last := uint32(0)
+	if k != nil && isChunkOf(k, p) {
+		l, ok := chunkLast(chunkFirst(k), v)
+		if !ok {
+			return errBadChunk
+		}
+		key, val, last = bytes.Clone(k), bytes.Clone(v), l
+	}
+	for _, n := range nums {
+		switch {
+		case key != nil && n <= last:
+			return errBadChunk // nums must ascend past the term's postings
+		case key == nil || len(val) >= chunkMax:
+			if key != nil {
+				if err := b.Put(key, val); err != nil {
+					return err
+				}
+			}
+			key, val = termKey(term, n), nil
+		default:
+			val = binary.AppendUvarint(val, uint64(n-last))
+		}
+		last = n
+	}
+	return b.Put(key, val)
+}
+
 // removePosting removes num from term's postings; a num that is not there is no error.
 func removePosting(b *bolt.Bucket, term string, num uint32) error {
 	p := termKey(term, 0)
