@@ -1,7 +1,10 @@
 package store
 
 import (
+	"compress/gzip"
 	"encoding/json"
+	"io"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -185,4 +188,72 @@ func FuzzContactRecord(f *testing.F) {
 		_, _, _, _, _, _ = recordText([]byte(first + last + email))
 		_, _, _ = decodeContact(append([]byte{contactRecordVersion, 1}, []byte(phone+chID)...), c.ID, c.WorkspaceID, "t")
 	})
+}
+
+// TestMigrateSchema1File opens testdata/schema1.db.gz, written by the schema-1 binary (commit
+// 698f156: `admin create-user`, `create-workspace`, `add-property plan`, `import-contacts` of
+// four rows), and expects its contacts whole and found the schema-2 way.
+func TestMigrateSchema1File(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "switchboard.db")
+	gz, err := os.Open("testdata/schema1.db.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gz.Close()
+	zr, err := gzip.NewReader(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if v, _ := s.SchemaVersion(); v != SchemaVersion {
+		t.Fatalf("schema %d after opening a schema-1 file, want %d", v, SchemaVersion)
+	}
+	wss, err := s.Workspaces()
+	if err != nil || len(wss) != 1 {
+		t.Fatalf("workspaces %v, %v", wss, err)
+	}
+	ws := wss[0].ID
+	jose, err := s.ContactByPhone(ws, "+14155550101")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jose.FirstName != "José" || jose.LastName != "Núñez" || jose.Email != "jose@example.com" || jose.Company != "Globex" ||
+		jose.Source != SourceImport || jose.Properties["plan"] != "gold" || jose.Phone() != "+14155550101" ||
+		len(jose.InboundChannels) != 1 || jose.InboundChannels[0].ContactID != jose.ID || jose.CreatedAt.IsZero() {
+		t.Errorf("migrated contact = %+v", jose)
+	}
+	names := func(q string) []string {
+		res, err := s.SearchContacts(ws, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range res {
+			out = append(out, c.FirstName+"|"+c.Phone())
+		}
+		return out
+	}
+	for q, want := range map[string][]string{
+		"":                                  {"Ana|+14155550102", "José|+14155550101", "María|+442071234567", "|+14155550103"},
+		"garcia":                            {"María|+442071234567"},
+		"maria.garcia+vip@mail.example.com": {"María|+442071234567"},
+		"0103":                              {"|+14155550103"},
+		"+1 (415) 555-0102":                 {"Ana|+14155550102"},
+		"cafe":                              {"María|+442071234567"},
+	} {
+		if got := names(q); !slices.Equal(got, want) {
+			t.Errorf("search %q = %q, want %q", q, got, want)
+		}
+	}
 }
