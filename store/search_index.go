@@ -435,12 +435,12 @@ func addPostings(b *bolt.Bucket, s numSet, prefix string, exact bool) error {
 		s.add(uint32(n))
 		for i := 0; i < len(v); {
 			// Most deltas of a common term are one byte: decoded inline, the rest by Uvarint.
-			if b := v[i]; b < 0x80 {
+			if b := v[i]; b < 0x80 && b > 0 {
 				n += uint64(b)
 				i++
 			} else {
 				d, w := binary.Uvarint(v[i:])
-				if w <= 0 {
+				if w <= 0 || d == 0 {
 					return errBadChunk
 				}
 				n += d
