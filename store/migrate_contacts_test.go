@@ -18,6 +18,9 @@ import (
 // old workspace-prefixed index buckets beside them), opens it, and expects every contact back
 // unchanged, found by phone and by search, and the schema-1 buckets gone.
 func TestMigrateCompactContacts(t *testing.T) {
+	prev := migrateBatch
+	migrateBatch = 2 // three contacts: two transactions
+	t.Cleanup(func() { migrateBatch = prev })
 	path := filepath.Join(t.TempDir(), "v1.db")
 	s, err := Open(path, Options{})
 	if err != nil {

@@ -209,22 +209,20 @@ func (s *Store) notify(events, outbox bool) {
 }
 
 func (s *Store) migrate() error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	var from uint64
+	err := s.db.Update(func(tx *bolt.Tx) error {
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("store: create bucket %s: %w", name, err)
 			}
 		}
 		meta := tx.Bucket(bMeta)
-		v := decodeUint(meta.Get([]byte("schema_version")))
-		if v > uint64(SchemaVersion) {
-			return fmt.Errorf("store: database schema %d is newer than this binary's %d", v, SchemaVersion)
+		from = decodeUint(meta.Get([]byte("schema_version")))
+		if from > uint64(SchemaVersion) {
+			return fmt.Errorf("store: database schema %d is newer than this binary's %d", from, SchemaVersion)
 		}
-		if v == 0 {
-			v = uint64(SchemaVersion) // a new file is born at the current version
-		}
-		if err := s.runMigrations(tx, v); err != nil {
-			return err
+		if from == 0 {
+			from = uint64(SchemaVersion) // a new file is born at the current version
 		}
 		if meta.Get([]byte("tenant_id")) == nil {
 			t := Tenant{ID: s.NewID(), Name: "default", CreatedAt: s.Now()}
@@ -235,8 +233,12 @@ func (s *Store) migrate() error {
 				return err
 			}
 		}
-		return meta.Put([]byte("schema_version"), encodeUint(uint64(SchemaVersion)))
+		return meta.Put([]byte("schema_version"), encodeUint(from))
 	})
+	if err != nil {
+		return err
+	}
+	return s.runMigrations(from)
 }
 
 // SchemaVersion reports the version stored in the meta bucket.
