@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -108,5 +107,3 @@ func checkContactIndex(t *testing.T, s *Store, workspaceID string) {
 		t.Fatal(err)
 	}
 }
-
-var _ = bytes.Equal
