@@ -229,3 +229,33 @@ func TestAdminCreateUserPasswordStdin(t *testing.T) {
 		t.Fatal("a refused create-user created the user")
 	}
 }
+
+// TestAdminSetWorkspaceAndCompact: set-workspace changes only the settings given and checks
+// them; compact shrinks nothing it needs and leaves a file the server opens.
+func TestAdminSetWorkspaceAndCompact(t *testing.T) {
+	f := newFixture(t)
+	d := "-data=" + f.data
+	if got := ok(t, "admin", "set-workspace", d, "--workspace", f.ws, "--retention-days", "30"); got != f.ws {
+		t.Fatalf("set-workspace printed %q, want the workspace id", got)
+	}
+	fails(t, "retentionDays", "admin", "set-workspace", d, "--workspace", f.ws, "--retention-days", "-1")
+	fails(t, "give a setting to change", "admin", "set-workspace", d, "--workspace", f.ws)
+	fails(t, "workspace", "admin", "set-workspace", d, "--workspace", "01JDX0000000000000000000AA", "--name", "X")
+	if got := ok(t, "admin", "set-workspace", d, "--workspace", f.ws, "--name", "Acme Dental"); got != f.ws {
+		t.Fatalf("set-workspace --name printed %q", got)
+	}
+	out := ok(t, "admin", "compact", d)
+	if !strings.HasPrefix(out, "compacted ") || !strings.Contains(out, "bytes") {
+		t.Fatalf("compact printed %q", out)
+	}
+	s, err := store.Open(filepath.Join(f.data, "switchboard.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	w, err := s.Workspace(f.ws)
+	if err != nil || w.Name != "Acme Dental" || w.RetentionDays != 30 {
+		t.Fatalf("after compact the workspace is %+v, %v; want the name and the retention set", w, err)
+	}
+	fails(t, "no arguments", "admin", "compact", d, "extra")
+}

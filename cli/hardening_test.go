@@ -124,8 +124,8 @@ func TestBackupUnderConcurrentWrites(t *testing.T) {
 			for err := range tx.Check() {
 				return err
 			}
-			contacts = tx.Bucket([]byte("contacts")).Stats().KeyN
-			indexed = tx.Bucket([]byte("idx_contact_phone")).Stats().KeyN
+			contacts = tx.Bucket([]byte("contact_records")).Stats().KeyN
+			indexed = tx.Bucket([]byte("idx_contact_by_phone")).Stats().KeyN
 			return nil
 		})
 		db.Close()

@@ -345,6 +345,8 @@ func TestServeAdminRefusalBackupAndShutdown(t *testing.T) {
 		{"add-property", "--workspace", f.ws, "--name", "p2", "--type", "date"},
 		{"create-token", "--user", f.user},
 		{"revoke-token", "--token", f.token},
+		{"compact"},
+		{"set-workspace", "--workspace", f.ws, "--retention-days", "30"},
 	} {
 		r := fails(t, "running server", append([]string{"admin", args[0], d}, args[1:]...)...)
 		if r.took > 2*time.Second {

@@ -178,6 +178,8 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 		a.stop()
 		return nil, err
 	}
+	// Workspace message retention (DESIGN §8): an hourly sweep in bounded transactions.
+	a.stops = append(a.stops, s.StartRetentionSweeper(time.Hour))
 	a.handler = web.New(s, wcfg)
 	return a, nil
 }

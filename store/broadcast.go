@@ -24,7 +24,7 @@ const (
 // long transaction holds the write lock that 1:1 sends wait on; 5,000 measured fastest for the
 // implicit contacts a broadcast creates (100k new numbers: 500 per transaction 11.9 s, 2,000
 // 8.9 s, 5,000 8.0 s) and keeps each transaction well under a second.
-const fanOutChunk = 5000
+var fanOutChunk = 5000
 
 // BroadcastTargets are the sources of a broadcast's recipients: the union of Recipients, the
 // members of GroupIDs and the contacts of ConversationIDs, minus the members of ExcludeGroupIDs

@@ -1,9 +1,15 @@
 package store
 
 import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
 	"maps"
 	"strings"
 
+	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -17,11 +23,23 @@ type ContactInput struct {
 	Company    *string
 	Properties map[string]any
 	Source     string
+	TimeZone   *string // IANA name; "" clears it (the phone's zone applies again)
+}
+
+// checkTimeZone refuses a time zone that is not an IANA name.
+func (in *ContactInput) checkTimeZone() error {
+	if in.TimeZone != nil && *in.TimeZone != "" && !ValidTimeZone(*in.TimeZone) {
+		return ValidationError{{"timeZone", "must be an IANA time zone such as America/New_York"}}
+	}
+	return nil
 }
 
 // CreateContact adds a contact; a phone already taken in the workspace is ErrConflict.
 func (s *Store) CreateContact(workspaceID string, in ContactInput) (Contact, error) {
 	var c Contact
+	if err := in.checkTimeZone(); err != nil {
+		return c, err
+	}
 	err := s.update(func(tx *bolt.Tx, fx *effects) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return err
@@ -44,6 +62,9 @@ func (s *Store) CreateContact(workspaceID string, in ContactInput) (Contact, err
 
 // UpsertContact finds the contact by phone and changes only the fields given, or creates it.
 func (s *Store) UpsertContact(workspaceID string, in ContactInput) (c Contact, created bool, err error) {
+	if err := in.checkTimeZone(); err != nil {
+		return c, false, err
+	}
 	err = s.update(func(tx *bolt.Tx, fx *effects) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return err
@@ -85,6 +106,9 @@ func (s *Store) upsertContact(tx *bolt.Tx, fx *effects, workspaceID string, in C
 	setIf(&c.LastName, in.LastName)
 	setIf(&c.Email, in.Email)
 	setIf(&c.Company, in.Company)
+	if in.TimeZone != nil {
+		c.TimeZone = *in.TimeZone
+	}
 	for k, v := range in.Properties {
 		if v == nil {
 			delete(c.Properties, k)
@@ -93,6 +117,11 @@ func (s *Store) upsertContact(tx *bolt.Tx, fx *effects, workspaceID string, in C
 		}
 	}
 	c.UpdatedAt = s.Now()
+	// Postings buffered for contacts created earlier in this transaction must be in place
+	// before this contact's are moved: it may be one of them.
+	if err := fx.postings.flush(tx); err != nil {
+		return Contact{}, false, err
+	}
 	if err := s.putContact(tx, &c, &old); err != nil {
 		return Contact{}, false, err
 	}
@@ -125,7 +154,7 @@ func (s *Store) insertContact(tx *bolt.Tx, fx *effects, workspaceID string, in C
 	c := Contact{
 		ID: s.NewID(), WorkspaceID: workspaceID, TenantID: s.tenantID,
 		FirstName: deref(in.FirstName), LastName: deref(in.LastName), Email: deref(in.Email), Company: deref(in.Company),
-		Flags: []string{}, Properties: in.Properties, Source: in.Source, Addresses: []Address{},
+		TimeZone: deref(in.TimeZone), Flags: []string{}, Properties: in.Properties, Source: in.Source, Addresses: []Address{},
 		CreatedAt: now, UpdatedAt: now,
 	}
 	if c.Properties == nil {
@@ -135,7 +164,7 @@ func (s *Store) insertContact(tx *bolt.Tx, fx *effects, workspaceID string, in C
 		ID: s.NewID(), Address: in.Phone, CommunicationType: CommSMS, ContactID: c.ID, IsDefault: true,
 		CreatedAt: now, UpdatedAt: now,
 	}}
-	if err := s.putContact(tx, &c, nil); err != nil {
+	if err := s.putContactWith(tx, &c, nil, fx.postings); err != nil {
 		return Contact{}, err
 	}
 	if err := s.emit(tx, fx, workspaceID, EventContactCreated, contactPayload(&c)); err != nil {
@@ -146,96 +175,191 @@ func (s *Store) insertContact(tx *bolt.Tx, fx *effects, workspaceID string, in C
 
 // putContact writes c and moves its index entries from old's (nil for a new contact).
 func (s *Store) putContact(tx *bolt.Tx, c *Contact, old *Contact) error {
-	ws := c.WorkspaceID
+	return s.putContactWith(tx, c, old, nil)
+}
+
+// putContactWith is putContact collecting a new contact's postings in buf, when not nil,
+// instead of writing them at once.
+func (s *Store) putContactWith(tx *bolt.Tx, c *Contact, old *Contact, buf *postingBuf) error {
+	ws := idKey(c.WorkspaceID)
+	recs, err := wsBucketW(tx, bContacts, ws, fillAppend)
+	if err != nil {
+		return err
+	}
+	id := [16]byte(idKey(c.ID))
+	var num uint32
 	newDoc := docOf(c)
-	if old != nil {
+	if old == nil {
+		nums, err := wsBucketW(tx, bContactNums, ws, fillAppend)
+		if err != nil {
+			return err
+		}
+		seq, err := nums.NextSequence()
+		if err != nil {
+			return err
+		}
+		if seq > 1<<32-1 {
+			return errors.New("store: a workspace holds at most 2^32-1 contacts")
+		}
+		num = uint32(seq)
+		if err := putContactIndex(tx, ws, c, num, newDoc, buf); err != nil {
+			return err
+		}
+	} else {
+		if num, err = recordNum(recs.Get(id[:])); err != nil {
+			return fmt.Errorf("store: contact %s: %w", c.ID, err)
+		}
 		oldDoc := docOf(old)
 		// The email index is keyed by strings.ToLower: "ſ" and "s" are equal under
 		// strings.EqualFold but lower to different keys.
 		if oldDoc != newDoc || old.Phone() != c.Phone() || strings.ToLower(old.Email) != strings.ToLower(c.Email) {
-			if err := deleteContactIndex(tx, old, oldDoc); err != nil {
+			if err := deleteContactIndex(tx, ws, old, num, oldDoc); err != nil {
 				return err
 			}
-			old = nil
+			if err := putContactIndex(tx, ws, c, num, newDoc, nil); err != nil {
+				return err
+			}
 		}
 	}
-	if old == nil {
-		if err := putContactIndex(tx, c, newDoc); err != nil {
+	rec, err := encodeContact(c, num, tenantOf(tx))
+	if err != nil {
+		return err
+	}
+	return recs.Put(id[:], rec)
+}
+
+func orderKey(d searchDoc, num uint32) []byte {
+	return binary.BigEndian.AppendUint32(d.sortKey(), num)
+}
+
+// emailKey is the email index key of a contact: a hash of its lowered email, then its num.
+// The hash, not the email, keeps the key at 8 bytes; a lookup reads the few contacts under a
+// hash and compares their emails.
+func emailKey(email string, num uint32) []byte {
+	return binary.BigEndian.AppendUint32(emailHash(email), num)
+}
+
+func emailHash(email string) []byte {
+	h := fnv.New32a()
+	h.Write([]byte(strings.ToLower(email)))
+	return h.Sum(nil)
+}
+
+func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc, buf *postingBuf) error {
+	id := [16]byte(idKey(c.ID))
+	if p := c.Phone(); p != "" {
+		b, err := wsBucketW(tx, bContactPhone, ws, 0)
+		if err != nil {
+			return err
+		}
+		// The phone is unique in a workspace; the first contact indexed under it keeps it.
+		if b.Get([]byte(p)) == nil {
+			if err := b.Put([]byte(p), numKey(num)); err != nil {
+				return err
+			}
+		}
+	}
+	if c.Email != "" {
+		b, err := wsBucketW(tx, bContactEmail, ws, 0)
+		if err != nil {
+			return err
+		}
+		if err := b.Put(emailKey(c.Email, num), nil); err != nil {
 			return err
 		}
 	}
-	return putJSON(tx.Bucket(bContacts), wsKey(ws, c.ID), c)
-}
-
-func orderKey(ws string, d searchDoc, id string) []byte {
+	if buf != nil {
+		buf.add(ws, d.terms(), num)
+	} else {
+		terms, err := wsBucketW(tx, bContactTerms, ws, fillPostings)
+		if err != nil {
+			return err
+		}
+		for _, t := range d.terms() {
+			if err := addPosting(terms, t, num); err != nil {
+				return err
+			}
+		}
+	}
+	order, err := wsBucketW(tx, bContactOrder, ws, 0)
+	if err != nil {
+		return err
+	}
 	sk := d.sortKey()
-	k := make([]byte, 0, 17+len(sk)+16)
-	k = append(k, idKey(ws)...)
-	k = append(k, 0)
-	k = append(k, sk...)
-	return append(k, idKey(id)...)
+	if err := order.Put(orderKey(d, num), nil); err != nil {
+		return err
+	}
+	nums, err := wsBucketW(tx, bContactNums, ws, fillAppend)
+	if err != nil {
+		return err
+	}
+	return putSlot(nums, num, id, rankOf(sk))
 }
 
-func putContactIndex(tx *bolt.Tx, c *Contact, d searchDoc) error {
-	ws, id := c.WorkspaceID, c.ID
+// deleteContactIndex removes c's index entries; its num slot is rewritten by putContactIndex.
+func deleteContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc) error {
 	if p := c.Phone(); p != "" {
-		if err := tx.Bucket(bContactPhone).Put(idxKey(ws, p, id), nil); err != nil {
-			return err
+		if b := wsBucket(tx, bContactPhone, ws); b != nil && bytes.Equal(b.Get([]byte(p)), numKey(num)) {
+			if err := b.Delete([]byte(p)); err != nil {
+				return err
+			}
 		}
 	}
 	if c.Email != "" {
-		if err := tx.Bucket(bContactEmail).Put(idxKey(ws, strings.ToLower(c.Email), id), nil); err != nil {
-			return err
+		if b := wsBucket(tx, bContactEmail, ws); b != nil {
+			if err := b.Delete(emailKey(c.Email, num)); err != nil {
+				return err
+			}
 		}
 	}
-	terms, wsID, cid, rank := tx.Bucket(bContactTerms), idKey(ws), [16]byte(idKey(id)), rankOf(d.sortKey())
-	for _, t := range d.terms() {
-		if err := addTermID(terms, wsID, t, cid, rank); err != nil {
-			return err
+	if terms := wsBucket(tx, bContactTerms, ws); terms != nil {
+		for _, t := range d.terms() {
+			if err := removePosting(terms, t, num); err != nil {
+				return err
+			}
 		}
 	}
-	enc := d.encode()
-	if err := tx.Bucket(bContactOrder).Put(orderKey(ws, d, id), enc); err != nil {
-		return err
+	if order := wsBucket(tx, bContactOrder, ws); order != nil {
+		return order.Delete(orderKey(d, num))
 	}
-	return tx.Bucket(bContactDoc).Put(wsKey(ws, id), enc)
-}
-
-func deleteContactIndex(tx *bolt.Tx, c *Contact, d searchDoc) error {
-	ws, id := c.WorkspaceID, c.ID
-	if p := c.Phone(); p != "" {
-		if err := tx.Bucket(bContactPhone).Delete(idxKey(ws, p, id)); err != nil {
-			return err
-		}
-	}
-	if c.Email != "" {
-		if err := tx.Bucket(bContactEmail).Delete(idxKey(ws, strings.ToLower(c.Email), id)); err != nil {
-			return err
-		}
-	}
-	terms, wsID, cid := tx.Bucket(bContactTerms), idKey(ws), [16]byte(idKey(id))
-	for _, t := range d.terms() {
-		if err := removeTermID(terms, wsID, t, cid); err != nil {
-			return err
-		}
-	}
-	if err := tx.Bucket(bContactOrder).Delete(orderKey(ws, d, id)); err != nil {
-		return err
-	}
-	return tx.Bucket(bContactDoc).Delete(wsKey(ws, id))
+	return nil
 }
 
 func contactIDByPhone(tx *bolt.Tx, workspaceID, phone string) string {
-	return idxFirst(tx.Bucket(bContactPhone), workspaceID, phone)
+	ws := idKey(workspaceID)
+	b, nums := wsBucket(tx, bContactPhone, ws), wsBucket(tx, bContactNums, ws)
+	if b == nil || nums == nil {
+		return ""
+	}
+	if v := b.Get([]byte(phone)); len(v) == 4 {
+		if id, _, ok := newSlotReader(nums).slot(binary.BigEndian.Uint32(v)); ok {
+			return ulid.ULID(id).String()
+		}
+	}
+	return ""
+}
+
+// tenantOf is the installation's tenant id, which contact records leave out.
+func tenantOf(tx *bolt.Tx) string {
+	return string(tx.Bucket(bMeta).Get([]byte("tenant_id")))
 }
 
 func getContact(tx *bolt.Tx, workspaceID, id string) (Contact, error) {
-	var c Contact
-	ok, err := getJSON(tx.Bucket(bContacts), wsKey(workspaceID, id), &c)
-	if err == nil && !ok {
-		err = errorf(ErrNotFound, "contact not found")
-	}
+	c, _, err := getContactNum(tx, workspaceID, id)
 	return c, err
+}
+
+func getContactNum(tx *bolt.Tx, workspaceID, id string) (Contact, uint32, error) {
+	u, ok := ParseID(id)
+	recs := wsBucket(tx, bContacts, idKey(workspaceID))
+	if !ok || recs == nil {
+		return Contact{}, 0, errorf(ErrNotFound, "contact not found")
+	}
+	v := recs.Get(u[:])
+	if v == nil {
+		return Contact{}, 0, errorf(ErrNotFound, "contact not found")
+	}
+	return decodeContact(v, u.String(), workspaceID, tenantOf(tx))
 }
 
 // Contact returns a contact by id.

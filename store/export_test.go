@@ -70,7 +70,8 @@ func RecordedEvents(s *Store, workspaceID, name string) ([]Event, []Delivery, er
 	return events, deliveries, err
 }
 
-// DowngradeToSchema1 rewrites what the carrier migration changed back into schema 1's layout:
+// DowngradeToSchema1 rewrites what the carrier migration (2→3) changed back into the layout
+// before it — schema 1's for these buckets — and sets the version to 2:
 // no installation-wide number index, the outbox keyed priority|message id → ws|message id,
 // broadcasts without an outstanding count, messages without their number id.
 func DowngradeToSchema1(tx *bolt.Tx) error {
@@ -120,7 +121,7 @@ func DowngradeToSchema1(tx *bolt.Tx) error {
 			return err
 		}
 	}
-	return tx.Bucket(bMeta).Put([]byte("schema_version"), encodeUint(1))
+	return tx.Bucket(bMeta).Put([]byte("schema_version"), encodeUint(2))
 }
 
 // PutRawNumber writes a number record and its workspace index entry only, as schema 1 did.
@@ -145,4 +146,12 @@ func LeavePending(s *Store, workspaceID, id string, recipients []string) error {
 		}
 		return putJSON(tx.Bucket(bBroadcasts), wsKey(workspaceID, id), b)
 	})
+}
+
+// SetSweepBatch makes retention sweeps delete n messages per transaction until the returned
+// function restores the default.
+func SetSweepBatch(n int) (restore func()) {
+	prev := sweepBatch
+	sweepBatch = n
+	return func() { sweepBatch = prev }
 }

@@ -243,7 +243,7 @@ func (s *Store) AddContactToGroup(workspaceID, groupID, contactID string) error 
 
 func (s *Store) addMember(tx *bolt.Tx, g *Group, contactID string) error {
 	k := memberKey(g.WorkspaceID, g.ID, contactID)
-	if tx.Bucket(bGroupMembers).Get(k) != nil {
+	if hasKey(tx.Bucket(bGroupMembers), k) {
 		return nil
 	}
 	if err := tx.Bucket(bGroupMembers).Put(k, nil); err != nil {
@@ -267,7 +267,7 @@ func (s *Store) RemoveFromGroup(workspaceID, groupID, contactID string) (bool, e
 			return fx.refuse(err)
 		}
 		k := memberKey(workspaceID, g.ID, contactID)
-		if tx.Bucket(bGroupMembers).Get(k) == nil {
+		if !hasKey(tx.Bucket(bGroupMembers), k) {
 			return nil
 		}
 		if err := tx.Bucket(bGroupMembers).Delete(k); err != nil {

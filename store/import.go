@@ -19,7 +19,7 @@ import (
 // ImportBatchSize is how many rows one import transaction writes at most. Each contact, its
 // index entries and its events still share one transaction; batching only saves fsyncs and page
 // rewrites.
-const ImportBatchSize = 20000
+const ImportBatchSize = 5000
 
 // importFirstBatch is the size of the first batch; each next one doubles up to ImportBatchSize.
 // bbolt splits a node only when its transaction commits, and a node's insert shifts the entries
@@ -62,9 +62,11 @@ const (
 	colPhone     = "phone"
 	colEmail     = "email"
 	colCompany   = "company"
+	colTimeZone  = "timeZone" // the contact's IANA time zone (quiet hours)
+	colGroups    = "groups"   // group names separated by ";": the contact is added to each (created if missing)
 )
 
-var importBaseColumns = []string{colFirstName, colLastName, colPhone, colEmail, colCompany}
+var importBaseColumns = []string{colFirstName, colLastName, colPhone, colEmail, colCompany, colTimeZone, colGroups}
 
 // importColumn is what one CSV column feeds: a base field or a custom property.
 type importColumn struct {
@@ -75,8 +77,9 @@ type importColumn struct {
 
 // importRow is a validated row waiting for its batch.
 type importRow struct {
-	line int
-	in   ContactInput
+	line   int
+	in     ContactInput
+	groups []string
 }
 
 // ImportContacts reads a CSV file of contacts into the workspace.
@@ -143,18 +146,22 @@ func (s *Store) ImportContacts(workspaceID string, r io.Reader, progress func(Im
 		var rejected []ImportRowError
 		err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
 			imported, updated, rejected = 0, 0, nil
+			// New contacts' postings are written term by term at the end of the batch.
+			fx.postings = newPostingBuf()
 			// Read the types once per batch: a property removed since the header check makes
 			// its rows fail here instead of writing an unknown key.
 			types, err := propertyTypes(tx, workspaceID)
 			if err != nil {
 				return err
 			}
+			groups := importGroups{}
 			for i := range pending {
-				_, created, err := s.upsertContact(tx, fx, workspaceID, pending[i].in, types)
+				c, created, err := s.upsertContact(tx, fx, workspaceID, pending[i].in, types)
 				var verr ValidationError
 				switch {
 				case errors.As(err, &verr):
 					rejected = append(rejected, ImportRowError{pending[i].line, rowReason(verr)})
+					continue
 				case err != nil:
 					return fmt.Errorf("store: import line %d: %w", pending[i].line, err)
 				case created:
@@ -162,8 +169,16 @@ func (s *Store) ImportContacts(workspaceID string, r io.Reader, progress func(Im
 				default:
 					updated++
 				}
+				for _, name := range pending[i].groups {
+					if err := groups.add(s, tx, workspaceID, name, c.ID); err != nil {
+						return fmt.Errorf("store: import line %d: %w", pending[i].line, err)
+					}
+				}
 			}
-			return nil
+			if err := groups.flush(s, tx); err != nil {
+				return err
+			}
+			return fx.postings.flush(tx)
 		})
 		if err != nil {
 			return err
@@ -203,12 +218,12 @@ func (s *Store) ImportContacts(workspaceID string, r io.Reader, progress func(Im
 			continue
 		}
 		line, _ := cr.FieldPos(0)
-		in, reason := importRecord(rec, cols)
+		in, groups, reason := importRecord(rec, cols)
 		if reason != "" {
 			reject(line, reason)
 			continue
 		}
-		pending = append(pending, importRow{line, in})
+		pending = append(pending, importRow{line, in, groups})
 		if len(pending) >= batchSize {
 			if err := flush(); err != nil {
 				return finishReport(rep), err
@@ -275,11 +290,12 @@ func baseColumn(h string) string {
 
 // importRecord validates one data row and turns it into a ContactInput; reason is "" when the
 // row is good.
-func importRecord(rec []string, cols []importColumn) (ContactInput, string) {
+func importRecord(rec []string, cols []importColumn) (ContactInput, []string, string) {
 	if len(rec) != len(cols) {
-		return ContactInput{}, fmt.Sprintf("has %d fields, the header has %d", len(rec), len(cols))
+		return ContactInput{}, nil, fmt.Sprintf("has %d fields, the header has %d", len(rec), len(cols))
 	}
 	in := ContactInput{Source: SourceImport}
+	var groups []string
 	var problems []string
 	for i, col := range cols {
 		v := strings.TrimSpace(rec[i])
@@ -305,6 +321,22 @@ func importRecord(rec []string, cols []importColumn) (ContactInput, string) {
 				problems = append(problems, "email: must be an email address such as ana@example.com")
 			}
 			in.Email = &v
+		case colTimeZone:
+			if !ValidTimeZone(v) {
+				problems = append(problems, "timeZone: must be an IANA time zone such as America/New_York")
+			}
+			in.TimeZone = &v
+		case colGroups:
+			for _, g := range strings.Split(v, ";") {
+				if g = strings.TrimSpace(g); g == "" {
+					continue
+				}
+				if runeLen(g) > maxGroupName {
+					problems = append(problems, fmt.Sprintf("groups: %q is longer than %d characters", g, maxGroupName))
+					continue
+				}
+				groups = append(groups, g)
+			}
 		case colFirstName, colLastName, colCompany:
 			if runeLen(v) > 255 {
 				problems = append(problems, col.base+": must be at most 255 characters")
@@ -333,9 +365,9 @@ func importRecord(rec []string, cols []importColumn) (ContactInput, string) {
 		problems = append([]string{"phone: is required"}, problems...)
 	}
 	if problems != nil {
-		return ContactInput{}, strings.Join(problems, "; ")
+		return ContactInput{}, nil, strings.Join(problems, "; ")
 	}
-	return in, ""
+	return in, groups, ""
 }
 
 // jsonNumber is the JSON number grammar (RFC 8259 §6).
@@ -398,4 +430,49 @@ func skipBOM(r io.Reader) io.Reader {
 		_, _ = br.Discard(3)
 	}
 	return br
+}
+
+// importGroups are the groups one import batch adds members to: each is found (or created) once
+// and written once at the end of the batch, with its new size.
+type importGroups map[string]*Group // by groupNameTerm
+
+func (ig importGroups) add(s *Store, tx *bolt.Tx, workspaceID, name, contactID string) error {
+	term := groupNameTerm(name)
+	g := ig[term]
+	if g == nil {
+		if id := idxFirst(tx.Bucket(bGroupName), workspaceID, term); id != "" {
+			found, err := getGroup(tx, workspaceID, id)
+			if err != nil {
+				return err
+			}
+			g = &found
+		} else {
+			created, err := s.insertGroup(tx, workspaceID, strings.TrimSpace(name))
+			if err != nil {
+				return err
+			}
+			g = &created
+		}
+		ig[term] = g
+	}
+	k := memberKey(workspaceID, g.ID, contactID)
+	if hasKey(tx.Bucket(bGroupMembers), k) {
+		return nil
+	}
+	if err := tx.Bucket(bGroupMembers).Put(k, nil); err != nil {
+		return err
+	}
+	g.Size++
+	return tx.Bucket(bContactGroups).Put(memberKey(workspaceID, contactID, g.ID), nil)
+}
+
+func (ig importGroups) flush(s *Store, tx *bolt.Tx) error {
+	now := s.Now()
+	for _, g := range ig {
+		g.UpdatedAt = now
+		if err := putJSON(tx.Bucket(bGroups), wsKey(g.WorkspaceID, g.ID), g); err != nil {
+			return err
+		}
+	}
+	return nil
 }

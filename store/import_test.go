@@ -91,9 +91,9 @@ func impCount(t testing.TB, s *Store, ws string) (contacts, indexEntries int) {
 	t.Helper()
 	wsID, _ := ParseID(ws)
 	err := s.db.View(func(tx *bolt.Tx) error {
-		contacts = countPrefix(tx.Bucket(bContacts), wsID[:])
+		contacts = countPrefix(tx.Bucket(bContacts).Bucket(wsID[:]), nil)
 		for _, b := range contactIndexBuckets {
-			indexEntries += countPrefix(tx.Bucket(b), wsID[:])
+			indexEntries += countPrefix(tx.Bucket(b).Bucket(wsID[:]), nil)
 		}
 		return nil
 	})
@@ -105,6 +105,9 @@ func impCount(t testing.TB, s *Store, ws string) (contacts, indexEntries int) {
 
 func countPrefix(b *bolt.Bucket, prefix []byte) int {
 	n := 0
+	if b == nil {
+		return 0
+	}
 	c := b.Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 		n++

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -127,11 +128,10 @@ func (s *Store) Inbox(workspaceID string, f InboxFilter) ([]InboxItem, error) {
 			item := InboxItem{Conversation: c, Cursor: hex.EncodeToString(k[16:])}
 			if !c.IsGroup() && len(c.Addresses) == 1 {
 				if id := contactIDByPhone(tx, workspaceID, c.Addresses[0]); id != "" {
-					var ct Contact
-					if ok, err := getJSON(tx.Bucket(bContacts), wsKey(workspaceID, id), &ct); err != nil {
-						return err
-					} else if ok {
+					if ct, err := getContact(tx, workspaceID, id); err == nil {
 						item.ContactName = strings.TrimSpace(ct.FirstName + " " + ct.LastName)
+					} else if !errors.Is(err, ErrNotFound) {
+						return err
 					}
 				}
 			}

@@ -15,6 +15,10 @@ type SendInput struct {
 	Text     string
 	Media    []string
 	AuthorID string
+	// CheckMember, when set, makes the send check the workspace (ErrNotFound) and AuthorID's
+	// membership (ErrForbidden) in its own write transaction, instead of the caller spending a
+	// read transaction on them first.
+	CheckMember bool
 }
 
 // SendMessage stores an outbound message, queued for the carrier, in the conversation of
@@ -22,6 +26,11 @@ type SendInput struct {
 func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 	var m Message
 	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+		if in.CheckMember {
+			if err := authorize(tx, workspaceID, in.AuthorID); err != nil {
+				return err
+			}
+		}
 		n, ok, err := activeNumber(tx, workspaceID, in.From)
 		if err != nil {
 			return err

@@ -7,34 +7,54 @@ import (
 )
 
 // migration brings a file from schema version v to v+1, where v is its index in migrations plus
-// one. Migrations run forward only, in order, each in the same transaction as the version bump,
-// so a crash leaves the file at the old version or the new one, never between.
+// one. Migrations run forward only, in order, each step's run in the same transaction as its
+// version bump, so a crash leaves the file at the old version or the new one (with, for a step
+// with batches, part of its work done and the rest done at the next start).
 type migration struct {
 	name string
-	run  func(s *Store, tx *bolt.Tx) error
+	// batches, when set, runs before run in write transactions of its own, so that a step over
+	// millions of records commits in bounded pieces (one huge bbolt transaction grows nodes that
+	// split only at commit, and turns quadratic). It must be resumable: a crash between two of
+	// its transactions leaves work that the next start finishes. run then completes the step
+	// in the transaction that records the new version.
+	batches func(s *Store) error
+	run     func(s *Store, tx *bolt.Tx) error
 }
 
 // migrations is the ordered list of schema changes; SchemaVersion is one more than its length.
 // Append a step to change the schema; never edit or reorder a step that has shipped.
 var migrations = []migration{
-	{"installation-wide phone index; outbox keyed by number", migrateCarrier},
-	{"webhook subscription owners and pending-delivery indexes", func(s *Store, tx *bolt.Tx) error {
+	{name: "compact contact records, per-workspace contact indexes", batches: migrateContactBatches, run: migrateCompactContacts}, // 1→2
+	{name: "installation-wide phone index; outbox keyed by number", run: migrateCarrier},                                          // 2→3
+	{name: "webhook subscription owners and pending-delivery indexes", run: func(s *Store, tx *bolt.Tx) error { // 3→4
 		if err := indexPendingDeliveries(s, tx); err != nil {
 			return err
 		}
 		return indexSubscriptionOwners(s, tx)
 	}},
-	{"conversation activity index for the inbox", indexConversationActivity},
+	{name: "conversation activity index for the inbox", run: indexConversationActivity}, // 4→5
 }
 
 // SchemaVersion is the version this binary writes; migrations bring older files forward.
 var SchemaVersion = 1 + len(migrations)
 
-// runMigrations applies every step from version from up to SchemaVersion.
-func (s *Store) runMigrations(tx *bolt.Tx, from uint64) error {
+// runMigrations applies every step from version from up to SchemaVersion, each step's batches
+// in transactions of their own, then its run with its version bump in one transaction.
+func (s *Store) runMigrations(from uint64) error {
 	for v := from; v < uint64(SchemaVersion); v++ {
 		m := migrations[v-1]
-		if err := m.run(s, tx); err != nil {
+		if m.batches != nil {
+			if err := m.batches(s); err != nil {
+				return fmt.Errorf("store: migration %d→%d (%s): %w", v, v+1, m.name, err)
+			}
+		}
+		err := s.db.Update(func(tx *bolt.Tx) error {
+			if err := m.run(s, tx); err != nil {
+				return err
+			}
+			return tx.Bucket(bMeta).Put([]byte("schema_version"), encodeUint(v+1))
+		})
+		if err != nil {
 			return fmt.Errorf("store: migration %d→%d (%s): %w", v, v+1, m.name, err)
 		}
 	}

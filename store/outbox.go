@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -396,7 +397,7 @@ func (s *Store) RecordOutcomes(outs []Outcome) error {
 				m.ProviderID = o.ProviderIDs[0]
 				m.ProviderRef = ""
 				if len(o.ProviderIDs) > 1 {
-					m.ProviderRef = joinAddresses(o.ProviderIDs[1:])
+					m.ProviderRef = strings.Join(o.ProviderIDs[1:], ",") // a group message's other sends
 				}
 				m.ProviderErr, m.Status, m.SentAt = "", MessageSent, &now
 				for _, id := range o.ProviderIDs {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"switchboard/internal/benchgen"
 	"testing"
 	"time"
 
@@ -44,11 +45,11 @@ func BenchmarkSearch1M(b *testing.B) {
 	}
 	// Email prefixes as people type them: first.la of generated contacts.
 	var emails []string
-	g := newBenchGen(99)
+	g := benchgen.New(99)
 	for range 200 {
-		c := g.next()
-		last := emailPart(c.last)
-		emails = append(emails, emailPart(c.first)+"."+last[:min(2, len(last))])
+		c := g.Next()
+		last := benchgen.EmailPart(c.Last)
+		emails = append(emails, benchgen.EmailPart(c.First)+"."+last[:min(2, len(last))])
 	}
 
 	for _, k := range []struct {
@@ -117,7 +118,7 @@ type indexSizes struct {
 }
 
 // contactIndexBuckets are every bucket that exists to find or order contacts.
-var contactIndexBuckets = [][]byte{bContactPhone, bContactEmail, bContactTerms, bContactOrder, bContactDoc}
+var contactIndexBuckets = [][]byte{bContactPhone, bContactEmail, bContactTerms, bContactOrder, bContactNums}
 
 // measureIndex sums the contact index buckets against the contacts bucket.
 func measureIndex(s *Store) (indexSizes, error) {
@@ -126,10 +127,13 @@ func measureIndex(s *Store) (indexSizes, error) {
 		for _, name := range append([][]byte{bContacts}, contactIndexBuckets...) {
 			b := tx.Bucket(name)
 			var kv, n int64
-			if err := b.ForEach(func(k, v []byte) error {
-				kv += int64(len(k) + len(v))
-				n++
-				return nil
+			// Every workspace's nested bucket.
+			if err := b.ForEachBucket(func(ws []byte) error {
+				return b.Bucket(ws).ForEach(func(k, v []byte) error {
+					kv += int64(len(k) + len(v))
+					n++
+					return nil
+				})
 			}); err != nil {
 				return err
 			}

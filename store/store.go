@@ -62,25 +62,26 @@ func (v ValidationError) Error() string {
 // Bucket names, declared in one place. Index buckets hold keys of the form
 // workspace(16) | 0x00 | term | 0x00 | id(16) with empty values unless noted.
 var (
-	bMeta              = []byte("meta")
-	bTenants           = []byte("tenants")
-	bWorkspaces        = []byte("workspaces")
-	bUsers             = []byte("users")
-	bUserEmail         = []byte("idx_user_email") // lower(email) -> user id
-	bMemberships       = []byte("memberships")    // ws|user -> Membership
-	bUserWS            = []byte("idx_user_workspaces")
-	bInvitations       = []byte("invitations")
-	bNumbers           = []byte("phone_numbers")
-	bNumberPhone       = []byte("idx_phone_number_phone")
-	bNumberGlobal      = []byte("idx_phone_number_global") // phone -> ws|number id, installation-wide
-	bProperties        = []byte("contact_properties")
-	bPropertyName      = []byte("idx_contact_property_name")
-	bContacts          = []byte("contacts")
-	bContactPhone      = []byte("idx_contact_phone")
-	bContactEmail      = []byte("idx_contact_email")
-	bContactTerms      = []byte("idx_contact_terms") // ws|0|term|0|first id -> posting chunk (search.go)
-	bContactOrder      = []byte("idx_contact_order") // ws|0|sortkey|id -> search doc
-	bContactDoc        = []byte("contact_search_docs")
+	bMeta         = []byte("meta")
+	bTenants      = []byte("tenants")
+	bWorkspaces   = []byte("workspaces")
+	bUsers        = []byte("users")
+	bUserEmail    = []byte("idx_user_email") // lower(email) -> user id
+	bMemberships  = []byte("memberships")    // ws|user -> Membership
+	bUserWS       = []byte("idx_user_workspaces")
+	bInvitations  = []byte("invitations")
+	bNumbers      = []byte("phone_numbers")
+	bNumberPhone  = []byte("idx_phone_number_phone")
+	bNumberGlobal = []byte("idx_phone_number_global") // phone -> ws|number id, installation-wide
+	bProperties   = []byte("contact_properties")
+	bPropertyName = []byte("idx_contact_property_name")
+	// The contact buckets hold a bucket per workspace (layout in search_index.go).
+	bContacts          = []byte("contact_records")
+	bContactPhone      = []byte("idx_contact_by_phone")
+	bContactEmail      = []byte("idx_contact_by_email")
+	bContactTerms      = []byte("idx_contact_postings")
+	bContactOrder      = []byte("idx_contact_names")
+	bContactNums       = []byte("idx_contact_nums")
 	bConversations     = []byte("conversations")
 	bConvKey           = []byte("idx_conversation_key")
 	bConvActivity      = []byte("idx_conversation_activity") // ws|activity(8)|conversation -> empty (inbox.go)
@@ -119,7 +120,7 @@ var (
 var allBuckets = [][]byte{
 	bMeta, bTenants, bWorkspaces, bUsers, bUserEmail, bMemberships, bUserWS, bInvitations,
 	bNumbers, bNumberPhone, bNumberGlobal, bProperties, bPropertyName, bContacts, bContactPhone, bContactEmail,
-	bContactTerms, bContactOrder, bContactDoc, bConversations, bConvKey, bMessages, bConvMessages,
+	bContactTerms, bContactOrder, bContactNums, bConversations, bConvKey, bMessages, bConvMessages,
 	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 	bSubOwner, bSubPending, bEventPending, bConvActivity,
@@ -238,22 +239,20 @@ func (s *Store) notify(events, outbox bool) {
 }
 
 func (s *Store) migrate() error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	var from uint64
+	err := s.db.Update(func(tx *bolt.Tx) error {
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("store: create bucket %s: %w", name, err)
 			}
 		}
 		meta := tx.Bucket(bMeta)
-		v := decodeUint(meta.Get([]byte("schema_version")))
-		if v > uint64(SchemaVersion) {
-			return fmt.Errorf("store: database schema %d is newer than this binary's %d", v, SchemaVersion)
+		from = decodeUint(meta.Get([]byte("schema_version")))
+		if from > uint64(SchemaVersion) {
+			return fmt.Errorf("store: database schema %d is newer than this binary's %d", from, SchemaVersion)
 		}
-		if v == 0 {
-			v = uint64(SchemaVersion) // a new file is born at the current version
-		}
-		if err := s.runMigrations(tx, v); err != nil {
-			return err
+		if from == 0 {
+			from = uint64(SchemaVersion) // a new file is born at the current version
 		}
 		if meta.Get([]byte("tenant_id")) == nil {
 			t := Tenant{ID: s.NewID(), Name: "default", CreatedAt: s.Now()}
@@ -264,8 +263,12 @@ func (s *Store) migrate() error {
 				return err
 			}
 		}
-		return meta.Put([]byte("schema_version"), encodeUint(uint64(SchemaVersion)))
+		return meta.Put([]byte("schema_version"), encodeUint(from))
 	})
+	if err != nil {
+		return err
+	}
+	return s.runMigrations(from)
 }
 
 // SchemaVersion reports the version stored in the meta bucket.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
@@ -180,6 +181,9 @@ type WorkspaceSettings struct {
 	VoiceGreeting *string
 	TimeZone      *string // IANA name, "" for UTC
 	QuietHours    *string // "HH:MM-HH:MM" or "off"
+	// RetentionDays: messages older than this many days are deleted by the sweeper; 0 keeps
+	// them.
+	RetentionDays *int
 }
 
 // maxReply bounds keyword replies and the greeting, like any text (code points).
@@ -200,6 +204,9 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 		if f.v != nil && runeLen(*f.v) > maxReply {
 			errs = append(errs, FieldError{f.name, "must be at most 1200 characters"})
 		}
+	}
+	if in.RetentionDays != nil && (*in.RetentionDays < 0 || *in.RetentionDays > MaxRetentionDays) {
+		errs = append(errs, FieldError{"retentionDays", fmt.Sprintf("must be a whole number of days from 0 (keep messages) to %d", MaxRetentionDays)})
 	}
 	if in.TimeZone != nil && *in.TimeZone != "" && !ValidTimeZone(*in.TimeZone) {
 		errs = append(errs, FieldError{"timeZone", "must be an IANA time zone such as America/New_York"})
@@ -245,6 +252,9 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 		}
 		if in.TimeZone != nil {
 			w.TimeZone = *in.TimeZone
+		}
+		if in.RetentionDays != nil {
+			w.RetentionDays = *in.RetentionDays
 		}
 		if in.QuietHours != nil {
 			w.QuietHours = ""

@@ -33,10 +33,11 @@ func decodeSendGroupMessage(f *fields, provider string) sendGroupMessageRequest 
 // sendGroupMessage queues one message to the group conversation of its sorted addresses (202).
 func (h *Handler) sendGroupMessage(w http.ResponseWriter, r *http.Request, c *call) {
 	req := decodeSendGroupMessage(c.f, h.cfg.Provider)
-	if !h.checked(w, r, c, req.workspaceID, store.WorkspaceData{From: req.in.From}) {
+	if h.invalid(w, r, c, req.workspaceID, store.WorkspaceData{From: req.in.From}) {
 		return
 	}
-	req.in.AuthorID = c.token.UserID
+	// The workspace and membership checks (404, 403) run in the send's own transaction.
+	req.in.AuthorID, req.in.CheckMember = c.token.UserID, true
 	m, err := h.store.SendMessage(req.workspaceID, req.in)
 	if err != nil {
 		writeStoreError(w, r, err)

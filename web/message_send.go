@@ -25,10 +25,11 @@ func decodeSendMessage(f *fields, provider string) sendMessageRequest {
 // sendMessage queues one message in the conversation of from and to (202).
 func (h *Handler) sendMessage(w http.ResponseWriter, r *http.Request, c *call) {
 	req := decodeSendMessage(c.f, h.cfg.Provider)
-	if !h.checked(w, r, c, req.workspaceID, store.WorkspaceData{From: req.in.From, Text: req.in.Text}) {
+	if h.invalid(w, r, c, req.workspaceID, store.WorkspaceData{From: req.in.From, Text: req.in.Text}) {
 		return
 	}
-	req.in.AuthorID = c.token.UserID
+	// The workspace and membership checks (404, 403) run in the send's own transaction.
+	req.in.AuthorID, req.in.CheckMember = c.token.UserID, true
 	m, err := h.store.SendMessage(req.workspaceID, req.in)
 	if err != nil {
 		writeStoreError(w, r, err)

@@ -1,0 +1,109 @@
+package store
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"switchboard/internal/benchgen"
+)
+
+// TestImportIndexIsConsistent imports a file whose postings are written term by term at the
+// end of each batch (with phones repeated within a batch, which updates contacts created
+// earlier in it), and checks the whole contact index against the records: every contact's
+// terms hold its num and nothing else is held; chunks are within bounds and ascending.
+func TestImportIndexIsConsistent(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "imp.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	w, err := s.CreateWorkspace("Imp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var csv strings.Builder
+	csv.WriteString("firstName,lastName,phone,email,company\n")
+	g := benchgen.New(3)
+	var phones []string
+	for i := range 4000 {
+		c := g.Next()
+		phone := c.Phone
+		if i%50 == 49 {
+			phone = phones[i-10] // an update of a contact written earlier in the same batch
+			c.First = "Renamed"
+		}
+		phones = append(phones, phone)
+		fmt.Fprintf(&csv, "%s,%s,%s,%s,%s\n", c.First, c.Last, phone, c.Email, c.Company)
+	}
+	rep, err := s.ImportContacts(w.ID, strings.NewReader(csv.String()), nil)
+	if err != nil || rep.Rejected != 0 {
+		t.Fatalf("import: %+v, %v", rep, err)
+	}
+	checkContactIndex(t, s, w.ID)
+	if res, err := s.SearchContacts(w.ID, "renamed"); err != nil || len(res) != 80 {
+		t.Fatalf("search renamed: %d results, %v; want 80", len(res), err)
+	}
+}
+
+// checkContactIndex compares the postings of a workspace with its records.
+func checkContactIndex(t *testing.T, s *Store, workspaceID string) {
+	t.Helper()
+	ws := idKey(workspaceID)
+	err := s.db.View(func(tx *bolt.Tx) error {
+		want := map[string][]uint32{}
+		tenant := tenantOf(tx)
+		err := wsBucket(tx, bContacts, ws).ForEach(func(k, v []byte) error {
+			id := [16]byte(k)
+			c, num, err := decodeContact(v, idFromKey(k), workspaceID, tenant)
+			if err != nil {
+				return err
+			}
+			if gotID, _, ok := newSlotReader(wsBucket(tx, bContactNums, ws)).slot(num); !ok || gotID != id {
+				t.Errorf("num %d of %s maps to %x", num, c.ID, gotID)
+			}
+			for _, term := range docOf(&c).terms() {
+				want[term] = append(want[term], num)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		got := map[string][]uint32{}
+		cur := wsBucket(tx, bContactTerms, ws).Cursor()
+		for k, v := cur.First(); k != nil; k, v = cur.Next() {
+			term := string(k[:len(k)-5])
+			if len(v) > chunkMax+5 {
+				t.Errorf("chunk of %q holds %d bytes", term, len(v))
+			}
+			nums, err := decodeChunk(nil, chunkFirst(k), v)
+			if err != nil {
+				return err
+			}
+			if prev := got[term]; len(prev) > 0 && nums[0] <= prev[len(prev)-1] {
+				t.Errorf("chunks of %q overlap", term)
+			}
+			got[term] = append(got[term], nums...)
+		}
+		for term, nums := range want {
+			slices.Sort(nums)
+			if !slices.Equal(got[term], nums) {
+				t.Errorf("term %q: postings %v, records say %v", term, got[term], nums)
+			}
+		}
+		for term := range got {
+			if _, ok := want[term]; !ok {
+				t.Errorf("term %q has postings but no contact has it", term)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
