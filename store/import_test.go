@@ -464,3 +464,39 @@ func impCSVRows(data []byte) int {
 		n++
 	}
 }
+
+// TestImportContactsGroupsAndTimeZone: the groups column (";"-separated names, groups created
+// when missing, a member counted once however often a file names it) and the timeZone column.
+func TestImportContactsGroupsAndTimeZone(t *testing.T) {
+	s, ws := impStore(t)
+	if _, err := s.CreateGroup(ws, "VIP"); err != nil {
+		t.Fatal(err)
+	}
+	rep := impRun(t, s, ws, "phone,firstName,groups,timeZone\n"+
+		"+14155550101,Ana,vip; Newsletter ;,America/Chicago\n"+
+		"+14155550102,Bo,Newsletter;newsletter,\n"+
+		"+14155550101,Ana,VIP,\n"+ // the same contact again, in the same batch
+		"+14155550103,Cy,,Mars/Olympus\n")
+	if rep.Imported != 2 || rep.Updated != 1 || rep.Rejected != 1 {
+		t.Fatalf("report %+v, want 2 imported, 1 updated, 1 rejected (the bad zone)", rep)
+	}
+	if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Reason, "timeZone") || rep.Errors[0].Line != 5 {
+		t.Errorf("errors %+v, want line 5 on timeZone", rep.Errors)
+	}
+	groups, _ := s.Groups(ws)
+	sizes := map[string]int{}
+	for _, g := range groups {
+		sizes[g.Name] = g.Size
+	}
+	if len(groups) != 2 || sizes["VIP"] != 1 || sizes["Newsletter"] != 2 {
+		t.Errorf("groups %v, want VIP 1 (existing group, member once) and Newsletter 2 (created)", sizes)
+	}
+	ana, _ := s.ContactByPhone(ws, "+14155550101")
+	if ana.TimeZone != "America/Chicago" {
+		t.Errorf("Ana's time zone %q, want America/Chicago (kept when a later row leaves it empty)", ana.TimeZone)
+	}
+	vip, _ := s.GroupByName(ws, "VIP")
+	if ids, _ := s.GroupMemberIDs(ws, vip.ID); len(ids) != 1 || ids[0] != ana.ID {
+		t.Errorf("VIP members %v, want Ana", ids)
+	}
+}
