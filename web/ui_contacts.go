@@ -115,6 +115,7 @@ func (h *Handler) contactNew(w http.ResponseWriter, r *http.Request, u *ui) {
 func readContactForm(r *http.Request, f *views.ContactForm, editing bool) (store.ContactInput, map[string]string) {
 	get := func(k string) string { return strings.TrimSpace(r.PostForm.Get(k)) }
 	f.FirstName, f.LastName, f.Company, f.Email = get("firstName"), get("lastName"), get("company"), get("email")
+	f.TimeZone = get("timeZone")
 	errs := map[string]string{}
 	if !editing {
 		f.Phone = get("phone")
@@ -135,8 +136,11 @@ func readContactForm(r *http.Request, f *views.ContactForm, editing bool) (store
 			errs["email"] = "Must be an email address such as ana@example.com"
 		}
 	}
+	if f.TimeZone != "" && !store.ValidTimeZone(f.TimeZone) {
+		errs["timeZone"] = "Must be an IANA time zone such as America/Chicago"
+	}
 	in := store.ContactInput{Phone: f.Phone, FirstName: &f.FirstName, LastName: &f.LastName, Company: &f.Company,
-		Email: &f.Email, Properties: map[string]any{}, Source: store.SourceAdmin}
+		Email: &f.Email, TimeZone: &f.TimeZone, Properties: map[string]any{}, Source: store.SourceAdmin}
 	for i := range f.Props {
 		p := &f.Props[i]
 		p.Value = get("prop." + p.Name)
@@ -234,7 +238,7 @@ func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.C
 	if err != nil {
 		return v, err
 	}
-	v.Form = views.ContactForm{ID: c.ID, FirstName: c.FirstName, LastName: c.LastName, Company: c.Company, Email: c.Email,
+	v.Form = views.ContactForm{ID: c.ID, FirstName: c.FirstName, LastName: c.LastName, Company: c.Company, Email: c.Email, TimeZone: c.TimeZone,
 		Phone: c.Phone(), Props: props}
 	wsLoc := u.ws.Location()
 	v.TimeZone = store.ContactLocation(c.TimeZone, c.Phone(), wsLoc, h.now()).String()

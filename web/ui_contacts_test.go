@@ -84,6 +84,22 @@ func TestUIContacts(t *testing.T) {
 		t.Errorf("edited contact %+v, want King, the new email, no visits, vip false", ct)
 	}
 
+	// The contact's own time zone: an unknown name is refused beside the field, a real one kept.
+	res, body = e.send(t, c, "POST", page, url.Values{"firstName": {"Ada"}, "lastName": {"King"}, "timeZone": {"Mars/Olympus"}})
+	wantPage(t, "an edit with a bad time zone", res, body, http.StatusUnprocessableEntity, `data-testid="error-timeZone"`, `value="Mars/Olympus"`)
+	res, _ = e.send(t, c, "POST", page, url.Values{"firstName": {"Ada"}, "lastName": {"King"}, "email": {"ada@example.org"}, "prop.vip": {"false"}, "timeZone": {"Europe/Paris"}})
+	wantRedirect(t, res, page+"?done=saved")
+	if ct, _ = e.st.Contact(e.a.ID, id); ct.TimeZone != "Europe/Paris" {
+		t.Errorf("time zone %q after the edit, want Europe/Paris", ct.TimeZone)
+	}
+	res, body = e.send(t, c, "GET", page, nil)
+	wantPage(t, "the contact page", res, body, http.StatusOK, `value="Europe/Paris"`, "Europe/Paris (the contact&#39;s own)")
+	res, _ = e.send(t, c, "POST", page, url.Values{"firstName": {"Ada"}, "lastName": {"King"}, "email": {"ada@example.org"}, "prop.vip": {"false"}, "timeZone": {""}})
+	wantRedirect(t, res, page+"?done=saved")
+	if ct, _ = e.st.Contact(e.a.ID, id); ct.TimeZone != "" {
+		t.Errorf("time zone %q after emptying it, want none (the number's applies)", ct.TimeZone)
+	}
+
 	// Groups, opt-out and conversations.
 	g, err := e.st.CreateGroup(e.a.ID, "Patients")
 	if err != nil {
