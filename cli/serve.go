@@ -164,17 +164,24 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	a.stops = append(a.stops, sched.Stop)
 	wcfg.Receiver = carrier.NewReceiver(s, cm)
 	wcfg.BaseURL, wcfg.TwilioAuthToken = cfg.BaseURL, cfg.Twilio.AuthToken
-	// The OAuth provider (DESIGN §5) adds its routes, pages and /static/ to the mux.
-	prov, err := oauth.New(s, oauth.Config{BaseURL: cfg.BaseURL, AccessTokenTTL: cfg.AccessTokenTTL, Static: assets.Static})
+	// The browser session (sign-in, sign-out, /setup) and /static/ are web's; the OAuth
+	// authorization server (DESIGN §5) asks the session who is signed in, and web routes its
+	// endpoints.
+	sess, err := web.NewSessions(s, web.SessionConfig{BaseURL: cfg.BaseURL})
 	if err != nil {
 		a.stop()
 		return nil, err
 	}
-	wcfg.Mount = append(wcfg.Mount, prov.Mount)
-	wcfg.Sessions = prov // the admin UI shares the provider's browser session
-	wcfg.OAuth = prov    // and manages its clients on the superuser pages
+	prov, err := oauth.New(s, oauth.Config{AccessTokenTTL: cfg.AccessTokenTTL, Session: sess})
+	if err != nil {
+		a.stop()
+		return nil, err
+	}
+	wcfg.Sessions = sess
+	wcfg.OAuth = prov // its endpoints, and its clients on the superuser pages
+	wcfg.Static = assets.Static
 	a.stops = append(a.stops, prov.StartSweeper(time.Hour))
-	if a.setupURL, err = prov.SetupURL(); err != nil {
+	if a.setupURL, err = sess.SetupURL(); err != nil {
 		a.stop()
 		return nil, err
 	}

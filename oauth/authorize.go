@@ -13,13 +13,13 @@ import (
 	"switchboard/views"
 )
 
-// authorize is GET /oauth/authorize (validate, sign in if needed, show consent) and
+// Authorize is GET /oauth/authorize (validate, sign in if needed, show consent) and
 // POST /oauth/authorize (the consent form: allow or deny).
 //
 // Until the client and redirect URI are known to be good, errors are shown to the user and
 // never redirected (RFC 6749 §4.1.2.1): redirecting would make this server an open
 // redirector. After that, errors go back to the client with the state.
-func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
+func (p *Provider) Authorize(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost {
 		if err := readForm(w, r); err != nil {
 			p.formError(w, r, err)
@@ -46,7 +46,7 @@ func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	u, signedIn := p.sessionUser(r)
+	u, signedIn := p.signedIn(r)
 	if !signedIn {
 		// The authorize request is re-sent after sign-in as a GET with the same parameters.
 		next := "/oauth/authorize?" + consentParams(req, c).Encode()

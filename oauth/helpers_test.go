@@ -47,8 +47,8 @@ const (
 	clientURI = "https://client.example/callback"
 )
 
-// env is a real server: store on a temp file, the provider mounted into web.New, served by
-// httptest; a user who is a member of a workspace with a number.
+// env is a real server: store on a temp file, web.New with its browser session routing to the
+// provider, served by httptest; a user who is a member of a workspace with a number.
 type env struct {
 	clock  *clock
 	s      *store.Store
@@ -121,7 +121,11 @@ func (f *fixture) build() error {
 	if _, err := s.AddNumber(f.ws.ID, fromPhone, "Main line"); err != nil {
 		return err
 	}
-	p, err := oauth.New(s, oauth.Config{})
+	sess, err := web.NewSessions(s, web.SessionConfig{})
+	if err != nil {
+		return err
+	}
+	p, err := oauth.New(s, oauth.Config{Session: sess})
 	if err != nil {
 		return err
 	}
@@ -132,7 +136,7 @@ func (f *fixture) build() error {
 		return err
 	}
 	// Sign in once through the real form; the session key lives in the copied database.
-	srv := httptest.NewServer(web.New(s, web.Config{Mount: []func(*http.ServeMux){p.Mount}}))
+	srv := httptest.NewServer(web.New(s, web.Config{Sessions: sess, OAuth: p}))
 	defer srv.Close()
 	res, err := http.PostForm(srv.URL+"/oauth/login", url.Values{"email": {f.user.Email}, "password": {password}})
 	if err != nil {
@@ -170,7 +174,11 @@ func newEnv(t testing.TB, opts ...func(*oauth.Config)) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	cfg := oauth.Config{BaseURL: "http://switchboard.test", AccessTokenTTL: time.Hour}
+	sess, err := web.NewSessions(s, web.SessionConfig{BaseURL: "http://switchboard.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := oauth.Config{AccessTokenTTL: time.Hour, Session: sess}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -178,7 +186,7 @@ func newEnv(t testing.TB, opts ...func(*oauth.Config)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := web.New(s, web.Config{Mount: []func(*http.ServeMux){p.Mount}})
+	h := web.New(s, web.Config{Sessions: sess, OAuth: p})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	e := &env{clock: clk, s: s, p: p, srv: srv, h: h, user: shared.user, ws: shared.ws, conf: shared.conf, secret: shared.secret, pub: shared.pub}

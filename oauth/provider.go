@@ -12,19 +12,13 @@ package oauth
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
-	"io/fs"
 	"net/http"
-	"net/url"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-oauth2/oauth2/v4"
 	"github.com/go-oauth2/oauth2/v4/manage"
 	"github.com/go-oauth2/oauth2/v4/server"
-	"github.com/gorilla/sessions"
 	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store"
@@ -37,59 +31,51 @@ const (
 	CodeTTL               = 10 * time.Minute
 	// Scope is the one scope; an authorize request without scope gets it.
 	Scope = "integrations"
-	// A browser session ends after sessionIdle without a request, and sessionMax after sign-in
-	// whatever happens (DESIGN §10). The cookie lives as long as the longer bound; the server
-	// checks both against its own clock.
-	sessionIdle = 12 * time.Hour
-	sessionMax  = 7 * 24 * time.Hour
 )
 
 // Bucket names, declared in one place. Keys of ULID ids are their 16 bytes.
 var (
-	bMeta         = []byte("oauth_meta")             // session keys
-	bClients      = []byte("oauth_clients")          // client id -> Client
-	bCodes        = []byte("oauth_codes")            // sha256(code) -> codeRecord
-	bUsedCodes    = []byte("oauth_used_codes")       // sha256(code) -> usedRecord (replay detection)
-	bRefresh      = []byte("oauth_refresh")          // sha256(refresh) -> refreshRecord
-	bUsedRefresh  = []byte("oauth_used_refresh")     // sha256(refresh) -> usedRecord (replay detection)
-	bGrants       = []byte("oauth_grants")           // grant id -> Grant
-	bUserGrants   = []byte("idx_oauth_user_grants")  // user id | grant id -> empty
-	bGrantTokens  = []byte("idx_oauth_grant_tokens") // grant id | kind | token id -> sha256 (refresh) or empty (access)
-	allBuckets    = [][]byte{bMeta, bClients, bCodes, bUsedCodes, bRefresh, bUsedRefresh, bGrants, bUserGrants, bGrantTokens}
-	keySessionKey = []byte("session_keys") // 64-byte HMAC key | 32-byte AES key
+	bClients     = []byte("oauth_clients")          // client id -> Client
+	bCodes       = []byte("oauth_codes")            // sha256(code) -> codeRecord
+	bUsedCodes   = []byte("oauth_used_codes")       // sha256(code) -> usedRecord (replay detection)
+	bRefresh     = []byte("oauth_refresh")          // sha256(refresh) -> refreshRecord
+	bUsedRefresh = []byte("oauth_used_refresh")     // sha256(refresh) -> usedRecord (replay detection)
+	bGrants      = []byte("oauth_grants")           // grant id -> Grant
+	bUserGrants  = []byte("idx_oauth_user_grants")  // user id | grant id -> empty
+	bGrantTokens = []byte("idx_oauth_grant_tokens") // grant id | kind | token id -> sha256 (refresh) or empty (access)
+	allBuckets   = [][]byte{bClients, bCodes, bUsedCodes, bRefresh, bUsedRefresh, bGrants, bUserGrants, bGrantTokens}
 )
 
 // Config is what the provider needs beyond the store.
 type Config struct {
-	// BaseURL is the public URL; an https one makes the session cookie Secure.
-	BaseURL string
 	// AccessTokenTTL is the access token lifetime (-access-token-ttl); 0 means 24 h.
 	AccessTokenTTL time.Duration
 	// Now is the clock; nil means the store's, which store.Authenticate checks expiry against.
 	Now func() time.Time
-	// Static, when set, is served under /static/ (its files are under a "static" directory).
-	Static fs.FS
+	// Session tells who is signed in in the browser at the authorize endpoint (web's browser
+	// session); nil means no one is, and every authorize request goes to the sign-in page.
+	Session Session
 }
 
-// Provider is the OAuth 2.0 authorization server: its routes, the pages and their session.
+// Session is the browser session the authorization server asks for the signed-in user; sign-in
+// and its pages belong to web (DESIGN §1), which implements it.
+type Session interface {
+	// CurrentUser is the signed-in user of r; false when no one is signed in.
+	CurrentUser(r *http.Request) (store.User, bool)
+}
+
+// Provider is the OAuth 2.0 authorization server: its endpoints' handlers (Authorize, Token,
+// Revoke, which web routes to), clients, grants and tokens.
 type Provider struct {
-	s        *store.Store
-	db       *bolt.DB
-	cfg      Config
-	now      func() time.Time
-	srv      *server.Server
-	sessions *sessions.CookieStore
-	limits   *loginLimits
-
-	setupMu   sync.Mutex
-	setupHash []byte // sha256 of the one-time setup token; nil when none is pending
-
-	dummyOnce sync.Once
-	dummyHash []byte
+	s   *store.Store
+	db  *bolt.DB
+	cfg Config
+	now func() time.Time
+	srv *server.Server
 }
 
-// New creates the provider's buckets and session key (persisted, so sign-ins survive
-// restarts) and configures go-oauth2 with this package's stores and safe settings.
+// New creates the provider's buckets and configures go-oauth2 with this package's stores and
+// safe settings.
 func New(s *store.Store, cfg Config) (*Provider, error) {
 	if cfg.AccessTokenTTL <= 0 {
 		cfg.AccessTokenTTL = DefaultAccessTokenTTL
@@ -98,34 +84,17 @@ func New(s *store.Store, cfg Config) (*Provider, error) {
 		cfg.Now = s.Now
 	}
 	p := &Provider{s: s, db: s.DB(), cfg: cfg, now: cfg.Now}
-	var keys []byte
 	err := p.db.Update(func(tx *bolt.Tx) error {
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("oauth: create bucket %s: %w", name, err)
 			}
 		}
-		meta := tx.Bucket(bMeta)
-		if k := meta.Get(keySessionKey); len(k) == 96 {
-			keys = append([]byte(nil), k...)
-			return nil
-		}
-		keys = make([]byte, 96)
-		if _, err := rand.Read(keys); err != nil {
-			return fmt.Errorf("oauth: session key: %w", err)
-		}
-		return meta.Put(keySessionKey, keys)
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	p.sessions = sessions.NewCookieStore(keys[:64], keys[64:])
-	p.sessions.Options = &sessions.Options{
-		Path: "/", MaxAge: int(sessionMax / time.Second), HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: strings.HasPrefix(cfg.BaseURL, "https://"),
-	}
-	p.sessions.MaxAge(int(sessionMax / time.Second))
-	p.limits = newLoginLimits()
 	p.srv = p.newServer()
 	return p, nil
 }
@@ -152,37 +121,6 @@ func (p *Provider) newServer() *server.Server {
 	srv := server.NewServer(cfg, m)
 	srv.ClientInfoHandler = clientCredentials
 	return srv
-}
-
-// Mount adds the provider's routes to mux (web.Config.Mount). Browser form posts go through
-// http.CrossOriginProtection; the token and revocation endpoints do not, since clients call
-// them server to server without cookies (and browser-based public clients cross-origin).
-func (p *Provider) Mount(mux *http.ServeMux) {
-	forms := http.NewCrossOriginProtection()
-	mux.HandleFunc("GET /oauth/authorize", p.authorize)
-	mux.Handle("POST /oauth/authorize", forms.Handler(http.HandlerFunc(p.authorize)))
-	mux.HandleFunc("GET /oauth/login", p.loginPage)
-	mux.Handle("POST /oauth/login", forms.Handler(http.HandlerFunc(p.login)))
-	mux.Handle("POST /oauth/logout", forms.Handler(http.HandlerFunc(p.logout)))
-	// The admin UI's names for the same pages (DESIGN §10); the UI shares this session.
-	mux.HandleFunc("GET /login", p.loginPage)
-	mux.Handle("POST /login", forms.Handler(http.HandlerFunc(p.login)))
-	mux.Handle("POST /logout", forms.Handler(http.HandlerFunc(p.logout)))
-	mux.HandleFunc("POST /oauth/token", p.token)
-	mux.HandleFunc("POST /oauth/revoke", p.revoke)
-	mux.HandleFunc("GET /setup", p.setupPage)
-	mux.Handle("POST /setup", forms.Handler(http.HandlerFunc(p.setup)))
-	if p.cfg.Static != nil {
-		files := http.FileServerFS(p.cfg.Static)
-		mux.Handle("GET /static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if strings.HasSuffix(r.URL.Path, "/") { // no directory listings
-				http.NotFound(w, r)
-				return
-			}
-			w.Header().Set("Cache-Control", "public, max-age=3600")
-			files.ServeHTTP(w, r)
-		}))
-	}
 }
 
 // ---- random values ----
@@ -215,11 +153,10 @@ const (
 	prefixSecret  = "sbs_"
 )
 
-// localPath reports whether next is a path on this server (an open-redirect guard).
-func localPath(next string) bool {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return false
+// signedIn is the browser session's user (Config.Session).
+func (p *Provider) signedIn(r *http.Request) (store.User, bool) {
+	if p.cfg.Session == nil {
+		return store.User{}, false
 	}
-	u, err := url.Parse(next)
-	return err == nil && u.Scheme == "" && u.Host == ""
+	return p.cfg.Session.CurrentUser(r)
 }

@@ -12,10 +12,10 @@ import (
 	oerrors "github.com/go-oauth2/oauth2/v4/errors"
 )
 
-// maxForm bounds the body of the token and revocation endpoints and the pages' forms.
+// maxForm bounds the body of the token and revocation endpoints and of the consent form.
 const maxForm = 64 << 10
 
-// readForm parses a page's form post with its body bounded to maxForm, so that a client cannot
+// readForm parses the consent form post with its body bounded to maxForm, so that a client cannot
 // make the server read without limit (DESIGN §13). An error is answered by formError.
 func readForm(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
@@ -33,8 +33,8 @@ func (p *Provider) formError(w http.ResponseWriter, r *http.Request, err error) 
 	p.renderMessage(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
 }
 
-// token is POST /oauth/token: authorization_code and refresh_token grants only.
-func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
+// Token is POST /oauth/token: authorization_code and refresh_token grants only.
+func (p *Provider) Token(w http.ResponseWriter, r *http.Request) {
 	res, err := p.tokenRequest(w, r)
 	if err != nil {
 		p.writeOAuthError(w, r, err)
@@ -70,9 +70,9 @@ func (p *Provider) tokenRequest(w http.ResponseWriter, r *http.Request) (tokenRe
 	return p.refresh(c, tgr.Refresh, tgr.Scope)
 }
 
-// revoke is POST /oauth/revoke (RFC 7009): 200 with an empty body whether or not the token
+// Revoke is POST /oauth/revoke (RFC 7009): 200 with an empty body whether or not the token
 // was known; the client must authenticate like at the token endpoint.
-func (p *Provider) revoke(w http.ResponseWriter, r *http.Request) {
+func (p *Provider) Revoke(w http.ResponseWriter, r *http.Request) {
 	err := func() error {
 		if err := parseEndpointForm(w, r); err != nil {
 			return err

@@ -1,11 +1,13 @@
-// Package web serves Switchboard over HTTP: the integration API, health and metrics endpoints,
-// and (through the parts it is given) the OAuth provider and admin UI.
+// Package web serves Switchboard over HTTP from one route table: the integration API, health
+// and metrics endpoints, the browser session with sign-in, sign-out and /setup, the admin UI,
+// /static/, and the OAuth endpoints, whose handlers are the authorization server's (oauth).
 package web
 
 import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"mime"
 	"net/http"
 	"strings"
@@ -37,7 +39,7 @@ type Config struct {
 	BackupToken string
 	// Registry receives the HTTP metrics; nil makes a private one.
 	Registry *prometheus.Registry
-	// Mount adds routes of other parts (OAuth, admin UI) to the mux.
+	// Mount adds further routes to the mux (tests).
 	Mount []func(mux *http.ServeMux)
 	// BaseURL is the public URL (no trailing slash): Twilio signs callbacks with it.
 	BaseURL string
@@ -48,11 +50,14 @@ type Config struct {
 	// OpenAPI is the OpenAPI document of the integration API, served at /openapi.json and
 	// rendered at /docs; nil leaves both out.
 	OpenAPI []byte
-	// Sessions is the browser sign-in the admin UI shares with the OAuth pages; nil leaves the
-	// admin UI out (ui.go).
-	Sessions Sessions
-	// OAuth manages OAuth clients and grants on the superuser pages; nil leaves those pages empty.
+	// Sessions is the browser session with sign-in, sign-out and /setup (session.go); nil
+	// leaves those pages and the admin UI (ui.go) out.
+	Sessions *Sessions
+	// OAuth is the authorization server: web routes its endpoints to it, and the superuser pages
+	// manage its clients and grants; nil leaves the endpoints out and those pages empty.
 	OAuth *oauth.Provider
+	// Static, when set, is served under /static/ (its files are under a "static" directory).
+	Static fs.FS
 }
 
 // Handler holds what every handler needs; handlers are its methods, one file per action.
@@ -111,6 +116,38 @@ func (h *Handler) routes() http.Handler {
 		mux.HandleFunc("POST /carrier/twilio/voice", h.twilioVoice)
 		mux.HandleFunc("POST /carrier/sandbox/sms", h.sandboxSMS)
 		mux.HandleFunc("POST /carrier/sandbox/voice", h.sandboxVoice)
+	}
+	// Browser form posts go through http.CrossOriginProtection; the token and revocation
+	// endpoints do not, since clients call them server to server without cookies (and
+	// browser-based public clients cross-origin).
+	forms := http.NewCrossOriginProtection()
+	if ss := h.cfg.Sessions; ss != nil {
+		mux.HandleFunc("GET /oauth/login", ss.loginPage)
+		mux.Handle("POST /oauth/login", forms.Handler(http.HandlerFunc(ss.login)))
+		mux.Handle("POST /oauth/logout", forms.Handler(http.HandlerFunc(ss.logout)))
+		// The admin UI's names for the same pages (DESIGN §10).
+		mux.HandleFunc("GET /login", ss.loginPage)
+		mux.Handle("POST /login", forms.Handler(http.HandlerFunc(ss.login)))
+		mux.Handle("POST /logout", forms.Handler(http.HandlerFunc(ss.logout)))
+		mux.HandleFunc("GET /setup", ss.setupPage)
+		mux.Handle("POST /setup", forms.Handler(http.HandlerFunc(ss.setup)))
+	}
+	if p := h.cfg.OAuth; p != nil {
+		mux.HandleFunc("GET /oauth/authorize", p.Authorize)
+		mux.Handle("POST /oauth/authorize", forms.Handler(http.HandlerFunc(p.Authorize)))
+		mux.HandleFunc("POST /oauth/token", p.Token)
+		mux.HandleFunc("POST /oauth/revoke", p.Revoke)
+	}
+	if h.cfg.Static != nil {
+		files := http.FileServerFS(h.cfg.Static)
+		mux.Handle("GET /static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/") { // no directory listings
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Cache-Control", "public, max-age=3600")
+			files.ServeHTTP(w, r)
+		}))
 	}
 	if h.cfg.Sessions != nil {
 		h.uiRoutes(mux)

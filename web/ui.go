@@ -14,17 +14,6 @@ import (
 	"switchboard/views"
 )
 
-// Sessions is the browser session the admin UI shares with the OAuth provider's sign-in pages
-// (oauth.Provider implements it): who is signed in, and a few UI values kept in the session.
-type Sessions interface {
-	// CurrentUser is the signed-in user; false when signed out, idle 12 h, or signed in 7 days ago.
-	CurrentUser(r *http.Request) (store.User, bool)
-	// SessionValue reads a UI value of the session ("" when none).
-	SessionValue(r *http.Request, key string) string
-	// Touch moves the session's idle deadline and sets a UI value when key is not "".
-	Touch(w http.ResponseWriter, r *http.Request, key, value string) error
-}
-
 // Who may open a page.
 const (
 	roleSignedIn = iota // any signed-in user

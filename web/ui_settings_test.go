@@ -308,13 +308,17 @@ func TestUIWebhooksPage(t *testing.T) {
 // TestUIWebhookGuard: the UI refuses what the server's SSRF guard refuses, beside the field.
 func TestUIWebhookGuard(t *testing.T) {
 	e := newUIEnv(t)
-	prov, err := oauth.New(e.st, oauth.Config{BaseURL: "http://sb.test"})
+	sess, err := NewSessions(e.st, SessionConfig{BaseURL: "http://sb.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prov, err := oauth.New(e.st, oauth.Config{Session: sess})
 	if err != nil {
 		t.Fatal(err)
 	}
 	guard := func(context.Context, string) error { return errors.New("not an allowed address") }
 	e.srv.Close()
-	e.srv = httptest.NewServer(New(e.st, Config{Sessions: prov, OAuth: prov, Mount: []func(*http.ServeMux){prov.Mount}, ValidateHookURL: guard}))
+	e.srv = httptest.NewServer(New(e.st, Config{Sessions: sess, OAuth: prov, ValidateHookURL: guard}))
 	t.Cleanup(e.srv.Close)
 	c := e.signIn(t, e.alice)
 	res, body := e.send(t, c, "POST", "/settings/webhooks", url.Values{"event": {"message.received"}, "url": {"http://127.0.0.1/in"}})

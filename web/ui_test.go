@@ -26,10 +26,12 @@ import (
 
 const uiPassword = "correct horse battery"
 
-// uiEnv is a server with the admin UI over the OAuth provider's session: workspace A (admin
-// alice, member mo, a sandbox number) and workspace B (member bob, its own number).
+// uiEnv is a server with the admin UI over web's browser session, which the OAuth provider
+// shares: workspace A (admin alice, member mo, a sandbox number) and workspace B (member bob,
+// its own number).
 type uiEnv struct {
 	srv             *httptest.Server
+	sess            *Sessions
 	st              *store.Store
 	a, b            store.Workspace
 	alice, mo, bob  store.User
@@ -72,9 +74,11 @@ func newUIEnvAt(t *testing.T, now func() time.Time) *uiEnv {
 	must(err)
 	_, err = st.AddNumber(e.b.ID, e.number, "")
 	must(err)
-	prov, err := oauth.New(st, oauth.Config{BaseURL: "http://sb.test", Now: now})
+	e.sess, err = NewSessions(st, SessionConfig{BaseURL: "http://sb.test", Now: now})
 	must(err)
-	e.srv = httptest.NewServer(New(st, Config{Sessions: prov, OAuth: prov, Mount: []func(*http.ServeMux){prov.Mount},
+	prov, err := oauth.New(st, oauth.Config{Now: now, Session: e.sess})
+	must(err)
+	e.srv = httptest.NewServer(New(st, Config{Sessions: e.sess, OAuth: prov,
 		Receiver: carrier.NewReceiver(st, nil)}))
 	t.Cleanup(e.srv.Close)
 	return e

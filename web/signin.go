@@ -1,12 +1,15 @@
-package oauth
+package web
 
 import (
+	"errors"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/a-h/templ"
 	"golang.org/x/crypto/bcrypt"
 	"golang.org/x/time/rate"
 
@@ -14,87 +17,23 @@ import (
 	"switchboard/views"
 )
 
-const sessionCookie = "sb_session"
+// maxSignInForm bounds the body of the sign-in and setup forms (DESIGN §13).
+const maxSignInForm = 64 << 10
 
-// sessionUser returns the signed-in user of the request's session cookie. The sign-in time
-// ("at", sessionMax) and the last request's ("seen", sessionIdle) are checked against the
-// provider's clock, not only the cookie's Max-Age, which a client controls.
-func (p *Provider) sessionUser(r *http.Request) (store.User, bool) {
-	sess, err := p.sessions.Get(r, sessionCookie)
-	if err != nil || sess.IsNew {
-		return store.User{}, false
-	}
-	uid, _ := sess.Values["uid"].(string)
-	at, _ := sess.Values["at"].(int64)
-	seen, ok := sess.Values["seen"].(int64)
-	if !ok {
-		seen = at
-	}
-	now := p.now()
-	if uid == "" || now.Sub(time.Unix(at, 0)) >= sessionMax || now.Sub(time.Unix(seen, 0)) >= sessionIdle {
-		return store.User{}, false
-	}
-	u, err := p.s.User(uid)
-	if err != nil {
-		return store.User{}, false
-	}
-	return u, true
-}
-
-// CurrentUser is the signed-in user of r, for other parts that share the session (admin UI).
-func (p *Provider) CurrentUser(r *http.Request) (store.User, bool) { return p.sessionUser(r) }
-
-// SessionValue is a string the admin UI keeps in the signed-in session (the current workspace).
-func (p *Provider) SessionValue(r *http.Request, key string) string {
-	sess, err := p.sessions.Get(r, sessionCookie)
-	if err != nil || sess.IsNew {
-		return ""
-	}
-	v, _ := sess.Values["ui:"+key].(string)
-	return v
-}
-
-// Touch records a request of the signed-in session: it sets a UI value when key is not "" and
-// moves the idle deadline. The cookie is rewritten at most once a minute for the deadline alone.
-func (p *Provider) Touch(w http.ResponseWriter, r *http.Request, key, value string) error {
-	sess, err := p.sessions.Get(r, sessionCookie)
-	if err != nil || sess.IsNew {
-		return err
-	}
-	now := p.now().Unix()
-	seen, _ := sess.Values["seen"].(int64)
-	if key == "" && now-seen < 60 {
-		return nil
-	}
-	if key != "" {
-		sess.Values["ui:"+key] = value
-	}
-	sess.Values["seen"] = now
-	return p.sessions.Save(r, w, sess)
-}
-
-func (p *Provider) startSession(w http.ResponseWriter, r *http.Request, u store.User) error {
-	// A fresh session, not the decoded one: nothing from before sign-in carries over.
-	sess, _ := p.sessions.New(r, sessionCookie)
-	sess.Values["uid"] = u.ID
-	sess.Values["at"] = p.now().Unix()
-	sess.Values["seen"] = p.now().Unix()
-	return p.sessions.Save(r, w, sess)
-}
-
-// loginPage is GET /oauth/login.
-func (p *Provider) loginPage(w http.ResponseWriter, r *http.Request) {
+// loginPage is GET /login and GET /oauth/login.
+func (ss *Sessions) loginPage(w http.ResponseWriter, r *http.Request) {
 	next := r.URL.Query().Get("next")
 	if !localPath(next) {
 		next = ""
 	}
-	p.render(w, r, http.StatusOK, "Sign in", views.Login(views.LoginForm{Next: next, Action: r.URL.Path}))
+	renderBare(w, r, http.StatusOK, "Sign in", views.Login(views.LoginForm{Next: next, Action: r.URL.Path}))
 }
 
-// login is POST /oauth/login: email and password, rate-limited per account and per address.
-func (p *Provider) login(w http.ResponseWriter, r *http.Request) {
+// login is POST /login and POST /oauth/login: email and password, rate-limited per account and
+// per address.
+func (ss *Sessions) login(w http.ResponseWriter, r *http.Request) {
 	if err := readForm(w, r); err != nil {
-		p.formError(w, r, err)
+		formError(w, r, err)
 		return
 	}
 	f := views.LoginForm{Email: strings.TrimSpace(r.PostForm.Get("email")), Next: r.PostForm.Get("next"), Action: r.URL.Path}
@@ -103,29 +42,29 @@ func (p *Provider) login(w http.ResponseWriter, r *http.Request) {
 	}
 	password := r.PostForm.Get("password")
 	account, addr := "account:"+strings.ToLower(f.Email), "addr:"+clientAddr(r)
-	now := p.now()
+	now := ss.now()
 	// The try is counted before the password is checked (DESIGN §13): counting only failures,
 	// after a bcrypt comparison that takes a while, let many concurrent tries pass the check.
-	refund, allowed := p.limits.attempt(now, account, addr)
+	refund, allowed := ss.limits.attempt(now, account, addr)
 	if !allowed {
 		f.Error = "Too many failed sign-ins. Wait a minute and try again."
 		w.Header().Set("Retry-After", "60")
-		p.render(w, r, http.StatusTooManyRequests, "Sign in", views.Login(f))
+		renderBare(w, r, http.StatusTooManyRequests, "Sign in", views.Login(f))
 		return
 	}
-	u, err := p.s.UserByEmail(f.Email)
+	u, err := ss.s.UserByEmail(f.Email)
 	ok := err == nil && store.CheckPassword(u, password)
 	if err != nil {
-		p.spendBcrypt(password) // an unknown email takes as long as a wrong password
+		ss.spendBcrypt(password) // an unknown email takes as long as a wrong password
 	}
 	if !ok {
 		f.Error = "Email or password is wrong."
-		p.render(w, r, http.StatusUnauthorized, "Sign in", views.Login(f))
+		renderBare(w, r, http.StatusUnauthorized, "Sign in", views.Login(f))
 		return
 	}
 	refund() // a right password costs nothing: only failures use up tries
-	if err := p.startSession(w, r, u); err != nil {
-		p.renderMessage(w, r, http.StatusInternalServerError, "Something went wrong", "Please try again.")
+	if err := ss.startSession(w, r, u); err != nil {
+		renderMessage(w, r, http.StatusInternalServerError, "Something went wrong", "Please try again.")
 		return
 	}
 	if f.Next == "" && r.URL.Path == "/login" {
@@ -135,28 +74,68 @@ func (p *Provider) login(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, f.Next, http.StatusSeeOther)
 		return
 	}
-	p.render(w, r, http.StatusOK, "Signed in", views.Notice("Signed in", "You are signed in as "+u.Email+".", "/inbox", "Continue to the inbox"))
+	renderBare(w, r, http.StatusOK, "Signed in", views.Notice("Signed in", "You are signed in as "+u.Email+".", "/inbox", "Continue to the inbox"))
 }
 
 // logout is POST /oauth/logout and the admin UI's POST /logout, which goes on to the sign-in page.
-func (p *Provider) logout(w http.ResponseWriter, r *http.Request) {
-	sess, _ := p.sessions.New(r, sessionCookie)
-	sess.Options.MaxAge = -1
-	_ = p.sessions.Save(r, w, sess)
+func (ss *Sessions) logout(w http.ResponseWriter, r *http.Request) {
+	ss.endSession(w, r)
 	if r.URL.Path == "/logout" {
 		http.Redirect(w, r, "/login", http.StatusSeeOther)
 		return
 	}
-	p.renderMessage(w, r, http.StatusOK, "Signed out", "You are signed out.")
+	renderMessage(w, r, http.StatusOK, "Signed out", "You are signed out.")
 }
 
 // spendBcrypt compares against a fixed hash so that unknown accounts cannot be told apart
 // from wrong passwords by timing. The hash is made once, on first use.
-func (p *Provider) spendBcrypt(password string) {
-	p.dummyOnce.Do(func() {
-		p.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("switchboard-dummy-password"), bcrypt.DefaultCost)
+func (ss *Sessions) spendBcrypt(password string) {
+	ss.dummyOnce.Do(func() {
+		ss.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("switchboard-dummy-password"), bcrypt.DefaultCost)
 	})
-	_ = bcrypt.CompareHashAndPassword(p.dummyHash, []byte(password))
+	_ = bcrypt.CompareHashAndPassword(ss.dummyHash, []byte(password))
+}
+
+// readForm parses a sign-in or setup form post with its body bounded to maxSignInForm, so that
+// a client cannot make the server read without limit (DESIGN §13). An error is answered by
+// formError.
+func readForm(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, maxSignInForm)
+	return r.ParseForm()
+}
+
+// formError answers a form that readForm refused: 413 when it was too large, like the API's
+// bodies, else 400.
+func formError(w http.ResponseWriter, r *http.Request, err error) {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		renderMessage(w, r, http.StatusRequestEntityTooLarge, "Request too large", "The form is larger than 64 KiB.")
+		return
+	}
+	renderMessage(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
+}
+
+// renderBare writes a page of the signed-out layout (sign-in, setup); templ.Handler buffers, so
+// a render error never sends half a page with 200. Pages are never cached or framed.
+func renderBare(w http.ResponseWriter, r *http.Request, status int, title string, page templ.Component) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; base-uri 'none'")
+	templ.Handler(views.Layout(title, page), templ.WithStatus(status)).ServeHTTP(w, r)
+}
+
+func renderMessage(w http.ResponseWriter, r *http.Request, status int, heading, text string) {
+	renderBare(w, r, status, heading, views.Message(heading, text, status >= 400))
+}
+
+// localPath reports whether next is a path on this server (an open-redirect guard).
+func localPath(next string) bool {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+		return false
+	}
+	u, err := url.Parse(next)
+	return err == nil && u.Scheme == "" && u.Host == ""
 }
 
 // clientAddr is the connection's address; forwarded headers are not trusted, since anyone

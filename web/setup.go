@@ -1,4 +1,4 @@
-package oauth
+package web
 
 import (
 	"crypto/subtle"
@@ -13,48 +13,48 @@ import (
 // SetupURL returns a one-time URL where the first administrator is created, or "" when a
 // superuser exists. Each call makes a new token and voids the previous one; the token lives
 // in memory only, so a restart prints a new link.
-func (p *Provider) SetupURL() (string, error) {
-	has, err := p.s.HasSuperuser()
+func (ss *Sessions) SetupURL() (string, error) {
+	has, err := ss.s.HasSuperuser()
 	if err != nil || has {
 		return "", err
 	}
 	token := store.RandomToken("")
-	p.setupMu.Lock()
-	p.setupHash = store.HashToken(token)
-	p.setupMu.Unlock()
-	return p.cfg.BaseURL + "/setup?token=" + token, nil
+	ss.setupMu.Lock()
+	ss.setupHash = store.HashToken(token)
+	ss.setupMu.Unlock()
+	return ss.cfg.BaseURL + "/setup?token=" + token, nil
 }
 
 // setupTokenOK compares in constant time; the caller holds setupMu.
-func (p *Provider) setupTokenOK(token string) bool {
-	return p.setupHash != nil && token != "" && subtle.ConstantTimeCompare(store.HashToken(token), p.setupHash) == 1
+func (ss *Sessions) setupTokenOK(token string) bool {
+	return ss.setupHash != nil && token != "" && subtle.ConstantTimeCompare(store.HashToken(token), ss.setupHash) == 1
 }
 
 // setupPage is GET /setup?token=….
-func (p *Provider) setupPage(w http.ResponseWriter, r *http.Request) {
+func (ss *Sessions) setupPage(w http.ResponseWriter, r *http.Request) {
 	token := r.URL.Query().Get("token")
-	p.setupMu.Lock()
-	defer p.setupMu.Unlock()
-	if !p.setupAllowed(w, r, token) {
+	ss.setupMu.Lock()
+	defer ss.setupMu.Unlock()
+	if !ss.setupAllowed(w, r, token) {
 		return
 	}
-	p.render(w, r, http.StatusOK, "Set up", views.Setup(views.SetupForm{Token: token}))
+	renderBare(w, r, http.StatusOK, "Set up", views.Setup(views.SetupForm{Token: token}))
 }
 
 // setupAllowed refuses once an administrator exists, and without the current token.
-func (p *Provider) setupAllowed(w http.ResponseWriter, r *http.Request, token string) bool {
-	has, err := p.s.HasSuperuser()
+func (ss *Sessions) setupAllowed(w http.ResponseWriter, r *http.Request, token string) bool {
+	has, err := ss.s.HasSuperuser()
 	if err != nil {
-		p.renderMessage(w, r, http.StatusInternalServerError, "Something went wrong", "Please try again.")
+		renderMessage(w, r, http.StatusInternalServerError, "Something went wrong", "Please try again.")
 		return false
 	}
 	if has {
-		p.setupHash = nil
-		p.renderMessage(w, r, http.StatusGone, "Setup is done", "An administrator exists already: sign in instead.")
+		ss.setupHash = nil
+		renderMessage(w, r, http.StatusGone, "Setup is done", "An administrator exists already: sign in instead.")
 		return false
 	}
-	if !p.setupTokenOK(token) {
-		p.renderMessage(w, r, http.StatusForbidden, "Invalid setup link", "This setup link is wrong or was used. Restart the server for a new one, or run `switchboard admin create-user --superuser`.")
+	if !ss.setupTokenOK(token) {
+		renderMessage(w, r, http.StatusForbidden, "Invalid setup link", "This setup link is wrong or was used. Restart the server for a new one, or run `switchboard admin create-user --superuser`.")
 		return false
 	}
 	return true
@@ -62,17 +62,17 @@ func (p *Provider) setupAllowed(w http.ResponseWriter, r *http.Request, token st
 
 // setup is POST /setup: it creates the first superuser and signs them in. The lock makes
 // check-then-create atomic within this process, and the token is consumed on success.
-func (p *Provider) setup(w http.ResponseWriter, r *http.Request) {
+func (ss *Sessions) setup(w http.ResponseWriter, r *http.Request) {
 	if err := readForm(w, r); err != nil {
-		p.formError(w, r, err)
+		formError(w, r, err)
 		return
 	}
 	f := views.SetupForm{Token: r.PostForm.Get("token"), Email: strings.TrimSpace(r.PostForm.Get("email")),
 		Name: strings.TrimSpace(r.PostForm.Get("name"))}
 	password := r.PostForm.Get("password")
-	p.setupMu.Lock()
-	defer p.setupMu.Unlock()
-	if !p.setupAllowed(w, r, f.Token) {
+	ss.setupMu.Lock()
+	defer ss.setupMu.Unlock()
+	if !ss.setupAllowed(w, r, f.Token) {
 		return
 	}
 	f.Errors = map[string]string{}
@@ -82,7 +82,7 @@ func (p *Provider) setup(w http.ResponseWriter, r *http.Request) {
 	var u store.User
 	var err error
 	if len(f.Errors) == 0 {
-		u, err = p.s.CreateUser(store.NewUser{Email: f.Email, Name: f.Name, Password: password, Superuser: true})
+		u, err = ss.s.CreateUser(store.NewUser{Email: f.Email, Name: f.Name, Password: password, Superuser: true})
 		var verrs store.ValidationError
 		switch {
 		case errors.As(err, &verrs):
@@ -94,15 +94,15 @@ func (p *Provider) setup(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(f.Errors) > 0 {
-		p.render(w, r, http.StatusUnprocessableEntity, "Set up", views.Setup(f))
+		renderBare(w, r, http.StatusUnprocessableEntity, "Set up", views.Setup(f))
 		return
 	}
-	p.setupHash = nil
-	if err := p.startSession(w, r, u); err != nil {
-		p.renderMessage(w, r, http.StatusInternalServerError, "Something went wrong", "The administrator was created; sign in.")
+	ss.setupHash = nil
+	if err := ss.startSession(w, r, u); err != nil {
+		renderMessage(w, r, http.StatusInternalServerError, "Something went wrong", "The administrator was created; sign in.")
 		return
 	}
-	p.render(w, r, http.StatusCreated, "Administrator created",
+	renderBare(w, r, http.StatusCreated, "Administrator created",
 		views.Notice("Administrator created", "You are signed in as "+u.Email+".", "/inbox", "Continue to the inbox"))
 }
 
