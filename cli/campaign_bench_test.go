@@ -30,7 +30,7 @@ func BenchmarkGroupBroadcast100k(b *testing.B) {
 		if err := os.WriteFile(path, []byte(csv.String()), 0o600); err != nil {
 			b.Fatal(err)
 		}
-		if r := sb(b, nil, "admin", "import-contacts", "-data="+f.data, "--workspace", f.ws, path); r.code != 0 {
+		if r := sbFor(b, 10*time.Minute, nil, "", "admin", "import-contacts", "-data="+f.data, "--workspace", f.ws, path); r.code != 0 {
 			b.Fatalf("import: %s", r.stderr)
 		}
 		addr := "127.0.0.1:" + freePort(b)

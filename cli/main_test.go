@@ -59,7 +59,13 @@ func sb(t testing.TB, env []string, args ...string) result {
 // sbStdin is sb with standard input.
 func sbStdin(t testing.TB, env []string, stdin string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	return sbFor(t, 30*time.Second, env, stdin, args...)
+}
+
+// sbFor is sbStdin with its own deadline (benchmarks import a million rows).
+func sbFor(t testing.TB, limit time.Duration, env []string, stdin string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Env = append(cleanEnv(), env...)

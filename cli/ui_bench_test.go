@@ -47,7 +47,7 @@ func BenchmarkUIPages(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, file := range []string{all, groups} {
-			if r := sb(b, nil, "admin", "import-contacts", "-data="+f.data, "--workspace", f.ws, file); r.code != 0 {
+			if r := sbFor(b, 10*time.Minute, nil, "", "admin", "import-contacts", "-data="+f.data, "--workspace", f.ws, file); r.code != 0 {
 				b.Fatalf("import %s: %s", file, r.stderr)
 			}
 		}
