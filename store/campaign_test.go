@@ -230,10 +230,25 @@ func TestQuietHoursHoldCopiesUntilTheyEnd(t *testing.T) {
 	if status["+12125550100"] != store.MessageScheduled || status["+14155550100"] != store.MessageQueued {
 		t.Errorf("copy statuses %v, want New York held (scheduled) and Los Angeles queued", status)
 	}
+	// Only the Los Angeles copy can be claimed now; the held one is not in the ready queue.
+	if d := f.s.OutboxDepth(); d != 2 {
+		t.Errorf("OutboxDepth = %d, want 2 (one ready, one held)", d)
+	}
+	cl := claimAll(t, f.s, 10)
+	if ids := claimedIDs(cl); len(ids) != 1 || cl[0].Messages[0].To != "+14155550100" {
+		t.Fatalf("claimed %v, want only the Los Angeles copy", ids)
+	}
 	// The New York copy joins the queue at 08:00 New York time (13:00 UTC).
 	_, next, _ := f.s.PromoteDue(clock.t, 10)
 	if want := time.Date(2026, 11, 23, 13, 0, 0, 0, time.UTC); !next.Equal(want) {
 		t.Errorf("held until %v, want %v", next, want)
+	}
+	clock.t = time.Date(2026, 11, 23, 13, 0, 0, 0, time.UTC)
+	if moved, _, _ := f.s.PromoteDue(clock.t, 10); moved != 1 {
+		t.Fatalf("PromoteDue at 08:00 New York moved %d, want 1", moved)
+	}
+	if ids := claimedIDs(claimAll(t, f.s, 10)); len(ids) != 1 {
+		t.Errorf("after the quiet hours claimed %v, want the held copy", ids)
 	}
 	// Single sends are never held.
 	m := send(t, f, "+12125550199", "urgent")
@@ -279,5 +294,44 @@ func TestResumeBroadcastsFinishesACutOffFanOut(t *testing.T) {
 	}
 	if n, _ := s.ResumeBroadcasts(); n != 0 {
 		t.Errorf("a second resume found %d broadcasts, want 0", n)
+	}
+}
+
+// TestInboxPageScansABoundedNumber: a filter that matches little returns what a bounded walk
+// found and a cursor to go on; following the cursors reaches every match.
+func TestInboxPageScansABoundedNumber(t *testing.T) {
+	f := newFixture(t)
+	defer store.SetInboxScan(5)()
+	closed, _, err := f.s.CreateConversation(f.ws, f.number, "+14155550300")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SetConversationStatus(f.s, f.ws, closed.ID, store.ConversationClosed); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 12 {
+		send(t, f, fmt.Sprintf("+1415555031%d", i%10)+fmt.Sprint(i/10), "newer")
+	}
+	var found []string
+	cursor, pages := "", 0
+	for {
+		items, next, err := f.s.InboxPage(f.ws, store.InboxFilter{Status: store.ConversationClosed, Before: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, it := range items {
+			found = append(found, it.Conversation.ID)
+		}
+		if next == "" {
+			break
+		}
+		if pages > 10 {
+			t.Fatal("the cursors never end")
+		}
+		cursor = next
+	}
+	if len(found) != 1 || found[0] != closed.ID || pages < 3 {
+		t.Errorf("found %v in %d pages, want the closed conversation after several bounded pages", found, pages)
 	}
 }

@@ -155,3 +155,10 @@ func SetSweepBatch(n int) (restore func()) {
 	sweepBatch = n
 	return func() { sweepBatch = prev }
 }
+
+// SetInboxScan makes an inbox page examine at most n conversations until restore is called.
+func SetInboxScan(n int) (restore func()) {
+	prev := inboxScan
+	inboxScan = n
+	return func() { inboxScan = prev }
+}

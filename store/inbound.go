@@ -194,9 +194,10 @@ func (w *Workspace) KeywordReply(keyword string) string {
 	return strings.ReplaceAll(def, "%s", w.Name)
 }
 
-// Greeting is the voice greeting callers hear: the workspace's setting, else the default.
+// Greeting is the voice greeting callers hear: the workspace's setting, else (unset or empty:
+// a caller always hears something) the default.
 func (w *Workspace) Greeting() string {
-	if w.VoiceGreeting != nil {
+	if w.VoiceGreeting != nil && *w.VoiceGreeting != "" {
 		return *w.VoiceGreeting
 	}
 	return DefaultVoiceGreeting

@@ -71,6 +71,11 @@ type InboxFilter struct {
 	Before string
 }
 
+// inboxScan bounds how many conversations one page examines: a filter that matches little
+// (closed conversations among 100,000 open ones) answers with what it found and a cursor to go
+// on, so a page stays fast however selective its filter (DESIGN §9: 50 ms).
+var inboxScan = 2000
+
 // InboxItem is one row of the inbox: a conversation with what a person needs to pick it.
 type InboxItem struct {
 	Conversation Conversation
@@ -84,6 +89,14 @@ type InboxItem struct {
 
 // Inbox lists a workspace's conversations, newest activity first, read from the activity index.
 func (s *Store) Inbox(workspaceID string, f InboxFilter) ([]InboxItem, error) {
+	items, _, err := s.InboxPage(workspaceID, f)
+	return items, err
+}
+
+// InboxPage is Inbox with the cursor of the next page: "" when the list is at its end. A page
+// holds up to f.Limit rows but examines at most inboxScan conversations, so a selective filter
+// may return fewer rows (even none) and a cursor to continue from.
+func (s *Store) InboxPage(workspaceID string, f InboxFilter) ([]InboxItem, string, error) {
 	if f.Limit <= 0 {
 		f.Limit = 50
 	}
@@ -96,10 +109,12 @@ func (s *Store) Inbox(workspaceID string, f InboxFilter) ([]InboxItem, error) {
 		return -1
 	}, search)
 	out := []InboxItem{}
+	next := ""
 	err := s.db.View(func(tx *bolt.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}
+		scanned := 0
 		prefix := idKey(workspaceID)
 		convs := tx.Bucket(bConversations)
 		cur := tx.Bucket(bConvActivity).Cursor()
@@ -107,16 +122,24 @@ func (s *Store) Inbox(workspaceID string, f InboxFilter) ([]InboxItem, error) {
 		if b, ok := decodeCursor(f.Before); ok {
 			start = append(slices.Clone(prefix), b...) // the row itself is skipped by Prev below
 		}
+		var lastKey []byte
 		k, _ := cur.Seek(start)
 		if k == nil {
 			k, _ = cur.Last()
 		} else {
 			k, _ = cur.Prev()
 		}
-		for ; k != nil && bytes.HasPrefix(k, prefix) && len(out) < f.Limit; k, _ = cur.Prev() {
+		for ; k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Prev() {
 			if len(k) != 40 {
 				continue
 			}
+			if len(out) == f.Limit || scanned == inboxScan {
+				// More rows may follow: continue after the last one examined.
+				next = hex.EncodeToString(lastKey[16:])
+				return nil
+			}
+			scanned++
+			lastKey = k
 			var c Conversation
 			ok, err := getJSON(convs, wsKey(workspaceID, idFromKey(k[24:])), &c)
 			if err != nil {
@@ -147,7 +170,7 @@ func (s *Store) Inbox(workspaceID string, f InboxFilter) ([]InboxItem, error) {
 		}
 		return nil
 	})
-	return out, err
+	return out, next, err
 }
 
 // decodeCursor turns a row's Cursor back into the key's activity and id (24 bytes).

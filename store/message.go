@@ -129,13 +129,15 @@ func (s *Store) storeMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convC
 	if err := putMessage(tx, &m); err != nil {
 		return m, err
 	}
-	queue := enqueue(tx, fx, &m)
-	if !holdUntil.IsZero() {
+	var queued error
+	if holdUntil.IsZero() {
+		queued = enqueue(tx, fx, &m)
+	} else {
 		fx.outbox = true // the dispatcher learns the new due time
-		queue = delay(tx, fx, &m, holdUntil)
+		queued = delay(tx, fx, &m, holdUntil)
 	}
-	if queue != nil {
-		return m, queue
+	if queued != nil {
+		return m, queued
 	}
 	if !convCreated {
 		if err := touchConversation(tx, conv, now, false); err != nil {

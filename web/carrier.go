@@ -114,7 +114,7 @@ func (h *Handler) twilioVoice(w http.ResponseWriter, r *http.Request) {
 		}
 		return nil
 	})
-	if greeting == "" {
+	if greeting == "" { // the call was not recorded (no such number): still a polite answer
 		greeting = store.DefaultVoiceGreeting
 	}
 	h.answerTwilio(w, r, err, greeting)

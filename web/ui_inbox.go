@@ -57,18 +57,18 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 	if v.Mine {
 		f.AssignedTo = u.user.ID
 	}
-	items, err := h.store.Inbox(u.ws.ID, f)
+	items, cursor, err := h.store.InboxPage(u.ws.ID, f)
 	if err != nil {
 		return v, err
 	}
-	if len(items) == inboxPage {
+	if cursor != "" {
 		next := url.Values{}
 		for _, k := range []string{"status", "assigned", "label", "q"} {
 			if q.Get(k) != "" {
 				next.Set(k, q.Get(k))
 			}
 		}
-		next.Set("before", items[len(items)-1].Cursor)
+		next.Set("before", cursor)
 		v.More = "/inbox?" + next.Encode()
 	}
 	loc := u.ws.Location()

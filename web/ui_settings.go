@@ -89,7 +89,8 @@ func workspaceForm(ws store.Workspace) views.WorkspaceForm {
 		q = "off"
 	}
 	return views.WorkspaceForm{Name: ws.Name, StopReply: ws.KeywordReply(store.KeywordStop), StartReply: ws.KeywordReply(store.KeywordStart),
-		HelpReply: ws.KeywordReply(store.KeywordHelp), VoiceGreeting: ws.Greeting(), TimeZone: ws.TimeZone, QuietHours: q}
+		HelpReply: ws.KeywordReply(store.KeywordHelp), VoiceGreeting: ws.Greeting(), TimeZone: ws.TimeZone, QuietHours: q,
+		RetentionDays: strconv.Itoa(ws.RetentionDays)}
 }
 
 func (h *Handler) settingsWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
@@ -109,8 +110,17 @@ func (h *Handler) saveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 	p := r.PostForm
 	f := views.WorkspaceForm{Name: p.Get("name"), StopReply: p.Get("stopReply"), StartReply: p.Get("startReply"),
 		HelpReply: p.Get("helpReply"), VoiceGreeting: p.Get("voiceGreeting"), TimeZone: strings.TrimSpace(p.Get("timeZone")),
-		QuietHours: p.Get("quietHours")}
+		QuietHours: p.Get("quietHours"), RetentionDays: strings.TrimSpace(p.Get("retentionDays"))}
 	shown := workspaceForm(u.ws)
+	var retention *int
+	bad := map[string]string{}
+	if f.RetentionDays != "" {
+		if d, err := strconv.Atoi(f.RetentionDays); err != nil {
+			bad["retentionDays"] = "Must be a whole number of days (0 keeps messages)"
+		} else {
+			retention = &d
+		}
+	}
 	// A default left as shown stays the default (it names the workspace, and follows a rename).
 	keep := func(typed, was string, set *string) *string {
 		if set == nil && strings.TrimSpace(typed) == was {
@@ -120,9 +130,14 @@ func (h *Handler) saveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 	}
 	in := store.WorkspaceSettings{Name: &f.Name, StopReply: keep(f.StopReply, shown.StopReply, u.ws.StopReply),
 		StartReply: keep(f.StartReply, shown.StartReply, u.ws.StartReply), HelpReply: keep(f.HelpReply, shown.HelpReply, u.ws.HelpReply),
-		VoiceGreeting: keep(f.VoiceGreeting, shown.VoiceGreeting, u.ws.VoiceGreeting), TimeZone: &f.TimeZone, QuietHours: &f.QuietHours}
-	_, err := h.store.UpdateWorkspace(u.ws.ID, in)
-	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
+		VoiceGreeting: keep(f.VoiceGreeting, shown.VoiceGreeting, u.ws.VoiceGreeting), TimeZone: &f.TimeZone, QuietHours: &f.QuietHours,
+		RetentionDays: retention}
+	f.Errors = bad
+	if len(bad) == 0 {
+		_, err := h.store.UpdateWorkspace(u.ws.ID, in)
+		f.Errors = fieldErrors(err, nil)
+	}
+	if len(f.Errors) > 0 {
 		h.render(w, r, u, http.StatusUnprocessableEntity, "Workspace settings", views.WorkspaceSettings(f))
 		return
 	}

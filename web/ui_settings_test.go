@@ -78,13 +78,18 @@ func TestUIWorkspaceSettings(t *testing.T) {
 	res, body = e.send(t, c, "POST", "/settings/workspace", bad)
 	wantStatus(t, "bad settings", res, body, http.StatusUnprocessableEntity, `data-testid="error-timeZone"`, `data-testid="error-quietHours"`,
 		`value="Mars/Olympus"`, `value="Acme Dental"`, ">Call us</textarea>")
+	for _, days := range []string{"-1", "ten"} {
+		b := url.Values{"name": {"Acme Dental"}, "timeZone": {""}, "quietHours": {"off"}, "retentionDays": {days}}
+		res, body = e.send(t, c, "POST", "/settings/workspace", b)
+		wantStatus(t, "retention "+days, res, body, http.StatusUnprocessableEntity, `data-testid="error-retentionDays"`, `value="`+days+`"`)
+	}
 	good := url.Values{"name": {"Acme Dental"}, "stopReply": {"Bye"}, "startReply": {""}, "helpReply": {"Call us"},
-		"voiceGreeting": {"Hi"}, "timeZone": {"America/New_York"}, "quietHours": {"21:00-08:00"}}
+		"voiceGreeting": {"Hi"}, "timeZone": {"America/New_York"}, "quietHours": {"21:00-08:00"}, "retentionDays": {"90"}}
 	res, _ = e.send(t, c, "POST", "/settings/workspace", good)
 	wantRedirect(t, res, "/settings/workspace?done=saved")
 	ws, _ := e.st.Workspace(e.a.ID)
 	if ws.Name != "Acme Dental" || ws.KeywordReply(store.KeywordStop) != "Bye" || ws.KeywordReply(store.KeywordStart) != "" ||
-		ws.TimeZone != "America/New_York" || ws.QuietHours != "21:00-08:00" || ws.Greeting() != "Hi" {
+		ws.TimeZone != "America/New_York" || ws.QuietHours != "21:00-08:00" || ws.Greeting() != "Hi" || ws.RetentionDays != 90 {
 		t.Fatalf("saved workspace %+v, want the form's values (START empty: no reply)", ws)
 	}
 }
