@@ -101,7 +101,7 @@ func BenchmarkUIPages(b *testing.B) {
 			}
 			slices.Sort(took)
 			p99 := took[len(took)-1]
-			b.Logf("%-40s p50 %6.2f ms  p99 %6.2f ms", p, took[len(took)/2], p99)
+			fmt.Fprintf(os.Stderr, "%-40s p50 %6.2f ms  p99 %6.2f ms\n", p, took[len(took)/2], p99)
 			if p99 > worst {
 				worst, worstPage = p99, p
 			}
