@@ -129,12 +129,21 @@ func TestBrowserFirstRun(t *testing.T) {
 			nil, chromedp.WithPollingTimeout(15*time.Second)),
 	)
 	shots.take(ctx, "09-polled")
+	run("answer the inbound text from the inbox and see the answer delivered",
+		chromedp.SendKeys(chromedp.CSS("#reply-text"), "Of course, see you both on Tuesday!"),
+		chromedp.Click(uiTid("reply-submit")),
+		chromedp.WaitVisible(uiTid("flash")),
+		poll(`Array.from(document.querySelectorAll('[data-testid="thread-message"]')).some(li =>
+			li.textContent.includes("see you both") && li.dataset.status === "delivered")`,
+			nil, chromedp.WithPollingTimeout(15*time.Second), chromedp.WithPollingInterval(200*time.Millisecond)),
+	)
+	shots.take(ctx, "09b-answered")
 	run("back to the inbox", chromedp.Click(chromedp.CSS(`.crumbs a[href="/inbox"]`), chromedp.NodeVisible), chromedp.WaitVisible(uiTid("inbox-list")))
 	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[data-testid="inbox-row"]'), r => r.textContent)`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 1 || !strings.Contains(rows[0], "+14155550123") || !strings.Contains(rows[0], "my daughter") {
+	if len(rows) != 1 || !strings.Contains(rows[0], "+14155550123") || !strings.Contains(rows[0], "see you both") {
 		t.Errorf("inbox rows %q: want the one conversation with its latest text", rows)
 	}
 	shots.take(ctx, "10-inbox")
