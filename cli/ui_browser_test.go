@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -163,6 +165,30 @@ func TestBrowserFirstRun(t *testing.T) {
 	// A narrow screen gets the same pages, stacked.
 	run("phone width", chromedp.EmulateViewport(390, 844), chromedp.Navigate(threadURL), chromedp.WaitVisible(uiTid("reply-form")))
 	shots.take(ctx, "11-thread-phone")
+
+	// A page of another origin posting a form to Switchboard while the admin is signed in: the
+	// browser sends it, and Switchboard refuses it (http.CrossOriginProtection); nothing is made.
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><form id="f" method="post" action="%s/workspaces"><input name="name" value="Evil Corp"></form>`+
+			`<script>document.getElementById("f").submit()</script>`, srv.base)
+	}))
+	defer evil.Close()
+	run("a cross-origin form post is refused",
+		chromedp.EmulateViewport(1280, 900),
+		chromedp.Navigate(evil.URL),
+		poll(`location.href.endsWith("/workspaces") && document.body.innerText.toLowerCase().includes("cross-origin")`,
+			nil, chromedp.WithPollingTimeout(10*time.Second)),
+	)
+	shots.take(ctx, "14-cross-origin-refused")
+	run("and no workspace was made", chromedp.Navigate(srv.base+"/admin/workspaces"), chromedp.WaitVisible(chromedp.CSS("h1")))
+	body, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(body, "Evil Corp") {
+		t.Error("a cross-origin form post created a workspace")
+	}
 }
 
 // shots saves full-page PNGs to a temporary directory and SCREENSHOT_DIR.
