@@ -120,7 +120,7 @@ func (h *Handler) routes() http.Handler {
 	// Browser form posts go through http.CrossOriginProtection; the token and revocation
 	// endpoints do not, since clients call them server to server without cookies (and
 	// browser-based public clients cross-origin).
-	forms := http.NewCrossOriginProtection()
+	forms := h.crossOrigin()
 	if ss := h.cfg.Sessions; ss != nil {
 		mux.HandleFunc("GET /oauth/login", ss.loginPage)
 		mux.Handle("POST /oauth/login", forms.Handler(http.HandlerFunc(ss.login)))

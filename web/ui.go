@@ -37,7 +37,7 @@ func (u *ui) isAdmin() bool { return u.user.Superuser || u.role == "admin" }
 // uiRoutes adds the admin UI's pages (DESIGN §10). Every form POST goes through
 // http.CrossOriginProtection; every page checks the session and the role it needs.
 func (h *Handler) uiRoutes(mux *http.ServeMux) {
-	forms := http.NewCrossOriginProtection()
+	forms := h.crossOrigin()
 	get := func(pattern string, need int, fn func(http.ResponseWriter, *http.Request, *ui)) {
 		mux.Handle("GET "+pattern, h.page(need, fn))
 	}
@@ -185,6 +185,19 @@ func setPageHeaders(w http.ResponseWriter) {
 
 func (h *Handler) forbidden(w http.ResponseWriter, r *http.Request, u *ui, text string) {
 	h.render(w, r, u, http.StatusForbidden, "Not allowed", views.ErrorPage("Not allowed", text))
+}
+
+// crossOrigin is the protection of every browser form: a post from another site is answered
+// with the product's 403 page, not the standard library's line of text.
+func (h *Handler) crossOrigin() *http.CrossOriginProtection {
+	p := http.NewCrossOriginProtection()
+	p.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setPageHeaders(w)
+		templ.Handler(views.Layout("Not allowed", views.ErrorPage("Not allowed",
+			"This form was sent from another site (a cross-origin request), so it was refused and nothing changed. Open Switchboard and send it from there.")),
+			templ.WithStatus(http.StatusForbidden)).ServeHTTP(w, r)
+	}))
+	return p
 }
 
 // notFound is the page for an unknown or foreign id: another workspace's data is never shown,

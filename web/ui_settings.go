@@ -38,7 +38,7 @@ func (h *Handler) uiSettingsRoutes(mux *http.ServeMux, get, post func(string, in
 
 	// The invitation link works signed out too (a new account), so it is not a page() route.
 	mux.HandleFunc("GET /invite/{token}", h.invitePage)
-	mux.Handle("POST /invite/{token}", http.NewCrossOriginProtection().Handler(http.HandlerFunc(h.acceptInvite)))
+	mux.Handle("POST /invite/{token}", h.crossOrigin().Handler(http.HandlerFunc(h.acceptInvite)))
 
 	su := func(fn func(http.ResponseWriter, *http.Request, *ui)) func(http.ResponseWriter, *http.Request, *ui) {
 		return func(w http.ResponseWriter, r *http.Request, u *ui) {
