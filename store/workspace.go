@@ -9,13 +9,26 @@ import (
 
 // CreateWorkspace adds a workspace to the installation's tenant.
 func (s *Store) CreateWorkspace(name string) (Workspace, error) {
+	return s.CreateWorkspaceFor(name, "")
+}
+
+// CreateWorkspaceFor adds a workspace and, when adminID is set, makes that user its admin — in
+// one transaction, so a workspace never exists without the person who made it (the admin UI).
+func (s *Store) CreateWorkspaceFor(name, adminID string) (Workspace, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || runeLen(name) > 255 {
 		return Workspace{}, ValidationError{{"name", "is required, at most 255 characters"}}
 	}
 	w := Workspace{ID: s.NewID(), TenantID: s.tenantID, Name: name, CreatedAt: s.Now(), UpdatedAt: s.Now()}
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		return putJSON(tx.Bucket(bWorkspaces), idKey(w.ID), w)
+		if err := putJSON(tx.Bucket(bWorkspaces), idKey(w.ID), w); err != nil {
+			return err
+		}
+		if adminID == "" {
+			return nil
+		}
+		_, err := s.addMembership(tx, w.ID, adminID, "admin")
+		return err
 	})
 	return w, err
 }
@@ -47,14 +60,9 @@ func getWorkspace(tx *bolt.Tx, id string) (Workspace, error) {
 func (s *Store) Workspaces() ([]Workspace, error) {
 	var out []Workspace
 	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bWorkspaces).ForEach(func(_, v []byte) error {
-			var w Workspace
-			if err := jsonUnmarshal(v, &w); err != nil {
-				return err
-			}
-			out = append(out, w)
-			return nil
-		})
+		var err error
+		out, err = s.workspacesIn(tx)
+		return err
 	})
 	return out, err
 }
@@ -66,23 +74,30 @@ func (s *Store) AddMember(workspaceID, userID, role string) (Membership, error) 
 	}
 	var m Membership
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
-			return err
-		}
-		if _, err := getUser(tx, userID); err != nil {
-			return err
-		}
-		b := tx.Bucket(bMemberships)
-		if ok, err := getJSON(b, wsKey(workspaceID, userID), &m); ok || err != nil {
-			return err
-		}
-		m = Membership{ID: s.NewID(), WorkspaceID: workspaceID, UserID: userID, Role: role, CreatedAt: s.Now()}
-		if err := putJSON(b, wsKey(workspaceID, userID), m); err != nil {
-			return err
-		}
-		return tx.Bucket(bUserWS).Put(wsKey(userID, workspaceID), []byte(m.ID))
+		var err error
+		m, err = s.addMembership(tx, workspaceID, userID, role)
+		return err
 	})
 	return m, err
+}
+
+func (s *Store) addMembership(tx *bolt.Tx, workspaceID, userID, role string) (Membership, error) {
+	var m Membership
+	if _, err := getWorkspace(tx, workspaceID); err != nil {
+		return m, err
+	}
+	if _, err := getUser(tx, userID); err != nil {
+		return m, err
+	}
+	b := tx.Bucket(bMemberships)
+	if ok, err := getJSON(b, wsKey(workspaceID, userID), &m); ok || err != nil {
+		return m, err
+	}
+	m = Membership{ID: s.NewID(), WorkspaceID: workspaceID, UserID: userID, Role: role, CreatedAt: s.Now()}
+	if err := putJSON(b, wsKey(workspaceID, userID), m); err != nil {
+		return m, err
+	}
+	return m, tx.Bucket(bUserWS).Put(wsKey(userID, workspaceID), []byte(m.ID))
 }
 
 // RemoveMember ends a membership: the user's next request to the workspace is refused, and the

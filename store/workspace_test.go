@@ -147,3 +147,22 @@ func TestSubscribe(t *testing.T) {
 		t.Errorf("after Unsubscribe, subscriptions = %v, want only the other", list)
 	}
 }
+
+// TestCreateWorkspaceFor: the creator is its admin from the same transaction; an unknown user
+// leaves no workspace behind.
+func TestCreateWorkspaceFor(t *testing.T) {
+	f := newFixture(t)
+	w, err := f.s.CreateWorkspaceFor("Beta", f.user.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if role, err := f.s.MemberRole(w.ID, f.user.ID); err != nil || role != "admin" {
+		t.Errorf("creator's role = %q, %v; want admin", role, err)
+	}
+	before, _ := f.s.Workspaces()
+	_, err = f.s.CreateWorkspaceFor("Gamma", "01JZZZZZZZZZZZZZZZZZZZZZZZ")
+	wantKind(t, err, store.ErrNotFound, "user not found")
+	if after, _ := f.s.Workspaces(); len(after) != len(before) {
+		t.Errorf("a refused creation left a workspace: %d → %d", len(before), len(after))
+	}
+}

@@ -302,10 +302,7 @@ func (h *Handler) createWorkspace(w http.ResponseWriter, r *http.Request, u *ui)
 		return
 	}
 	name := strings.TrimSpace(r.PostForm.Get("name"))
-	ws, err := h.store.CreateWorkspace(name)
-	if err == nil {
-		_, err = h.store.AddMember(ws.ID, u.user.ID, "admin")
-	}
+	ws, err := h.store.CreateWorkspaceFor(name, u.user.ID)
 	if errs := fieldErrors(err, nil); errs != nil {
 		u.section = "inbox"
 		h.render(w, r, u, http.StatusUnprocessableEntity, "Create a workspace", views.NoWorkspace(true, name, errs))

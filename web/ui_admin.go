@@ -55,10 +55,7 @@ func (h *Handler) adminCreateWorkspace(w http.ResponseWriter, r *http.Request, u
 		return
 	}
 	name := strings.TrimSpace(r.PostForm.Get("name"))
-	ws, err := h.store.CreateWorkspace(name)
-	if err == nil {
-		_, err = h.store.AddMember(ws.ID, u.user.ID, "admin")
-	}
+	_, err := h.store.CreateWorkspaceFor(name, u.user.ID)
 	if errs := fieldErrors(err, nil); errs != nil {
 		v, verr := h.adminWorkspacesView(r)
 		if verr != nil {
