@@ -524,47 +524,55 @@ func statusRank(status string) int {
 
 // broadcastCache holds the broadcasts a transaction's messages move, so that each is decoded and
 // written once however many of its copies change; the counters change in the same transaction
-// as the messages that moved them.
-type broadcastCache map[string]*Broadcast
+// as the messages that moved them. A broadcast only read (the claim's cancelled check) is not
+// written back.
+type broadcastCache map[string]*cachedBroadcast
 
-func (bc broadcastCache) update(tx *bolt.Tx, m *Message, fn func(b *Broadcast)) error {
-	if m.BroadcastID == "" {
-		return nil
-	}
-	b := bc[m.BroadcastID]
-	if b == nil {
-		b = &Broadcast{}
-		ok, err := getJSON(tx.Bucket(bBroadcasts), wsKey(m.WorkspaceID, m.BroadcastID), b)
-		if err != nil || !ok {
-			return err
-		}
-		bc[m.BroadcastID] = b
-	}
-	fn(b)
-	return nil
+type cachedBroadcast struct {
+	Broadcast
+	changed bool
 }
 
-// cancelled reports whether m is a copy of a cancelled broadcast (decoded once per transaction).
-func (bc broadcastCache) cancelled(tx *bolt.Tx, m *Message) (bool, error) {
+// get decodes m's broadcast once per transaction; nil for a message of no (or a gone) broadcast.
+func (bc broadcastCache) get(tx *bolt.Tx, m *Message) (*cachedBroadcast, error) {
 	if m.BroadcastID == "" {
-		return false, nil
+		return nil, nil
 	}
-	b := bc[m.BroadcastID]
-	if b == nil {
-		b = &Broadcast{}
-		ok, err := getJSON(tx.Bucket(bBroadcasts), wsKey(m.WorkspaceID, m.BroadcastID), b)
-		if err != nil || !ok {
-			return false, err
-		}
-		bc[m.BroadcastID] = b
+	if cb := bc[m.BroadcastID]; cb != nil {
+		return cb, nil
 	}
-	return b.Status == BroadcastCancelled, nil
+	cb := &cachedBroadcast{}
+	ok, err := getJSON(tx.Bucket(bBroadcasts), wsKey(m.WorkspaceID, m.BroadcastID), &cb.Broadcast)
+	if err != nil || !ok {
+		return nil, err
+	}
+	bc[m.BroadcastID] = cb
+	return cb, nil
+}
+
+func (bc broadcastCache) update(tx *bolt.Tx, m *Message, fn func(b *Broadcast)) error {
+	cb, err := bc.get(tx, m)
+	if cb != nil {
+		fn(&cb.Broadcast)
+		cb.changed = true
+	}
+	return err
+}
+
+// cancelled reports whether m is a copy of a cancelled broadcast.
+func (bc broadcastCache) cancelled(tx *bolt.Tx, m *Message) (bool, error) {
+	cb, err := bc.get(tx, m)
+	return cb != nil && cb.Status == BroadcastCancelled, err
 }
 
 // flush writes the changed broadcasts, finishing those with no copy queued or sending any more:
 // sent, or failed when every copy failed.
 func (bc broadcastCache) flush(tx *bolt.Tx, now time.Time) error {
-	for _, b := range bc {
+	for _, cb := range bc {
+		if !cb.changed {
+			continue
+		}
+		b := &cb.Broadcast
 		b.UpdatedAt = now
 		if b.Outstanding <= 0 && !b.Fanout && (b.Status == BroadcastSending || b.Status == BroadcastSent) {
 			b.Outstanding = 0

@@ -440,3 +440,22 @@ func TestMigrationFromSchema1(t *testing.T) {
 		t.Errorf("broadcast outstanding after migration = %d, want 1", bb.Outstanding)
 	}
 }
+
+// TestClaimLeavesItsBroadcastAlone: claiming copies reads their broadcast (is it cancelled?)
+// but does not rewrite it; only outcomes change it.
+func TestClaimLeavesItsBroadcastAlone(t *testing.T) {
+	clock := &testClock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
+	b, err := f.s.SendBroadcast(f.ws, store.BroadcastInput{From: f.number, Text: "x", Recipients: []string{"+14155550301"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := f.s.Broadcast(f.ws, b.ID)
+	clock.Advance(time.Minute)
+	if ids := claimedIDs(claimAll(t, f.s, 10)); len(ids) != 1 {
+		t.Fatalf("claimed %v, want the copy", ids)
+	}
+	if after, _ := f.s.Broadcast(f.ws, b.ID); !after.UpdatedAt.Equal(before.UpdatedAt) {
+		t.Errorf("a claim rewrote the broadcast (updatedAt %v → %v)", before.UpdatedAt, after.UpdatedAt)
+	}
+}
