@@ -259,3 +259,53 @@ func TestAdminSetWorkspaceAndCompact(t *testing.T) {
 	}
 	fails(t, "no arguments", "admin", "compact", d, "extra")
 }
+
+// TestAdminListsAndWorkspaceSettings: list-* print one tab-separated row each (DESIGN §2), and
+// set-workspace carries the keyword replies, greeting, quiet hours and time zone, checked.
+func TestAdminListsAndWorkspaceSettings(t *testing.T) {
+	f := newFixture(t)
+	d := "-data=" + f.data
+	rows := func(out string) [][]string {
+		var r [][]string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			r = append(r, strings.Split(line, "\t"))
+		}
+		return r
+	}
+	if ws := rows(ok(t, "admin", "list-workspaces", d)); len(ws) != 1 || ws[0][0] != f.ws || ws[0][1] != "Acme" {
+		t.Errorf("list-workspaces = %q, want the one workspace: id, name", ws)
+	}
+	if us := rows(ok(t, "admin", "list-users", d)); len(us) != 1 || us[0][0] != f.user || us[0][1] != "ana@example.com" || us[0][3] != "superuser" {
+		t.Errorf("list-users = %q, want id, email, name, superuser", us)
+	}
+	ok(t, "admin", "add-number", d, "--workspace", f.ws, "--phone", "+14155550177", "--name", "Slow", "--rate", "2")
+	r := sb(t, nil, "admin", "list-numbers", d, "--workspace", f.ws)
+	if r.code != 0 {
+		t.Fatalf("list-numbers: exit %d, %s", r.code, r.stderr)
+	}
+	ns := rows(r.stdout)
+	if len(ns) != 2 || ns[0][2] != "+14155550100" || ns[0][4] != "sandbox" || ns[0][5] != "default" || ns[0][6] != "active" ||
+		ns[1][2] != "+14155550177" || ns[1][5] != "2" {
+		t.Errorf("list-numbers = %q, want id, workspace, phone, name, carrier, rate, state", ns)
+	}
+	fails(t, "workspace not found", "admin", "list-numbers", d, "--workspace", "01JDX0000000000000000000AA")
+
+	got := ok(t, "admin", "set-workspace", d, "--workspace", f.ws, "--stop-reply", "", "--help-reply", "Call 555-0100",
+		"--voice-greeting", "Texts only, please.", "--quiet-hours", "21:00-08:00", "--time-zone", "America/Chicago")
+	if got != f.ws {
+		t.Fatalf("set-workspace printed %q", got)
+	}
+	fails(t, "quietHours", "admin", "set-workspace", d, "--workspace", f.ws, "--quiet-hours", "25:00-08:00")
+	fails(t, "timeZone", "admin", "set-workspace", d, "--workspace", f.ws, "--time-zone", "Mars/Olympus")
+	s, err := store.Open(filepath.Join(f.data, "switchboard.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	w, _ := s.Workspace(f.ws)
+	if w.KeywordReply(store.KeywordStop) != "" || w.KeywordReply(store.KeywordHelp) != "Call 555-0100" ||
+		w.KeywordReply(store.KeywordStart) != "Acme: you are resubscribed and will get messages again. Reply STOP to unsubscribe." ||
+		w.Greeting() != "Texts only, please." || w.QuietHours != "21:00-08:00" || w.TimeZone != "America/Chicago" {
+		t.Errorf("workspace after set-workspace = %+v", w)
+	}
+}
