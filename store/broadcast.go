@@ -16,7 +16,6 @@ const (
 	MaxBroadcastRecipients = 10_000  // pasted recipients of one call, after de-duplication
 	MaxBroadcastTotal      = 100_000 // recipients after the union of every source
 	MaxBroadcastIDs        = 100     // ids in each of groupIds, conversationIds and their exclusions
-	MaxScheduleAhead       = 366 * 24 * time.Hour
 )
 
 // fanOutChunk is how many recipients one fan-out transaction queues. bbolt splits nodes only at
@@ -52,6 +51,9 @@ type BroadcastInput struct {
 	AuthorID               string
 	SendAt                 *time.Time
 }
+
+// LatestSendAt is the furthest a broadcast may be scheduled: one calendar year after now.
+func LatestSendAt(now time.Time) time.Time { return now.AddDate(1, 0, 0) }
 
 // Targets are the input's recipient sources.
 func (in *BroadcastInput) Targets() BroadcastTargets {

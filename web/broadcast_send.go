@@ -37,7 +37,7 @@ func decodeSendBroadcast(f *fields, provider string, now time.Time) sendBroadcas
 			f.fail("sendAt", "must be an RFC 3339 time such as 2026-12-01T09:00:00Z")
 		case !t.After(now):
 			f.fail("sendAt", "must be in the future")
-		case t.After(now.Add(store.MaxScheduleAhead)):
+		case t.After(store.LatestSendAt(now)):
 			f.fail("sendAt", "must be at most one year ahead")
 		default:
 			t = t.UTC()

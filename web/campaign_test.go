@@ -48,6 +48,10 @@ func TestBroadcastTargetingSchedulingAndCancel(t *testing.T) {
 		t.Errorf("scheduled status %v", s["status"])
 	}
 	wantStrings(t, s, "recipients")
+	// Up to one calendar year ahead is accepted.
+	edge := time.Now().AddDate(1, 0, 0).Add(-time.Hour).UTC().Format(time.RFC3339)
+	e.post(t, "send-broadcast-action", e.body(obj{"from": fromNumber, "recipients": []string{toNumber}, "text": "next year", "sendAt": edge})).
+		want(t, http.StatusAccepted)
 	c := e.post(t, "cancel-broadcast-action", e.body(obj{"broadcastId": s["id"]})).want(t, http.StatusOK).object(t)
 	if c["status"] != "cancelled" || c["id"] != s["id"] {
 		t.Errorf("cancel = %v", c)

@@ -99,7 +99,7 @@ func decoders(t *testing.T) []decoderCase {
 					}
 					checkUnique(t, ids)
 				}
-				if at := req.in.SendAt; at != nil && (!at.After(now) || at.After(now.Add(store.MaxScheduleAhead))) {
+				if at := req.in.SendAt; at != nil && (!at.After(now) || at.After(store.LatestSendAt(now))) {
 					t.Errorf("accepted sendAt %v", at)
 				}
 				for _, p := range req.in.Recipients {

@@ -219,7 +219,7 @@ func (h *Handler) readCompose(r *http.Request, u *ui, f *views.ComposeForm) (sto
 			errs["sendAt"] = "Must be a date and time such as 2026-12-01 09:00"
 		case !t.After(now):
 			errs["sendAt"] = "Must be in the future"
-		case t.After(now.Add(store.MaxScheduleAhead)):
+		case t.After(store.LatestSendAt(now)):
 			errs["sendAt"] = "Must be at most one year ahead"
 		default:
 			t = t.UTC()
