@@ -341,7 +341,7 @@ func contactIDByPhone(tx *bolt.Tx, workspaceID, phone string) string {
 
 // tenantOf is the installation's tenant id, which contact records leave out.
 func tenantOf(tx *bolt.Tx) string {
-	return string(tx.Bucket(bMeta).Get([]byte("tenant_id")))
+	return string(tx.Bucket(bMeta).Get(metaTenantID))
 }
 
 func getContact(tx *bolt.Tx, workspaceID, id string) (Contact, error) {

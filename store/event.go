@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"slices"
 	"time"
 
@@ -85,110 +84,6 @@ type Attempt struct {
 	LatencyMS  int64     `json:"latencyMs"`
 	Error      string    `json:"error"`
 	Response   string    `json:"response"`
-}
-
-// effects collects what a write transaction did that others must hear of after it commits.
-type effects struct {
-	events    bool
-	outbox    bool
-	depth     int64 // change in the number of messages queued or sending
-	scheduled bool  // a broadcast was scheduled
-	optOuts   []optOutRef
-	refused   error
-	// postings, when set (imports), collects new contacts' search postings to be written term
-	// by term before the transaction commits (contact.go).
-	postings *postingBuf
-}
-
-// refuse records a refusal (bad input, or a state that forbids the change) for update to return
-// to its caller, and returns nil so that DB.Batch commits the other functions of the batch: a
-// function's error makes bbolt roll the whole batch back and run every function in it again
-// (DESIGN §8). Call it only before the function has written anything. (update also treats a
-// returned ValidationError or *Error as a refusal; refuse says so explicitly.)
-func (fx *effects) refuse(err error) error {
-	fx.refused = err
-	return nil
-}
-
-type optOutRef struct{ ws, phone string }
-
-// update runs fn in a batched write transaction (DB.Batch coalesces concurrent writers into
-// one fsync). fn may run twice, so it starts from fresh effects each time.
-//
-// A refusal (a ValidationError or an *Error: not found, forbidden, conflict, opted out) is
-// returned through this call's own variable and the batch function returns nil: returned to
-// bbolt, it would roll back the whole batch and run every other caller's function again. So fn
-// must refuse before it writes anything, as every store function does (checks, then writes); any
-// other error still rolls the batch back.
-func (s *Store) update(fn func(tx *bolt.Tx, fx *effects) error) error {
-	var fx effects
-	var refused error
-	runs := 0
-	err := s.db.Batch(func(tx *bolt.Tx) error {
-		runs++
-		fx, refused = effects{}, nil
-		err := fn(tx, &fx)
-		if isRefusal(err) {
-			refused, fx = err, effects{}
-			return nil
-		}
-		return err
-	})
-	if runs > 1 {
-		s.batchReruns.Add(int64(runs - 1))
-	}
-	if err != nil {
-		return err
-	}
-	if refused != nil {
-		return refused
-	}
-	if fx.refused != nil {
-		return fx.refused
-	}
-	s.applyEffects(&fx)
-	return nil
-}
-
-// BatchReruns counts how often DB.Batch ran a write function again because another function of
-// its batch failed. Refusals do not make it rerun, so it stays 0 unless real errors occur.
-func (s *Store) BatchReruns() int64 { return s.batchReruns.Load() }
-
-// isRefusal reports whether err is a request's refusal rather than a failure of the write.
-// Store functions refuse before they write, so a refused function has written nothing.
-func isRefusal(err error) bool {
-	var verr ValidationError
-	var serr *Error
-	return errors.As(err, &verr) || errors.As(err, &serr)
-}
-
-// updateNow is update without batching, for callers that write big transactions (imports).
-func (s *Store) updateNow(fn func(tx *bolt.Tx, fx *effects) error) error {
-	var fx effects
-	if err := s.db.Update(func(tx *bolt.Tx) error { return fn(tx, &fx) }); err != nil {
-		return err
-	}
-	if fx.refused != nil {
-		return fx.refused
-	}
-	s.applyEffects(&fx)
-	return nil
-}
-
-func (s *Store) applyEffects(fx *effects) {
-	s.depth.Add(fx.depth)
-	for _, o := range fx.optOuts {
-		s.addOptOutFilter(o.ws, o.phone)
-	}
-	s.notify(fx.events, fx.outbox)
-	if fx.scheduled {
-		s.hookMu.RLock()
-		f := s.onSchedule
-		s.hookMu.RUnlock()
-		if f != nil {
-			f()
-		}
-	}
 }
 
 // emit records an event and queues one delivery per active subscription of the workspace to
@@ -289,9 +184,6 @@ func hasKey(b *bolt.Bucket, key []byte) bool {
 	k, _ := b.Cursor().Seek(key)
 	return bytes.Equal(k, key)
 }
-
-// pendingCountKey (meta bucket) holds how many deliveries are pending: the queue depth.
-var pendingCountKey = []byte("webhook_pending_count")
 
 func addPendingCount(tx *bolt.Tx, delta int64) error {
 	meta := tx.Bucket(bMeta)

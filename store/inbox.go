@@ -255,7 +255,7 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 	if errs != nil {
 		return c, errs
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		ok, err := getJSON(tx.Bucket(bConversations), wsKeyChecked(workspaceID, id), &c)
 		if err != nil {
 			return err

@@ -58,7 +58,7 @@ func (s *Store) buildOptOutFilters() error {
 // writer) commits: a read transaction begun earlier would miss their opt-outs, and the new
 // filters would then wrongly clear those numbers.
 func (s *Store) rebuildOptOutFilters() error {
-	return s.db.Update(s.loadOptOutFilters)
+	return s.updateNow(func(tx *bolt.Tx, _ *effects) error { return s.loadOptOutFilters(tx) })
 }
 
 // loadOptOutFilters builds every workspace's filter from the opt-outs tx sees and installs them.

@@ -270,7 +270,7 @@ func (s *Store) PromoteDue(now time.Time, max int) (moved int, next time.Time, e
 		return 0, next, err
 	}
 	var fx effects
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		moved, next, fx = 0, time.Time{}, effects{}
 		delayed := tx.Bucket(bOutboxDelayed)
 		var keys [][]byte
@@ -311,7 +311,7 @@ func (s *Store) PromoteDue(now time.Time, max int) (moved int, next time.Time, e
 func (s *Store) RequeueSending() (int, error) {
 	n := 0
 	var fx effects
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		n, fx = 0, effects{}
 		sending := tx.Bucket(bOutboxSending)
 		var keys [][]byte

@@ -25,7 +25,7 @@ func (s *Store) AddProperty(workspaceID, name, typ string) (Property, error) {
 		return Property{}, errs
 	}
 	p := Property{ID: s.NewID(), WorkspaceID: workspaceID, Name: name, Type: typ, CreatedAt: s.Now()}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return err
 		}

@@ -59,73 +59,6 @@ func (v ValidationError) Error() string {
 	return fmt.Sprintf("validation failed: %s: %s", v[0].Field, v[0].Message)
 }
 
-// Bucket names, declared in one place. Index buckets hold keys of the form
-// workspace(16) | 0x00 | term | 0x00 | id(16) with empty values unless noted.
-var (
-	bMeta         = []byte("meta")
-	bTenants      = []byte("tenants")
-	bWorkspaces   = []byte("workspaces")
-	bUsers        = []byte("users")
-	bUserEmail    = []byte("idx_user_email") // lower(email) -> user id
-	bMemberships  = []byte("memberships")    // ws|user -> Membership
-	bUserWS       = []byte("idx_user_workspaces")
-	bInvitations  = []byte("invitations")
-	bNumbers      = []byte("phone_numbers")
-	bNumberPhone  = []byte("idx_phone_number_phone")
-	bNumberGlobal = []byte("idx_phone_number_global") // phone -> ws|number id, installation-wide
-	bProperties   = []byte("contact_properties")
-	bPropertyName = []byte("idx_contact_property_name")
-	// The contact buckets hold a bucket per workspace (layout in search_index.go).
-	bContacts          = []byte("contact_records")
-	bContactPhone      = []byte("idx_contact_by_phone")
-	bContactEmail      = []byte("idx_contact_by_email")
-	bContactTerms      = []byte("idx_contact_postings")
-	bContactOrder      = []byte("idx_contact_names")
-	bContactNums       = []byte("idx_contact_nums")
-	bConversations     = []byte("conversations")
-	bConvKey           = []byte("idx_conversation_key")
-	bConvActivity      = []byte("idx_conversation_activity") // ws|activity(8)|conversation -> empty (inbox.go)
-	bMessages          = []byte("messages")
-	bConvMessages      = []byte("idx_conversation_messages")
-	bOutbox            = []byte("outbox")               // number id|priority|message id -> ws: ready to send (outbox.go)
-	bOutboxSending     = []byte("outbox_sending")       // message id -> number id|priority|ws: handed to a carrier
-	bOutboxDelayed     = []byte("outbox_delayed")       // due(8)|message id -> number id|priority|ws: retries
-	bMsgProvider       = []byte("idx_message_provider") // provider|0|provider id -> ws|message id
-	bBlocked           = []byte("blocked_numbers")      // ws|phone -> Block
-	bGroups            = []byte("groups")               // ws|id -> Group (group.go)
-	bBroadcastTargets  = []byte("broadcast_targets")    // ws|id -> BroadcastTargets (broadcast.go)
-	bBroadcastSchedule = []byte("broadcast_schedule")   // due|ws|id -> empty
-	bBroadcastPending  = []byte("broadcast_pending")    // ws|id|seq -> recipients still to queue
-	bGroupName         = []byte("idx_group_name")
-	bGroupMembers      = []byte("group_members")      // ws|group|contact -> empty
-	bContactGroups     = []byte("idx_contact_groups") // ws|contact|group -> empty
-	bComments          = []byte("comments")
-	bBroadcasts        = []byte("broadcasts")
-	bOptOuts           = []byte("opt_outs")
-	bOptOutPhone       = []byte("idx_opt_out_phone")
-	bTokens            = []byte("api_tokens") // sha256(token) -> Token
-	bTokenIDs          = []byte("idx_api_token_id")
-	bSubs              = []byte("webhook_subscriptions")
-	bSubEvent          = []byte("idx_webhook_subscription_event")
-	bEvents            = []byte("webhook_events")     // event id -> Event
-	bDeliveries        = []byte("webhook_deliveries") // delivery id -> Delivery
-	bDeliveryQueue     = []byte("webhook_queue")      // due(8)|delivery id -> empty
-	bAttempts          = []byte("webhook_attempts")   // delivery id|attempt id -> Attempt
-	bSubDeliveries     = []byte("idx_webhook_subscription_deliveries")
-	bSubOwner          = []byte("idx_webhook_subscription_owner")   // see ownerKey (subscription.go)
-	bSubPending        = []byte("idx_webhook_subscription_pending") // sub|delivery -> empty, pending only
-	bEventPending      = []byte("idx_webhook_event_pending")        // event|delivery -> empty, pending only
-)
-
-var allBuckets = [][]byte{
-	bMeta, bTenants, bWorkspaces, bUsers, bUserEmail, bMemberships, bUserWS, bInvitations,
-	bNumbers, bNumberPhone, bNumberGlobal, bProperties, bPropertyName, bContacts, bContactPhone, bContactEmail,
-	bContactTerms, bContactOrder, bContactNums, bConversations, bConvKey, bMessages, bConvMessages,
-	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
-	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
-	bSubOwner, bSubPending, bEventPending, bConvActivity,
-}
-
 // Options configure Open.
 type Options struct {
 	// Now is the clock; nil means time.Now.
@@ -190,7 +123,7 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	if err := s.db.View(func(tx *bolt.Tx) error {
 		if b := tx.Bucket(bMeta); b != nil {
-			s.tenantID = string(b.Get([]byte("tenant_id")))
+			s.tenantID = string(b.Get(metaTenantID))
 		}
 		return nil
 	}); err != nil {
@@ -226,56 +159,11 @@ func (s *Store) OnSchedule(f func()) { s.hookMu.Lock(); s.onSchedule = f; s.hook
 // OnOutbox registers a function called after a commit that queued outbound messages.
 func (s *Store) OnOutbox(f func()) { s.hookMu.Lock(); s.onOutbox = f; s.hookMu.Unlock() }
 
-func (s *Store) notify(events, outbox bool) {
-	s.hookMu.RLock()
-	fe, fo := s.onEvents, s.onOutbox
-	s.hookMu.RUnlock()
-	if events && fe != nil {
-		fe()
-	}
-	if outbox && fo != nil {
-		fo()
-	}
-}
-
-func (s *Store) migrate() error {
-	var from uint64
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		for _, name := range allBuckets {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return fmt.Errorf("store: create bucket %s: %w", name, err)
-			}
-		}
-		meta := tx.Bucket(bMeta)
-		from = decodeUint(meta.Get([]byte("schema_version")))
-		if from > uint64(SchemaVersion) {
-			return fmt.Errorf("store: database schema %d is newer than this binary's %d", from, SchemaVersion)
-		}
-		if from == 0 {
-			from = uint64(SchemaVersion) // a new file is born at the current version
-		}
-		if meta.Get([]byte("tenant_id")) == nil {
-			t := Tenant{ID: s.NewID(), Name: "default", CreatedAt: s.Now()}
-			if err := putJSON(tx.Bucket(bTenants), idKey(t.ID), t); err != nil {
-				return err
-			}
-			if err := meta.Put([]byte("tenant_id"), []byte(t.ID)); err != nil {
-				return err
-			}
-		}
-		return meta.Put([]byte("schema_version"), encodeUint(from))
-	})
-	if err != nil {
-		return err
-	}
-	return s.runMigrations(from)
-}
-
 // SchemaVersion reports the version stored in the meta bucket.
 func (s *Store) SchemaVersion() (int, error) {
 	var v uint64
 	err := s.db.View(func(tx *bolt.Tx) error {
-		v = decodeUint(tx.Bucket(bMeta).Get([]byte("schema_version")))
+		v = decodeUint(tx.Bucket(bMeta).Get(metaSchemaVersion))
 		return nil
 	})
 	return int(v), err

@@ -57,7 +57,7 @@ func (s *Store) CreateInvitation(workspaceID, email, role string) (InvitationEnt
 	rec.Invitation = Invitation{ID: s.NewID(), WorkspaceID: workspaceID, TenantID: s.tenantID, Email: email,
 		Status: InvitationPending, ExpiredAt: now.Add(InvitationTTL), CreatedAt: now, UpdatedAt: now}
 	rec.Role = role
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return err
 		}

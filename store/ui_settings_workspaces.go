@@ -4,9 +4,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// archivedKey is the meta entry that marks a workspace archived (its value: when).
-func archivedKey(id string) []byte { return append([]byte("archived_ws\x00"), idKey(id)...) }
-
 // SetWorkspaceArchived archives or restores a workspace. An archived workspace keeps its data;
 // the admin UI lists it apart and leaves it out of its members' workspace choice.
 func (s *Store) SetWorkspaceArchived(id string, archived bool) error {

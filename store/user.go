@@ -26,7 +26,7 @@ func (s *Store) CreateUser(in NewUser) (User, error) {
 	if err != nil {
 		return User{}, err
 	}
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		if emailTaken(tx, u.Email) {
 			return errorf(ErrConflict, "a user with email %s already exists", u.Email)
 		}
@@ -161,7 +161,7 @@ func (s *Store) CreateToken(userID, name string) (Token, string, error) {
 	}
 	plain := RandomToken("sbp_")
 	t := Token{ID: s.NewID(), UserID: userID, Name: name, Kind: TokenPersonal, CreatedAt: s.Now()}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		if _, err := getUser(tx, userID); err != nil {
 			return err
 		}
@@ -199,7 +199,7 @@ func DeleteTokenByID(tx *bolt.Tx, id string) error {
 // grant, which outlives the rotation of its tokens).
 func (s *Store) RevokeToken(plain string) (Token, error) {
 	var t Token
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		ok, err := getJSON(tx.Bucket(bTokens), HashToken(plain), &t)
 		if err != nil {
 			return err

@@ -20,7 +20,7 @@ func (s *Store) CreateWorkspaceFor(name, adminID string) (Workspace, error) {
 		return Workspace{}, ValidationError{{"name", "is required, at most 255 characters"}}
 	}
 	w := Workspace{ID: s.NewID(), TenantID: s.tenantID, Name: name, CreatedAt: s.Now(), UpdatedAt: s.Now()}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		if err := putJSON(tx.Bucket(bWorkspaces), idKey(w.ID), w); err != nil {
 			return err
 		}
@@ -73,7 +73,7 @@ func (s *Store) AddMember(workspaceID, userID, role string) (Membership, error) 
 		role = "member"
 	}
 	var m Membership
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		var err error
 		m, err = s.addMembership(tx, workspaceID, userID, role)
 		return err
@@ -238,7 +238,7 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 		return Workspace{}, errs
 	}
 	var w Workspace
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		var err error
 		if w, err = getWorkspace(tx, id); err != nil {
 			return err
