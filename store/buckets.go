@@ -1,7 +1,5 @@
 package store
 
-import "slices"
-
 // Bucket names, declared in one place. Index buckets hold keys of the form
 // workspace(16) | 0x00 | term | 0x00 | id(16) with empty values unless noted.
 var (
@@ -77,6 +75,3 @@ var (
 	pendingCountKey = []byte("webhook_pending_count")
 	metaArchived    = []byte("archived_ws\x00") // + workspace id: the workspace is archived
 )
-
-// archivedKey is the meta entry that marks a workspace archived (its value: when).
-func archivedKey(id string) []byte { return append(slices.Clip(metaArchived), idKey(id)...) }

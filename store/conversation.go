@@ -2,6 +2,7 @@ package store
 
 import (
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -193,4 +194,64 @@ func (s *Store) CountConversations(workspaceID string) (int, error) {
 		return forEachPrefix(tx.Bucket(bConversations), idKey(workspaceID), func(_, _ []byte) error { n++; return nil })
 	})
 	return n, err
+}
+
+// Conversation is a thread between one outbound number and one or more contact addresses.
+type Conversation struct {
+	ID                      string     `json:"id"`
+	WorkspaceID             string     `json:"workspaceId"`
+	TenantID                string     `json:"tenantId"`
+	Name                    string     `json:"name"`
+	CommunicationType       string     `json:"communicationType"`
+	Status                  string     `json:"status"`
+	AssignedUserIDs         []string   `json:"assignedUserIds"`
+	Labels                  []string   `json:"labels"`
+	From                    string     `json:"from"`
+	InboundChannelAddresses string     `json:"inboundChannelAddresses"`
+	Addresses               []string   `json:"addresses"`
+	OutboundChannelID       string     `json:"outboundChannelId"`
+	LastMessageTime         *time.Time `json:"lastMessageTime"`
+	CreatedAt               time.Time  `json:"createdAt"`
+	UpdatedAt               time.Time  `json:"updatedAt"`
+}
+
+// IsGroup reports whether the conversation has more than one contact address.
+func (c *Conversation) IsGroup() bool { return len(c.Addresses) > 1 }
+
+// Conversation statuses.
+const (
+	ConversationOpen    = "open"
+	ConversationSnoozed = "snoozed"
+	ConversationClosed  = "closed"
+)
+
+// ContactConversations lists the workspace's 1:1 conversations with phone (one per number of
+// the workspace that texted it), newest activity first. The admin UI's contact page links them.
+func (s *Store) ContactConversations(workspaceID, phone string) ([]Conversation, error) {
+	out := []Conversation{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if _, ok := ParseID(workspaceID); !ok {
+			return nil
+		}
+		for _, id := range idxIDs(tx.Bucket(bConvKey), workspaceID, convAddrTerm(phone)) {
+			var c Conversation
+			ok, err := getJSON(tx.Bucket(bConversations), wsKey(workspaceID, id), &c)
+			if err != nil {
+				return err
+			}
+			if ok {
+				out = append(out, c)
+			}
+		}
+		return nil
+	})
+	sort.SliceStable(out, func(i, j int) bool { return activityOf(out[i]).After(activityOf(out[j])) })
+	return out, err
+}
+
+func activityOf(c Conversation) time.Time {
+	if c.LastMessageTime != nil {
+		return *c.LastMessageTime
+	}
+	return c.CreatedAt
 }

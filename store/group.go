@@ -323,3 +323,21 @@ func (s *Store) ContactGroups(workspaceID, contactID string) ([]Group, error) {
 	})
 	return out, err
 }
+
+// GroupMemberIDsFirst lists at most limit contact ids of a group, in id order: a page of a
+// group that may hold 100,000 members without reading them all.
+func (s *Store) GroupMemberIDsFirst(workspaceID, groupID string, limit int) ([]string, error) {
+	ids := []string{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if _, err := getGroup(tx, workspaceID, groupID); err != nil {
+			return err
+		}
+		p := append(idKey(workspaceID), idKey(groupID)...)
+		c := tx.Bucket(bGroupMembers).Cursor()
+		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p) && len(ids) < limit; k, _ = c.Next() {
+			ids = append(ids, idFromKey(k))
+		}
+		return nil
+	})
+	return ids, err
+}

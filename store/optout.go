@@ -2,6 +2,7 @@ package store
 
 import (
 	"sync"
+	"time"
 
 	"github.com/bits-and-blooms/bloom/v3"
 	"github.com/oklog/ulid/v2"
@@ -214,3 +215,21 @@ func (s *Store) OptOuts(workspaceID string) ([]OptOut, error) {
 	})
 	return out, err
 }
+
+// OptOut records that a number asked not to be texted by a workspace.
+type OptOut struct {
+	ID          string    `json:"id"`
+	WorkspaceID string    `json:"workspaceId"`
+	Phone       string    `json:"phone"`
+	Reason      string    `json:"reason"`
+	UserID      string    `json:"userId"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// Opt-out reasons: how the opt-out came to be.
+const (
+	OptOutAPI     = "api"
+	OptOutKeyword = "keyword"
+	OptOutCarrier = "carrier"
+	OptOutAdmin   = "admin"
+)

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -104,3 +105,23 @@ func checkProperties(types map[string]string, props map[string]any, allowNull bo
 	}
 	return errs
 }
+
+// PropertyTypes lists the custom property types in the order forms show them.
+var PropertyTypes = []string{PropertyText, PropertyNumber, PropertyBoolean, PropertyDate}
+
+// Property is a workspace's custom contact property.
+type Property struct {
+	ID          string    `json:"id"`
+	WorkspaceID string    `json:"workspaceId"`
+	Name        string    `json:"name"`
+	Type        string    `json:"type"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// Custom property types.
+const (
+	PropertyText    = "text"
+	PropertyNumber  = "number"
+	PropertyBoolean = "boolean"
+	PropertyDate    = "date"
+)

@@ -329,3 +329,12 @@ func decodeUint(b []byte) uint64 {
 	}
 	return v
 }
+
+// Tenant owns workspaces. An installation has one.
+type Tenant struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

@@ -238,3 +238,25 @@ func (s *Store) acceptInvitation(tx *bolt.Tx, fx *effects, plain, userID string)
 	rec.Status, rec.UserMembershipID, rec.UpdatedAt = InvitationAccepted, m.ID, s.Now()
 	return m, putJSON(tx.Bucket(bInvitations), key, rec)
 }
+
+// Invitation asks someone by email to join a workspace; it expires after seven days.
+type Invitation struct {
+	ID               string     `json:"id"`
+	WorkspaceID      string     `json:"workspaceId"`
+	TenantID         string     `json:"tenantId"`
+	Email            string     `json:"email"`
+	Status           string     `json:"status"`
+	UserMembershipID string     `json:"userMembershipId"`
+	ExpiredAt        time.Time  `json:"expiredAt"`
+	CreatedAt        time.Time  `json:"createdAt"`
+	UpdatedAt        time.Time  `json:"updatedAt"`
+	DeletedAt        *time.Time `json:"deletedAt,omitempty"`
+}
+
+// Invitation statuses.
+const (
+	InvitationPending  = "pending"
+	InvitationAccepted = "accepted"
+	InvitationExpired  = "expired"
+	InvitationRevoked  = "revoked"
+)
