@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"time"
@@ -57,35 +56,6 @@ type Event struct {
 	CreatedAt   time.Time       `json:"createdAt"`
 }
 
-// Delivery is one event on its way to one subscription. Its id is the webhook-id header,
-// stable across retries.
-type Delivery struct {
-	ID             string     `json:"id"`
-	EventID        string     `json:"eventId"`
-	SubscriptionID string     `json:"subscriptionId"`
-	WorkspaceID    string     `json:"workspaceId"`
-	EventName      string     `json:"eventName"`
-	Status         string     `json:"status"`
-	Attempts       int        `json:"attempts"`
-	NextAt         time.Time  `json:"nextAt"`
-	LastStatus     int        `json:"lastStatus"`
-	LastError      string     `json:"lastError"`
-	CreatedAt      time.Time  `json:"createdAt"`
-	UpdatedAt      time.Time  `json:"updatedAt"`
-	DoneAt         *time.Time `json:"doneAt,omitempty"`
-}
-
-// Attempt is one POST of a delivery, kept for the delivery log.
-type Attempt struct {
-	ID         string    `json:"id"`
-	DeliveryID string    `json:"deliveryId"`
-	At         time.Time `json:"at"`
-	StatusCode int       `json:"statusCode"`
-	LatencyMS  int64     `json:"latencyMs"`
-	Error      string    `json:"error"`
-	Response   string    `json:"response"`
-}
-
 // emit records an event and queues one delivery per active subscription of the workspace to
 // that event name whose user is still a member, inside the caller's transaction.
 func (s *Store) emit(tx *bolt.Tx, fx *effects, workspaceID, name string, payload any) error {
@@ -126,72 +96,6 @@ func (s *Store) emit(tx *bolt.Tx, fx *effects, workspaceID, name string, payload
 	}
 	fx.events = true
 	return putJSON(tx.Bucket(bEvents), idKey(ev.ID), ev)
-}
-
-// queueKey orders the delivery queue by due time, then id.
-func queueKey(due time.Time, id string) []byte {
-	k := encodeUint(uint64(due.UnixNano()))
-	return append(k, idKey(id)...)
-}
-
-// PutDelivery writes d and, while it is pending, its queue entry at d.NextAt. The caller removes
-// any older queue entry first. It also keeps the pending indexes (by subscription and by event)
-// and the pending count, so that cancelling a subscription's deliveries, purging events and the
-// queue-depth gauge never walk the delivery history.
-func PutDelivery(tx *bolt.Tx, d Delivery) error {
-	if err := putJSON(tx.Bucket(bDeliveries), idKey(d.ID), d); err != nil {
-		return err
-	}
-	pending := d.Status == DeliveryPending
-	if pending {
-		if err := tx.Bucket(bDeliveryQueue).Put(queueKey(d.NextAt, d.ID), nil); err != nil {
-			return err
-		}
-	}
-	return setPending(tx, d, pending)
-}
-
-// setPending adds or removes d's entries in the pending indexes and counts the change.
-func setPending(tx *bolt.Tx, d Delivery, pending bool) error {
-	bySub, byEvent := tx.Bucket(bSubPending), tx.Bucket(bEventPending)
-	subKey := wsKey(d.SubscriptionID, d.ID)
-	was := hasKey(bySub, subKey)
-	if pending == was {
-		return nil
-	}
-	evKey := wsKey(d.EventID, d.ID)
-	if pending {
-		if err := bySub.Put(subKey, nil); err != nil {
-			return err
-		}
-		if err := byEvent.Put(evKey, nil); err != nil {
-			return err
-		}
-		return addPendingCount(tx, 1)
-	}
-	if err := bySub.Delete(subKey); err != nil {
-		return err
-	}
-	if err := byEvent.Delete(evKey); err != nil {
-		return err
-	}
-	return addPendingCount(tx, -1)
-}
-
-// hasKey reports whether key is in b. Get cannot tell: a key put with an empty value in the
-// same transaction reads back as nil.
-func hasKey(b *bolt.Bucket, key []byte) bool {
-	k, _ := b.Cursor().Seek(key)
-	return bytes.Equal(k, key)
-}
-
-func addPendingCount(tx *bolt.Tx, delta int64) error {
-	meta := tx.Bucket(bMeta)
-	n := int64(decodeUint(meta.Get(pendingCountKey))) + delta
-	if n < 0 {
-		n = 0
-	}
-	return meta.Put(pendingCountKey, encodeUint(uint64(n)))
 }
 
 // ---- payloads (the seed's tables, flat, every field present) ----
@@ -262,4 +166,20 @@ type CallPayload struct {
 	From        string `json:"from"`
 	To          string `json:"to"`
 	WorkspaceID string `json:"workspaceId"`
+}
+
+// Event returns a recorded event (with its payload) by id.
+func (s *Store) Event(id string) (Event, error) {
+	var ev Event
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if _, ok := ParseID(id); !ok {
+			return errorf(ErrNotFound, "event not found")
+		}
+		ok, err := getJSON(tx.Bucket(bEvents), idKey(id), &ev)
+		if err == nil && !ok {
+			err = errorf(ErrNotFound, "event not found")
+		}
+		return err
+	})
+	return ev, err
 }

@@ -41,22 +41,6 @@ func deleteActivity(tx *bolt.Tx, c *Conversation) error {
 	return tx.Bucket(bConvActivity).Delete(activityKey(c))
 }
 
-// indexConversationActivity is the migration that builds bConvActivity for files written before
-// it existed.
-func indexConversationActivity(_ *Store, tx *bolt.Tx) error {
-	b, err := tx.CreateBucketIfNotExists(bConvActivity)
-	if err != nil {
-		return err
-	}
-	return tx.Bucket(bConversations).ForEach(func(_, v []byte) error {
-		var c Conversation
-		if err := jsonUnmarshal(v, &c); err != nil {
-			return err
-		}
-		return b.Put(activityKey(&c), nil)
-	})
-}
-
 // InboxFilter narrows Inbox. Empty fields do not filter.
 type InboxFilter struct {
 	Status     string // open, snoozed or closed

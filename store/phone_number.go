@@ -2,7 +2,6 @@ package store
 
 import (
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -212,42 +211,6 @@ func wsKeyChecked(workspaceID, id string) []byte {
 		return []byte{0}
 	}
 	return wsKey(workspaceID, id)
-}
-
-// migrateGlobalNumberIndex builds the installation-wide phone index from the numbers bucket.
-// Files from before it could hold one phone in two workspaces: the oldest number keeps it, the
-// others are deactivated (they could not have received anything reliably anyway).
-func migrateGlobalNumberIndex(_ *Store, tx *bolt.Tx) error {
-	global, err := tx.CreateBucketIfNotExists(bNumberGlobal)
-	if err != nil {
-		return err
-	}
-	var all []PhoneNumber
-	err = tx.Bucket(bNumbers).ForEach(func(_, v []byte) error {
-		var n PhoneNumber
-		if err := jsonUnmarshal(v, &n); err != nil {
-			return err
-		}
-		all = append(all, n)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	slices.SortFunc(all, func(a, b PhoneNumber) int { return strings.Compare(a.ID, b.ID) }) // oldest first
-	for _, n := range all {
-		if global.Get([]byte(n.Phone)) == nil {
-			if err := global.Put([]byte(n.Phone), wsKey(n.WorkspaceID, n.ID)); err != nil {
-				return err
-			}
-			continue
-		}
-		n.Active = false
-		if err := putJSON(tx.Bucket(bNumbers), wsKey(n.WorkspaceID, n.ID), n); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // fromNumberError is the validation error for a `from` that is not the workspace's number.

@@ -338,3 +338,10 @@ type Tenant struct {
 }
 
 func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+
+// hasKey reports whether key is in b. Get cannot tell: a key put with an empty value in the
+// same transaction reads back as nil.
+func hasKey(b *bolt.Bucket, key []byte) bool {
+	k, _ := b.Cursor().Seek(key)
+	return bytes.Equal(k, key)
+}

@@ -273,41 +273,6 @@ func (s *Store) Subscriptions(workspaceID string) ([]Subscription, error) {
 	return out, err
 }
 
-// indexSubscriptionOwners is a migration step: subscriptions made before the owner index get
-// their membership entry (they carry no credential), so removing the member ends them too. Those
-// whose user had already left the workspace (RemoveMember used to leave them) are deleted, and
-// their pending deliveries cancelled; it runs after indexPendingDeliveries for that.
-func indexSubscriptionOwners(s *Store, tx *bolt.Tx) error {
-	var subs []Subscription
-	if err := tx.Bucket(bSubs).ForEach(func(_, v []byte) error {
-		var sub Subscription
-		if err := jsonUnmarshal(v, &sub); err != nil {
-			return err
-		}
-		subs = append(subs, sub)
-		return nil
-	}); err != nil {
-		return err
-	}
-	for _, sub := range subs {
-		if sub.UserID != "" && !isMember(tx, sub.WorkspaceID, sub.UserID) {
-			if err := DeleteSubscription(tx, sub.WorkspaceID, sub.ID); err != nil {
-				return err
-			}
-			if err := s.cancelPending(tx, sub.ID, "", "the user who made the subscription is no longer a member of the workspace"); err != nil {
-				return err
-			}
-			continue
-		}
-		for _, k := range ownerKeys(sub) {
-			if err := tx.Bucket(bSubOwner).Put(k, nil); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // Subscription is a webhook subscription of a workspace to one event name. TokenID, or GrantID
 // and ClientID, name the credential it was made through; it dies with that credential and with
 // its user's membership (DESIGN §6). They are empty for one made by an admin tool.
@@ -418,3 +383,7 @@ func (s *Store) FindSubscription(id string) (Subscription, error) {
 	})
 	return sub, err
 }
+
+// SubscriptionDisableAfter is how long a subscription's deliveries may keep failing before it is
+// disabled (DESIGN §6).
+const SubscriptionDisableAfter = 5 * 24 * time.Hour
