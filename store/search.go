@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"switchboard/internal/textfold"
 
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
@@ -82,7 +83,7 @@ func (s *searcher) check(id [16]byte, needSort bool) (sort []byte, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	d := searchDoc{first: Fold(first), last: Fold(last), company: Fold(company), email: Fold(email), digits: Digits(phone)}
+	d := searchDoc{first: textfold.Fold(first), last: textfold.Fold(last), company: textfold.Fold(company), email: textfold.Fold(email), digits: Digits(phone)}
 	if s.verify && !d.matches(s.q) {
 		return nil, false
 	}
