@@ -11,7 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Broadcast limits (DESIGN §3, §11).
+// Broadcast limits: one call stays small enough to validate and fan out in bounded work.
 const (
 	MaxBroadcastRecipients = 10_000  // pasted recipients of one call, after de-duplication
 	MaxBroadcastTotal      = 100_000 // recipients after the union of every source

@@ -36,7 +36,7 @@ func (s *Store) BroadcastTargetsOf(workspaceID, id string) (BroadcastTargets, er
 }
 
 // checkTargets checks that every id of t is one of the workspace's groups or conversations; the
-// failures name the field (workspace data, DESIGN §3).
+// failures name the field, as every check of a request's workspace data does.
 func checkTargets(tx *bolt.Tx, workspaceID string, t *BroadcastTargets) (ValidationError, error) {
 	var errs ValidationError
 	for _, f := range []struct {

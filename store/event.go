@@ -8,7 +8,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Webhook event names (DESIGN §6).
+// Webhook event names: what a subscription subscribes to.
 const (
 	EventMessageReceived  = "message.received"
 	EventMessageSent      = "message.sent"
@@ -75,7 +75,7 @@ func (s *Store) emit(tx *bolt.Tx, fx *effects, workspaceID, name string, payload
 		if err != nil {
 			return err
 		}
-		// A subscription lives only while its user may act on the workspace (DESIGN §6). Ending
+		// A subscription lives only while its user may act on the workspace. Ending
 		// the membership deletes it in the same transaction; the check here keeps that true for
 		// any path that ends a membership without going through RemoveMember.
 		if !ok || !sub.Active || (sub.UserID != "" && !isMember(tx, workspaceID, sub.UserID)) {

@@ -8,7 +8,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Group is a named set of a workspace's contacts (DESIGN §11): broadcasts target and exclude
+// Group is a named set of a workspace's contacts: broadcasts target and exclude
 // groups. A contact may be in many; a name is unique in its workspace (case-insensitively).
 type Group struct {
 	ID          string    `json:"id"`

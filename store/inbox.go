@@ -57,7 +57,7 @@ type InboxFilter struct {
 
 // inboxScan bounds how many conversations one page examines: a filter that matches little
 // (closed conversations among 100,000 open ones) answers with what it found and a cursor to go
-// on, so a page stays fast however selective its filter (DESIGN §9: 50 ms).
+// on, so a page stays fast (within 50 ms) however selective its filter.
 var inboxScan = 2000
 
 // InboxItem is one row of the inbox: a conversation with what a person needs to pick it.

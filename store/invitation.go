@@ -10,7 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// InvitationTTL is how long an invitation link may be used (DESIGN §10: 7 days).
+// InvitationTTL is how long an invitation link may be used: 7 days, then it expires.
 const InvitationTTL = 7 * 24 * time.Hour
 
 // InvitationEntry is an invitation with the role it grants. Status is as of now: a pending

@@ -94,7 +94,8 @@ func (s *Store) addMembership(tx *bolt.Tx, workspaceID, userID, role string) (Me
 
 // RemoveMember ends a membership: the user's next request to the workspace is refused, and the
 // webhook subscriptions the user made in it are deleted with their pending deliveries cancelled,
-// in the same transaction (DESIGN §6). An unknown workspace, user or membership is ErrNotFound.
+// in the same transaction, since a subscription lives only while its user may act on the
+// workspace. An unknown workspace, user or membership is ErrNotFound.
 func (s *Store) RemoveMember(workspaceID, userID string) error {
 	return s.update(func(tx *bolt.Tx, fx *effects) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {

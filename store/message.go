@@ -36,7 +36,7 @@ func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 			return err
 		}
 		// Refusals go back through fx.refuse, so they do not make DB.Batch re-run the other
-		// sends of the batch (DESIGN §8); nothing is written before them.
+		// sends of the batch (tx.go); nothing is written before them.
 		if !ok {
 			return fx.refuse(fromNumberError(in.From))
 		}

@@ -6,7 +6,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// The outbox is the durable send queue (DESIGN §7). A queued message has one entry in exactly
+// The outbox is the durable send queue: a message queued survives a crash and is sent once the
+// process is back. A queued message has one entry in exactly
 // one of three buckets:
 //
 //	outbox          number id(16) | priority(1) | message id(16) → ws(16) [| broadcast id(16)]

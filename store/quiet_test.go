@@ -22,7 +22,7 @@ func TestParseQuietHours(t *testing.T) {
 		{"12:00-13:00", store.QuietHours{Start: 12 * 60, End: 13 * 60}, "12:00-13:00", ""},
 		{"00:00-23:59", store.QuietHours{Start: 0, End: 23*60 + 59}, "00:00-23:59", ""},
 		{" 21:30 - 7:15 ", store.QuietHours{Start: 21*60 + 30, End: 7*60 + 15}, "21:30-07:15", ""},
-		{"21:00–08:00", store.QuietHours{Start: 21 * 60, End: 8 * 60}, "21:00-08:00", ""}, // en dash, as DESIGN writes it
+		{"21:00–08:00", store.QuietHours{Start: 21 * 60, End: 8 * 60}, "21:00-08:00", ""}, // en dash, as typeset text writes it
 		{"off", store.QuietHours{}, "off", ""},
 		{"OFF", store.QuietHours{}, "off", ""},
 		{"", store.QuietHours{}, "off", ""},

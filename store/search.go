@@ -90,8 +90,9 @@ func (s *searcher) check(id [16]byte, needSort bool) (sort []byte, ok bool) {
 	return d.sortKey(), true
 }
 
-// SearchContacts finds contacts by searchText with the rules and order of DESIGN §3
-// (find-contact-action): exact phone or email equality first, then folded first name, last
+// SearchContacts finds contacts by searchText: every text word must prefix a word of the
+// contact's folded first name, last name, company or email, every digit word must occur in its
+// phone's digits. Order: exact phone or email equality first, then folded first name, last
 // name, id; unnamed contacts last; at most SearchLimit.
 func (s *Store) SearchContacts(workspaceID, searchText string) ([]Contact, error) {
 	out := []Contact{}

@@ -14,8 +14,9 @@ import (
 	"switchboard/store"
 )
 
-// This file is a brute-force reference of DESIGN §3 find-contact-action, written from the
-// design's words and not from store's code, for the alphabet the tests generate (ASCII, and the
+// This file is a brute-force reference of contact search (every text word prefixes a folded
+// word of a name, company or email; every digit word occurs in the phone; exact phone or email
+// first, then first name, last name, id; unnamed last), written from those rules and not from store's code, for the alphabet the tests generate (ASCII, and the
 // accented Latin letters below). SearchContacts must return exactly what it returns.
 
 var refBase = map[rune]rune{

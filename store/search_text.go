@@ -27,7 +27,7 @@ func Digits(s string) string {
 	return b.String()
 }
 
-// Query is a parsed searchText (DESIGN §3, find-contact-action).
+// Query is a parsed searchText: its words, split into text words and digit words.
 type Query struct {
 	// Text words must each prefix a word of the contact's first name, last name, company or email.
 	Text []string

@@ -11,7 +11,7 @@ import (
 )
 
 // MaxActiveSubscriptions bounds the active subscriptions of one workspace to one event name
-// (DESIGN §6), so that one event cannot fan out without limit.
+// so that one event cannot fan out without limit.
 const MaxActiveSubscriptions = 25
 
 // NewWebhookSecret returns a Standard Webhooks secret: whsec_ + base64 of 32 random bytes.
@@ -32,7 +32,7 @@ func (s *Store) Subscribe(workspaceID, userID, eventName, hookURL string) (Subsc
 
 // SubscribeAs adds an active webhook subscription made through the API with token tok. It
 // belongs to the token's user and dies with the credential: a personal token when it is revoked,
-// an OAuth token's grant when that is revoked or its client deleted (DESIGN §6). The workspace
+// an OAuth token's grant when that is revoked or its client deleted. The workspace
 // must exist (ErrNotFound), the user be a member (ErrForbidden) and the token still be live
 // (ErrNotFound), all checked in the transaction that writes, so a subscription never outlives an
 // access that ended while it was being made. More than MaxActiveSubscriptions active ones for
@@ -275,7 +275,7 @@ func (s *Store) Subscriptions(workspaceID string) ([]Subscription, error) {
 
 // Subscription is a webhook subscription of a workspace to one event name. TokenID, or GrantID
 // and ClientID, name the credential it was made through; it dies with that credential and with
-// its user's membership (DESIGN §6). They are empty for one made by an admin tool.
+// its user's membership. They are empty for one made by an admin tool.
 type Subscription struct {
 	ID           string     `json:"id"`
 	WorkspaceID  string     `json:"workspaceId"`
@@ -385,5 +385,5 @@ func (s *Store) FindSubscription(id string) (Subscription, error) {
 }
 
 // SubscriptionDisableAfter is how long a subscription's deliveries may keep failing before it is
-// disabled (DESIGN §6).
+// disabled: an endpoint that is down for days stops receiving, and its admin re-enables it.
 const SubscriptionDisableAfter = 5 * 24 * time.Hour

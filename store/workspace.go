@@ -192,7 +192,7 @@ type Workspace struct {
 	Name      string    `json:"name"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
-	// RetentionDays is how long messages are kept; 0 keeps them until deleted (DESIGN §8).
+	// RetentionDays is how long messages are kept; 0 keeps them until deleted.
 	RetentionDays int `json:"retentionDays,omitempty"`
 	// Keyword reply texts and the voice greeting: nil means the default (WorkspaceReply); an
 	// empty string sends no reply (for carriers that answer keywords themselves).
