@@ -11,6 +11,48 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// Broadcast sends one text to many recipients, each in their own conversation. The record stays
+// small — every outcome of a copy rewrites it — so its targets live beside it
+// (BroadcastTargetsOf) and Recipients is only filled in SendBroadcast's answer.
+type Broadcast struct {
+	ID             string     `json:"id"`
+	WorkspaceID    string     `json:"workspaceId"`
+	TenantID       string     `json:"tenantId"`
+	Name           string     `json:"name,omitempty"`
+	From           string     `json:"from"`
+	NumberID       string     `json:"numberId,omitempty"`
+	Text           string     `json:"text,omitempty"`
+	Media          []string   `json:"media,omitempty"`
+	Status         string     `json:"status"`
+	Recipients     []string   `json:"-"`
+	TotalQueued    int        `json:"totalQueued,omitempty"`
+	TotalSent      int        `json:"totalSent,omitempty"`
+	TotalDelivered int        `json:"totalDelivered,omitempty"`
+	TotalFailed    int        `json:"totalFailed,omitempty"`
+	TotalOptedOut  int        `json:"totalOptedOut,omitempty"`
+	CreatedByID    string     `json:"createdById,omitempty"`
+	SendAt         *time.Time `json:"sendAt,omitempty"`
+	StartedAt      *time.Time `json:"startedAt,omitempty"`
+	DeliveredAt    *time.Time `json:"deliveredAt,omitempty"` // when no copy was left queued or sending
+	CancelledAt    *time.Time `json:"cancelledAt,omitempty"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	UpdatedAt      time.Time  `json:"updatedAt"`
+	// Outstanding counts copies still queued, held or sending; the broadcast is done at zero.
+	Outstanding int `json:"outstanding,omitempty"`
+	// Fanout is set while recipients are still being queued: the broadcast cannot finish then.
+	Fanout bool `json:"fanout,omitempty"`
+}
+
+// Broadcast statuses.
+const (
+	BroadcastDraft     = "draft"
+	BroadcastScheduled = "scheduled"
+	BroadcastSending   = "sending"
+	BroadcastSent      = "sent"
+	BroadcastFailed    = "failed"
+	BroadcastCancelled = "cancelled"
+)
+
 // Broadcast limits: one call stays small enough to validate and fan out in bounded work.
 const (
 	MaxBroadcastRecipients = 10_000  // pasted recipients of one call, after de-duplication
@@ -373,45 +415,3 @@ func (s *Store) Broadcasts(workspaceID string, limit int) ([]Broadcast, error) {
 	})
 	return out, err
 }
-
-// Broadcast sends one text to many recipients, each in their own conversation. The record stays
-// small — every outcome of a copy rewrites it — so its targets live beside it
-// (BroadcastTargetsOf) and Recipients is only filled in SendBroadcast's answer.
-type Broadcast struct {
-	ID             string     `json:"id"`
-	WorkspaceID    string     `json:"workspaceId"`
-	TenantID       string     `json:"tenantId"`
-	Name           string     `json:"name,omitempty"`
-	From           string     `json:"from"`
-	NumberID       string     `json:"numberId,omitempty"`
-	Text           string     `json:"text,omitempty"`
-	Media          []string   `json:"media,omitempty"`
-	Status         string     `json:"status"`
-	Recipients     []string   `json:"-"`
-	TotalQueued    int        `json:"totalQueued,omitempty"`
-	TotalSent      int        `json:"totalSent,omitempty"`
-	TotalDelivered int        `json:"totalDelivered,omitempty"`
-	TotalFailed    int        `json:"totalFailed,omitempty"`
-	TotalOptedOut  int        `json:"totalOptedOut,omitempty"`
-	CreatedByID    string     `json:"createdById,omitempty"`
-	SendAt         *time.Time `json:"sendAt,omitempty"`
-	StartedAt      *time.Time `json:"startedAt,omitempty"`
-	DeliveredAt    *time.Time `json:"deliveredAt,omitempty"` // when no copy was left queued or sending
-	CancelledAt    *time.Time `json:"cancelledAt,omitempty"`
-	CreatedAt      time.Time  `json:"createdAt"`
-	UpdatedAt      time.Time  `json:"updatedAt"`
-	// Outstanding counts copies still queued, held or sending; the broadcast is done at zero.
-	Outstanding int `json:"outstanding,omitempty"`
-	// Fanout is set while recipients are still being queued: the broadcast cannot finish then.
-	Fanout bool `json:"fanout,omitempty"`
-}
-
-// Broadcast statuses.
-const (
-	BroadcastDraft     = "draft"
-	BroadcastScheduled = "scheduled"
-	BroadcastSending   = "sending"
-	BroadcastSent      = "sent"
-	BroadcastFailed    = "failed"
-	BroadcastCancelled = "cancelled"
-)

@@ -34,7 +34,7 @@ var (
 	bMsgProvider       = []byte("idx_message_provider") // provider|0|provider id -> ws|message id
 	bBlocked           = []byte("blocked_numbers")      // ws|phone -> Block
 	bGroups            = []byte("groups")               // ws|id -> Group (group.go)
-	bBroadcastTargets  = []byte("broadcast_targets")    // ws|id -> BroadcastTargets (broadcast.go)
+	bBroadcastTargets  = []byte("broadcast_targets")    // ws|id -> BroadcastTargets (broadcast_targets.go)
 	bBroadcastSchedule = []byte("broadcast_schedule")   // due|ws|id -> empty
 	bBroadcastPending  = []byte("broadcast_pending")    // ws|id|seq -> recipients still to queue
 	bGroupName         = []byte("idx_group_name")

@@ -14,6 +14,86 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// Address is a postal address of a contact.
+type Address struct {
+	ID               string `json:"id"`
+	Object           string `json:"object"`
+	Street           string `json:"street"`
+	City             string `json:"city"`
+	State            string `json:"state"`
+	Country          string `json:"country"`
+	CountryCode      string `json:"countryCode"`
+	PostalCode       string `json:"postalCode"`
+	PostalCodeSuffix string `json:"postalCodeSuffix"`
+	DefaultBilling   bool   `json:"defaultBilling"`
+	DefaultShipping  bool   `json:"defaultShipping"`
+}
+
+// InboundChannel is an address (a phone number) a contact writes from.
+type InboundChannel struct {
+	ID                string     `json:"id"`
+	Address           string     `json:"address"`
+	CommunicationType string     `json:"communicationType"`
+	Carrier           string     `json:"carrier"`
+	ContactID         string     `json:"contactId"`
+	IsDefault         bool       `json:"isDefault"`
+	VerifiedAt        *time.Time `json:"verifiedAt,omitempty"`
+	BlockedAt         *time.Time `json:"blockedAt,omitempty"`
+	BlockedByID       string     `json:"blockedById,omitempty"`
+	CreatedAt         time.Time  `json:"createdAt"`
+	UpdatedAt         time.Time  `json:"updatedAt"`
+}
+
+// Contact is a person a workspace texts with.
+type Contact struct {
+	ID                      string           `json:"id"`
+	WorkspaceID             string           `json:"workspaceId"`
+	TenantID                string           `json:"tenantId"`
+	FirstName               string           `json:"firstName"`
+	LastName                string           `json:"lastName"`
+	Company                 string           `json:"company"`
+	Email                   string           `json:"email"`
+	AvatarURL               string           `json:"avatarUrl"`
+	Flags                   []string         `json:"flags"`
+	Properties              map[string]any   `json:"properties"`
+	Source                  string           `json:"source"`
+	TimeZone                string           `json:"timeZone,omitempty"` // IANA name; "" derives it from the phone
+	LastInboundMessageTime  *time.Time       `json:"lastInboundMessageTime,omitempty"`
+	LastOutboundMessageTime *time.Time       `json:"lastOutboundMessageTime,omitempty"`
+	Addresses               []Address        `json:"addresses"`
+	InboundChannels         []InboundChannel `json:"inboundChannels"`
+	CreatedAt               time.Time        `json:"createdAt"`
+	UpdatedAt               time.Time        `json:"updatedAt"`
+}
+
+// Phone is the address of the contact's default inbound channel.
+func (c *Contact) Phone() string {
+	for _, ch := range c.InboundChannels {
+		if ch.IsDefault {
+			return ch.Address
+		}
+	}
+	if len(c.InboundChannels) > 0 {
+		return c.InboundChannels[0].Address
+	}
+	return ""
+}
+
+// Communication types of a contact's inbound channels.
+const (
+	CommSMS   = "sms"
+	CommEmail = "email"
+	CommChat  = "chat"
+)
+
+// Sources: where a contact came from.
+const (
+	SourceAPI     = "api"
+	SourceAdmin   = "admin"
+	SourceInbound = "inbound"
+	SourceImport  = "import"
+)
+
 // ContactInput creates or changes a contact. Nil pointers are fields not given; a nil value in
 // Properties removes that key (create-or-update only).
 type ContactInput struct {
@@ -397,83 +477,3 @@ func (s *Store) ensureContact(tx *bolt.Tx, fx *effects, workspaceID, phone, sour
 	}
 	return s.insertContact(tx, fx, workspaceID, ContactInput{Phone: phone, Source: source})
 }
-
-// Address is a postal address of a contact.
-type Address struct {
-	ID               string `json:"id"`
-	Object           string `json:"object"`
-	Street           string `json:"street"`
-	City             string `json:"city"`
-	State            string `json:"state"`
-	Country          string `json:"country"`
-	CountryCode      string `json:"countryCode"`
-	PostalCode       string `json:"postalCode"`
-	PostalCodeSuffix string `json:"postalCodeSuffix"`
-	DefaultBilling   bool   `json:"defaultBilling"`
-	DefaultShipping  bool   `json:"defaultShipping"`
-}
-
-// InboundChannel is an address (a phone number) a contact writes from.
-type InboundChannel struct {
-	ID                string     `json:"id"`
-	Address           string     `json:"address"`
-	CommunicationType string     `json:"communicationType"`
-	Carrier           string     `json:"carrier"`
-	ContactID         string     `json:"contactId"`
-	IsDefault         bool       `json:"isDefault"`
-	VerifiedAt        *time.Time `json:"verifiedAt,omitempty"`
-	BlockedAt         *time.Time `json:"blockedAt,omitempty"`
-	BlockedByID       string     `json:"blockedById,omitempty"`
-	CreatedAt         time.Time  `json:"createdAt"`
-	UpdatedAt         time.Time  `json:"updatedAt"`
-}
-
-// Contact is a person a workspace texts with.
-type Contact struct {
-	ID                      string           `json:"id"`
-	WorkspaceID             string           `json:"workspaceId"`
-	TenantID                string           `json:"tenantId"`
-	FirstName               string           `json:"firstName"`
-	LastName                string           `json:"lastName"`
-	Company                 string           `json:"company"`
-	Email                   string           `json:"email"`
-	AvatarURL               string           `json:"avatarUrl"`
-	Flags                   []string         `json:"flags"`
-	Properties              map[string]any   `json:"properties"`
-	Source                  string           `json:"source"`
-	TimeZone                string           `json:"timeZone,omitempty"` // IANA name; "" derives it from the phone
-	LastInboundMessageTime  *time.Time       `json:"lastInboundMessageTime,omitempty"`
-	LastOutboundMessageTime *time.Time       `json:"lastOutboundMessageTime,omitempty"`
-	Addresses               []Address        `json:"addresses"`
-	InboundChannels         []InboundChannel `json:"inboundChannels"`
-	CreatedAt               time.Time        `json:"createdAt"`
-	UpdatedAt               time.Time        `json:"updatedAt"`
-}
-
-// Phone is the address of the contact's default inbound channel.
-func (c *Contact) Phone() string {
-	for _, ch := range c.InboundChannels {
-		if ch.IsDefault {
-			return ch.Address
-		}
-	}
-	if len(c.InboundChannels) > 0 {
-		return c.InboundChannels[0].Address
-	}
-	return ""
-}
-
-// Communication types of a contact's inbound channels.
-const (
-	CommSMS   = "sms"
-	CommEmail = "email"
-	CommChat  = "chat"
-)
-
-// Sources: where a contact came from.
-const (
-	SourceAPI     = "api"
-	SourceAdmin   = "admin"
-	SourceInbound = "inbound"
-	SourceImport  = "import"
-)

@@ -9,6 +9,35 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// Conversation is a thread between one outbound number and one or more contact addresses.
+type Conversation struct {
+	ID                      string     `json:"id"`
+	WorkspaceID             string     `json:"workspaceId"`
+	TenantID                string     `json:"tenantId"`
+	Name                    string     `json:"name"`
+	CommunicationType       string     `json:"communicationType"`
+	Status                  string     `json:"status"`
+	AssignedUserIDs         []string   `json:"assignedUserIds"`
+	Labels                  []string   `json:"labels"`
+	From                    string     `json:"from"`
+	InboundChannelAddresses string     `json:"inboundChannelAddresses"`
+	Addresses               []string   `json:"addresses"`
+	OutboundChannelID       string     `json:"outboundChannelId"`
+	LastMessageTime         *time.Time `json:"lastMessageTime"`
+	CreatedAt               time.Time  `json:"createdAt"`
+	UpdatedAt               time.Time  `json:"updatedAt"`
+}
+
+// IsGroup reports whether the conversation has more than one contact address.
+func (c *Conversation) IsGroup() bool { return len(c.Addresses) > 1 }
+
+// Conversation statuses.
+const (
+	ConversationOpen    = "open"
+	ConversationSnoozed = "snoozed"
+	ConversationClosed  = "closed"
+)
+
 // joinAddresses is a conversation's inboundChannelAddresses: sorted, de-duplicated, joined with -.
 func joinAddresses(addrs []string) string {
 	return strings.Join(NormalizeGroup(addrs), "-")
@@ -195,35 +224,6 @@ func (s *Store) CountConversations(workspaceID string) (int, error) {
 	})
 	return n, err
 }
-
-// Conversation is a thread between one outbound number and one or more contact addresses.
-type Conversation struct {
-	ID                      string     `json:"id"`
-	WorkspaceID             string     `json:"workspaceId"`
-	TenantID                string     `json:"tenantId"`
-	Name                    string     `json:"name"`
-	CommunicationType       string     `json:"communicationType"`
-	Status                  string     `json:"status"`
-	AssignedUserIDs         []string   `json:"assignedUserIds"`
-	Labels                  []string   `json:"labels"`
-	From                    string     `json:"from"`
-	InboundChannelAddresses string     `json:"inboundChannelAddresses"`
-	Addresses               []string   `json:"addresses"`
-	OutboundChannelID       string     `json:"outboundChannelId"`
-	LastMessageTime         *time.Time `json:"lastMessageTime"`
-	CreatedAt               time.Time  `json:"createdAt"`
-	UpdatedAt               time.Time  `json:"updatedAt"`
-}
-
-// IsGroup reports whether the conversation has more than one contact address.
-func (c *Conversation) IsGroup() bool { return len(c.Addresses) > 1 }
-
-// Conversation statuses.
-const (
-	ConversationOpen    = "open"
-	ConversationSnoozed = "snoozed"
-	ConversationClosed  = "closed"
-)
 
 // ContactConversations lists the workspace's 1:1 conversations with phone (one per number of
 // the workspace that texted it), newest activity first. The admin UI's contact page links them.

@@ -10,6 +10,28 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// Invitation asks someone by email to join a workspace; it expires after seven days.
+type Invitation struct {
+	ID               string     `json:"id"`
+	WorkspaceID      string     `json:"workspaceId"`
+	TenantID         string     `json:"tenantId"`
+	Email            string     `json:"email"`
+	Status           string     `json:"status"`
+	UserMembershipID string     `json:"userMembershipId"`
+	ExpiredAt        time.Time  `json:"expiredAt"`
+	CreatedAt        time.Time  `json:"createdAt"`
+	UpdatedAt        time.Time  `json:"updatedAt"`
+	DeletedAt        *time.Time `json:"deletedAt,omitempty"`
+}
+
+// Invitation statuses.
+const (
+	InvitationPending  = "pending"
+	InvitationAccepted = "accepted"
+	InvitationExpired  = "expired"
+	InvitationRevoked  = "revoked"
+)
+
 // InvitationTTL is how long an invitation link may be used: 7 days, then it expires.
 const InvitationTTL = 7 * 24 * time.Hour
 
@@ -238,25 +260,3 @@ func (s *Store) acceptInvitation(tx *bolt.Tx, fx *effects, plain, userID string)
 	rec.Status, rec.UserMembershipID, rec.UpdatedAt = InvitationAccepted, m.ID, s.Now()
 	return m, putJSON(tx.Bucket(bInvitations), key, rec)
 }
-
-// Invitation asks someone by email to join a workspace; it expires after seven days.
-type Invitation struct {
-	ID               string     `json:"id"`
-	WorkspaceID      string     `json:"workspaceId"`
-	TenantID         string     `json:"tenantId"`
-	Email            string     `json:"email"`
-	Status           string     `json:"status"`
-	UserMembershipID string     `json:"userMembershipId"`
-	ExpiredAt        time.Time  `json:"expiredAt"`
-	CreatedAt        time.Time  `json:"createdAt"`
-	UpdatedAt        time.Time  `json:"updatedAt"`
-	DeletedAt        *time.Time `json:"deletedAt,omitempty"`
-}
-
-// Invitation statuses.
-const (
-	InvitationPending  = "pending"
-	InvitationAccepted = "accepted"
-	InvitationExpired  = "expired"
-	InvitationRevoked  = "revoked"
-)

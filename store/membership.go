@@ -6,6 +6,15 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// Membership makes a user a member of a workspace.
+type Membership struct {
+	ID          string    `json:"id"`
+	WorkspaceID string    `json:"workspaceId"`
+	UserID      string    `json:"userId"`
+	Role        string    `json:"role"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
 // SetMemberRole changes a member's role in a workspace (admin or member). An unknown membership
 // is ErrNotFound; demoting the workspace's last admin is ErrConflict (no one could manage it).
 func (s *Store) SetMemberRole(workspaceID, userID, role string) (Membership, error) {
@@ -48,15 +57,6 @@ func (s *Store) SetMemberRole(workspaceID, userID, role string) (Membership, err
 		return putJSON(b, wsKey(workspaceID, userID), m)
 	})
 	return m, err
-}
-
-// Membership makes a user a member of a workspace.
-type Membership struct {
-	ID          string    `json:"id"`
-	WorkspaceID string    `json:"workspaceId"`
-	UserID      string    `json:"userId"`
-	Role        string    `json:"role"`
-	CreatedAt   time.Time `json:"createdAt"`
 }
 
 // AddMember makes userID a member of workspaceID; adding twice returns the existing membership.

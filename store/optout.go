@@ -9,6 +9,24 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// OptOut records that a number asked not to be texted by a workspace.
+type OptOut struct {
+	ID          string    `json:"id"`
+	WorkspaceID string    `json:"workspaceId"`
+	Phone       string    `json:"phone"`
+	Reason      string    `json:"reason"`
+	UserID      string    `json:"userId"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// Opt-out reasons: how the opt-out came to be.
+const (
+	OptOutAPI     = "api"
+	OptOutKeyword = "keyword"
+	OptOutCarrier = "carrier"
+	OptOutAdmin   = "admin"
+)
+
 // optFilter is a workspace's bloom filter of opted-out numbers. A miss proves a number is not
 // opted out, so broadcast fan-out skips the index lookup for nearly every recipient. Numbers
 // are added before their transaction commits (a rolled-back add only costs a false positive)
@@ -215,21 +233,3 @@ func (s *Store) OptOuts(workspaceID string) ([]OptOut, error) {
 	})
 	return out, err
 }
-
-// OptOut records that a number asked not to be texted by a workspace.
-type OptOut struct {
-	ID          string    `json:"id"`
-	WorkspaceID string    `json:"workspaceId"`
-	Phone       string    `json:"phone"`
-	Reason      string    `json:"reason"`
-	UserID      string    `json:"userId"`
-	CreatedAt   time.Time `json:"createdAt"`
-}
-
-// Opt-out reasons: how the opt-out came to be.
-const (
-	OptOutAPI     = "api"
-	OptOutKeyword = "keyword"
-	OptOutCarrier = "carrier"
-	OptOutAdmin   = "admin"
-)

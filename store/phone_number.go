@@ -8,6 +8,48 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// PhoneNumber is a workspace's outbound channel. A phone belongs to one workspace in the whole
+// installation.
+type PhoneNumber struct {
+	ID          string    `json:"id"`
+	WorkspaceID string    `json:"workspaceId"`
+	Phone       string    `json:"phone"`
+	Name        string    `json:"name"`
+	Active      bool      `json:"active"`
+	CreatedAt   time.Time `json:"createdAt"`
+	// Carrier is the adapter that sends and receives for this number: sandbox or twilio.
+	Carrier string `json:"carrier,omitempty"`
+	// Rate is the send rate in messages per second (0 = unlimited); nil takes the server's
+	// -send-rate (sandbox numbers: unlimited).
+	Rate *float64 `json:"rate,omitempty"`
+}
+
+// CarrierName is the number's carrier; numbers from before carriers existed are sandbox ones.
+func (n *PhoneNumber) CarrierName() string {
+	if n.Carrier == "" {
+		return ProviderSandbox
+	}
+	return n.Carrier
+}
+
+// SendRate is the number's rate in messages per second, 0 meaning unlimited: its own, else
+// defaultRate for carriers that bill and throttle, else unlimited for the sandbox.
+func (n *PhoneNumber) SendRate(defaultRate float64) float64 {
+	switch {
+	case n.Rate != nil:
+		return *n.Rate
+	case n.CarrierName() == ProviderSandbox:
+		return 0
+	}
+	return defaultRate
+}
+
+// Carriers a phone number sends through.
+const (
+	ProviderSandbox = "sandbox"
+	ProviderTwilio  = "twilio"
+)
+
 // NumberInput describes a number to add: Carrier "" is sandbox, Rate nil the server's default.
 type NumberInput struct {
 	Phone   string
@@ -217,45 +259,3 @@ func wsKeyChecked(workspaceID, id string) []byte {
 func fromNumberError(phone string) ValidationError {
 	return ValidationError{{"from", "must be an active phone number of this workspace; " + phone + " is not"}}
 }
-
-// PhoneNumber is a workspace's outbound channel. A phone belongs to one workspace in the whole
-// installation.
-type PhoneNumber struct {
-	ID          string    `json:"id"`
-	WorkspaceID string    `json:"workspaceId"`
-	Phone       string    `json:"phone"`
-	Name        string    `json:"name"`
-	Active      bool      `json:"active"`
-	CreatedAt   time.Time `json:"createdAt"`
-	// Carrier is the adapter that sends and receives for this number: sandbox or twilio.
-	Carrier string `json:"carrier,omitempty"`
-	// Rate is the send rate in messages per second (0 = unlimited); nil takes the server's
-	// -send-rate (sandbox numbers: unlimited).
-	Rate *float64 `json:"rate,omitempty"`
-}
-
-// CarrierName is the number's carrier; numbers from before carriers existed are sandbox ones.
-func (n *PhoneNumber) CarrierName() string {
-	if n.Carrier == "" {
-		return ProviderSandbox
-	}
-	return n.Carrier
-}
-
-// SendRate is the number's rate in messages per second, 0 meaning unlimited: its own, else
-// defaultRate for carriers that bill and throttle, else unlimited for the sandbox.
-func (n *PhoneNumber) SendRate(defaultRate float64) float64 {
-	switch {
-	case n.Rate != nil:
-		return *n.Rate
-	case n.CarrierName() == ProviderSandbox:
-		return 0
-	}
-	return defaultRate
-}
-
-// Carriers a phone number sends through.
-const (
-	ProviderSandbox = "sandbox"
-	ProviderTwilio  = "twilio"
-)

@@ -10,6 +10,26 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// PropertyTypes lists the custom property types in the order forms show them.
+var PropertyTypes = []string{PropertyText, PropertyNumber, PropertyBoolean, PropertyDate}
+
+// Property is a workspace's custom contact property.
+type Property struct {
+	ID          string    `json:"id"`
+	WorkspaceID string    `json:"workspaceId"`
+	Name        string    `json:"name"`
+	Type        string    `json:"type"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// Custom property types.
+const (
+	PropertyText    = "text"
+	PropertyNumber  = "number"
+	PropertyBoolean = "boolean"
+	PropertyDate    = "date"
+)
+
 var propertyName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
 
 // AddProperty defines a custom contact property of the workspace.
@@ -105,23 +125,3 @@ func checkProperties(types map[string]string, props map[string]any, allowNull bo
 	}
 	return errs
 }
-
-// PropertyTypes lists the custom property types in the order forms show them.
-var PropertyTypes = []string{PropertyText, PropertyNumber, PropertyBoolean, PropertyDate}
-
-// Property is a workspace's custom contact property.
-type Property struct {
-	ID          string    `json:"id"`
-	WorkspaceID string    `json:"workspaceId"`
-	Name        string    `json:"name"`
-	Type        string    `json:"type"`
-	CreatedAt   time.Time `json:"createdAt"`
-}
-
-// Custom property types.
-const (
-	PropertyText    = "text"
-	PropertyNumber  = "number"
-	PropertyBoolean = "boolean"
-	PropertyDate    = "date"
-)

@@ -10,6 +10,25 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// Subscription is a webhook subscription of a workspace to one event name. TokenID, or GrantID
+// and ClientID, name the credential it was made through; it dies with that credential and with
+// its user's membership. They are empty for one made by an admin tool.
+type Subscription struct {
+	ID           string     `json:"id"`
+	WorkspaceID  string     `json:"workspaceId"`
+	EventName    string     `json:"eventName"`
+	HookURL      string     `json:"hookUrl"`
+	Secret       string     `json:"secret"`
+	UserID       string     `json:"userId"`
+	TokenID      string     `json:"tokenId,omitempty"`
+	GrantID      string     `json:"grantId,omitempty"`
+	ClientID     string     `json:"clientId,omitempty"`
+	Active       bool       `json:"active"`
+	FailingSince *time.Time `json:"failingSince,omitempty"`
+	DisabledAt   *time.Time `json:"disabledAt,omitempty"`
+	CreatedAt    time.Time  `json:"createdAt"`
+}
+
 // MaxActiveSubscriptions bounds the active subscriptions of one workspace to one event name
 // so that one event cannot fan out without limit.
 const MaxActiveSubscriptions = 25
@@ -271,25 +290,6 @@ func (s *Store) Subscriptions(workspaceID string) ([]Subscription, error) {
 		})
 	})
 	return out, err
-}
-
-// Subscription is a webhook subscription of a workspace to one event name. TokenID, or GrantID
-// and ClientID, name the credential it was made through; it dies with that credential and with
-// its user's membership. They are empty for one made by an admin tool.
-type Subscription struct {
-	ID           string     `json:"id"`
-	WorkspaceID  string     `json:"workspaceId"`
-	EventName    string     `json:"eventName"`
-	HookURL      string     `json:"hookUrl"`
-	Secret       string     `json:"secret"`
-	UserID       string     `json:"userId"`
-	TokenID      string     `json:"tokenId,omitempty"`
-	GrantID      string     `json:"grantId,omitempty"`
-	ClientID     string     `json:"clientId,omitempty"`
-	Active       bool       `json:"active"`
-	FailingSince *time.Time `json:"failingSince,omitempty"`
-	DisabledAt   *time.Time `json:"disabledAt,omitempty"`
-	CreatedAt    time.Time  `json:"createdAt"`
 }
 
 // DisableSubscription stops a workspace's subscription without deleting it: its pending

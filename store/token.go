@@ -10,6 +10,24 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// Token kinds.
+const (
+	TokenPersonal = "personal"
+	TokenOAuth    = "oauth"
+)
+
+// Token is a bearer credential for the integration API. Only its SHA-256 hash is stored.
+type Token struct {
+	ID        string     `json:"id"`
+	UserID    string     `json:"userId"`
+	Name      string     `json:"name"`
+	Kind      string     `json:"kind"`
+	ClientID  string     `json:"clientId,omitempty"`
+	GrantID   string     `json:"grantId,omitempty"`
+	CreatedAt time.Time  `json:"createdAt"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+}
+
 // UserTokens lists userID's personal API tokens, newest first (never their plain text, which is
 // not kept).
 func (s *Store) UserTokens(userID string) ([]Token, error) {
@@ -53,24 +71,6 @@ func (s *Store) RevokeUserToken(userID, id string) error {
 		_, err := s.endSubscriptions(tx, ownerPrefix(ownerToken, id), "the token that made the subscription was revoked")
 		return err
 	})
-}
-
-// Token kinds.
-const (
-	TokenPersonal = "personal"
-	TokenOAuth    = "oauth"
-)
-
-// Token is a bearer credential for the integration API. Only its SHA-256 hash is stored.
-type Token struct {
-	ID        string     `json:"id"`
-	UserID    string     `json:"userId"`
-	Name      string     `json:"name"`
-	Kind      string     `json:"kind"`
-	ClientID  string     `json:"clientId,omitempty"`
-	GrantID   string     `json:"grantId,omitempty"`
-	CreatedAt time.Time  `json:"createdAt"`
-	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
 }
 
 // HashToken is the stored form of a bearer token or secret.

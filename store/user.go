@@ -10,6 +10,17 @@ import (
 	"golang.org/x/crypto/bcrypt"
 )
 
+// User is a person who signs in to the admin UI or acts through a token.
+type User struct {
+	ID           string    `json:"id"`
+	Email        string    `json:"email"`
+	Name         string    `json:"name"`
+	PasswordHash string    `json:"passwordHash,omitempty"`
+	Superuser    bool      `json:"superuser"`
+	CreatedAt    time.Time `json:"createdAt"`
+	UpdatedAt    time.Time `json:"updatedAt"`
+}
+
 // NewUser is the input of CreateUser.
 type NewUser struct {
 	Email     string
@@ -152,15 +163,4 @@ func (s *Store) Users() ([]User, error) {
 		})
 	})
 	return out, err
-}
-
-// User is a person who signs in to the admin UI or acts through a token.
-type User struct {
-	ID           string    `json:"id"`
-	Email        string    `json:"email"`
-	Name         string    `json:"name"`
-	PasswordHash string    `json:"passwordHash,omitempty"`
-	Superuser    bool      `json:"superuser"`
-	CreatedAt    time.Time `json:"createdAt"`
-	UpdatedAt    time.Time `json:"updatedAt"`
 }

@@ -8,6 +8,35 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// Delivery is one event on its way to one subscription. Its id is the webhook-id header,
+// stable across retries.
+type Delivery struct {
+	ID             string     `json:"id"`
+	EventID        string     `json:"eventId"`
+	SubscriptionID string     `json:"subscriptionId"`
+	WorkspaceID    string     `json:"workspaceId"`
+	EventName      string     `json:"eventName"`
+	Status         string     `json:"status"`
+	Attempts       int        `json:"attempts"`
+	NextAt         time.Time  `json:"nextAt"`
+	LastStatus     int        `json:"lastStatus"`
+	LastError      string     `json:"lastError"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	UpdatedAt      time.Time  `json:"updatedAt"`
+	DoneAt         *time.Time `json:"doneAt,omitempty"`
+}
+
+// Attempt is one POST of a delivery, kept for the delivery log.
+type Attempt struct {
+	ID         string    `json:"id"`
+	DeliveryID string    `json:"deliveryId"`
+	At         time.Time `json:"at"`
+	StatusCode int       `json:"statusCode"`
+	LatencyMS  int64     `json:"latencyMs"`
+	Error      string    `json:"error"`
+	Response   string    `json:"response"`
+}
+
 // Delivery returns a delivery by id.
 func (s *Store) Delivery(id string) (Delivery, error) {
 	var d Delivery
@@ -86,35 +115,6 @@ func (s *Store) DeliveryAttempts(deliveryID string) ([]Attempt, error) {
 // attemptKey is delivery id | attempt id: a delivery's attempts sit together, oldest first.
 func attemptKey(deliveryID, attemptID string) []byte {
 	return append(slices.Clone(idKey(deliveryID)), idKey(attemptID)...)
-}
-
-// Delivery is one event on its way to one subscription. Its id is the webhook-id header,
-// stable across retries.
-type Delivery struct {
-	ID             string     `json:"id"`
-	EventID        string     `json:"eventId"`
-	SubscriptionID string     `json:"subscriptionId"`
-	WorkspaceID    string     `json:"workspaceId"`
-	EventName      string     `json:"eventName"`
-	Status         string     `json:"status"`
-	Attempts       int        `json:"attempts"`
-	NextAt         time.Time  `json:"nextAt"`
-	LastStatus     int        `json:"lastStatus"`
-	LastError      string     `json:"lastError"`
-	CreatedAt      time.Time  `json:"createdAt"`
-	UpdatedAt      time.Time  `json:"updatedAt"`
-	DoneAt         *time.Time `json:"doneAt,omitempty"`
-}
-
-// Attempt is one POST of a delivery, kept for the delivery log.
-type Attempt struct {
-	ID         string    `json:"id"`
-	DeliveryID string    `json:"deliveryId"`
-	At         time.Time `json:"at"`
-	StatusCode int       `json:"statusCode"`
-	LatencyMS  int64     `json:"latencyMs"`
-	Error      string    `json:"error"`
-	Response   string    `json:"response"`
 }
 
 // PutDelivery writes d and, while it is pending, its queue entry at d.NextAt. The caller removes

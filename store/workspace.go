@@ -9,6 +9,38 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// Workspace owns numbers, contacts, conversations and everything under them.
+type Workspace struct {
+	ID        string    `json:"id"`
+	TenantID  string    `json:"tenantId"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	// RetentionDays is how long messages are kept; 0 keeps them until deleted.
+	RetentionDays int `json:"retentionDays,omitempty"`
+	// Keyword reply texts and the voice greeting: nil means the default (WorkspaceReply); an
+	// empty string sends no reply (for carriers that answer keywords themselves).
+	StopReply     *string `json:"stopReply,omitempty"`
+	StartReply    *string `json:"startReply,omitempty"`
+	HelpReply     *string `json:"helpReply,omitempty"`
+	VoiceGreeting *string `json:"voiceGreeting,omitempty"`
+	// TimeZone (IANA) is the zone of contacts whose own cannot be known; "" is UTC.
+	TimeZone string `json:"timeZone,omitempty"`
+	// QuietHours ("21:00-08:00", "" when off): broadcast copies due inside them, in the
+	// contact's time zone, wait until they end.
+	QuietHours string `json:"quietHours,omitempty"`
+}
+
+// Location is the workspace's time zone (UTC when unset or unknown).
+func (w *Workspace) Location() *time.Location {
+	if w.TimeZone != "" {
+		if loc, ok := loadLocation(w.TimeZone); ok {
+			return loc
+		}
+	}
+	return time.UTC
+}
+
 // CreateWorkspace adds a workspace to the installation's tenant.
 func (s *Store) CreateWorkspace(name string) (Workspace, error) {
 	return s.CreateWorkspaceFor(name, "")
@@ -183,38 +215,6 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 		return putJSON(tx.Bucket(bWorkspaces), idKey(w.ID), w)
 	})
 	return w, err
-}
-
-// Workspace owns numbers, contacts, conversations and everything under them.
-type Workspace struct {
-	ID        string    `json:"id"`
-	TenantID  string    `json:"tenantId"`
-	Name      string    `json:"name"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
-	// RetentionDays is how long messages are kept; 0 keeps them until deleted.
-	RetentionDays int `json:"retentionDays,omitempty"`
-	// Keyword reply texts and the voice greeting: nil means the default (WorkspaceReply); an
-	// empty string sends no reply (for carriers that answer keywords themselves).
-	StopReply     *string `json:"stopReply,omitempty"`
-	StartReply    *string `json:"startReply,omitempty"`
-	HelpReply     *string `json:"helpReply,omitempty"`
-	VoiceGreeting *string `json:"voiceGreeting,omitempty"`
-	// TimeZone (IANA) is the zone of contacts whose own cannot be known; "" is UTC.
-	TimeZone string `json:"timeZone,omitempty"`
-	// QuietHours ("21:00-08:00", "" when off): broadcast copies due inside them, in the
-	// contact's time zone, wait until they end.
-	QuietHours string `json:"quietHours,omitempty"`
-}
-
-// Location is the workspace's time zone (UTC when unset or unknown).
-func (w *Workspace) Location() *time.Location {
-	if w.TimeZone != "" {
-		if loc, ok := loadLocation(w.TimeZone); ok {
-			return loc
-		}
-	}
-	return time.UTC
 }
 
 // SetWorkspaceArchived archives or restores a workspace. An archived workspace keeps its data;
