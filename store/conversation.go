@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"slices"
 	"sort"
 	"strings"
@@ -254,4 +255,104 @@ func activityOf(c Conversation) time.Time {
 		return *c.LastMessageTime
 	}
 	return c.CreatedAt
+}
+
+// conversationActivity is the time the inbox orders c by.
+func conversationActivity(c *Conversation) time.Time {
+	if c.LastMessageTime != nil {
+		return *c.LastMessageTime
+	}
+	return c.CreatedAt
+}
+
+func activityKey(c *Conversation) []byte {
+	k := make([]byte, 0, 40)
+	k = append(k, idKey(c.WorkspaceID)...)
+	k = binary.BigEndian.AppendUint64(k, uint64(conversationActivity(c).UnixNano()))
+	return append(k, idKey(c.ID)...)
+}
+
+func putActivity(tx *bolt.Tx, c *Conversation) error {
+	return tx.Bucket(bConvActivity).Put(activityKey(c), nil)
+}
+
+func deleteActivity(tx *bolt.Tx, c *Conversation) error {
+	return tx.Bucket(bConvActivity).Delete(activityKey(c))
+}
+
+// ConversationUpdate changes a conversation's triage fields; nil fields stay as they are.
+type ConversationUpdate struct {
+	Status          *string
+	AssignedUserIDs *[]string // each a member of the workspace
+	Labels          *[]string
+}
+
+// UpdateConversation sets a conversation's status, assignees or labels. It does not move the
+// conversation in the inbox: only messages are activity.
+func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate) (Conversation, error) {
+	var c Conversation
+	var errs ValidationError
+	if u.Status != nil {
+		switch *u.Status {
+		case ConversationOpen, ConversationSnoozed, ConversationClosed:
+		default:
+			errs = append(errs, FieldError{"status", "must be open, snoozed or closed"})
+		}
+	}
+	var labels []string
+	if u.Labels != nil {
+		for _, l := range *u.Labels {
+			if l = strings.TrimSpace(l); l != "" {
+				if runeLen(l) > 64 {
+					errs = append(errs, FieldError{"labels", "each label must be at most 64 characters"})
+					break
+				}
+				labels = append(labels, l)
+			}
+		}
+		labels = NormalizeGroup(labels)
+		if len(labels) > 20 {
+			errs = append(errs, FieldError{"labels", "must be at most 20 labels"})
+		}
+	}
+	if errs != nil {
+		return c, errs
+	}
+	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+		ok, err := getJSON(tx.Bucket(bConversations), wsKeyChecked(workspaceID, id), &c)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errorf(ErrNotFound, "conversation not found")
+		}
+		if u.AssignedUserIDs != nil {
+			ids := NormalizeGroup(*u.AssignedUserIDs)
+			if fe, ok := checkMentions(tx, workspaceID, ids); !ok {
+				fe.Field, fe.Message = "assignedUserIds", strings.Replace(fe.Message, "must be", "assignees must be", 1)
+				return ValidationError{fe}
+			}
+			c.AssignedUserIDs = orEmpty(ids)
+		}
+		if u.Status != nil {
+			c.Status = *u.Status
+		}
+		if u.Labels != nil {
+			c.Labels = orEmpty(labels)
+		}
+		c.UpdatedAt = s.Now()
+		return putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c)
+	})
+	return c, err
+}
+
+// Labels lists the labels in use on a workspace's most recent conversations (for the inbox's
+// label filter), sorted.
+func (s *Store) Labels(workspaceID string) ([]string, error) {
+	items, err := s.Inbox(workspaceID, InboxFilter{Limit: 200})
+	var out []string
+	for _, it := range items {
+		out = append(out, it.Conversation.Labels...)
+	}
+	return NormalizeGroup(out), err
 }
