@@ -33,7 +33,7 @@ type effects struct {
 	optOuts   []optOutRef
 	refused   error
 	// postings, when set (imports), collects new contacts' search postings to be written term
-	// by term before the transaction commits (contact.go).
+	// by term before the transaction commits (search_index.go).
 	postings *postingBuf
 }
 
