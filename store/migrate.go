@@ -93,3 +93,13 @@ func (s *Store) migrate() error {
 	}
 	return s.runMigrations(from)
 }
+
+// SchemaVersion reports the version stored in the meta bucket.
+func (s *Store) SchemaVersion() (int, error) {
+	var v uint64
+	err := s.db.View(func(tx *bolt.Tx) error {
+		v = decodeUint(tx.Bucket(bMeta).Get(metaSchemaVersion))
+		return nil
+	})
+	return int(v), err
+}
