@@ -10,7 +10,29 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// InvitationTTL is how long an invitation link may be used (DESIGN §10: 7 days).
+// Invitation asks someone by email to join a workspace; it expires after seven days.
+type Invitation struct {
+	ID               string     `json:"id"`
+	WorkspaceID      string     `json:"workspaceId"`
+	TenantID         string     `json:"tenantId"`
+	Email            string     `json:"email"`
+	Status           string     `json:"status"`
+	UserMembershipID string     `json:"userMembershipId"`
+	ExpiredAt        time.Time  `json:"expiredAt"`
+	CreatedAt        time.Time  `json:"createdAt"`
+	UpdatedAt        time.Time  `json:"updatedAt"`
+	DeletedAt        *time.Time `json:"deletedAt,omitempty"`
+}
+
+// Invitation statuses.
+const (
+	InvitationPending  = "pending"
+	InvitationAccepted = "accepted"
+	InvitationExpired  = "expired"
+	InvitationRevoked  = "revoked"
+)
+
+// InvitationTTL is how long an invitation link may be used: 7 days, then it expires.
 const InvitationTTL = 7 * 24 * time.Hour
 
 // InvitationEntry is an invitation with the role it grants. Status is as of now: a pending
@@ -57,7 +79,7 @@ func (s *Store) CreateInvitation(workspaceID, email, role string) (InvitationEnt
 	rec.Invitation = Invitation{ID: s.NewID(), WorkspaceID: workspaceID, TenantID: s.tenantID, Email: email,
 		Status: InvitationPending, ExpiredAt: now.Add(InvitationTTL), CreatedAt: now, UpdatedAt: now}
 	rec.Role = role
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return err
 		}
