@@ -10,21 +10,9 @@ import (
 	"time"
 
 	"switchboard/carrier"
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
-
-// clock is a test clock moved by hand.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // recorder is a carrier that records what it is handed and answers with fn (nil: accept).
 type recorder struct {
@@ -59,7 +47,7 @@ type env struct {
 	s      *store.Store
 	ws     string
 	number string
-	clock  *clock
+	clock  *testutil.Clock
 }
 
 func newEnv(t *testing.T) *env {
@@ -76,7 +64,7 @@ func newEnv(t *testing.T) *env {
 	if _, err := s.AddNumber(w.ID, "+14155550100", "Main"); err != nil {
 		t.Fatal(err)
 	}
-	return &env{s: s, ws: w.ID, number: "+14155550100", clock: &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}}
+	return &env{s: s, ws: w.ID, number: "+14155550100", clock: testutil.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))}
 }
 
 // start runs a dispatcher on e's store with the carriers given, stopped when the test ends.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"switchboard/internal/testutil"
 	"testing"
 	"time"
 )
@@ -44,7 +45,7 @@ func scrapeMetric(b *testing.B, base, series string) float64 {
 func startBenchServer(b *testing.B) (fixture, *server) {
 	b.Helper()
 	f := newFixture(b)
-	addr := "127.0.0.1:" + freePort(b)
+	addr := "127.0.0.1:" + testutil.FreePort(b)
 	return f, startServer(b, addr, nil, "-addr", addr, "-data", f.data, "-log-requests=false", "-rate-limit", "0")
 }
 

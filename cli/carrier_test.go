@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"switchboard/carrier"
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -163,7 +164,7 @@ func addTwilioNumber(t testing.TB, f fixture, rate string) {
 // startTwilioServer serves the fixture's data with the Twilio flags pointing at fake.
 func startTwilioServer(t testing.TB, f fixture, fake *twilioFake) *server {
 	t.Helper()
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	return startServer(t, addr, nil, "-addr", addr, "-data", f.data, "-base-url", "http://"+addr, "-log-requests=false", "-rate-limit", "0",
 		"-twilio-base-url", fake.srv.URL, "-twilio-account-sid", fakeAccountSID, "-twilio-auth-token", fakeAuthToken)
 }
@@ -337,7 +338,7 @@ func TestServeTwilioNeedsCredentials(t *testing.T) {
 	}
 
 	addTwilioNumber(t, f, "")
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	r = sb(t, nil, "serve", "-addr", addr, d)
 	if r.code == 0 || r.took > 10*time.Second {
 		t.Fatalf("serve with a twilio number and no credentials: exit %d after %v", r.code, r.took)

@@ -16,6 +16,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -38,7 +39,7 @@ func TestHTTPServerLimits(t *testing.T) {
 func TestSlowHeadersAreCutOff(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	startServer(t, addr, nil, "-addr", addr, "-data="+f.data, "-log-requests=false")
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -63,7 +64,7 @@ func TestSlowHeadersAreCutOff(t *testing.T) {
 func TestBackupUnderConcurrentWrites(t *testing.T) {
 	f := newFixture(t)
 	d := "-data=" + f.data
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, addr, nil, "-addr", addr, d, "-log-requests=false", "-rate-limit=0")
 
 	var (

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -226,17 +226,6 @@ func TestAdminCommands(t *testing.T) {
 	}
 }
 
-// freePort returns a port nobody listens on right now.
-func freePort(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
-}
-
 // server is a running `switchboard serve`.
 type server struct {
 	cmd    *exec.Cmd
@@ -324,7 +313,7 @@ func (b *syncBuffer) String() string {
 func TestServeAdminRefusalBackupAndShutdown(t *testing.T) {
 	f := newFixture(t)
 	d := "-data=" + f.data
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, addr, nil, "-addr", addr, d, "-log-requests=false")
 
 	// The token from the admin command works against the running server.
@@ -403,7 +392,7 @@ func checkBackup(t *testing.T, path, ws string) {
 func TestServeEnvironmentAndFlags(t *testing.T) {
 	f := newFixture(t)
 	// SWITCHBOARD_ADDR and SWITCHBOARD_DATA are honoured.
-	envAddr := "127.0.0.1:" + freePort(t)
+	envAddr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, envAddr, []string{"SWITCHBOARD_ADDR=" + envAddr, "SWITCHBOARD_DATA=" + f.data, "SWITCHBOARD_RATE_LIMIT=0", "SWITCHBOARD_LOG_REQUESTS=false"})
 	if !strings.Contains(srv.stdout.String(), envAddr) {
 		t.Errorf("banner %q does not name %s", srv.stdout, envAddr)
@@ -413,7 +402,7 @@ func TestServeEnvironmentAndFlags(t *testing.T) {
 	}
 
 	// A flag wins over its environment variable.
-	flagAddr := "127.0.0.1:" + freePort(t)
+	flagAddr := "127.0.0.1:" + testutil.FreePort(t)
 	srv = startServer(t, flagAddr, []string{"SWITCHBOARD_ADDR=" + envAddr, "SWITCHBOARD_DATA=" + f.data, "SWITCHBOARD_STAGE=v9"},
 		"-addr", flagAddr, "-stage", "v2", "-log-requests=false")
 	if res, err := http.Get("http://" + envAddr + "/healthz"); err == nil {
@@ -443,16 +432,16 @@ func TestServeEnvironmentAndFlags(t *testing.T) {
 		{nil, []string{"-carrier", "pigeon"}, "carrier"},
 		{nil, []string{"extra-arg"}, "extra-arg"},
 	} {
-		r := sb(t, append(c.env, "SWITCHBOARD_DATA="+f.data, "SWITCHBOARD_ADDR=127.0.0.1:"+freePort(t)), append([]string{"serve"}, c.args...)...)
+		r := sb(t, append(c.env, "SWITCHBOARD_DATA="+f.data, "SWITCHBOARD_ADDR=127.0.0.1:"+testutil.FreePort(t)), append([]string{"serve"}, c.args...)...)
 		if r.code == 0 || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("serve %v %v: exit %d, stderr %q; want failure mentioning %q", c.env, c.args, r.code, r.stderr, c.want)
 		}
 	}
 
 	// A second server on the same data directory refuses quickly.
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv = startServer(t, addr, nil, "-addr", addr, "-data", f.data, "-log-requests=false")
-	r := sb(t, nil, "serve", "-addr", "127.0.0.1:"+freePort(t), "-data", f.data)
+	r := sb(t, nil, "serve", "-addr", "127.0.0.1:"+testutil.FreePort(t), "-data", f.data)
 	if r.code == 0 || r.took > 5*time.Second || !strings.Contains(r.stderr, "in use") {
 		t.Errorf("second serve: exit %d after %v, stderr %q", r.code, r.took, r.stderr)
 	}

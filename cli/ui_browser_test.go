@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"switchboard/internal/testutil"
 	"testing"
 	"time"
 
@@ -23,9 +23,9 @@ import (
 // from a second tab appears in the first by itself (htmx polling). Screenshots of each step go
 // to a temporary directory, and to SCREENSHOT_DIR when it is set.
 func TestBrowserFirstRun(t *testing.T) {
-	chrome := uiChromium(t)
+	chrome := testutil.Chromium(t)
 	data := t.TempDir()
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, addr, nil, "-addr", addr, "-data="+data, "-log-requests=false")
 	link := ""
 	re := regexp.MustCompile(`one-time link\): (\S+)`)
@@ -41,7 +41,7 @@ func TestBrowserFirstRun(t *testing.T) {
 	link = strings.Replace(link, "http://localhost:", "http://127.0.0.1:", 1)
 
 	shots := newShots(t)
-	ctx := uiBrowser(t, chrome)
+	ctx := testutil.StartChromium(t, chrome, 2*time.Minute)
 	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, actions...); err != nil {
@@ -218,47 +218,6 @@ func (s *shots) take(ctx context.Context, name string) {
 			s.t.Logf("screenshot %s: %v", name, err)
 		}
 	}
-}
-
-// uiChromium finds Debian's chromium; without it the test is skipped, except in CI.
-func uiChromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	reason := "no Chromium found on PATH; install the Debian package chromium"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(reason)
-	}
-	t.Skip(reason)
-	return ""
-}
-
-// uiBrowser starts headless Chromium with a fresh profile, bounded to two minutes.
-func uiBrowser(t *testing.T, path string) context.Context {
-	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-	}
-	bound, cancelBound := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancelBound)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(bound, opts...)
-	t.Cleanup(cancelAlloc)
-	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithErrorf(t.Logf))
-	t.Cleanup(cancel)
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start Chromium (%s): %v", path, err)
-	}
-	return ctx
 }
 
 func uiTid(id string) chromedp.CSS { return chromedp.CSS(fmt.Sprintf("[data-testid=%q]", id)) }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -19,7 +20,7 @@ import (
 // zone and watch the progress page reach `sent` by itself (the server's scheduler starts it,
 // the sandbox delivers, htmx polls). Screenshots go where TestBrowserFirstRun's go.
 func TestBrowserContactsAndBroadcast(t *testing.T) {
-	chrome := uiChromium(t)
+	chrome := testutil.Chromium(t)
 	data := t.TempDir()
 	st, err := store.Open(filepath.Join(data, "switchboard.db"), store.Options{})
 	if err != nil {
@@ -51,11 +52,11 @@ func TestBrowserContactsAndBroadcast(t *testing.T) {
 		t.Fatalf("set up: %v", err)
 	}
 	st.Close()
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, addr, nil, "-addr", addr, "-data="+data, "-log-requests=false")
 
 	shots := newShots(t)
-	ctx := uiBrowser(t, chrome)
+	ctx := testutil.StartChromium(t, chrome, 2*time.Minute)
 	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, actions...); err != nil {

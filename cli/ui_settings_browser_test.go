@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"switchboard/internal/testutil"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ import (
 // whose secret is shown once; invites a member who makes an account through the link, signs in
 // and sees only their workspace. Screenshots go to SCREENSHOT_DIR as settings-*.png.
 func TestBrowserSettings(t *testing.T) {
-	chrome := uiChromium(t)
+	chrome := testutil.Chromium(t)
 	var hits atomic.Int32
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
@@ -29,7 +30,7 @@ func TestBrowserSettings(t *testing.T) {
 	defer receiver.Close()
 
 	data := t.TempDir()
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, addr, nil, "-addr", addr, "-data="+data, "-log-requests=false", "-hook-allow-cidrs", "127.0.0.0/8")
 	link := ""
 	re := regexp.MustCompile(`one-time link\): (\S+)`)
@@ -45,7 +46,7 @@ func TestBrowserSettings(t *testing.T) {
 	base := "http://" + addr
 
 	shots := newShots(t)
-	ctx := uiBrowser(t, chrome)
+	ctx := testutil.StartChromium(t, chrome, 2*time.Minute)
 	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, actions...); err != nil {
@@ -168,7 +169,7 @@ func TestBrowserSettings(t *testing.T) {
 	if err != nil || !strings.Contains(invite, "/invite/") {
 		t.Fatalf("invitation link %q: %v", invite, err)
 	}
-	nia := uiBrowser(t, chrome) // another person, another browser
+	nia := testutil.StartChromium(t, chrome, 2*time.Minute) // another person, another browser
 	niaRun := func(step string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(nia, actions...); err != nil {

@@ -13,24 +13,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 	"switchboard/webhooks"
 )
 
-// clock is an injected clock the test moves; the worker reads it from its goroutines.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Now().UTC().Truncate(time.Second)} }
-
-func (c *clock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
+// newClock is a test clock stopped at the current second.
+func newClock() *testutil.Clock {
+	return testutil.NewClock(time.Now().UTC().Truncate(time.Second))
 }
 
 // loopback is the allow-list the tests use: receivers on httptest.Server live there.
@@ -46,7 +36,7 @@ func loopback(t testing.TB) []*net.IPNet {
 // env is a store with a workspace, a member and a number.
 type env struct {
 	s     *store.Store
-	clock *clock // nil: real time
+	clock *testutil.Clock // nil: real time
 	ws    string
 	user  string
 	reg   *prometheus.Registry
@@ -56,12 +46,12 @@ type env struct {
 
 const ourNumber = "+14155550100"
 
-func newEnv(t testing.TB, c *clock) *env {
+func newEnv(t testing.TB, c *testutil.Clock) *env {
 	t.Helper()
 	return newEnvAt(t, filepath.Join(t.TempDir(), "switchboard.db"), c)
 }
 
-func newEnvAt(t testing.TB, path string, c *clock) *env {
+func newEnvAt(t testing.TB, path string, c *testutil.Clock) *env {
 	t.Helper()
 	opts := store.Options{}
 	if c != nil {
