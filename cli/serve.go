@@ -143,6 +143,8 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	s.OnEvents(hooks.Wake)
 	hooks.Start()
 	a.stops = append(a.stops, hooks.Stop)
+	// Delivery history older than the webhook retention goes, at start and then hourly.
+	a.stops = append(a.stops, sweeper{name: "webhook history purge", interval: time.Hour, atStart: true, run: hooks.Purge}.start())
 	// The carrier (DESIGN §7): the dispatcher sends what the store queues, the receiver records
 	// what comes back through the /carrier/ callbacks.
 	carriers := map[string]carrier.Carrier{store.ProviderSandbox: carrier.Sandbox{}}
@@ -180,13 +182,16 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	wcfg.Sessions = sess
 	wcfg.OAuth = prov // its endpoints, and its clients on the superuser pages
 	wcfg.Static = assets.Static
-	a.stops = append(a.stops, prov.StartSweeper(time.Hour))
+	// Expired OAuth codes, replay records and grants whose refresh token expired go hourly.
+	a.stops = append(a.stops, sweeper{name: "oauth sweep", interval: time.Hour,
+		run: func() (int, error) { return 0, prov.Sweep() }}.start())
 	if a.setupURL, err = sess.SetupURL(); err != nil {
 		a.stop()
 		return nil, err
 	}
-	// Workspace message retention (DESIGN §8): an hourly sweep in bounded transactions.
-	a.stops = append(a.stops, s.StartRetentionSweeper(time.Hour))
+	// Workspace message retention: messages older than a workspace's retention days are
+	// deleted at start and then hourly, in bounded transactions.
+	a.stops = append(a.stops, sweeper{name: "retention sweep", interval: time.Hour, atStart: true, run: s.SweepRetention}.start())
 	a.handler = web.New(s, wcfg)
 	return a, nil
 }

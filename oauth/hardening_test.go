@@ -216,7 +216,7 @@ func TestRevokedGrantEndsItsSubscriptions(t *testing.T) {
 }
 
 // TestSweeper: the sweeper deletes grants whose refresh token expired (their subscriptions
-// with them) and keeps live ones; StartSweeper runs it on its own and stops when told.
+// with them) and keeps live ones. The server runs it hourly (cli's sweeper, tested there).
 func TestSweeper(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -231,20 +231,12 @@ func TestSweeper(t *testing.T) {
 		t.Fatalf("%d grants before the sweep, want 2 (nothing deletes the expired one but the sweeper)", len(gs))
 	}
 
-	stop := e.p.StartSweeper(10 * time.Millisecond)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		gs, _ := e.p.Grants(e.user.ID)
-		if len(gs) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			stop()
-			t.Fatalf("the sweeper left %d grants, want the expired one gone", len(gs))
-		}
-		time.Sleep(10 * time.Millisecond)
+	if err := e.p.Sweep(); err != nil {
+		t.Fatalf("sweep: %v", err)
 	}
-	stop()
+	if gs, _ := e.p.Grants(e.user.ID); len(gs) != 1 {
+		t.Fatalf("the sweep left %d grants, want the expired one gone", len(gs))
+	}
 
 	subs := e.subs(t)
 	if subs[oldSub] {

@@ -486,26 +486,6 @@ func (p *Provider) Sweep() error {
 	})
 }
 
-// StartSweeper runs Sweep every interval until the returned stop function is called.
-func (p *Provider) StartSweeper(interval time.Duration) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				_ = p.Sweep() // the next tick retries; nothing is lost by waiting
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
-}
-
 // ---- go-oauth2's TokenStore: codes are issued through its Manager ----
 
 // tokenStore is go-oauth2's TokenStore over this package's buckets. The Manager stores codes

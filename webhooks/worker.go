@@ -29,8 +29,7 @@ import (
 const (
 	DefaultWorkers   = 32
 	AttemptTimeout   = 15 * time.Second
-	ResponseSnippet  = 2 << 10 // bytes of the response body kept with an attempt
-	retentionEvery   = time.Hour
+	ResponseSnippet  = 2 << 10     // bytes of the response body kept with an attempt
 	maxTimerWait     = time.Minute // rescan at least this often, whatever the clock does
 	drainLimit       = 64 << 10    // response bytes read past the snippet so the connection is reused
 	userAgent        = "Switchboard-Webhooks/1"
@@ -151,18 +150,14 @@ func newClient(g *Guard, workers int) *http.Client {
 	}
 }
 
-// Start runs the dispatcher, the workers and the periodic purge. Due deliveries left by an
-// earlier run are picked up at once.
+// Start runs the dispatcher and the workers. Due deliveries left by an earlier run are picked
+// up at once. The purge of old history is Purge, which the caller runs on its own schedule.
 func (w *Worker) Start() {
 	w.startOnce.Do(func() {
 		w.wg.Add(1 + w.opts.Workers)
 		go w.dispatch()
 		for range w.opts.Workers {
 			go w.work()
-		}
-		if w.opts.Retention > 0 {
-			w.wg.Add(1)
-			go w.purgeLoop()
 		}
 	})
 }
@@ -384,22 +379,12 @@ func isTimeout(err error) bool {
 	return errors.As(err, &te) && te.Timeout()
 }
 
-// purgeLoop deletes history older than the retention period, at start and then hourly.
-func (w *Worker) purgeLoop() {
-	defer w.wg.Done()
-	t := time.NewTicker(retentionEvery)
-	defer t.Stop()
-	for {
-		n, err := w.store.PurgeWebhookHistory(w.opts.Now().Add(-w.opts.Retention))
-		if err != nil {
-			w.log.Error("webhooks: purging old deliveries", "err", err)
-		} else if n > 0 {
-			w.log.Info("webhooks: purged old deliveries", "deliveries", n)
-		}
-		select {
-		case <-w.done:
-			return
-		case <-t.C:
-		}
+// Purge deletes delivery history older than the retention period (Options.Retention) and
+// returns how many deliveries went; with the purge turned off it does nothing. The server runs
+// it at start and then hourly.
+func (w *Worker) Purge() (int, error) {
+	if w.opts.Retention <= 0 {
+		return 0, nil
 	}
+	return w.store.PurgeWebhookHistory(w.opts.Now().Add(-w.opts.Retention))
 }
