@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,11 +20,17 @@ import (
 	"switchboard/store"
 )
 
-// These tests build the binary (the module root) once and run it as an operator would.
+// These tests build the binary (the module root) once and run it as an operator would. Under
+// go test -short the binary is not built and every test that runs it is skipped (make
+// test-short leaves them to make test).
 
 var binary string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "switchboard-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -65,6 +72,7 @@ func sbStdin(t testing.TB, env []string, stdin string, args ...string) result {
 // sbFor is sbStdin with its own deadline (benchmarks import a million rows).
 func sbFor(t testing.TB, limit time.Duration, env []string, stdin string, args ...string) result {
 	t.Helper()
+	testutil.SkipIfShort(t, "the binary-level test")
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
@@ -238,6 +246,7 @@ type server struct {
 // startServer runs serve with args and env and waits for /healthz at addr.
 func startServer(t testing.TB, addr string, env []string, args ...string) *server {
 	t.Helper()
+	testutil.SkipIfShort(t, "the binary-level test")
 	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
 	cmd.Env = append(cleanEnv(), env...)
 	s := &server{cmd: cmd, base: "http://" + addr, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
