@@ -1,7 +1,7 @@
 // Command bench measures Switchboard from outside, the way a user meets it (`make bench`): it
 // builds the binary, imports generated contacts with `switchboard admin import-contacts`,
 // starts `switchboard serve` on a free loopback port and measures over HTTP, beside the
-// baselines the targets of DESIGN §9 are stated against (raw bbolt DB.Batch puts, a bare
+// baselines the performance targets are stated against (raw bbolt DB.Batch puts, a bare
 // net/http JSON handler) and an SQLite FTS5 index of the same contacts.
 //
 // It is a module of its own so that the SQLite driver never enters the server's go.mod.

@@ -16,7 +16,8 @@ type kind struct {
 	queries       []string
 }
 
-// searchKinds are the query kinds of DESIGN §9 and the issue, drawn from the generated
+// searchKinds are the query kinds the search target names (3-letter name prefix, two
+// word prefixes, 4 phone digits, e-mail prefix, no match), drawn from the generated
 // contacts so that they match what is there (and from nothing, for no match).
 func searchKinds(n int) []kind {
 	g := benchgen.New(7)

@@ -6,7 +6,8 @@ import (
 	"unicode"
 )
 
-// Keyword is the compliance keyword family an inbound text belongs to (DESIGN §7, Keywords).
+// Keyword is the compliance keyword family an inbound text belongs to: STOP, START or HELP,
+// each with its synonyms.
 type Keyword int
 
 // The keyword families. NoKeyword is the zero value: an ordinary text.

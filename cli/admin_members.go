@@ -30,7 +30,7 @@ func adminAddMember(a *adminEnv, args []string) error {
 	})
 }
 
-// adminRemoveMember ends a membership (DESIGN §2, §6): the user's next request to the workspace
+// adminRemoveMember ends a membership: the user's next request to the workspace
 // is refused, and the webhook subscriptions they made in it are deleted with their pending
 // deliveries, in one transaction. It creates nothing, so it prints nothing on success.
 func adminRemoveMember(a *adminEnv, args []string) error {

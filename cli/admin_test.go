@@ -13,7 +13,7 @@ func TestAdminOAuthCommands(t *testing.T) {
 	f := newFixture(t)
 	d := "-data=" + f.data
 
-	// Confidential: the id on line 1, the secret on line 2 (DESIGN §2), nothing else on stdout.
+	// Confidential: the id on line 1, the secret on line 2, nothing else on stdout.
 	r := sb(t, nil, "admin", "create-oauth-client", d, "--name", "Zapier",
 		"--redirect-uri", "https://zapier.example/cb", "--redirect-uri", "https://zapier.example/cb2")
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
@@ -260,7 +260,7 @@ func TestAdminSetWorkspaceAndCompact(t *testing.T) {
 	fails(t, "no arguments", "admin", "compact", d, "extra")
 }
 
-// TestAdminListsAndWorkspaceSettings: list-* print one tab-separated row each (DESIGN §2), and
+// TestAdminListsAndWorkspaceSettings: list-* print one tab-separated row each, and
 // set-workspace carries the keyword replies, greeting, quiet hours and time zone, checked.
 func TestAdminListsAndWorkspaceSettings(t *testing.T) {
 	f := newFixture(t)

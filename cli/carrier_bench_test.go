@@ -10,7 +10,8 @@ import (
 	"time"
 )
 
-// Dispatch targets of DESIGN §9, measured as a user meets them: the built binary, over HTTP,
+// Dispatch targets (≥ 2,000 messages/s to the sandbox; a 100,000-copy broadcast delivered in ≤ 60
+// s; a send behind it out within 1 s), measured as a user meets them: the built binary, over HTTP,
 // on the sandbox carrier. Run with
 //
 //	go test -run '^$' -bench 'Dispatch|Broadcast100k' -benchtime 1x .

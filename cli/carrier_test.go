@@ -17,7 +17,7 @@ import (
 	"switchboard/store"
 )
 
-// The carrier through the real binary (DESIGN §7): a Twilio-format fake stands in for
+// The carrier through the real binary: a Twilio-format fake stands in for
 // api.twilio.com, and the tests look at what a user sees: what reached the carrier, and the
 // statuses list-messages-action reports.
 

@@ -20,7 +20,7 @@ import (
 	"switchboard/store"
 )
 
-// TestHTTPServerLimits: the server that serve runs has every slow-client limit set (DESIGN §13).
+// TestHTTPServerLimits: the server that serve runs has every slow-client limit set.
 func TestHTTPServerLimits(t *testing.T) {
 	srv := newHTTPServer(http.NotFoundHandler())
 	if srv.ReadHeaderTimeout <= 0 || srv.ReadHeaderTimeout > 30*time.Second {

@@ -16,7 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// TestBrowserFirstRun is DESIGN §10's first run, as a new admin lives it: `serve` on an empty
+// TestBrowserFirstRun is the first run, as a new admin lives it: `serve` on an empty
 // directory prints the setup link; that link and headless Chromium, nothing else, go from
 // creating the administrator to a workspace, a sandbox number, a new conversation and a reply
 // that shows `delivered`; then a simulated inbound text shows in the thread, and one simulated

@@ -124,9 +124,9 @@ func deleteAccess(tx *bolt.Tx, grantID, tokenID string) error {
 }
 
 // revokeGrant deletes a grant and every access and refresh token it issued, and the webhook
-// subscriptions made through it (their pending deliveries cancelled), in the caller's
-// transaction (DESIGN §6); a grant that is already gone is not an error (a replay after
-// revocation).
+// subscriptions made through it (their pending deliveries cancelled), in the caller's transaction,
+// so no subscription outlives the grant that made it; a grant that is already gone is not an error
+// (a replay after revocation).
 func (p *Provider) revokeGrant(tx *bolt.Tx, grantID string) error {
 	if _, err := p.s.EndGrantSubscriptions(tx, grantID); err != nil {
 		return err

@@ -352,7 +352,7 @@ func (e *env) createConversation(t testing.TB, token string) (int, string) {
 
 const invalidTokenChallenge = `Bearer realm="switchboard", error="invalid_token"`
 
-// expectRevoked checks that token is refused by the API with DESIGN §4's challenge.
+// expectRevoked checks that token is refused by the API with the RFC 6750 invalid_token challenge.
 func (e *env) expectRevoked(t testing.TB, token, why string) {
 	t.Helper()
 	st, ch := e.createConversation(t, token)

@@ -169,7 +169,7 @@ func (p *Provider) refresh(c Client, token, scope string) (tokenResponse, error)
 		if err := putJSON(tx.Bucket(bUsedRefresh), h, usedRecord{GrantID: g.ID, ExpiresAt: rec.ExpiresAt}); err != nil {
 			return err
 		}
-		// Refreshing invalidates the previous access token (DESIGN §5).
+		// Refreshing invalidates the previous access token: one live access token per refresh token.
 		if err := deleteAccess(tx, g.ID, rec.AccessTokenID); err != nil {
 			return err
 		}

@@ -17,7 +17,7 @@ import (
 )
 
 // The carrier endpoints and what they change, seen through HTTP as a carrier or an integration
-// meets them (DESIGN §7, §3 list-messages-action, §6 Message payload).
+// meets them: the callbacks, list-messages-action and the message webhook payloads.
 
 const (
 	publicURL    = "https://switchboard.example.com" // what Twilio signs: the public URL, not the listener

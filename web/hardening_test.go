@@ -10,9 +10,10 @@ import (
 	"testing"
 )
 
-// TestMixedSendsInOneBatch sends concurrently to recipients of whom every other one opted out.
-// The sends share DB.Batch transactions; the 422s must come back through each caller's own
-// variable, so that the 202s beside them neither fail nor run a second time (DESIGN §8).
+// TestMixedSendsInOneBatch sends concurrently to recipients of whom every other one opted out. The
+// sends share DB.Batch transactions; the 422s must come back through each caller's own variable, so
+// that the 202s beside them neither fail nor run a second time: a refusal never fails the batch it
+// shares.
 func TestMixedSendsInOneBatch(t *testing.T) {
 	e := newEnv(t, Config{})
 	const n = 48

@@ -141,7 +141,7 @@ type call struct {
 	f     *fields
 }
 
-// api runs the checks every action shares, in the order of DESIGN §3: provider, token (401),
+// api runs the checks every action shares, in this order: provider, token (401),
 // rate limit (429), content type (415), size (413), JSON object (400). The action then
 // validates its fields, the workspace and membership, and calls the store.
 func (h *Handler) api(fn func(http.ResponseWriter, *http.Request, *call)) http.Handler {
@@ -212,7 +212,7 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (store.To
 	return tok, true
 }
 
-// checked runs the checks of DESIGN §3 that follow the body's shape, in their order: every
+// checked runs the checks that follow the body's shape, in this order: every
 // field's own rules (400), the workspace (404), membership (403). It answers and returns false
 // when one fails. data holds the request's fields that refer to the workspace's data (from,
 // mentions, properties); when every own rule passed, the store's write checks them, after
@@ -280,8 +280,8 @@ type limiterSet struct {
 	m  map[string]*limiterEntry
 }
 
-// allow takes one request from key's bucket (rps per second, burst 2×rps, at least 1); when refused it
-// says how long until one is available.
+// allow takes one request from key's bucket (rps per second, burst 2×rps, at least 1); when refused
+// it says how long until one is available.
 func (l *limiterSet) allow(key string, rps float64, now time.Time) (time.Duration, bool) {
 	if rps <= 0 {
 		return 0, true

@@ -36,7 +36,7 @@ func contactName(c *store.Contact) string {
 	return strings.TrimSpace(c.FirstName + " " + c.LastName)
 }
 
-// contacts is GET /contacts: the search of find-contact-action (DESIGN §3); an empty query lists
+// contacts is GET /contacts: the search of find-contact-action; an empty query lists
 // the first 100.
 func (h *Handler) contacts(w http.ResponseWriter, r *http.Request, u *ui) {
 	u.section = "contacts"
