@@ -41,6 +41,8 @@ type env struct {
 	user  string
 	reg   *prometheus.Registry
 	w     *webhooks.Worker // the one start ran
+	mu    sync.Mutex
+	fills []fill // the worker's reads of the queue, as it reports them
 	phone int
 }
 
@@ -124,11 +126,48 @@ func (e *env) start(t testing.TB, o webhooks.Options) *webhooks.Worker {
 		o.Logger = slog.New(slog.DiscardHandler) // the store's delivery log is what tests read
 	}
 	w := webhooks.New(e.s, o)
+	webhooks.OnFill(w, func(now time.Time, claimed int) {
+		e.mu.Lock()
+		e.fills = append(e.fills, fill{now, claimed})
+		e.mu.Unlock()
+	})
 	e.s.OnEvents(w.Wake)
 	w.Start()
 	t.Cleanup(w.Stop)
 	e.w = w
 	return w
+}
+
+// fill is one read of the delivery queue by the worker: the clock it read and what it claimed.
+type fill struct {
+	now     time.Time
+	claimed int
+}
+
+// settle wakes the worker until it reads the queue at the clock's current time and claims
+// nothing, and returns how many deliveries its reads at this time claimed before that one:
+// from then on, what the test checks is what the worker decided at this time. (Waiting for
+// that read replaces sleeping and hoping the worker has looked.)
+func (e *env) settle(t testing.TB) (claimed int) {
+	t.Helper()
+	now := e.clock.Now()
+	waitFor(t, "a read of the queue that claims nothing at "+now.Format(time.RFC3339Nano), func() bool {
+		e.w.Wake()
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		claimed = 0
+		for _, f := range e.fills {
+			if f.now.Before(now) {
+				continue
+			}
+			if f.claimed == 0 {
+				return true
+			}
+			claimed += f.claimed
+		}
+		return false
+	})
+	return claimed
 }
 
 func (e *env) delivery(t testing.TB, id string) store.Delivery {

@@ -89,6 +89,10 @@ type Worker struct {
 	recent map[string]struct{}
 
 	startOnce, stopOnce sync.Once
+	// onFill, when set (tests, before Start), hears of each read of the queue: the time it read
+	// and how many deliveries it claimed, so a test knows the dispatcher has looked instead of
+	// sleeping and hoping it did.
+	onFill func(now time.Time, claimed int)
 }
 
 // New builds a worker on s; Start runs it.
@@ -212,10 +216,14 @@ func (w *Worker) fill() time.Time {
 	if free <= 0 {
 		return time.Time{}
 	}
-	due, next, err := w.store.DueDeliveries(w.opts.Now(), free, w.isInflight)
+	now := w.opts.Now()
+	due, next, err := w.store.DueDeliveries(now, free, w.isInflight)
+	if w.onFill != nil {
+		w.onFill(now, len(due))
+	}
 	if err != nil {
 		w.log.Error("webhooks: reading the delivery queue", "err", err)
-		return w.opts.Now().Add(5 * time.Second)
+		return now.Add(5 * time.Second)
 	}
 	for _, d := range due {
 		w.mu.Lock()
