@@ -37,11 +37,11 @@ func TestBrowserAuthorize(t *testing.T) {
 		ctx := newTab(t, browser)
 		err := chromedp.Do(ctx,
 			chromedp.Navigate(authURL),
-			chromedp.WaitVisible(tid("login-form")),
-			chromedp.SendKeys(tid("login-email"), e.user.Email),
-			chromedp.SendKeys(tid("login-password"), password),
-			chromedp.Click(tid("login-submit")),
-			chromedp.WaitVisible(tid("consent")),
+			chromedp.WaitVisible(testutil.TestID("login-form")),
+			chromedp.SendKeys(testutil.TestID("login-email"), e.user.Email),
+			chromedp.SendKeys(testutil.TestID("login-password"), password),
+			chromedp.Click(testutil.TestID("login-submit")),
+			chromedp.WaitVisible(testutil.TestID("consent")),
 		)
 		if err != nil {
 			t.Fatalf("sign in to the consent page: %v", err)
@@ -64,7 +64,7 @@ func TestBrowserAuthorize(t *testing.T) {
 			t.Errorf("expected the consent page to list the workspace [%s], got %q", e.ws.Name, workspaces)
 		}
 
-		if err := chromedp.Do(ctx, chromedp.Click(tid("consent-allow")), chromedp.WaitVisible(tid("callback"))); err != nil {
+		if err := chromedp.Do(ctx, chromedp.Click(testutil.TestID("consent-allow")), chromedp.WaitVisible(testutil.TestID("callback"))); err != nil {
 			t.Fatalf("allow, to the client's redirect URI: %v", err)
 		}
 		loc, err := chromedp.Run(ctx, chromedp.Location())
@@ -98,17 +98,17 @@ func TestBrowserAuthorize(t *testing.T) {
 		before := app.hits()
 		err := chromedp.Do(ctx,
 			chromedp.Navigate(authURL),
-			chromedp.WaitVisible(tid("login-form")),
-			chromedp.SendKeys(tid("login-email"), e.user.Email),
-			chromedp.SendKeys(tid("login-password"), "not the password"),
-			chromedp.Click(tid("login-submit")),
-			chromedp.WaitVisible(tid("login-error")),
+			chromedp.WaitVisible(testutil.TestID("login-form")),
+			chromedp.SendKeys(testutil.TestID("login-email"), e.user.Email),
+			chromedp.SendKeys(testutil.TestID("login-password"), "not the password"),
+			chromedp.Click(testutil.TestID("login-submit")),
+			chromedp.WaitVisible(testutil.TestID("login-error")),
 		)
 		if err != nil {
 			t.Fatalf("sign in with a wrong password: %v", err)
 		}
 		msg := text(t, ctx, "login-error")
-		email, err := chromedp.Run(ctx, chromedp.Value(tid("login-email")))
+		email, err := chromedp.Run(ctx, chromedp.Value(testutil.TestID("login-email")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,13 +149,10 @@ func newTab(t *testing.T, browser context.Context) context.Context {
 	return ctx
 }
 
-// tid selects the first element with a data-testid, the templates' stable hooks.
-func tid(id string) chromedp.CSS { return chromedp.CSS(fmt.Sprintf("[data-testid=%q]", id)) }
-
 // text is the trimmed visible text of the element with data-testid id.
 func text(t *testing.T, ctx context.Context, id string) string {
 	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.Text(tid(id)))
+	s, err := chromedp.Run(ctx, chromedp.Text(testutil.TestID(id)))
 	if err != nil {
 		t.Fatalf("read [data-testid=%q]: %v", id, err)
 	}

@@ -63,3 +63,6 @@ func StartChromium(t testing.TB, path string, bound time.Duration) context.Conte
 	}
 	return ctx
 }
+
+// TestID selects the first element with data-testid id, the templates' stable hooks for tests.
+func TestID(id string) chromedp.CSS { return chromedp.CSS(fmt.Sprintf("[data-testid=%q]", id)) }
