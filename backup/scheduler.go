@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -198,23 +199,28 @@ func (s *Scheduler) BackupNow(ctx context.Context) (Object, error) {
 // as the target reads it, so memory holds one buffer whatever the size of the database.
 func (s *Scheduler) backup(ctx context.Context, name string) (Object, error) {
 	pr, pw := io.Pipe()
-	writeErr := make(chan error, 1)
+	var stopped atomic.Bool // set once the target stopped reading: the copy's error is then ours
+	copyErr := make(chan error, 1)
 	go func() {
 		zw, _ := gzip.NewWriterLevel(pw, gzip.BestSpeed) // the level is valid
 		_, err := s.src.Backup(zw, nil)
 		if err == nil {
 			err = zw.Close()
 		}
+		if err != nil && stopped.Load() {
+			err = nil // the write failed because the target stopped reading
+		}
+		copyErr <- err
 		pw.CloseWithError(err) // nil: the reader sees EOF
-		writeErr <- err
 	}()
 	h := sha256.New()
 	n, err := s.target.Put(ctx, name, io.TeeReader(pr, h), func() string { return hex.EncodeToString(h.Sum(nil)) })
 	// Unblock the writer if the target stopped reading early.
+	stopped.Store(true)
 	pr.CloseWithError(errTargetStopped)
-	if werr := <-writeErr; werr != nil && !errors.Is(werr, errTargetStopped) {
+	if cerr := <-copyErr; cerr != nil {
 		// The copy itself failed: that is the cause, whatever the target made of the cut stream.
-		return Object{}, fmt.Errorf("copy the database: %w", werr)
+		return Object{}, fmt.Errorf("copy the database: %w", cerr)
 	}
 	if err != nil {
 		return Object{}, err
