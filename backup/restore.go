@@ -5,9 +5,11 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
@@ -245,6 +247,9 @@ func CheckDatabase(p string) (err error) {
 			err = fmt.Errorf("the database is damaged (%v)", r)
 		}
 	}()
+	if err := checkLength(p); err != nil {
+		return err
+	}
 	db, err := bolt.Open(p, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
 	if err != nil {
 		return fmt.Errorf("the backup does not open as a database (%v)", err)
@@ -259,4 +264,67 @@ func CheckDatabase(p string) (err error) {
 		}
 		return nil
 	})
+}
+
+// bbolt's meta page, after the 16-byte page header: magic, version, page size, flags (4 bytes
+// each), the root bucket (16), then the freelist page, the high-water page id and the txid (8
+// each), and an FNV-64a checksum of everything before it.
+const (
+	boltMagic       = 0xED0CDAED
+	boltPageHeader  = 16
+	boltMetaSumFrom = 56 // bytes of the meta covered by its checksum
+)
+
+// checkLength refuses a bbolt file shorter than its newest valid meta page says it is: bbolt
+// maps the file and would fault (SIGBUS, which no recover catches) reading a page past its end,
+// which is what a truncated copy of a database looks like.
+func checkLength(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	var best struct {
+		txid, hwm, pageSize uint64
+		ok                  bool
+	}
+	pageSize := int64(0)
+	for i := range 2 {
+		buf := make([]byte, boltPageHeader+boltMetaSumFrom+8)
+		off := int64(0)
+		if i == 1 {
+			if pageSize == 0 {
+				pageSize = int64(os.Getpagesize())
+			}
+			off = pageSize
+		}
+		if _, err := f.ReadAt(buf, off); err != nil {
+			continue
+		}
+		m := buf[boltPageHeader:]
+		ne := binary.NativeEndian
+		h := fnv.New64a()
+		h.Write(m[:boltMetaSumFrom])
+		if ne.Uint32(m[0:]) != boltMagic || h.Sum64() != ne.Uint64(m[boltMetaSumFrom:]) {
+			continue
+		}
+		ps := uint64(ne.Uint32(m[8:]))
+		if i == 0 {
+			pageSize = int64(ps)
+		}
+		if txid := ne.Uint64(m[48:]); !best.ok || txid > best.txid {
+			best.txid, best.hwm, best.pageSize, best.ok = txid, ne.Uint64(m[40:]), ps, true
+		}
+	}
+	if !best.ok {
+		return errors.New("the backup does not open as a database (no valid bbolt meta page)")
+	}
+	if want := best.hwm * best.pageSize; uint64(st.Size()) < want {
+		return fmt.Errorf("the database is truncated: %d bytes of %d", st.Size(), want)
+	}
+	return nil
 }

@@ -117,7 +117,7 @@ func TestRestoreRefusesBadBackups(t *testing.T) {
 	}{
 		{"corrupt gzip", write(t, "c.db.gz", corrupt), "damaged"},
 		{"truncated gzip", write(t, "t.db.gz", good[:len(good)-10]), "truncated"},
-		{"truncated database", write(t, "t.db", mustDB(t)[:5000]), "database"},
+		{"truncated database", write(t, "t.db", mustDB(t)[:5000]), "the database is truncated"},
 		{"empty file", write(t, "e.db", nil), "empty"},
 		{"checksum mismatch", mismatch, "checksum mismatch"},
 		{"missing file", filepath.Join(t.TempDir(), "nope.db.gz"), "no such file"},
