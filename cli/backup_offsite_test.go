@@ -96,7 +96,7 @@ func TestBackupScheduleAndRestoreThroughTheBinary(t *testing.T) {
 }
 
 // backupNames lists the backups in dir.
-func backupNames(t *testing.T, dir string) []string {
+func backupNames(t testing.TB, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
