@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -149,5 +151,41 @@ func TestRetentionLeavesOtherFilesAlone(t *testing.T) {
 	want := []string{"notes.txt", "switchboard-20261125T174700Z.db.gz", "switchboard-20261125T174700Z.db.gz.sha256", "switchboard-latest.db.gz"}
 	if !slices.Equal(names, want) {
 		t.Errorf("directory after three backups with keep 1: %q, want %q", names, want)
+	}
+}
+
+// endless is a database copy that never ends; it cancels the backup once it has started.
+type endless struct{ cancel func() }
+
+func (e endless) Backup(w io.Writer, _ func(int64)) (int64, error) {
+	buf := make([]byte, 32<<10)
+	for n := int64(0); ; n += int64(len(buf)) {
+		if _, err := w.Write(buf); err != nil {
+			return n, err
+		}
+		if n > 1<<20 {
+			e.cancel()
+		}
+	}
+}
+
+// A backup cut short by shutdown leaves nothing behind and is not counted as a failure.
+func TestBackupCancelledByShutdownLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	target, err := backup.Open(backup.Config{URL: "file://" + dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	reg := prometheus.NewRegistry()
+	sched := backup.NewScheduler(endless{cancel}, target, backup.Options{Registry: reg, Now: newClock().now})
+	if _, err := sched.BackupNow(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("backup cancelled midway: %v, want context.Canceled", err)
+	}
+	if got := metric(t, reg, "switchboard_backup_failures_total"); got != 0 {
+		t.Errorf("failures %v after a cancelled backup, want 0", got)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a cancelled backup left %d files behind", len(entries))
 	}
 }

@@ -172,6 +172,11 @@ func (s *Scheduler) newest(ctx context.Context) (time.Time, bool) {
 func (s *Scheduler) BackupNow(ctx context.Context) (Object, error) {
 	start := s.now()
 	obj, err := s.backup(ctx, Name(start))
+	if err != nil && ctx.Err() != nil {
+		// Cut short by shutdown: not a failure of the target; the next start catches up.
+		s.log.Info("backup cancelled by shutdown", "target", s.target.String())
+		return Object{}, err
+	}
 	if err != nil {
 		s.failures.Inc()
 		s.mu.Lock()
