@@ -11,13 +11,13 @@ import (
 	"mime"
 	"net/http"
 	"strings"
-	"switchboard/backup"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
+	"switchboard/backup"
 	"switchboard/carrier"
 	"switchboard/oauth"
 	"switchboard/store"
