@@ -75,7 +75,7 @@ func (s *S3Target) Put(ctx context.Context, name string, r io.Reader, sum func()
 		return 0, fmt.Errorf("upload %s to %s: %w", name, s, err)
 	}
 	_, err = s.client.CopyObject(ctx,
-		minio.CopyDestOptions{Bucket: s.bucket, Object: key, ReplaceMetadata: true,
+		minio.CopyDestOptions{Bucket: s.bucket, Object: key, ReplaceMetadata: true, ContentType: "application/gzip",
 			UserMetadata: map[string]string{"sha256": sum()}},
 		minio.CopySrcOptions{Bucket: s.bucket, Object: key})
 	if err != nil {

@@ -58,6 +58,9 @@ func TestS3BackupsAreNamedCheckedAndPruned(t *testing.T) {
 	if got := st.UserMetadata["Sha256"]; got != hex.EncodeToString(sum[:]) {
 		t.Errorf("metadata sha256 %q, want the SHA-256 of the object %x", got, sum)
 	}
+	if st.ContentType != "application/gzip" {
+		t.Errorf("content type %q, want application/gzip", st.ContentType)
+	}
 	if !bytes.HasPrefix(body, []byte{0x1f, 0x8b}) {
 		t.Errorf("the object is not gzip: starts % x", body[:2])
 	}
