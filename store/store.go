@@ -124,6 +124,7 @@ var allBuckets = [][]byte{
 	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 	bSubOwner, bSubPending, bEventPending, bConvActivity,
+	bMedia, bMediaChunks, bMediaOwner, bMediaFetch, // media.go
 }
 
 // Options configure Open.
@@ -149,6 +150,8 @@ type Store struct {
 	onEvents   func()
 	onOutbox   func()
 	onSchedule func()
+	onMedia    func()       // media fetches queued (media_fetch.go)
+	mediaBase  atomic.Value // string: the public URL media URLs start with (media.go)
 	tenantID   string
 	idMu       sync.Mutex
 	idEntropy  *ulid.MonotonicEntropy

@@ -277,6 +277,7 @@ type Message struct {
 	Group             []string   `json:"group,omitempty"`
 	Text              string     `json:"text,omitempty"`
 	Media             []string   `json:"media,omitempty"`
+	MediaError        string     `json:"mediaError,omitempty"` // inbound media that could not be kept, and why
 	MultipartID       string     `json:"multipartId,omitempty"`
 	MultipartNum      int        `json:"multipartNum,omitempty"`
 	Segments          int        `json:"segments,omitempty"`
