@@ -60,10 +60,12 @@ func IsImage(contentType string) bool {
 	return false
 }
 
-// File is one attachment as a user gave it.
+// File is one attachment as a user gave it. Size, when larger than len(Data), is the size of a
+// file whose bytes were not all read (it is refused as too large without reading it).
 type File struct {
 	Name string
 	Data []byte
+	Size int64
 }
 
 // Checked is an accepted attachment: a clean file name and its sniffed type.
@@ -83,11 +85,12 @@ func Check(files []File) ([]Checked, error) {
 		if i == MaxFiles {
 			return nil, fmt.Errorf("%s: at most %d files per message", name, MaxFiles)
 		}
-		if len(f.Data) == 0 {
+		size := max(f.Size, int64(len(f.Data)))
+		if size == 0 {
 			return nil, fmt.Errorf("%s: the file is empty", name)
 		}
-		if len(f.Data) > MaxFileSize {
-			return nil, fmt.Errorf("%s: larger than 5 MB (%s)", name, FormatSize(int64(len(f.Data))))
+		if size > MaxFileSize {
+			return nil, fmt.Errorf("%s: larger than 5 MB (%s)", name, FormatSize(size))
 		}
 		t := Sniff(f.Data)
 		if !Allowed(t) {

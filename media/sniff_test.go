@@ -59,15 +59,15 @@ func TestCheck(t *testing.T) {
 		wantErr string // "" accepts
 		types   []string
 	}{
-		{"every carrier type", []media.File{{"a.jpg", jpegBytes}, {"b.png", pngBytes}, {"c.gif", gifBytes}, {"d.webp", webpBytes},
-			{"e.mp4", mp4Bytes}, {"f.mp3", mp3Bytes}, {"g.vcf", vcfBytes}, {"h.pdf", pdfBytes}}, "",
+		{"every carrier type", []media.File{{"a.jpg", jpegBytes, 0}, {"b.png", pngBytes, 0}, {"c.gif", gifBytes, 0}, {"d.webp", webpBytes, 0},
+			{"e.mp4", mp4Bytes, 0}, {"f.mp3", mp3Bytes, 0}, {"g.vcf", vcfBytes, 0}, {"h.pdf", pdfBytes, 0}}, "",
 			[]string{"image/jpeg", "image/png", "image/gif", "image/webp", "video/mp4", "audio/mpeg", "text/vcard", "application/pdf"}},
-		{"a PNG named .pdf is a PNG", []media.File{{"report.pdf", pngBytes}}, "", []string{"image/png"}},
-		{"HTML named .jpg is refused", []media.File{{"cat.jpg", []byte("<html><body>hi</body></html>")}}, "cat.jpg: text/html files cannot be sent", nil},
-		{"SVG is refused", []media.File{{"logo.svg", []byte(`<svg xmlns="http://www.w3.org/2000/svg"></svg>`)}}, "logo.svg: image/svg+xml", nil},
-		{"over 5 MB", []media.File{{"ok.png", pngBytes}, {"huge.png", big}}, "huge.png: larger than 5 MB", nil},
-		{"exactly 5 MB", []media.File{{"edge.png", append(bytes.Clone(pngBytes), make([]byte, media.MaxFileSize-len(pngBytes))...)}}, "", []string{"image/png"}},
-		{"empty", []media.File{{"nothing.png", nil}}, "nothing.png: the file is empty", nil},
+		{"a PNG named .pdf is a PNG", []media.File{{Name: "report.pdf", Data: pngBytes}}, "", []string{"image/png"}},
+		{"HTML named .jpg is refused", []media.File{{Name: "cat.jpg", Data: []byte("<html><body>hi</body></html>")}}, "cat.jpg: text/html files cannot be sent", nil},
+		{"SVG is refused", []media.File{{Name: "logo.svg", Data: []byte(`<svg xmlns="http://www.w3.org/2000/svg"></svg>`)}}, "logo.svg: image/svg+xml", nil},
+		{"over 5 MB", []media.File{{Name: "ok.png", Data: pngBytes}, {Name: "huge.png", Data: big}}, "huge.png: larger than 5 MB", nil},
+		{"exactly 5 MB", []media.File{{Name: "edge.png", Data: append(bytes.Clone(pngBytes), make([]byte, media.MaxFileSize-len(pngBytes))...)}}, "", []string{"image/png"}},
+		{"empty", []media.File{{Name: "nothing.png", Data: nil}}, "nothing.png: the file is empty", nil},
 		{"the 11th file", eleven, "pk.png: at most 10 files", nil},
 		{"ten files", eleven[:10], "", []string{"image/png", "image/png", "image/png", "image/png", "image/png", "image/png", "image/png", "image/png", "image/png", "image/png"}},
 	} {

@@ -149,6 +149,9 @@ func (h *Handler) routes() http.Handler {
 			files.ServeHTTP(w, r)
 		}))
 	}
+	// ---- media (MMS attachments): served without sign-in, the random token is the key ----
+	mux.HandleFunc("GET /media/{token}/{name}", h.serveMedia)
+	// ---- end media ----
 	if h.cfg.Sessions != nil {
 		h.uiRoutes(mux)
 	}
