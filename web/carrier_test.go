@@ -599,10 +599,10 @@ func TestListMessages(t *testing.T) {
 	if len(all) != 25 {
 		t.Fatalf("default limit: %d messages, want 25", len(all))
 	}
-	wantKeys(t, all[0], "conversationId", "createdAt", "direction", "error", "from", "id", "segments", "status", "text", "to", "workspaceId")
+	wantKeys(t, all[0], "conversationId", "createdAt", "direction", "error", "from", "id", "media", "segments", "status", "text", "to", "workspaceId")
 	wantField(t, all[0], "direction", "inbound")
 	for i, m := range all[1:] {
-		wantKeys(t, m, "conversationId", "createdAt", "direction", "error", "from", "id", "segments", "status", "text", "to", "workspaceId")
+		wantKeys(t, m, "conversationId", "createdAt", "direction", "error", "from", "id", "media", "segments", "status", "text", "to", "workspaceId")
 		if want := sent[len(sent)-1-i]; m["id"] != want {
 			t.Fatalf("message %d is %v, want %s (newest first)", i+1, m["id"], want)
 		}
