@@ -81,24 +81,37 @@ type Checked struct {
 func Check(files []File) ([]Checked, error) {
 	out := make([]Checked, 0, len(files))
 	for i, f := range files {
-		name := CleanName(f.Name, "")
+		name := DisplayName(f.Name, i)
 		if i == MaxFiles {
-			return nil, fmt.Errorf("%s: at most %d files per message", name, MaxFiles)
+			return nil, fmt.Errorf("%s is one file too many: at most %d per message", name, MaxFiles)
 		}
 		size := max(f.Size, int64(len(f.Data)))
 		if size == 0 {
-			return nil, fmt.Errorf("%s: the file is empty", name)
+			return nil, fmt.Errorf("%s is empty", name)
 		}
 		if size > MaxFileSize {
-			return nil, fmt.Errorf("%s: larger than 5 MB (%s)", name, FormatSize(size))
+			return nil, fmt.Errorf("%s is larger than 5 MB (%s)", name, FormatSize(size))
 		}
 		t := Sniff(f.Data)
 		if !Allowed(t) {
-			return nil, fmt.Errorf("%s: %s files cannot be sent; send JPEG, PNG, GIF, WebP, MP4, MP3, vCard or PDF", name, t)
+			return nil, fmt.Errorf("%s is a %s file: send JPEG, PNG, GIF, WebP, MP4, MP3, vCard or PDF", name, t)
 		}
 		out = append(out, Checked{Name: CleanName(f.Name, t), Type: t, Data: f.Data})
 	}
 	return out, nil
+}
+
+// DisplayName names the i-th file (from 0) in a message to its user: its base name in quotes,
+// at most 60 characters, or "file N" when it has none.
+func DisplayName(name string, i int) string {
+	name = strings.TrimSpace(path.Base(strings.ReplaceAll(name, "\\", "/")))
+	if name == "" || name == "." || name == "/" {
+		return fmt.Sprintf("file %d", i+1)
+	}
+	if r := []rune(name); len(r) > 60 {
+		name = string(r[:57]) + "…"
+	}
+	return `"` + strings.ToValidUTF8(name, "?") + `"`
 }
 
 // CleanName makes a file name safe for a URL path segment and a Content-Disposition header:

@@ -63,12 +63,12 @@ func TestCheck(t *testing.T) {
 			{"e.mp4", mp4Bytes, 0}, {"f.mp3", mp3Bytes, 0}, {"g.vcf", vcfBytes, 0}, {"h.pdf", pdfBytes, 0}}, "",
 			[]string{"image/jpeg", "image/png", "image/gif", "image/webp", "video/mp4", "audio/mpeg", "text/vcard", "application/pdf"}},
 		{"a PNG named .pdf is a PNG", []media.File{{Name: "report.pdf", Data: pngBytes}}, "", []string{"image/png"}},
-		{"HTML named .jpg is refused", []media.File{{Name: "cat.jpg", Data: []byte("<html><body>hi</body></html>")}}, "cat.jpg: text/html files cannot be sent", nil},
-		{"SVG is refused", []media.File{{Name: "logo.svg", Data: []byte(`<svg xmlns="http://www.w3.org/2000/svg"></svg>`)}}, "logo.svg: image/svg+xml", nil},
-		{"over 5 MB", []media.File{{Name: "ok.png", Data: pngBytes}, {Name: "huge.png", Data: big}}, "huge.png: larger than 5 MB", nil},
+		{"HTML named .jpg is refused", []media.File{{Name: "cat.jpg", Data: []byte("<html><body>hi</body></html>")}}, `"cat.jpg" is a text/html file`, nil},
+		{"SVG is refused", []media.File{{Name: "logo.svg", Data: []byte(`<svg xmlns="http://www.w3.org/2000/svg"></svg>`)}}, `"logo.svg" is a image/svg+xml file`, nil},
+		{"over 5 MB", []media.File{{Name: "ok.png", Data: pngBytes}, {Name: "huge.png", Data: big}}, `"huge.png" is larger than 5 MB`, nil},
 		{"exactly 5 MB", []media.File{{Name: "edge.png", Data: append(bytes.Clone(pngBytes), make([]byte, media.MaxFileSize-len(pngBytes))...)}}, "", []string{"image/png"}},
-		{"empty", []media.File{{Name: "nothing.png", Data: nil}}, "nothing.png: the file is empty", nil},
-		{"the 11th file", eleven, "pk.png: at most 10 files", nil},
+		{"empty", []media.File{{Name: "nothing.png", Data: nil}}, `"nothing.png" is empty`, nil},
+		{"the 11th file", eleven, `"pk.png" is one file too many`, nil},
 		{"ten files", eleven[:10], "", []string{"image/png", "image/png", "image/png", "image/png", "image/png", "image/png", "image/png", "image/png", "image/png", "image/png"}},
 	} {
 		got, err := media.Check(c.files)
@@ -120,8 +120,8 @@ func FuzzCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
 		got, err := media.Check([]media.File{{Name: name, Data: data}})
 		if err != nil {
-			if got != nil || !strings.HasPrefix(err.Error(), media.CleanName(name, "")+":") {
-				t.Fatalf("refusal %q does not start with the file's name %q", err, media.CleanName(name, ""))
+			if got != nil || !strings.HasPrefix(err.Error(), media.DisplayName(name, 0)+" ") {
+				t.Fatalf("refusal %q does not start with the file's name %q", err, media.DisplayName(name, 0))
 			}
 			return
 		}
