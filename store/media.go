@@ -5,12 +5,14 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Media buckets (declared with the others in allBuckets).
@@ -83,12 +85,6 @@ func newMediaToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func chunkKey(token string, seq uint32) []byte {
-	k := make([]byte, 0, len(token)+4)
-	k = append(k, token...)
-	return binary.BigEndian.AppendUint32(k, seq)
-}
-
 func mediaOwnerPrefix(ws, owner string) []byte { return wsKey(ws, owner) }
 
 // putMedia keeps up as a file of the owner (a message or a broadcast) and returns its URL,
@@ -99,10 +95,17 @@ func (s *Store) putMedia(tx *bolt.Tx, ws, owner, source string, up Upload) (stri
 	if err := putJSON(tx.Bucket(bMedia), []byte(rec.Token), rec); err != nil {
 		return "", err
 	}
-	chunks := tx.Bucket(bMediaChunks)
+	// A bucket of its own per file: a large value lives in its leaf, and bbolt rewrites a whole
+	// leaf when a key is added to it, so files sharing leaves would be copied again with every
+	// new one. Alone, a file is written once, and deleting it frees its pages at once.
+	chunks, err := tx.Bucket(bMediaChunks).CreateBucket([]byte(rec.Token))
+	if err != nil {
+		return "", fmt.Errorf("store: media %s: %w", rec.Token, err)
+	}
+	chunks.FillPercent = 1 // written once, in order
 	for seq, off := uint32(0), 0; off < len(up.Data); seq, off = seq+1, off+mediaChunk {
 		end := min(off+mediaChunk, len(up.Data))
-		if err := chunks.Put(chunkKey(rec.Token, seq), up.Data[off:end]); err != nil {
+		if err := chunks.Put(binary.BigEndian.AppendUint32(nil, seq), up.Data[off:end]); err != nil {
 			return "", err
 		}
 	}
@@ -151,18 +154,11 @@ func deleteOwnerMedia(tx *bolt.Tx, ws, owner string) error {
 }
 
 func deleteMediaBytes(tx *bolt.Tx, token []byte) error {
-	chunks := tx.Bucket(bMediaChunks)
-	var keys [][]byte
-	c := chunks.Cursor()
-	for k, _ := c.Seek(token); k != nil && bytes.HasPrefix(k, token) && len(k) == len(token)+4; k, _ = c.Next() {
-		keys = append(keys, bytes.Clone(k))
+	err := tx.Bucket(bMediaChunks).DeleteBucket(token)
+	if errors.Is(err, berrors.ErrBucketNotFound) {
+		return nil
 	}
-	for _, k := range keys {
-		if err := chunks.Delete(k); err != nil {
-			return err
-		}
-	}
-	return nil
+	return err
 }
 
 // MediaFile returns a kept file and its bytes by token; an unknown token is ErrNotFound.
@@ -178,10 +174,10 @@ func (s *Store) MediaFile(token string) (MediaRecord, []byte, error) {
 			return errorf(ErrNotFound, "media not found")
 		}
 		data = make([]byte, 0, rec.Size)
-		tk := []byte(token)
-		c := tx.Bucket(bMediaChunks).Cursor()
-		for k, v := c.Seek(tk); k != nil && bytes.HasPrefix(k, tk) && len(k) == len(tk)+4; k, v = c.Next() {
-			data = append(data, v...)
+		if chunks := tx.Bucket(bMediaChunks).Bucket([]byte(token)); chunks != nil {
+			if err := chunks.ForEach(func(_, v []byte) error { data = append(data, v...); return nil }); err != nil {
+				return err
+			}
 		}
 		if int64(len(data)) != rec.Size {
 			return fmt.Errorf("store: media %s: %d of %d bytes present", token, len(data), rec.Size)
