@@ -754,7 +754,7 @@ func TestMessageWebhookPayloads(t *testing.T) {
 	m := e.post(t, "send-message-action", e.body(obj{"from": fromNumber, "to": toNumber, "text": "your table is ready"})).want(t, http.StatusAccepted).object(t)
 	id := m["id"].(string)
 	e.waitStatus(t, id, "delivered")
-	keys := []string{"conversationId", "createdAt", "from", "id", "status", "text", "to", "workspaceId"}
+	keys := []string{"conversationId", "createdAt", "from", "id", "media", "status", "text", "to", "workspaceId"}
 	for _, c := range []struct{ sub, status string }{{sentSub, "sent"}, {delSub, "delivered"}} {
 		p := e.emitted(t, c.sub)
 		if len(p) != 1 {
