@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"switchboard/carrier"
+
+	"switchboard/internal/testutil"
 )
 
 // BenchmarkInboundMMS: 1,000 inbound Twilio MMS of 500 KB each (MEDIA_BENCH_N overrides the
@@ -52,7 +54,7 @@ func BenchmarkInboundMMS(b *testing.B) {
 		b.StopTimer()
 		f := newFixture(b)
 		addTwilioNumber(b, f, "")
-		addr := "127.0.0.1:" + freePort(b)
+		addr := "127.0.0.1:" + testutil.FreePort(b)
 		srv := startServer(b, addr, nil, "-addr", addr, "-data", f.data, "-base-url", "http://"+addr, "-log-requests=false",
 			"-rate-limit", "0", "-twilio-base-url", fake.URL, "-twilio-account-sid", fakeAccountSID, "-twilio-auth-token", fakeAuthToken)
 		dbPath := filepath.Join(f.data, "switchboard.db")

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"switchboard/carrier"
+
+	"switchboard/internal/testutil"
 )
 
 // TestServeInboundMMSKept: serve fetches an inbound Twilio MMS's media from the Twilio API in
@@ -34,7 +36,7 @@ func TestServeInboundMMSKept(t *testing.T) {
 
 	f := newFixture(t)
 	addTwilioNumber(t, f, "")
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	base := "http://" + addr
 	srv := startServer(t, addr, nil, "-addr", addr, "-data", f.data, "-base-url", base, "-log-requests=false",
 		"-twilio-base-url", fake.URL, "-twilio-account-sid", fakeAccountSID, "-twilio-auth-token", fakeAuthToken)

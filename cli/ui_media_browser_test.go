@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"switchboard/internal/testutil"
 )
 
 // TestBrowserAttachImage: in a thread, a photo chosen with the "Attach" input goes out with the
@@ -23,13 +25,13 @@ func TestBrowserAttachImage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	chrome := uiChromium(t)
+	chrome := testutil.Chromium(t)
 	photo := filepath.Join(t.TempDir(), "smile photo.png")
 	if err := os.WriteFile(photo, testImage(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	data := t.TempDir()
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	base := "http://" + addr
 	srv := startServer(t, addr, nil, "-addr", addr, "-data="+data, "-log-requests=false", "-base-url", base)
 	link := ""
@@ -43,7 +45,7 @@ func TestBrowserAttachImage(t *testing.T) {
 		t.Fatalf("serve printed no setup link; stdout:\n%s", srv.stdout)
 	}
 	shots := newShots(t)
-	ctx := uiBrowser(t, chrome)
+	ctx := testutil.StartChromium(t, chrome, 2*time.Minute)
 	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, actions...); err != nil {
@@ -54,23 +56,23 @@ func TestBrowserAttachImage(t *testing.T) {
 	run("set up the administrator, a workspace, a number and a conversation",
 		chromedp.EmulateViewport(1280, 900),
 		chromedp.Navigate(link),
-		chromedp.WaitVisible(uiTid("setup-form")),
+		chromedp.WaitVisible(testutil.TestID("setup-form")),
 		chromedp.SendKeys(chromedp.CSS("#email"), "admin@acme.example"),
 		chromedp.SendKeys(chromedp.CSS("#name"), "Dana Admin"),
 		chromedp.SendKeys(chromedp.CSS("#password"), "correct horse battery"),
-		chromedp.Click(uiTid("setup-submit")),
-		chromedp.WaitVisible(uiTid("notice-link")),
-		chromedp.Click(uiTid("notice-link")),
-		chromedp.WaitVisible(uiTid("create-workspace-form")),
+		chromedp.Click(testutil.TestID("setup-submit")),
+		chromedp.WaitVisible(testutil.TestID("notice-link")),
+		chromedp.Click(testutil.TestID("notice-link")),
+		chromedp.WaitVisible(testutil.TestID("create-workspace-form")),
 		chromedp.SendKeys(chromedp.CSS("#workspace-name"), "Acme Dental"),
-		chromedp.Click(uiTid("create-workspace-submit")),
-		chromedp.WaitVisible(uiTid("add-number-form")),
+		chromedp.Click(testutil.TestID("create-workspace-submit")),
+		chromedp.WaitVisible(testutil.TestID("add-number-form")),
 		chromedp.SendKeys(chromedp.CSS("#number-phone"), "+14155550100"),
-		chromedp.Click(uiTid("add-number-submit")),
-		chromedp.WaitVisible(uiTid("new-conversation-form")),
+		chromedp.Click(testutil.TestID("add-number-submit")),
+		chromedp.WaitVisible(testutil.TestID("new-conversation-form")),
 		chromedp.SendKeys(chromedp.CSS("#new-to"), "+14155550123"),
-		chromedp.Click(uiTid("new-conversation-submit")),
-		chromedp.WaitVisible(uiTid("reply-form")),
+		chromedp.Click(testutil.TestID("new-conversation-submit")),
+		chromedp.WaitVisible(testutil.TestID("reply-form")),
 	)
 	run("attach the photo with the Attach input and send it",
 		chromedp.SendKeys(chromedp.CSS("#reply-text"), "Here is your smile after the cleaning"),
@@ -95,15 +97,15 @@ func TestBrowserAttachImage(t *testing.T) {
 	}
 	shots.take(ctx, "media-01-attached")
 	run("the thread shows the thumbnail, loaded",
-		chromedp.Click(uiTid("reply-submit")),
-		chromedp.WaitVisible(uiTid("media-thumb")),
+		chromedp.Click(testutil.TestID("reply-submit")),
+		chromedp.WaitVisible(testutil.TestID("media-thumb")),
 		poll(`document.querySelectorAll('[data-testid="media-thumb"]').length === 3`, nil),
 		poll(`(() => { const i = document.querySelector('[data-testid="media-thumb"] img'); return i && i.complete && i.naturalWidth === 320; })()`, nil),
 	)
 	shots.take(ctx, "media-02-thumbnail-desktop")
-	run("at phone width", chromedp.EmulateViewport(390, 844), chromedp.ScrollIntoView(uiTid("media-thumb")))
+	run("at phone width", chromedp.EmulateViewport(390, 844), chromedp.ScrollIntoView(testutil.TestID("media-thumb")))
 	shots.take(ctx, "media-03-thumbnail-phone")
-	href, err := chromedp.Run(ctx, chromedp.AttributeValue(uiTid("media-thumb"), "href"))
+	href, err := chromedp.Run(ctx, chromedp.AttributeValue(testutil.TestID("media-thumb"), "href"))
 	if err != nil {
 		t.Fatal(err)
 	}
