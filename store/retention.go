@@ -99,6 +99,9 @@ func deleteMessageRecord(tx *bolt.Tx, workspaceID string, key []byte, conversati
 	if err := tx.Bucket(bConvMessages).Delete(idxKey(workspaceID, conversationID, id)); err != nil {
 		return err
 	}
+	if err := deleteOwnerMedia(tx, workspaceID, id); err != nil { // its attachments go with it
+		return err
+	}
 	// The carrier's ids: a late receipt for a deleted message finds nothing, as it should.
 	for _, pid := range providerIDs {
 		pk := providerKey(provider, pid)
