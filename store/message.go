@@ -148,6 +148,9 @@ func (s *Store) storeMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convC
 }
 
 func putMessage(tx *bolt.Tx, m *Message) error {
+	if err := indexMessage(tx, m); err != nil {
+		return err
+	}
 	if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
 		return err
 	}

@@ -115,6 +115,11 @@ var (
 	bSubOwner          = []byte("idx_webhook_subscription_owner")   // see ownerKey (subscription.go)
 	bSubPending        = []byte("idx_webhook_subscription_pending") // sub|delivery -> empty, pending only
 	bEventPending      = []byte("idx_webhook_event_pending")        // event|delivery -> empty, pending only
+	// The live inbox (message_words.go, conversation_log.go, snooze.go).
+	bMsgWords    = []byte("idx_message_words")       // per-workspace bucket: word postings
+	bMsgSlots    = []byte("idx_message_slots")       // per-workspace bucket: num → conversation
+	bConvEntries = []byte("conversation_entries")    // ws|id -> ConversationEntry
+	bConvSnooze  = []byte("idx_conversation_snooze") // until(8)|ws|conversation -> empty
 )
 
 var allBuckets = [][]byte{
@@ -124,6 +129,7 @@ var allBuckets = [][]byte{
 	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 	bSubOwner, bSubPending, bEventPending, bConvActivity,
+	bMsgWords, bMsgSlots, bConvEntries, bConvSnooze,
 }
 
 // Options configure Open.

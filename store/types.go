@@ -296,6 +296,10 @@ type Message struct {
 	ReadAt            *time.Time `json:"readAt,omitempty"`
 	CreatedAt         time.Time  `json:"createdAt"`
 	UpdatedAt         time.Time  `json:"updatedAt,omitzero"`
+	// WordNum is the message's num in the message-word index (0: not indexed).
+	WordNum uint32 `json:"wordNum,omitempty"`
+	// SendAt is when a message sent later goes out (status scheduled until then).
+	SendAt *time.Time `json:"sendAt,omitempty"`
 }
 
 // Recipients are the addresses an outbound message goes to: its To, or its group.
