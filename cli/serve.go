@@ -187,6 +187,8 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	}
 	// Workspace message retention (DESIGN §8): an hourly sweep in bounded transactions.
 	a.stops = append(a.stops, s.StartRetentionSweeper(time.Hour))
+	// Snoozed conversations reopen when their time passes (checked every 15 s).
+	a.stops = append(a.stops, s.StartSnoozeSweeper(15*time.Second))
 	a.handler = web.New(s, wcfg)
 	return a, nil
 }

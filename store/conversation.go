@@ -141,7 +141,10 @@ func touchConversation(tx *bolt.Tx, c *Conversation, at time.Time, inbound bool)
 	}
 	c.UpdatedAt = at
 	if inbound {
-		c.Status = ConversationOpen
+		// The contact's text reopens a closed or snoozed conversation (its snooze time goes).
+		if err := setStatus(tx, c, ConversationOpen, nil); err != nil {
+			return err
+		}
 	}
 	return putJSON(tx.Bucket(bConversations), wsKey(c.WorkspaceID, c.ID), c)
 }

@@ -261,11 +261,15 @@ func (s *Store) SetBlocked(workspaceID, userID, phone string, blocked bool) erro
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return fx.refuse(err)
 		}
+		if isBlocked(tx, workspaceID, phone) == blocked {
+			return nil
+		}
+		// The change shows in the threads with the number (conversation_log.go).
+		if err := s.logBlock(tx, workspaceID, userID, phone, blocked); err != nil {
+			return err
+		}
 		if !blocked {
 			return tx.Bucket(bBlocked).Delete(blockKey(workspaceID, phone))
-		}
-		if isBlocked(tx, workspaceID, phone) {
-			return nil
 		}
 		return putJSON(tx.Bucket(bBlocked), blockKey(workspaceID, phone), Block{Phone: phone, UserID: userID, CreatedAt: s.Now()})
 	})

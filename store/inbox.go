@@ -149,6 +149,11 @@ type ConversationUpdate struct {
 	Status          *string
 	AssignedUserIDs *[]string // each a member of the workspace
 	Labels          *[]string
+	// SnoozeUntil, with Status snoozed, is when the conversation reopens by itself: in the
+	// future, at most a year ahead (nil: until the contact writes).
+	SnoozeUntil *time.Time
+	// ActorID is the user who makes the change, named in the thread's activity entries.
+	ActorID string
 }
 
 // UpdateConversation sets a conversation's status, assignees or labels. It does not move the
@@ -179,6 +184,11 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 			errs = append(errs, FieldError{"labels", "must be at most 20 labels"})
 		}
 	}
+	if u.Status != nil && *u.Status == ConversationSnoozed {
+		if fe := checkSnooze(u.SnoozeUntil, s.Now()); fe != nil {
+			errs = append(errs, *fe)
+		}
+	}
 	if errs != nil {
 		return c, errs
 	}
@@ -190,6 +200,7 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 		if !ok {
 			return errorf(ErrNotFound, "conversation not found")
 		}
+		before := c
 		if u.AssignedUserIDs != nil {
 			ids := NormalizeGroup(*u.AssignedUserIDs)
 			if fe, ok := checkMentions(tx, workspaceID, ids); !ok {
@@ -199,12 +210,17 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 			c.AssignedUserIDs = orEmpty(ids)
 		}
 		if u.Status != nil {
-			c.Status = *u.Status
+			if err := setStatus(tx, &c, *u.Status, u.SnoozeUntil); err != nil {
+				return err
+			}
 		}
 		if u.Labels != nil {
 			c.Labels = orEmpty(labels)
 		}
 		c.UpdatedAt = s.Now()
+		if err := s.logChanges(tx, &before, &c, u.ActorID); err != nil { // conversation_log.go
+			return err
+		}
 		return putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c)
 	})
 	return c, err

@@ -259,6 +259,8 @@ type Conversation struct {
 	LastMessageTime         *time.Time `json:"lastMessageTime"`
 	CreatedAt               time.Time  `json:"createdAt"`
 	UpdatedAt               time.Time  `json:"updatedAt"`
+	// SnoozedUntil is when a snoozed conversation reopens by itself (nil: until the contact writes).
+	SnoozedUntil *time.Time `json:"snoozedUntil,omitempty"`
 }
 
 // IsGroup reports whether the conversation has more than one contact address.

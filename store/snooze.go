@@ -1,0 +1,137 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"log/slog"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// A snoozed conversation with a time waits in idx_conversation_snooze, keyed
+// until(8, big-endian Unix nanoseconds) | workspace(16) | conversation(16), so that a sweep
+// reads the due ones first and stops at the first that is not. The entry changes in the
+// transaction that changes the conversation's status; an inbound message reopens the
+// conversation and drops it (touchConversation).
+
+func snoozeKey(c *Conversation) []byte {
+	k := make([]byte, 0, 40)
+	k = binary.BigEndian.AppendUint64(k, uint64(c.SnoozedUntil.UnixNano()))
+	k = append(k, idKey(c.WorkspaceID)...)
+	return append(k, idKey(c.ID)...)
+}
+
+// setStatus gives c status (snoozed until until, when both are set) and keeps the snooze
+// index in step. It writes only the index; the caller writes c.
+func setStatus(tx *bolt.Tx, c *Conversation, status string, until *time.Time) error {
+	if c.SnoozedUntil != nil {
+		if err := tx.Bucket(bConvSnooze).Delete(snoozeKey(c)); err != nil {
+			return err
+		}
+		c.SnoozedUntil = nil
+	}
+	c.Status = status
+	if status == ConversationSnoozed && until != nil {
+		t := until.UTC()
+		c.SnoozedUntil = &t
+		return tx.Bucket(bConvSnooze).Put(snoozeKey(c), nil)
+	}
+	return nil
+}
+
+// checkSnooze validates a snooze time: in the future and at most a year ahead.
+func checkSnooze(until *time.Time, now time.Time) *FieldError {
+	switch {
+	case until == nil:
+		return nil
+	case !until.After(now):
+		return &FieldError{"snoozeUntil", "must be in the future"}
+	case until.After(LatestSendAt(now)):
+		return &FieldError{"snoozeUntil", "must be at most one year ahead"}
+	}
+	return nil
+}
+
+// WakeSnoozed reopens the conversations whose snooze time is at or before now (at most max),
+// each with an activity entry, and reports how many it reopened and when the next one is due
+// (zero when none waits).
+func (s *Store) WakeSnoozed(now time.Time, max int) (woken int, next time.Time, err error) {
+	err = s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+		woken, next = 0, time.Time{}
+		idx := tx.Bucket(bConvSnooze)
+		var due [][]byte
+		c := idx.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			if len(k) != 40 {
+				due = append(due, bytes.Clone(k))
+				continue
+			}
+			at := time.Unix(0, int64(binary.BigEndian.Uint64(k[:8])))
+			if at.After(now) || len(due) >= max {
+				next = at
+				break
+			}
+			due = append(due, bytes.Clone(k))
+		}
+		for _, k := range due {
+			if err := idx.Delete(k); err != nil {
+				return err
+			}
+			if len(k) != 40 {
+				continue
+			}
+			var conv Conversation
+			ok, err := getJSON(tx.Bucket(bConversations), k[8:], &conv)
+			if err != nil {
+				return err
+			}
+			if !ok || conv.Status != ConversationSnoozed || conv.SnoozedUntil == nil {
+				continue
+			}
+			before := conv
+			conv.SnoozedUntil, conv.Status, conv.UpdatedAt = nil, ConversationOpen, s.Now()
+			if err := s.putEntry(tx, ConversationEntry{WorkspaceID: conv.WorkspaceID, ConversationID: conv.ID,
+				Kind: EntrySnoozeUp, Status: ConversationOpen, SnoozeUntil: before.SnoozedUntil}); err != nil {
+				return err
+			}
+			if err := putJSON(tx.Bucket(bConversations), k[8:], conv); err != nil {
+				return err
+			}
+			woken++
+		}
+		return nil
+	})
+	return woken, next, err
+}
+
+// StartSnoozeSweeper reopens snoozed conversations when their time comes: it checks every
+// interval (by the store's clock) until the returned stop function is called, which waits for
+// a sweep in progress.
+func (s *Store) StartSnoozeSweeper(interval time.Duration) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			for {
+				n, _, err := s.WakeSnoozed(s.Now(), 500)
+				if err != nil {
+					slog.Error("snooze sweep", "err", err)
+				}
+				if err != nil || n < 500 {
+					break
+				}
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	})
+	var once sync.Once
+	return func() { once.Do(func() { close(done); wg.Wait() }) }
+}
