@@ -116,6 +116,10 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		if err := touchConversation(tx, &conv, now, true); err != nil {
 			return err
 		}
+		// Replies sent later wait for no answer: the contact's text cancels them.
+		if err := s.cancelSendLater(tx, fx, workspaceID, conv.ID, ReplyFirstError); err != nil {
+			return err
+		}
 		// The contact's last inbound time is not part of its search document or its webhook
 		// payload, so this is a plain rewrite with no contact.updated event.
 		old := c

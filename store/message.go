@@ -15,6 +15,8 @@ type SendInput struct {
 	Text     string
 	Media    []string
 	AuthorID string
+	// SendAt, when set, holds a single send until then (status scheduled; send_later.go).
+	SendAt time.Time
 	// CheckMember, when set, makes the send check the workspace (ErrNotFound) and AuthorID's
 	// membership (ErrForbidden) in its own write transaction, instead of the caller spending a
 	// read transaction on them first.
@@ -70,6 +72,11 @@ func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 			return fx.refuse(ValidationError{{"text", msg}})
 		}
 		now := s.Now()
+		if !in.SendAt.IsZero() {
+			if msg := CheckSendAt(in.SendAt, now); msg != "" {
+				return fx.refuse(ValidationError{{"sendAt", msg}})
+			}
+		}
 		conv, created, err := s.conversationFor(tx, fx, workspaceID, n, to, &now)
 		if err != nil {
 			return err
@@ -77,7 +84,7 @@ func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 		if in.Text, err = renderFor(tx, workspaceID, in.Text, to); err != nil {
 			return err
 		}
-		m, err = s.queueMessage(tx, fx, &conv, created, now, in, PriorityNormal, "")
+		m, err = s.sendOrHold(tx, fx, &conv, created, now, in) // send_later.go
 		return err
 	})
 	return m, err
@@ -120,6 +127,10 @@ func (s *Store) storeMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convC
 		NumberID: conv.OutboundChannelID, CreatedAt: now, UpdatedAt: now}
 	if !holdUntil.IsZero() {
 		m.Status = MessageScheduled
+	}
+	if !in.SendAt.IsZero() {
+		at := in.SendAt.UTC()
+		m.SendAt = &at
 	}
 	if conv.IsGroup() {
 		m.Group = conv.Addresses
