@@ -123,13 +123,13 @@ func searchMatcher(tx *bolt.Tx, workspaceID string, ws []byte, query string) (ma
 // rules. cands holds the contacts the postings allow (nil: every contact is a candidate);
 // verify makes each candidate be read and checked (query words the postings do not decide).
 type contactMatcher struct {
-	q         Query
-	cands     numSet
-	verify    bool
-	none      bool
-	recs      *bolt.Bucket
-	slots     *slotReader
-	seen      map[uint32]bool
+	q      Query
+	cands  numSet
+	verify bool
+	none   bool
+	recs   *bolt.Bucket
+	slots  *slotReader
+	seen   map[uint32]bool
 }
 
 func newContactMatcher(tx *bolt.Tx, workspaceID string, ws []byte, q Query) (*contactMatcher, error) {

@@ -60,6 +60,12 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	post("/inbox/{conversation}/status", roleMember, h.threadStatus)
 	post("/inbox/{conversation}/block", roleMember, h.threadBlock)
 	post("/inbox/{conversation}/simulate", roleMember, h.threadSimulate)
+	// ---- live inbox: triage and send later (ui_thread_triage.go) ----
+	post("/inbox/{conversation}/close", roleMember, h.threadClose)
+	post("/inbox/{conversation}/reopen", roleMember, h.threadReopen)
+	post("/inbox/{conversation}/snooze", roleMember, h.threadSnooze)
+	post("/inbox/{conversation}/messages/{message}/cancel", roleMember, h.threadCancelMessage)
+	// ---- end live inbox ----
 	h.uiCampaignRoutes(get, post)
 
 	h.uiSettingsRoutes(mux, get, post)
