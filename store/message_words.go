@@ -200,12 +200,14 @@ func messageMatches(tx *bolt.Tx, ws []byte, query string) (map[[16]byte]struct{}
 		}
 	}
 	r := &msgSlotReader{c: slots.Cursor()}
+	var last [16]byte
 	for i, word := range cands {
 		for word != 0 {
 			b := uint32(bits.TrailingZeros64(word))
 			word &= word - 1
-			if id, ok := r.conv(uint32(i)*64 + b); ok {
-				out[id] = struct{}{}
+			// Neighbouring nums are often one conversation's messages: skip the map then.
+			if id, ok := r.conv(uint32(i)*64 + b); ok && id != last {
+				out[id], last = struct{}{}, id
 			}
 		}
 	}
