@@ -250,3 +250,17 @@ func TestSendMessageLater(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSnoozeUntil: any choice and time either give a time or a message, never both or neither.
+func FuzzSnoozeUntil(f *testing.F) {
+	for _, s := range [][2]string{{"1h", ""}, {"monday", ""}, {"custom", "2026-03-04T14:15"}, {"custom", "2026-03-04T14:15:59"}, {"x", "\x00"}} {
+		f.Add(s[0], s[1])
+	}
+	now := time.Date(2026, 3, 2, 22, 30, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, choice, custom string) {
+		at, msg := snoozeUntil(choice, custom, now, time.UTC)
+		if (msg == "") == at.IsZero() {
+			t.Fatalf("snoozeUntil(%q, %q) = %v, %q", choice, custom, at, msg)
+		}
+	})
+}
