@@ -27,9 +27,15 @@ func TestMigrateInboxSearch(t *testing.T) {
 	if _, err := s.CreateContact(w.ID, ContactInput{Phone: "+14155550123", FirstName: &first}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ReceiveMessage(w.ID, InboundMessage{From: "+14155550123", To: "+14155550100", Text: "Refund please"}); err != nil {
-		t.Fatal(err)
+	for _, text := range []string{"Hello", "Refund please", "Thanks"} {
+		if _, err := s.ReceiveMessage(w.ID, InboundMessage{From: "+14155550123", To: "+14155550100", Text: text}); err != nil {
+			t.Fatal(err)
+		}
 	}
+	// Batches of two: the migration's resumable walk takes several transactions.
+	prev := wordMigrateBatch
+	wordMigrateBatch = 2
+	defer func() { wordMigrateBatch = prev }()
 	// Back to what schema 5 wrote.
 	err = s.db.Update(func(tx *bolt.Tx) error {
 		for _, name := range [][]byte{bMsgWords, bMsgSlots} {
@@ -84,7 +90,7 @@ func TestMigrateInboxSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for _, q := range []string{"jose", "refund", "(415) 555-0123"} {
+	for _, q := range []string{"jose", "refund", "(415) 555-0123", "hello", "thanks"} {
 		if items, err := s.Inbox(w.ID, InboxFilter{Search: q}); err != nil || len(items) != 1 {
 			t.Errorf("after the migration %q found %d, %v; want the conversation", q, len(items), err)
 		}

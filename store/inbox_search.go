@@ -235,12 +235,9 @@ func activityValue(tx *bolt.Tx, c *Conversation) []byte {
 	return nil
 }
 
-// migrateInboxSearch indexes the words of the messages stored so far and gives every activity
-// index entry its contact's num.
-func migrateInboxSearch(s *Store, tx *bolt.Tx) error {
-	if err := indexMessageWords(s, tx); err != nil {
-		return err
-	}
+// migrateInboxSearch gives every activity index entry its contact's num (the message words are
+// indexed before it, in batches: indexMessageWordBatches).
+func migrateInboxSearch(_ *Store, tx *bolt.Tx) error {
 	var convs []Conversation
 	if err := tx.Bucket(bConversations).ForEach(func(_, v []byte) error {
 		var c Conversation

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"strings"
@@ -214,36 +215,58 @@ func messageMatches(tx *bolt.Tx, ws []byte, query string) (map[[16]byte]struct{}
 	return out, nil
 }
 
-// indexMessageWords is the migration that indexes the words of messages stored before the
-// index existed.
-func indexMessageWords(_ *Store, tx *bolt.Tx) error {
-	msgs := tx.Bucket(bMessages)
-	type pending struct {
-		key []byte
-		m   Message
-	}
-	var todo []pending
-	if err := msgs.ForEach(func(k, v []byte) error {
-		var m Message
-		if err := jsonUnmarshal(v, &m); err != nil {
-			return err
-		}
-		if m.WordNum == 0 && m.Text != "" {
-			todo = append(todo, pending{append([]byte(nil), k...), m})
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	for _, p := range todo {
-		if err := indexMessage(tx, &p.m); err != nil {
-			return err
-		}
-		if p.m.WordNum != 0 {
-			if err := putJSON(msgs, p.key, p.m); err != nil {
-				return err
+// indexMessageWordBatches is the migration step that indexes the words of messages stored
+// before the index existed, migrateBatch messages per transaction. It is resumable: a message
+// indexed already (WordNum set) is skipped, so a crash between two batches loses nothing.
+func indexMessageWordBatches(s *Store) error {
+	var from []byte
+	for {
+		var next []byte
+		err := s.db.Update(func(tx *bolt.Tx) error {
+			next = nil
+			msgs := tx.Bucket(bMessages)
+			type pending struct {
+				key []byte
+				m   Message
 			}
+			var todo []pending
+			c := msgs.Cursor()
+			k, v := c.First()
+			if from != nil {
+				k, v = c.Seek(from)
+			}
+			for n := 0; k != nil; k, v = c.Next() {
+				if n == wordMigrateBatch {
+					next = bytes.Clone(k)
+					break
+				}
+				n++
+				var m Message
+				if err := jsonUnmarshal(v, &m); err != nil {
+					return err
+				}
+				if m.WordNum == 0 && m.Text != "" {
+					todo = append(todo, pending{bytes.Clone(k), m})
+				}
+			}
+			for _, p := range todo {
+				if err := indexMessage(tx, &p.m); err != nil {
+					return err
+				}
+				if p.m.WordNum != 0 {
+					if err := putJSON(msgs, p.key, p.m); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil || next == nil {
+			return err
 		}
+		from = next
 	}
-	return nil
 }
+
+// wordMigrateBatch is how many messages one transaction of the word-index migration reads.
+var wordMigrateBatch = 5000
