@@ -139,6 +139,9 @@ func TestBrowserLongThread(t *testing.T) {
 	if !eval(`document.querySelector("#reply-text").value === ""`) {
 		t.Error("the reply box was not emptied")
 	}
+	run("the new reply box counts segments", chromedp.SendKeys(chromedp.CSS("#reply-text"), "Thanks"),
+		poll(`document.querySelector('[data-testid="reply-segments"]').textContent.trim() === "1 segment (GSM-7)"`, nil, chromedp.WithPollingTimeout(5*time.Second)),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector("#reply-text").value = ""`))
 	shots.take(ctx, "t02-replied-in-place")
 
 	run("show earlier in place",
