@@ -156,6 +156,23 @@ func TestBrowserLongThread(t *testing.T) {
 	}
 	shots.take(ctx, "t03-earlier")
 
+	run("close in one click: the thread records who did it",
+		chromedp.Click(uiTid("close-submit")),
+		chromedp.WaitVisible(uiTid("reopen-submit")),
+		poll(`Array.from(document.querySelectorAll('[data-testid="thread-entry"]')).some(e => e.textContent.includes("Dana Admin closed the conversation"))`,
+			nil, chromedp.WithPollingTimeout(5*time.Second)),
+	)
+	if !eval(newestVisible) {
+		t.Error("after Close the thread does not show its newest item")
+	}
+	shots.take(ctx, "t03b-closed-entry")
+	run("a snooze time in the past is refused beside the field",
+		chromedp.SetValue(chromedp.CSS("#snooze-choice"), "custom"),
+		chromedp.SetValue(chromedp.CSS("#snooze-until"), "2020-01-01T09:00"),
+		chromedp.Click(uiTid("snooze-submit")),
+		chromedp.WaitVisible(uiTid("error-until")),
+	)
+	shots.take(ctx, "t03c-snooze-past")
 	run("phone width", chromedp.EmulateViewport(390, 844), chromedp.Navigate(srv.base+"/inbox/"+conv), chromedp.WaitVisible(uiTid("thread-items")))
 	if !eval(newestVisible) {
 		t.Error("at 390 px the thread does not open at its newest message")
