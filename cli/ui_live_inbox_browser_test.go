@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -21,7 +22,7 @@ func TestBrowserLongThread(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
-	chrome := uiChromium(t)
+	chrome := testutil.Chromium(t)
 	data := t.TempDir()
 	st, err := store.Open(filepath.Join(data, "switchboard.db"), store.Options{})
 	if err != nil {
@@ -58,11 +59,11 @@ func TestBrowserLongThread(t *testing.T) {
 		t.Fatalf("set up: %v", err)
 	}
 	st.Close()
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, addr, nil, "-addr", addr, "-data="+data, "-log-requests=false")
 
 	shots := newShots(t)
-	ctx := uiBrowser(t, chrome)
+	ctx := testutil.StartChromium(t, chrome, 2*time.Minute)
 	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, actions...); err != nil {
@@ -101,17 +102,17 @@ func TestBrowserLongThread(t *testing.T) {
 	run("open the sign-in page",
 		chromedp.EmulateViewport(1280, 860),
 		chromedp.Navigate(srv.base+"/login"),
-		chromedp.WaitVisible(uiTid("login-form")),
+		chromedp.WaitVisible(testutil.TestID("login-form")),
 	)
 	run("sign in and open the thread",
-		chromedp.SendKeys(uiTid("login-email"), "dana@acme.example"),
-		chromedp.SendKeys(uiTid("login-password"), "correct horse battery"),
-		chromedp.Click(uiTid("login-submit")),
-		chromedp.WaitVisible(uiTid("inbox-filters")),
+		chromedp.SendKeys(testutil.TestID("login-email"), "dana@acme.example"),
+		chromedp.SendKeys(testutil.TestID("login-password"), "correct horse battery"),
+		chromedp.Click(testutil.TestID("login-submit")),
+		chromedp.WaitVisible(testutil.TestID("inbox-filters")),
 	)
 	run("open the thread",
 		chromedp.Navigate(srv.base+"/inbox/"+conv),
-		chromedp.WaitVisible(uiTid("thread-items")),
+		chromedp.WaitVisible(testutil.TestID("thread-items")),
 	)
 	if n := count(); n != 50 {
 		t.Errorf("the thread shows %d messages, want the newest 50", n)
@@ -125,10 +126,10 @@ func TestBrowserLongThread(t *testing.T) {
 		chromedp.Evaluate[chromedp.Void](`window.__stillHere = true`),
 		chromedp.SendKeys(chromedp.CSS("#reply-text"), "See you at 10:00, José!"),
 		chromedp.Evaluate[chromedp.Void](`window.__scrollBefore = window.scrollY`),
-		chromedp.Click(uiTid("reply-submit")),
+		chromedp.Click(testutil.TestID("reply-submit")),
 		poll(`Array.from(document.querySelectorAll('[data-testid="message-text"]')).some(e => e.textContent.includes("See you at 10:00"))`,
 			nil, chromedp.WithPollingTimeout(10*time.Second)),
-		chromedp.WaitVisible(uiTid("flash")),
+		chromedp.WaitVisible(testutil.TestID("flash")),
 	)
 	if !eval(`window.__stillHere === true && !location.search.includes("done=")`) {
 		t.Error("the reply reloaded the page; want it in place")
@@ -145,7 +146,7 @@ func TestBrowserLongThread(t *testing.T) {
 	shots.take(ctx, "t02-replied-in-place")
 
 	run("show earlier in place",
-		chromedp.Click(uiTid("thread-show-earlier")),
+		chromedp.Click(testutil.TestID("thread-show-earlier")),
 		poll(`document.querySelectorAll('[data-testid="thread-message"]').length >= 100`, nil, chromedp.WithPollingTimeout(10*time.Second)),
 	)
 	if !eval(`window.__stillHere === true`) {
@@ -157,8 +158,8 @@ func TestBrowserLongThread(t *testing.T) {
 	shots.take(ctx, "t03-earlier")
 
 	run("close in one click: the thread records who did it",
-		chromedp.Click(uiTid("close-submit")),
-		chromedp.WaitVisible(uiTid("reopen-submit")),
+		chromedp.Click(testutil.TestID("close-submit")),
+		chromedp.WaitVisible(testutil.TestID("reopen-submit")),
 		poll(`Array.from(document.querySelectorAll('[data-testid="thread-entry"]')).some(e => e.textContent.includes("Dana Admin closed the conversation"))`,
 			nil, chromedp.WithPollingTimeout(5*time.Second)),
 	)
@@ -169,11 +170,11 @@ func TestBrowserLongThread(t *testing.T) {
 	run("a snooze time in the past is refused beside the field",
 		chromedp.SetValue(chromedp.CSS("#snooze-choice"), "custom"),
 		chromedp.SetValue(chromedp.CSS("#snooze-until"), "2020-01-01T09:00"),
-		chromedp.Click(uiTid("snooze-submit")),
-		chromedp.WaitVisible(uiTid("error-until")),
+		chromedp.Click(testutil.TestID("snooze-submit")),
+		chromedp.WaitVisible(testutil.TestID("error-until")),
 	)
 	shots.take(ctx, "t03c-snooze-past")
-	run("phone width", chromedp.EmulateViewport(390, 844), chromedp.Navigate(srv.base+"/inbox/"+conv), chromedp.WaitVisible(uiTid("thread-items")))
+	run("phone width", chromedp.EmulateViewport(390, 844), chromedp.Navigate(srv.base+"/inbox/"+conv), chromedp.WaitVisible(testutil.TestID("thread-items")))
 	if !eval(newestVisible) {
 		t.Error("at 390 px the thread does not open at its newest message")
 	}
@@ -184,7 +185,7 @@ func TestBrowserLongThread(t *testing.T) {
 	shots.take(ctx, "t04-thread-phone")
 	run("search the inbox by message text",
 		chromedp.Navigate(srv.base+"/inbox?q="+strings.ReplaceAll("number 007 appointment", " ", "+")),
-		chromedp.WaitVisible(uiTid("inbox-list")),
+		chromedp.WaitVisible(testutil.TestID("inbox-list")),
 	)
 	shots.take(ctx, "t05-search-phone")
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"switchboard/internal/textfold"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -210,7 +211,7 @@ func (cm *contactMatcher) matches(num uint32) bool {
 	if id, _, found := cm.slots.slot(num); found {
 		if v := cm.recs.Get(id[:]); v != nil {
 			if first, last, company, email, phone, err := recordText(v); err == nil {
-				d := searchDoc{first: Fold(first), last: Fold(last), company: Fold(company), email: Fold(email), digits: Digits(phone)}
+				d := searchDoc{first: textfold.Fold(first), last: textfold.Fold(last), company: textfold.Fold(company), email: textfold.Fold(email), digits: Digits(phone)}
 				ok = d.matches(cm.q)
 			}
 		}

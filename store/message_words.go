@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"strings"
+	"switchboard/internal/textfold"
 	"unicode"
 	"unicode/utf8"
 
@@ -39,7 +40,7 @@ const (
 // accents), split at every character that is neither a letter nor a digit, de-duplicated,
 // each cut to maxWordLen bytes.
 func MessageWords(text string) []string {
-	f := Fold(text)
+	f := textfold.Fold(text)
 	words := strings.FieldsFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	for i, w := range words {
 		words[i] = cutWord(w)

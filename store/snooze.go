@@ -3,8 +3,6 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
-	"log/slog"
-	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -117,32 +115,15 @@ func (s *Store) WakeSnoozed(now time.Time, max int) (woken int, next time.Time, 
 	return woken, next, err
 }
 
-// StartSnoozeSweeper reopens snoozed conversations when their time comes: it checks every
-// interval (by the store's clock) until the returned stop function is called, which waits for
-// a sweep in progress.
-func (s *Store) StartSnoozeSweeper(interval time.Duration) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			for {
-				n, _, err := s.WakeSnoozed(s.Now(), 500)
-				if err != nil {
-					slog.Error("snooze sweep", "err", err)
-				}
-				if err != nil || n < 500 {
-					break
-				}
-			}
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
+// SweepSnoozed reopens every conversation whose snooze time has passed (by the store's clock),
+// 500 per transaction, and says how many it reopened. cli runs it on a timer.
+func (s *Store) SweepSnoozed() (int, error) {
+	total := 0
+	for {
+		n, _, err := s.WakeSnoozed(s.Now(), 500)
+		total += n
+		if err != nil || n < 500 {
+			return total, err
 		}
-	})
-	var once sync.Once
-	return func() { once.Do(func() { close(done); wg.Wait() }) }
+	}
 }
