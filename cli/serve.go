@@ -194,6 +194,13 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	a.stops = append(a.stops, sweeper{name: "retention sweep", interval: time.Hour, atStart: true, run: s.SweepRetention}.start())
 	// Snoozed conversations reopen when their time passes: checked at start and every 15 s.
 	a.stops = append(a.stops, sweeper{name: "snooze sweep", interval: 15 * time.Second, atStart: true, run: s.SweepSnoozed}.start())
+	// Scheduled off-site backups (-backup-url), listed on /admin/backup.
+	stopBackups, err := startBackups(s, cfg.Backup, reg, &wcfg)
+	if err != nil {
+		a.stop()
+		return nil, err
+	}
+	a.stops = append(a.stops, stopBackups)
 	a.handler = web.New(s, wcfg)
 	return a, nil
 }
@@ -232,6 +239,9 @@ func printBanner(w io.Writer, cfg config, a *app) {
 	fmt.Fprintf(w, "  OAuth 2.0:       %s/oauth/authorize  %s/oauth/token  %s/oauth/revoke\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  carrier:         %s/carrier/twilio/sms  …/status  …/voice (Twilio), %s/carrier/sandbox/sms (sandbox)\n", cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  data:            %s\n", dbPath(cfg.Data))
+	if b := cfg.Backup; b.URL != "" {
+		fmt.Fprintf(w, "  backups:         every %s to %s, keeping the newest %d\n", b.Every, b.URL, b.Keep)
+	}
 	if a.setupURL != "" {
 		fmt.Fprintf(w, "No admin yet. Finish setup (one-time link): %s\n", a.setupURL)
 	}
