@@ -137,6 +137,10 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		if err := touchConversation(tx, &conv, now, true); err != nil {
 			return err
 		}
+		// Replies sent later wait for no answer: the contact's text cancels them.
+		if err := s.cancelSendLater(tx, fx, workspaceID, conv.ID, ReplyFirstError); err != nil {
+			return err
+		}
 		// The contact's last inbound time is not part of its search document or its webhook
 		// payload, so this is a plain rewrite with no contact.updated event.
 		old := c
@@ -285,11 +289,15 @@ func (s *Store) SetBlocked(workspaceID, userID, phone string, blocked bool) erro
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return fx.refuse(err)
 		}
+		if isBlocked(tx, workspaceID, phone) == blocked {
+			return nil
+		}
+		// The change shows in the threads with the number (conversation_log.go).
+		if err := s.logBlock(tx, workspaceID, userID, phone, blocked); err != nil {
+			return err
+		}
 		if !blocked {
 			return tx.Bucket(bBlocked).Delete(blockKey(workspaceID, phone))
-		}
-		if isBlocked(tx, workspaceID, phone) {
-			return nil
 		}
 		return putJSON(tx.Bucket(bBlocked), blockKey(workspaceID, phone), Block{Phone: phone, UserID: userID, CreatedAt: s.Now()})
 	})

@@ -114,6 +114,12 @@ func (h *Handler) routes() http.Handler {
 		post("/inbox/{conversation}/status", roleMember, h.threadStatus)
 		post("/inbox/{conversation}/block", roleMember, h.threadBlock)
 		post("/inbox/{conversation}/simulate", roleMember, h.threadSimulate)
+		// ---- live inbox: triage and send later (ui_thread_triage.go) ----
+		post("/inbox/{conversation}/close", roleMember, h.threadClose)
+		post("/inbox/{conversation}/reopen", roleMember, h.threadReopen)
+		post("/inbox/{conversation}/snooze", roleMember, h.threadSnooze)
+		post("/inbox/{conversation}/messages/{message}/cancel", roleMember, h.threadCancelMessage)
+		// ---- end live inbox ----
 
 		// ---- admin UI: contacts, groups, broadcasts ----
 		get("/contacts", roleMember, h.contacts)

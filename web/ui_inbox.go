@@ -36,6 +36,12 @@ var doneNotices = map[string]string{
 	"block":     "Number blocked.",
 	"unblock":   "Number unblocked.",
 	"simulate":  "Inbound text simulated.",
+	// The live inbox's thread forms (ui_thread_triage.go).
+	"later":     "Reply scheduled: it goes at the time you chose unless the contact writes first.",
+	"close":     "Conversation closed.",
+	"reopen":    "Conversation reopened.",
+	"snooze":    "Conversation snoozed.",
+	"cancelled": "Scheduled reply cancelled.",
 }
 
 // inboxPage is how many conversations a page of the inbox lists.
