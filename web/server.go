@@ -138,6 +138,7 @@ func (h *Handler) routes() http.Handler {
 		mux.HandleFunc("POST /oauth/token", p.Token)
 		mux.HandleFunc("POST /oauth/revoke", p.Revoke)
 	}
+	h.integrationRoutes(mux) // web/integrations.go: OAuth discovery, Telnyx callback
 	if h.cfg.Static != nil {
 		files := http.FileServerFS(h.cfg.Static)
 		mux.Handle("GET /static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
