@@ -34,9 +34,9 @@ func (s *Store) CreateNumber(workspaceID string, in NumberInput) (PhoneNumber, e
 		errs = append(errs, FieldError{"name", "must be at most 255 characters"})
 	}
 	switch in.Carrier {
-	case "", ProviderSandbox, ProviderTwilio:
+	case "", ProviderSandbox, ProviderTwilio, ProviderTelnyx:
 	default:
-		errs = append(errs, FieldError{"carrier", "must be sandbox or twilio"})
+		errs = append(errs, FieldError{"carrier", "must be sandbox, twilio or telnyx"})
 	}
 	if in.Rate != nil && (*in.Rate < 0 || math.IsNaN(*in.Rate) || math.IsInf(*in.Rate, 0)) {
 		errs = append(errs, FieldError{"rate", "must be a number of messages per second, 0 or more (0 = unlimited)"})

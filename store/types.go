@@ -35,6 +35,7 @@ const (
 
 	ProviderSandbox = "sandbox"
 	ProviderTwilio  = "twilio"
+	ProviderTelnyx  = "telnyx"
 
 	MessageQueued    = "queued"
 	MessageSending   = "sending"
@@ -141,7 +142,7 @@ type PhoneNumber struct {
 	Name        string    `json:"name"`
 	Active      bool      `json:"active"`
 	CreatedAt   time.Time `json:"createdAt"`
-	// Carrier is the adapter that sends and receives for this number: sandbox or twilio.
+	// Carrier is the adapter that sends and receives for this number: sandbox, twilio or telnyx.
 	Carrier string `json:"carrier,omitempty"`
 	// Rate is the send rate in messages per second (0 = unlimited); nil takes the server's
 	// -send-rate (sandbox numbers: unlimited).

@@ -12,6 +12,9 @@ func (h *Handler) integrationRoutes(mux *http.ServeMux) {
 	if h.cfg.OAuth != nil {
 		mux.HandleFunc("GET /.well-known/oauth-authorization-server", h.oauthMetadata)
 	}
+	if h.cfg.Receiver != nil {
+		mux.HandleFunc("POST /carrier/telnyx/webhook", h.telnyxWebhook)
+	}
 }
 
 // oauthMetadata serves the authorization server's metadata; its issuer is the public URL (or,

@@ -5,6 +5,7 @@ package web
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"io"
 	"io/fs"
@@ -45,6 +46,8 @@ type Config struct {
 	BaseURL string
 	// TwilioAuthToken verifies X-Twilio-Signature; "" refuses every Twilio callback.
 	TwilioAuthToken string
+	// TelnyxPublicKey verifies Telnyx webhooks (Ed25519); nil refuses every Telnyx callback.
+	TelnyxPublicKey ed25519.PublicKey
 	// Receiver records what carriers send back; nil leaves the /carrier/ endpoints out.
 	Receiver *carrier.Receiver
 	// OpenAPI is the OpenAPI document of the integration API, served at /openapi.json and
