@@ -240,11 +240,11 @@ func TestParseTelnyxEvent(t *testing.T) {
 		t.Fatalf("inbound = %+v, want %+v", ev, want)
 	}
 	receipts := map[string]carrier.StatusUpdate{
-		`{"data":{"event_type":"message.sent","payload":{"id":"m1","to":[{"phone_number":"+1","status":"sent"}]}}}`:              {MessageSID: "m1", Status: "sent"},
-		`{"data":{"event_type":"message.finalized","payload":{"id":"m1","to":[{"phone_number":"+1","status":"delivered"}]}}}`:    {MessageSID: "m1", Status: "delivered"},
+		`{"data":{"event_type":"message.sent","payload":{"id":"m1","to":[{"phone_number":"+1","status":"sent"}]}}}`:                                                   {MessageSID: "m1", Status: "sent"},
+		`{"data":{"event_type":"message.finalized","payload":{"id":"m1","to":[{"phone_number":"+1","status":"delivered"}]}}}`:                                         {MessageSID: "m1", Status: "delivered"},
 		`{"data":{"event_type":"message.finalized","payload":{"id":"m1","to":[{"status":"delivery_failed"}],"errors":[{"code":"40002","title":"Blocked as spam"}]}}}`: {MessageSID: "m1", Status: "failed", ErrorCode: "40002"},
-		`{"data":{"event_type":"message.finalized","payload":{"id":"m1","to":[{"status":"sending_failed"}],"errors":[]}}}`:         {MessageSID: "m1", Status: "failed", ErrorCode: "sending_failed"},
-		`{"data":{"event_type":"message.finalized","payload":{"id":"m1","to":[{"status":"delivery_unconfirmed"}]}}}`:               {MessageSID: "m1", Status: ""},
+		`{"data":{"event_type":"message.finalized","payload":{"id":"m1","to":[{"status":"sending_failed"}],"errors":[]}}}`:                                            {MessageSID: "m1", Status: "failed", ErrorCode: "sending_failed"},
+		`{"data":{"event_type":"message.finalized","payload":{"id":"m1","to":[{"status":"delivery_unconfirmed"}]}}}`:                                                  {MessageSID: "m1", Status: ""},
 	}
 	for body, want := range receipts {
 		ev, err := carrier.ParseTelnyxEvent([]byte(body))
