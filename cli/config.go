@@ -17,6 +17,7 @@ type config struct {
 	Addr           string
 	Data           string
 	BaseURL        string
+	BaseURLSet     bool // -base-url (or its variable) was given, not defaulted
 	Stage          string
 	Provider       string
 	Carrier        string
@@ -162,6 +163,7 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	if c.Stage == "" || strings.Contains(c.Stage, "/") {
 		return c, fmt.Errorf("-stage must be one path segment such as v1")
 	}
+	c.BaseURLSet = c.BaseURL != ""
 	if c.BaseURL == "" {
 		_, port, _ := net.SplitHostPort(c.Addr)
 		if port == "" {

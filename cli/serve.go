@@ -171,6 +171,9 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	a.stops = append(a.stops, sched.Stop)
 	wcfg.Receiver = carrier.NewReceiver(s, cm)
 	wcfg.BaseURL, wcfg.TwilioAuthToken = cfg.BaseURL, cfg.Twilio.AuthToken
+	if cfg.BaseURLSet {
+		wcfg.APIServer = cfg.BaseURL
+	}
 	// The browser session (sign-in, sign-out, /setup) and /static/ are web's; the OAuth
 	// authorization server (DESIGN §5) asks the session who is signed in, and web routes its
 	// endpoints.
