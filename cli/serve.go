@@ -154,6 +154,7 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 		carriers[store.ProviderTelnyx] = carrier.NewTelnyx(carrier.TelnyxConfig{APIKey: cfg.Telnyx.APIKey,
 			BaseURL: cfg.Telnyx.BaseURL, WebhookURL: cfg.BaseURL + "/carrier/telnyx/webhook"})
 	}
+	wcfg.Telnyx = cfg.Telnyx.configured() && cfg.Telnyx.PublicKey != ""
 	if cfg.Telnyx.PublicKey != "" {
 		wcfg.TelnyxPublicKey, _ = carrier.ParseTelnyxPublicKey(cfg.Telnyx.PublicKey) // checked by parseServeConfig
 	}

@@ -48,6 +48,8 @@ type Config struct {
 	TwilioAuthToken string
 	// TelnyxPublicKey verifies Telnyx webhooks (Ed25519); nil refuses every Telnyx callback.
 	TelnyxPublicKey ed25519.PublicKey
+	// Telnyx says the server has both Telnyx keys: the admin UI offers telnyx numbers.
+	Telnyx bool
 	// Receiver records what carriers send back; nil leaves the /carrier/ endpoints out.
 	Receiver *carrier.Receiver
 	// OpenAPI is the OpenAPI document of the integration API, served at /openapi.json and
