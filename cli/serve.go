@@ -240,6 +240,7 @@ func printBanner(w io.Writer, cfg config, a *app) {
 	fmt.Fprintf(w, "  admin UI:        %s/inbox (sign in at %s/login)\n", cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  health:          %s/healthz  %s/readyz  %s/metrics\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  OAuth 2.0:       %s/oauth/authorize  %s/oauth/token  %s/oauth/revoke\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
+	fmt.Fprintf(w, "  OAuth discovery: %s/.well-known/oauth-authorization-server\n", cfg.BaseURL)
 	fmt.Fprintf(w, "  carrier:         %s/carrier/twilio/sms  …/status  …/voice (Twilio), %s/carrier/telnyx/webhook (Telnyx), %s/carrier/sandbox/sms (sandbox)\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  data:            %s\n", dbPath(cfg.Data))
 	if a.setupURL != "" {
