@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"switchboard/internal/testutil"
 )
 
 const (
@@ -35,7 +37,7 @@ func TestServeTelnyx(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("add-number --carrier telnyx with the key: exit %d, %q", r.code, r.stderr)
 	}
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	r = sb(t, nil, "serve", "-addr", addr, d)
 	if r.code == 0 || !strings.Contains(r.stderr, telnyxPhone) || !strings.Contains(r.stderr, "SWITCHBOARD_TELNYX_API_KEY") {
 		t.Fatalf("serve with a telnyx number and no keys: exit %d, stderr %q", r.code, r.stderr)

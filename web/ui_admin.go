@@ -13,8 +13,8 @@ import (
 	"switchboard/views"
 )
 
-// The superuser pages (DESIGN §10): workspaces, users, OAuth clients and a backup download.
-// uiSettingsRoutes wraps each in the superuser check.
+// The superuser pages: workspaces, users, OAuth clients and a backup download. The route
+// table (routes.go) wraps each in the superuser check, superuserOnly.
 
 var adminNotices = map[string]string{"created": "Workspace created; you are its admin.", "renamed": "Workspace renamed.",
 	"archived": "Workspace archived.", "restored": "Workspace restored.", "deleted": "Client deleted, with its grants and their webhook subscriptions.",

@@ -1,9 +1,9 @@
 'use strict';
 
-// OAuth 2.0 against Switchboard's own provider (DESIGN §5): authorization code with
-// client_secret_post, scope `integrations`, refresh tokens rotated on every use. One app serves
-// every installation: the connection asks for the Switchboard URL first, and every request
-// (authorize, token, refresh, the API) goes to it.
+// OAuth 2.0 against Switchboard's own provider: authorization code with client_secret_post,
+// scope `integrations`, refresh tokens rotated on every use. One app serves every installation:
+// the connection asks for the Switchboard URL first, and every request (authorize, token,
+// refresh, the API) goes to it.
 const { apiUrl, baseUrl, call, errorMessage } = require('./lib/client');
 
 const SCOPE = 'integrations';

@@ -31,7 +31,7 @@ describe('schema (zapier validate, offline)', () => {
   });
 
   it('has an instant trigger for every webhook event', () => {
-    // Every event of the OpenAPI document's webhooks, and contact.deleted (DESIGN §17).
+    // Every event of the OpenAPI document's webhooks,, and contact.deleted (deleting a contact).
     const doc = require('../../../openapi.json');
     const events = [...new Set([...Object.keys(doc.webhooks), 'contact.deleted'])];
     assert.ok(events.length >= 10, events.join());
