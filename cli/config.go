@@ -28,6 +28,7 @@ type config struct {
 	SendRate       float64
 	Twilio         twilioConfig
 	Telnyx         telnyxConfig
+	Backup         backupConfig // scheduled off-site backups (backup_offsite.go)
 }
 
 // twilioConfig is the Twilio account the twilio adapter uses; the auth token is never logged
@@ -124,6 +125,7 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	fs.Float64Var(&c.SendRate, "send-rate", 1, "messages per second per number for numbers without a rate of their own (0 = unlimited; sandbox numbers default to unlimited)")
 	twilioFlags(fs, &c.Twilio)
 	telnyxFlags(fs, &c.Telnyx)
+	backupFlags(fs, &c.Backup, true)
 	// Environment first, so that flags given on the command line win.
 	if err := applyEnv(fs); err != nil {
 		return c, err
@@ -154,6 +156,9 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	}
 	if (c.Twilio.AccountSID == "") != (c.Twilio.AuthToken == "") {
 		return c, fmt.Errorf("-twilio-account-sid and -twilio-auth-token go together: set both or neither")
+	}
+	if err := c.Backup.check(); err != nil {
+		return c, err
 	}
 	c.Twilio.BaseURL = strings.TrimRight(c.Twilio.BaseURL, "/")
 	if err := c.Telnyx.check(); err != nil {

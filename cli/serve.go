@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"switchboard/carrier"
+	"switchboard/media"
 	"switchboard/oauth"
 	"switchboard/store"
 	"switchboard/web"
@@ -172,6 +173,20 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	s.OnSchedule(sched.Wake)
 	sched.Start()
 	a.stops = append(a.stops, sched.Stop)
+	// Media (MMS): kept files' URLs start with the public URL, so carriers can fetch them, and
+	// inbound Twilio media are fetched into the store from its durable queue.
+	s.SetPublicURL(cfg.BaseURL)
+	if cfg.Twilio.configured() {
+		fetcher, err := media.NewFetcher(s, media.FetcherOptions{BaseURL: cfg.Twilio.BaseURL,
+			AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken})
+		if err != nil {
+			a.stop()
+			return nil, err
+		}
+		s.OnMediaFetch(fetcher.Wake)
+		fetcher.Start()
+		a.stops = append(a.stops, fetcher.Stop)
+	}
 	wcfg.Receiver = carrier.NewReceiver(s, cm)
 	wcfg.BaseURL, wcfg.TwilioAuthToken = cfg.BaseURL, cfg.Twilio.AuthToken
 	if cfg.BaseURLSet {
@@ -203,6 +218,13 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	// Workspace message retention: messages older than a workspace's retention days are
 	// deleted at start and then hourly, in bounded transactions.
 	a.stops = append(a.stops, sweeper{name: "retention sweep", interval: time.Hour, atStart: true, run: s.SweepRetention}.start())
+	// Scheduled off-site backups (-backup-url), listed on /admin/backup.
+	stopBackups, err := startBackups(s, cfg.Backup, reg, &wcfg)
+	if err != nil {
+		a.stop()
+		return nil, err
+	}
+	a.stops = append(a.stops, stopBackups)
 	a.handler = web.New(s, wcfg)
 	return a, nil
 }
@@ -248,6 +270,9 @@ func printBanner(w io.Writer, cfg config, a *app) {
 	fmt.Fprintf(w, "  OAuth discovery: %s/.well-known/oauth-authorization-server\n", cfg.BaseURL)
 	fmt.Fprintf(w, "  carrier:         %s/carrier/twilio/sms  …/status  …/voice (Twilio), %s/carrier/telnyx/webhook (Telnyx), %s/carrier/sandbox/sms (sandbox)\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  data:            %s\n", dbPath(cfg.Data))
+	if b := cfg.Backup; b.URL != "" {
+		fmt.Fprintf(w, "  backups:         every %s to %s, keeping the newest %d\n", b.Every, b.URL, b.Keep)
+	}
 	if a.setupURL != "" {
 		fmt.Fprintf(w, "No admin yet. Finish setup (one-time link): %s\n", a.setupURL)
 	}

@@ -65,6 +65,7 @@ var allBuckets = [][]byte{
 	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 	bSubOwner, bSubPending, bEventPending, bConvActivity,
+	bMedia, bMediaChunks, bMediaOwner, bMediaFetch, // media.go
 }
 
 // Keys of the meta bucket, declared beside the buckets.

@@ -118,6 +118,13 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		if err := putMessage(tx, &m); err != nil {
 			return err
 		}
+		// Twilio's media URLs need the account's credentials and vanish when the account deletes
+		// them: they are fetched into the store after this commit (media_fetch.go).
+		if in.Provider == ProviderTwilio {
+			if err := s.queueMediaFetches(tx, &m); err != nil {
+				return err
+			}
+		}
 		r.Message = m
 		if in.ProviderID != "" {
 			if err := tx.Bucket(bMsgProvider).Put(providerKey(in.Provider, in.ProviderID), wsKey(workspaceID, m.ID)); err != nil {
@@ -142,6 +149,9 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		}
 		return s.actOnKeyword(tx, fx, &w, &conv, in, &r)
 	})
+	if err == nil && !r.Duplicate && in.Provider == ProviderTwilio && len(r.Message.Media) > 0 {
+		s.notifyMedia()
+	}
 	return r, err
 }
 

@@ -21,6 +21,7 @@ type Message struct {
 	Group             []string   `json:"group,omitempty"`
 	Text              string     `json:"text,omitempty"`
 	Media             []string   `json:"media,omitempty"`
+	MediaError        string     `json:"mediaError,omitempty"` // inbound media that could not be kept, and why
 	MultipartID       string     `json:"multipartId,omitempty"`
 	MultipartNum      int        `json:"multipartNum,omitempty"`
 	Segments          int        `json:"segments,omitempty"`
@@ -79,10 +80,12 @@ const (
 
 // SendInput is an outbound text: To holds one address (1:1) or several (a group).
 type SendInput struct {
-	From     string
-	To       []string
-	Text     string
-	Media    []string
+	From  string
+	To    []string
+	Text  string
+	Media []string
+	// Files are attachments to keep with the message (media.go); their URLs join Media.
+	Files    []Upload
 	AuthorID string
 	// CheckMember, when set, makes the send check the workspace (ErrNotFound) and AuthorID's
 	// membership (ErrForbidden) in its own write transaction, instead of the caller spending a
@@ -147,7 +150,16 @@ func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 			return err
 		}
 		m, err = s.queueMessage(tx, fx, &conv, created, now, in, PriorityNormal, "")
-		return err
+		if err != nil || len(in.Files) == 0 {
+			return err
+		}
+		// Attachments are kept in the same transaction as their message, owned by it.
+		urls, err := s.putUploads(tx, workspaceID, m.ID, in.Files)
+		if err != nil {
+			return err
+		}
+		m.Media = append(m.Media, urls...)
+		return putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m)
 	})
 	return m, err
 }

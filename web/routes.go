@@ -86,6 +86,9 @@ func (h *Handler) routes() http.Handler {
 		}))
 	}
 
+	// ---- media (MMS attachments): served without sign-in, the random token is the key ----
+	mux.HandleFunc("GET /media/{token}/{name}", h.serveMedia)
+
 	if ss := h.cfg.Sessions; ss != nil {
 		// ---- the browser session: sign-in, sign-out, first-run setup ----
 		mux.HandleFunc("GET /oauth/login", ss.loginPage)

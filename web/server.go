@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
+	"switchboard/backup"
 	"switchboard/carrier"
 	"switchboard/oauth"
 	"switchboard/store"
@@ -64,6 +65,10 @@ type Config struct {
 	// OAuth is the authorization server: web routes its endpoints to it, and the superuser pages
 	// manage its clients and grants; nil leaves the endpoints out and those pages empty.
 	OAuth *oauth.Provider
+	// Backups is the scheduler of off-site backups, listed on /admin/backup with BackupRestore
+	// (the command that restores the newest); nil when -backup-url is not set.
+	Backups       *backup.Scheduler
+	BackupRestore string
 	// Static, when set, is served under /static/ (its files are under a "static" directory).
 	Static fs.FS
 }

@@ -124,8 +124,11 @@ func (h *Handler) loadItems(u *ui, c store.Conversation, v *views.ThreadView, us
 	now := h.now()
 	var all []timedItem
 	for _, m := range msgs {
-		it := views.ThreadItem{Outbound: m.Outbound, At: formatWhen(m.CreatedAt, now, loc), Text: m.Text, Media: m.Media,
+		it := views.ThreadItem{Outbound: m.Outbound, At: formatWhen(m.CreatedAt, now, loc), Text: m.Text, MediaError: m.MediaError,
 			Status: m.Status, Segments: m.Segments, Error: m.ProviderErr}
+		if it.Media, err = h.attachmentsOf(m.Media); err != nil {
+			return err
+		}
 		switch {
 		case m.Outbound && m.AuthorID != "" && userName[m.AuthorID] != "":
 			it.Who = userName[m.AuthorID]
@@ -202,20 +205,26 @@ func done(w http.ResponseWriter, r *http.Request, c store.Conversation, what str
 // conversation's number.
 func (h *Handler) threadReply(w http.ResponseWriter, r *http.Request, u *ui) {
 	c, ok := h.conversationOf(w, r, u)
-	if !ok || !h.readUIForm(w, r, u) {
+	if !ok {
+		return
+	}
+	files, fileErr, ok := h.readMediaForm(w, r, u)
+	if !ok {
 		return
 	}
 	f := views.ReplyForm{Text: strings.TrimSpace(r.PostForm.Get("text")), Media: strings.TrimSpace(r.PostForm.Get("media"))}
 	var err error
 	switch {
-	case f.Text == "" && f.Media == "":
-		err = store.ValidationError{{Field: "text", Message: "write a message or give a media URL"}}
+	case fileErr != "":
+		err = store.ValidationError{{Field: "files", Message: fileErr}}
+	case f.Text == "" && f.Media == "" && len(files) == 0:
+		err = store.ValidationError{{Field: "text", Message: "write a message, attach a file or give a media URL"}}
 	case utf8.RuneCountInString(f.Text) > maxText:
 		err = store.ValidationError{{Field: "text", Message: fmt.Sprintf("must be at most %d characters", maxText)}}
 	case f.Media != "" && !store.ValidMediaURL(f.Media):
 		err = store.ValidationError{{Field: "media", Message: fmt.Sprintf("must be an absolute http or https URL of at most %d characters", store.MaxMediaURL)}}
 	default:
-		in := store.SendInput{From: c.From, To: c.Addresses, Text: f.Text, AuthorID: u.user.ID}
+		in := store.SendInput{From: c.From, To: c.Addresses, Text: f.Text, AuthorID: u.user.ID, Files: files}
 		if f.Media != "" {
 			in.Media = []string{f.Media}
 		}
