@@ -195,7 +195,7 @@ func (s *searcher) search() ([][16]byte, error) {
 	}
 	maxNum := uint32(s.num.Sequence())
 	if len(words) == 0 {
-		// Only digit words of one or two digits: walk the display order reading phones, as
+		// Only one-digit words: walk the display order reading phones, as
 		// long as matches come often enough; else read every phone once from the phone index.
 		if rest, ok := s.walkN(nil, skip, limit, -1, tinyWalkBudget); ok {
 			return appendHits(exact, rest), nil

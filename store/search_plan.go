@@ -51,16 +51,20 @@ func textWordCost(w string) int {
 }
 
 // postingWords are the query's words that the postings decide, the most selective first;
-// undecided reports digit words the postings do not decide exactly (one or two digits, not
-// indexed; or longer than a gram, whose grams may occur apart).
+// undecided reports digit words the postings do not decide exactly (one digit, in most phones;
+// or longer than a gram, whose grams may occur apart).
 func (s *searcher) postingWords() (words []postingWord, undecided bool) {
 	for _, w := range s.q.Text {
 		words = append(words, postingWord{[]termSet{{"t" + w, false}}, textWordCost(w)})
 	}
 	for _, d := range s.q.Digits {
 		switch {
-		case len(d) < digitGram-1:
+		case len(d) == 1:
 			undecided = true
+			continue
+		case len(d) == 2:
+			ts := twoDigitSets(d)
+			words = append(words, postingWord{ts, 300})
 			continue
 		case len(d) == digitGram-1:
 			// Found exactly through the grams it starts or ends: a few thousand postings.
@@ -79,6 +83,20 @@ func (s *searcher) postingWords() (words []postingWord, undecided bool) {
 	}
 	slices.SortStableFunc(words, func(a, b postingWord) int { return cmp.Compare(a.cost, b.cost) })
 	return words, undecided
+}
+
+// twoDigitSets are the postings whose contacts are exactly those whose phone contains w, a
+// two-digit word: in a phone of four digits or more, w lies inside some gram (at its start,
+// second or third digit); a shorter phone is its own 's' term.
+func twoDigitSets(w string) []termSet {
+	ts := []termSet{{"d" + w, false}, {"s" + w, true}}
+	for c := '0'; c <= '9'; c++ {
+		ts = append(ts, termSet{"d" + string(c) + w, false}, termSet{"s" + string(c) + w, true}, termSet{"s" + w + string(c), true})
+		for c2 := '0'; c2 <= '9'; c2++ {
+			ts = append(ts, termSet{"d" + string(c) + string(c2) + w, true})
+		}
+	}
+	return ts
 }
 
 // addPostings adds the postings of prefix to set, counting them.
