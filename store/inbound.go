@@ -116,6 +116,10 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		if err := touchConversation(tx, &conv, now, true); err != nil {
 			return err
 		}
+		// The live inbox hears of it: the message, who it is unread for, who is notified.
+		if err := s.liveInbound(tx, fx, &conv, &m, c); err != nil {
+			return err
+		}
 		// The contact's last inbound time is not part of its search document or its webhook
 		// payload, so this is a plain rewrite with no contact.updated event.
 		old := c

@@ -222,6 +222,9 @@ type ConversationUpdate struct {
 	Status          *string
 	AssignedUserIDs *[]string // each a member of the workspace
 	Labels          *[]string
+	// ActorID is the user making the change ("" for the API): a user they assign is notified
+	// unless it is themselves.
+	ActorID string
 }
 
 // UpdateConversation sets a conversation's status, assignees or labels. It does not move the
@@ -255,7 +258,7 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 	if errs != nil {
 		return c, errs
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx, fx *effects) error {
 		ok, err := getJSON(tx.Bucket(bConversations), wsKeyChecked(workspaceID, id), &c)
 		if err != nil {
 			return err
@@ -263,6 +266,7 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 		if !ok {
 			return errorf(ErrNotFound, "conversation not found")
 		}
+		before := c
 		if u.AssignedUserIDs != nil {
 			ids := NormalizeGroup(*u.AssignedUserIDs)
 			if fe, ok := checkMentions(tx, workspaceID, ids); !ok {
@@ -278,7 +282,10 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 			c.Labels = orEmpty(labels)
 		}
 		c.UpdatedAt = s.Now()
-		return putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c)
+		if err := putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c); err != nil {
+			return err
+		}
+		return s.liveUpdated(tx, fx, &c, before, u)
 	})
 	return c, err
 }

@@ -115,6 +115,14 @@ var (
 	bSubOwner          = []byte("idx_webhook_subscription_owner")   // see ownerKey (subscription.go)
 	bSubPending        = []byte("idx_webhook_subscription_pending") // sub|delivery -> empty, pending only
 	bEventPending      = []byte("idx_webhook_event_pending")        // event|delivery -> empty, pending only
+	// The live inbox (live_event.go, unread.go, notify_prefs.go).
+	bLiveEvents  = []byte("live_events")        // ws|seq(8) -> at|kind|target|JSON
+	bLiveSeq     = []byte("live_event_seq")     // ws -> last seq(8)
+	bUnread      = []byte("unread")             // ws|user|conversation -> empty
+	bUnreadCount = []byte("unread_count")       // ws|user -> count(8)
+	bMentions    = []byte("idx_mentions")       // ws|user|at(8)|conversation -> empty
+	bMentionLast = []byte("mention_last")       // ws|user|conversation -> at(8)
+	bNotifyPrefs = []byte("notification_prefs") // user -> NotificationPrefs
 )
 
 var allBuckets = [][]byte{
@@ -124,6 +132,7 @@ var allBuckets = [][]byte{
 	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 	bSubOwner, bSubPending, bEventPending, bConvActivity,
+	bLiveEvents, bLiveSeq, bUnread, bUnreadCount, bMentions, bMentionLast, bNotifyPrefs,
 }
 
 // Options configure Open.
@@ -149,6 +158,7 @@ type Store struct {
 	onEvents   func()
 	onOutbox   func()
 	onSchedule func()
+	onLive     func(workspaceIDs []string)
 	tenantID   string
 	idMu       sync.Mutex
 	idEntropy  *ulid.MonotonicEntropy
