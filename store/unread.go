@@ -378,3 +378,49 @@ func (s *Store) liveUpdated(tx *bolt.Tx, fx *effects, c *Conversation, before Co
 	}
 	return nil
 }
+
+// ConversationItemsAfter returns the conversation's messages and comments made after the item
+// afterID (ids are ULIDs, so newer items sort after it), oldest first, at most max of each: what
+// an open thread has not shown yet. An empty or unknown afterID starts at the beginning.
+func (s *Store) ConversationItemsAfter(workspaceID, conversationID, afterID string, max int) ([]Message, []Comment, error) {
+	var msgs []Message
+	var comments []Comment
+	err := s.db.View(func(tx *bolt.Tx) error {
+		idx := tx.Bucket(bConvMessages)
+		scan := func(term string, fn func(id string) error) error {
+			p := idxPrefix(workspaceID, term)
+			c := idx.Cursor()
+			k, _ := c.Seek(idxKey(workspaceID, term, afterID))
+			n := 0
+			for ; k != nil && bytes.HasPrefix(k, p) && n < max; k, _ = c.Next() {
+				if len(k) != len(p)+16 || bytes.Equal(k[len(p):], idKey(afterID)) {
+					continue
+				}
+				n++
+				if err := fn(idFromKey(k)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if err := scan(conversationID, func(id string) error {
+			var m Message
+			ok, err := getJSON(tx.Bucket(bMessages), wsKey(workspaceID, id), &m)
+			if ok {
+				msgs = append(msgs, m)
+			}
+			return err
+		}); err != nil {
+			return err
+		}
+		return scan("c"+conversationID, func(id string) error {
+			var cm Comment
+			ok, err := getJSON(tx.Bucket(bComments), wsKey(workspaceID, id), &cm)
+			if ok {
+				comments = append(comments, cm)
+			}
+			return err
+		})
+	})
+	return msgs, comments, err
+}

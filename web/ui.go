@@ -52,7 +52,6 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	get("/inbox", roleSignedIn, h.inbox)
 	post("/inbox", roleMember, h.newConversation)
 	get("/inbox/{conversation}", roleMember, h.thread)
-	get("/inbox/{conversation}/items", roleMember, h.threadItems)
 	post("/inbox/{conversation}/reply", roleMember, h.threadReply)
 	post("/inbox/{conversation}/comment", roleMember, h.threadComment)
 	post("/inbox/{conversation}/assign", roleMember, h.threadAssign)
@@ -63,6 +62,10 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	h.uiCampaignRoutes(get, post)
 
 	h.uiSettingsRoutes(mux, get, post)
+
+	// ---- live inbox (issue 16): GET /events, unread, list and thread fragments, profile ----
+	h.liveRoutes(mux, get, post)
+	// ---- end live inbox ----
 }
 
 // root is GET /: the inbox when signed in, else the sign-in page.
@@ -152,7 +155,11 @@ func (h *Handler) page(need int, fn func(http.ResponseWriter, *http.Request, *ui
 // never sends half a page with 200. Pages are never cached or framed.
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, u *ui, status int, title string, page templ.Component) {
 	f := views.Frame{Title: title, UserName: u.user.Name, Superuser: u.user.Superuser, Current: u.ws.ID,
-		Section: u.section, Back: r.URL.Path}
+		Section: u.section, Back: r.URL.Path, Live: u.ws.ID != ""}
+	if f.Live {
+		// The header's unread count; a failure to read it only leaves the count out.
+		f.Unread, _ = h.store.UnreadCount(u.ws.ID, u.user.ID)
+	}
 	if f.UserName == "" {
 		f.UserName = u.user.Email
 	}

@@ -124,31 +124,10 @@ func (h *Handler) loadItems(u *ui, c store.Conversation, v *views.ThreadView, us
 	now := h.now()
 	var all []timedItem
 	for _, m := range msgs {
-		it := views.ThreadItem{Outbound: m.Outbound, At: formatWhen(m.CreatedAt, now, loc), Text: m.Text, Media: m.Media,
-			Status: m.Status, Segments: m.Segments, Error: m.ProviderErr}
-		switch {
-		case m.Outbound && m.AuthorID != "" && userName[m.AuthorID] != "":
-			it.Who = userName[m.AuthorID]
-		case m.Outbound:
-			it.Who = m.From
-		case contactName[m.From] != "":
-			it.Who = contactName[m.From] + " (" + m.From + ")"
-		default:
-			it.Who = m.From
-		}
-		all = append(all, timedItem{m.CreatedAt, it})
+		all = append(all, timedItem{m.CreatedAt, messageItem(m, now, loc, userName, contactName)})
 	}
 	for _, cm := range comments {
-		it := views.ThreadItem{Comment: true, At: formatWhen(cm.CreatedAt, now, loc), Text: cm.Text, Who: userName[cm.UserID]}
-		if it.Who == "" {
-			it.Who = "Someone"
-		}
-		for _, id := range cm.Mentions {
-			if n := userName[id]; n != "" {
-				it.Mentions = append(it.Mentions, "@"+n)
-			}
-		}
-		all = append(all, timedItem{cm.CreatedAt, it})
+		all = append(all, timedItem{cm.CreatedAt, commentItem(cm, now, loc, userName)})
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].at.Before(all[j].at) })
 	for _, t := range all {
@@ -161,6 +140,11 @@ func (h *Handler) loadItems(u *ui, c store.Conversation, v *views.ThreadView, us
 func (h *Handler) thread(w http.ResponseWriter, r *http.Request, u *ui) {
 	c, ok := h.conversationOf(w, r, u)
 	if !ok {
+		return
+	}
+	// Opening the thread reads it: the one thing this GET changes (see ui_live.go).
+	if err := h.store.MarkRead(u.ws.ID, u.user.ID, c.ID); err != nil {
+		h.uiError(w, r, u, err)
 		return
 	}
 	h.renderThread(w, r, u, c, http.StatusOK, nil)
@@ -177,20 +161,6 @@ func (h *Handler) renderThread(w http.ResponseWriter, r *http.Request, u *ui, c 
 		edit(&v)
 	}
 	h.render(w, r, u, status, v.Title, views.Thread(v))
-}
-
-// threadItems is GET /inbox/{conversation}/items: the fragment htmx polls.
-func (h *Handler) threadItems(w http.ResponseWriter, r *http.Request, u *ui) {
-	c, ok := h.conversationOf(w, r, u)
-	if !ok {
-		return
-	}
-	v, err := h.threadView(r, u, c)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	h.fragment(w, r, views.ThreadItems(v))
 }
 
 // done redirects back to the thread with the result of its form (303).
@@ -296,7 +266,7 @@ func (h *Handler) threadUpdate(w http.ResponseWriter, r *http.Request, u *ui, wh
 func (h *Handler) threadAssign(w http.ResponseWriter, r *http.Request, u *ui) {
 	h.threadUpdate(w, r, u, "assign", func(store.Conversation) store.ConversationUpdate {
 		ids := r.PostForm["assignees"]
-		return store.ConversationUpdate{AssignedUserIDs: &ids}
+		return store.ConversationUpdate{AssignedUserIDs: &ids, ActorID: u.user.ID}
 	})
 }
 

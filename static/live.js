@@ -1,0 +1,162 @@
+// Switchboard live inbox: listens to GET /events and updates the page in place. Every event
+// names what changed; the page fetches only that part, rendered by the server with the same
+// component as a full load: the inbox list, the new or changed items of an open thread, the
+// unread count. Without JavaScript, or when the stream is unavailable, a reload shows the same.
+(function () {
+  "use strict";
+  var body = document.body;
+  var url = body && body.dataset.live;
+  if (!url || !window.EventSource) return;
+  var baseTitle = body.dataset.title || document.title;
+
+  function get(u) {
+    // HX-Request makes a signed-out answer a 401 instead of the sign-in page.
+    return fetch(u, { headers: { "HX-Request": "true" }, credentials: "same-origin" }).then(function (r) {
+      if (r.status === 401) { location.reload(); throw new Error("signed out"); }
+      if (!r.ok) throw new Error(u + ": " + r.status);
+      return r;
+    });
+  }
+  function fragment(html) {
+    var t = document.createElement("template");
+    t.innerHTML = html;
+    return t.content;
+  }
+
+  // ---- the unread count: header link and title ----
+  function setCount(n) {
+    var el = document.getElementById("unread-count");
+    if (el) {
+      el.dataset.count = String(n);
+      el.hidden = n === 0;
+      el.innerHTML = n > 0 ? '<span class="visually-hidden">, unread: </span>' + n : "";
+    }
+    document.title = (n > 0 ? "(" + n + ") " : "") + baseTitle + " · Switchboard";
+  }
+  function refreshCount() {
+    return get("/inbox/unread").then(function (r) { return r.json(); }).then(function (d) { setCount(d.unread); });
+  }
+
+  // ---- the inbox list ----
+  function refreshList() {
+    var region = document.getElementById("inbox-list-region");
+    if (!region) return Promise.resolve();
+    return get(region.dataset.listUrl).then(function (r) { return r.text(); }).then(function (html) {
+      var now = document.getElementById("inbox-list-region");
+      if (now) now.replaceWith(fragment(html));
+    });
+  }
+
+  // One refresh at a time; events during one make one more afterwards.
+  function serial(fn) {
+    var running = false, again = false;
+    return function run() {
+      if (running) { again = true; return; }
+      running = true;
+      fn().catch(function () {}).then(function () {
+        running = false;
+        if (again) { again = false; run(); }
+      });
+    };
+  }
+  var refreshPage = serial(function () { return Promise.all([refreshCount(), refreshList()]); });
+
+  // ---- the open thread ----
+  var list = document.getElementById("thread-items");
+  var conversation = list && list.dataset.conversation;
+  function newestID() {
+    var max = "";
+    list.querySelectorAll("[data-id]").forEach(function (li) { if (li.dataset.id > max) max = li.dataset.id; });
+    return max;
+  }
+  var appendNew = serial(function () {
+    return get(list.dataset.itemsUrl + "?after=" + encodeURIComponent(newestID())).then(function (r) { return r.text(); }).then(function (html) {
+      var items = fragment(html);
+      var added = false;
+      Array.from(items.children).forEach(function (li) {
+        if (!document.getElementById(li.id)) { list.appendChild(li); added = true; }
+      });
+      if (added) {
+        var empty = list.querySelector('[data-testid="thread-empty"]');
+        if (empty) empty.remove();
+      }
+    });
+  });
+  function replaceItem(id) {
+    return get(list.dataset.itemsUrl + "?id=" + encodeURIComponent(id)).then(function (r) { return r.text(); }).then(function (html) {
+      var li = fragment(html).firstElementChild;
+      var old = document.getElementById("item-" + id);
+      if (li && old) old.replaceWith(li);
+    }).catch(function () {});
+  }
+  function setStatus(status) {
+    var el = document.getElementById("thread-status");
+    if (!el || !status) return;
+    el.textContent = status;
+    el.className = "badge badge-" + status;
+  }
+  function onThread(type, d) {
+    if (!list || d.conversationId !== conversation) return;
+    if (type === "message" && document.getElementById("item-" + d.messageId)) {
+      replaceItem(d.messageId);
+    } else if (type === "message" || type === "comment") {
+      appendNew();
+    } else if (type === "conversation" && d.change === "status") {
+      setStatus(d.status);
+    }
+  }
+
+  // ---- desktop notifications ----
+  var button = document.getElementById("enable-notifications");
+  if (button && "Notification" in window && Notification.permission === "default") {
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      Notification.requestPermission().then(function (p) { if (p !== "default") button.hidden = true; });
+    });
+  }
+  function beep() {
+    var Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!Ctx) return;
+    try {
+      var ctx = new Ctx(), osc = ctx.createOscillator(), gain = ctx.createGain();
+      osc.frequency.value = 880;
+      gain.gain.value = 0.1;
+      osc.connect(gain);
+      gain.connect(ctx.destination);
+      osc.start();
+      osc.stop(ctx.currentTime + 0.15);
+    } catch (e) { /* no sound available */ }
+  }
+  function notify(d) {
+    if (!("Notification" in window) || Notification.permission !== "granted") return;
+    // The open thread shows it already.
+    if (conversation === d.conversationId && document.visibilityState === "visible") return;
+    var n = new Notification(d.title || "Switchboard", { body: d.body || "", tag: d.conversationId });
+    n.onclick = function () { window.focus(); location.href = "/inbox/" + d.conversationId; };
+    if (d.sound) beep();
+  }
+
+  // ---- the stream ----
+  var source = new EventSource(url);
+  function on(type, fn) {
+    source.addEventListener(type, function (e) {
+      var d;
+      try { d = JSON.parse(e.data); } catch (err) { return; }
+      fn(type, d);
+    });
+  }
+  ["message", "conversation", "comment"].forEach(function (type) {
+    on(type, function (t, d) {
+      onThread(t, d);
+      refreshPage();
+    });
+  });
+  on("notification", function (t, d) { notify(d); });
+  source.addEventListener("reset", function () { location.reload(); });
+  source.addEventListener("error", function () {
+    // A refused stream (signed out, removed from the workspace) is closed for good; the next
+    // reload shows why.
+    if (source.readyState === EventSource.CLOSED) source.close();
+  });
+  window.switchboardLive = source;
+})();
