@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserLiveInbox: with /inbox open in Chromium, an inbound text posted to the sandbox
+// carrier shows in the list within a second, bold, and the title counts it; with the thread
+// open, the next text is appended to it in place, without a reload.
+func TestBrowserLiveInbox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	chrome := uiChromium(t)
+	f := newFixture(t)
+	addr := "127.0.0.1:" + freePort(t)
+	srv := startServer(t, addr, nil, "-addr", addr, "-data="+f.data, "-log-requests=false")
+	inbound := func(text string) {
+		t.Helper()
+		form := url.Values{"From": {"+14155550123"}, "To": {"+14155550100"}, "Body": {text}}
+		req, _ := http.NewRequest("POST", srv.base+"/carrier/sandbox/sms", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Authorization", "Bearer "+f.token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("sandbox inbound: %d", res.StatusCode)
+		}
+	}
+
+	shots := newShots(t)
+	ctx := uiBrowser(t, chrome)
+	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			shots.take(ctx, "live-failed-"+step)
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	within := func(d time.Duration) chromedp.PollOption { return chromedp.WithPollingTimeout(d) }
+	run("sign in",
+		chromedp.EmulateViewport(1280, 860),
+		chromedp.Navigate(srv.base+"/login"),
+		chromedp.WaitVisible(uiTid("login-form")),
+		chromedp.SendKeys(uiTid("login-email"), "ana@example.com"),
+		chromedp.SendKeys(uiTid("login-password"), "correct horse"),
+		chromedp.Click(uiTid("login-submit")),
+		chromedp.WaitVisible(uiTid("inbox-list-region")),
+	)
+	// The stream is open before the text arrives (EventSource connects after the page loads).
+	run("the page listens", poll(`window.switchboardLive && window.switchboardLive.readyState === 1`, nil, within(5*time.Second)))
+	run("mark the page, to tell a reload apart", chromedp.Evaluate[chromedp.Void](`window.__noReload = true`))
+
+	inbound("Hi, can I move my appointment to Friday?")
+	run("the text shows in the open inbox within 1 s, bold, and the title counts it",
+		chromedp.Poll[chromedp.Void](`(() => {
+			const row = document.querySelector('[data-testid="inbox-row"]');
+			return !!row && row.textContent.includes("move my appointment") && row.dataset.unread === "true" &&
+				document.title.startsWith("(1) Inbox") && window.__noReload === true;
+		})()`, within(time.Second), chromedp.WithPollingInterval(20*time.Millisecond)),
+	)
+	weight, err := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector('[data-testid="inbox-row"] .preview')).fontWeight`))
+	if err != nil || weight != "700" {
+		t.Errorf("unread row's font weight %q (%v), want bold (700)", weight, err)
+	}
+	shots.take(ctx, "live-inbox-desktop")
+
+	run("open the thread: it is read",
+		chromedp.Click(uiTid("inbox-link")),
+		chromedp.WaitVisible(uiTid("thread-items")),
+		poll(`window.switchboardLive && window.switchboardLive.readyState === 1 && document.title.startsWith("+1")`, nil, within(5*time.Second)),
+		chromedp.Evaluate[chromedp.Void](`window.__noReload = true`),
+	)
+	inbound("Or Saturday morning works too")
+	run("the next text is appended to the open thread within 1 s, without a reload",
+		chromedp.Poll[chromedp.Void](`(() => {
+			const texts = Array.from(document.querySelectorAll('[data-testid="message-text"]'), e => e.textContent);
+			return texts.length === 2 && texts[1].includes("Saturday morning") && window.__noReload === true;
+		})()`, within(time.Second), chromedp.WithPollingInterval(20*time.Millisecond)),
+	)
+	shots.take(ctx, "live-thread-desktop")
+
+	run("phone width: the inbox",
+		chromedp.EmulateViewport(390, 844),
+		chromedp.Navigate(srv.base+"/inbox"),
+		chromedp.WaitVisible(uiTid("inbox-list-region")),
+	)
+	shots.take(ctx, "live-inbox-phone")
+	run("phone width: the thread", chromedp.Click(uiTid("inbox-link")), chromedp.WaitVisible(uiTid("thread-items")))
+	shots.take(ctx, "live-thread-phone")
+}
