@@ -47,19 +47,24 @@
     });
   }
 
-  // One refresh at a time; events during one make one more afterwards.
-  function serial(fn) {
-    var running = false, again = false;
+  // One refresh at a time; events during one make one more afterwards, at least gap ms after
+  // the last began (a broadcast's stream of events costs a refresh every gap ms, not one each).
+  function serial(fn, gap) {
+    var running = false, again = false, last = 0;
     return function run() {
       if (running) { again = true; return; }
+      var wait = last + (gap || 0) - Date.now();
+      if (wait > 0) { running = true; setTimeout(function () { running = false; run(); }, wait); return; }
       running = true;
+      again = false;
+      last = Date.now();
       fn().catch(function () {}).then(function () {
         running = false;
         if (again) { again = false; run(); }
       });
     };
   }
-  var refreshPage = serial(function () { return Promise.all([refreshCount(), refreshList()]); });
+  var refreshPage = serial(function () { return Promise.all([refreshCount(), refreshList()]); }, 250);
 
   // ---- the open thread ----
   var list = document.getElementById("thread-items");
@@ -148,7 +153,8 @@
   ["message", "conversation", "comment"].forEach(function (type) {
     on(type, function (t, d) {
       onThread(t, d);
-      refreshPage();
+      // A message's status change moves nothing in the list and changes no count.
+      if (t !== "message" || d.new) refreshPage();
     });
   });
   on("notification", function (t, d) { notify(d); });

@@ -208,10 +208,16 @@ func (s *Store) LiveEventsAfter(workspaceID string, after uint64, max int) (evs 
 
 // ---- the events of each kind of change ----
 
-// liveMessage records a new message or a change of a message's status.
+// liveMessage records a change of a message's status; liveNewMessage a new message (the
+// inbox list moves only for those).
 func (s *Store) liveMessage(tx *bolt.Tx, fx *effects, m *Message) error {
 	return s.live(tx, fx, m.WorkspaceID, LiveMessage, m.ConversationID, "", map[string]any{
-		"messageId": m.ID, "status": m.Status, "inbound": !m.Outbound})
+		"messageId": m.ID, "status": m.Status, "inbound": !m.Outbound, "new": false})
+}
+
+func (s *Store) liveNewMessage(tx *bolt.Tx, fx *effects, m *Message) error {
+	return s.live(tx, fx, m.WorkspaceID, LiveMessage, m.ConversationID, "", map[string]any{
+		"messageId": m.ID, "status": m.Status, "inbound": !m.Outbound, "new": true})
 }
 
 // liveConversation records a change of a conversation (change says what: status, assignment,

@@ -129,7 +129,7 @@ func (s *Store) storeMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convC
 	if err := putMessage(tx, &m); err != nil {
 		return m, err
 	}
-	if err := s.liveMessage(tx, fx, &m); err != nil {
+	if err := s.liveNewMessage(tx, fx, &m); err != nil {
 		return m, err
 	}
 	var queued error

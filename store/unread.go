@@ -69,7 +69,7 @@ func members(tx *bolt.Tx, ws string) []string {
 // message event, the conversation unread for every member, and a notification for each member
 // whose preferences ask for it.
 func (s *Store) liveInbound(tx *bolt.Tx, fx *effects, c *Conversation, m *Message, contact Contact) error {
-	if err := s.liveMessage(tx, fx, m); err != nil {
+	if err := s.liveNewMessage(tx, fx, m); err != nil {
 		return err
 	}
 	title := strings.TrimSpace(contact.FirstName + " " + contact.LastName)

@@ -107,3 +107,22 @@ func TestThread(t *testing.T) {
 		t.Error("a non-sandbox number offers no simulated inbound")
 	}
 }
+
+func TestUnreadInFrameAndRows(t *testing.T) {
+	f := Frame{Title: "Inbox", UserName: "Dana", Current: "w1", Section: "inbox", Unread: 3, Live: true,
+		Workspaces: []Option{{"w1", "Acme"}}}
+	html := render(t, App(f, Inbox(InboxView{Numbers: []Option{{"+14155550100", "Main"}},
+		Rows: []InboxRow{{ID: "c1", Title: "Ada", Number: "+1", Status: "open", Unread: true}, {ID: "c2", Title: "Bo", Number: "+2", Status: "open"}}})))
+	expect(t, html, `<title>(3) Inbox · Switchboard</title>`, `data-testid="unread-count" data-count="3"`, `data-live="/events"`,
+		`src="/static/live.js"`, `data-id="c1" class="unread" data-unread="true"`, `data-testid="enable-notifications"`,
+		`name="unread" value="1"`, `name="mentions" value="1"`)
+	if strings.Contains(html, `data-id="c2" class="unread"`) {
+		t.Error("a read row is marked unread")
+	}
+	f.Unread, f.Live = 0, false
+	html = render(t, App(f, Inbox(InboxView{})))
+	expect(t, html, `<title>Inbox · Switchboard</title>`)
+	if strings.Contains(html, "live.js") || strings.Contains(html, "enable-notifications") {
+		t.Error("a page without a workspace listens to events")
+	}
+}

@@ -93,7 +93,10 @@ func lastEventID(r *http.Request) (uint64, bool) {
 		return 0, false
 	}
 	n, err := strconv.ParseUint(v, 10, 64)
-	return n, err == nil
+	if err != nil {
+		return 0, false
+	}
+	return n, true
 }
 
 // events is GET /events: the signed-in user's stream of the current workspace's live events.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -322,4 +323,22 @@ func TestProfileNotifications(t *testing.T) {
 	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(page, "Choose which messages notify you") {
 		t.Fatalf("bad choice: %d", res.StatusCode)
 	}
+}
+
+// FuzzLastEventID: any header value is a number the stream continues after, or absent.
+func FuzzLastEventID(f *testing.F) {
+	for _, seed := range []string{"", "0", "42", "18446744073709551615", "18446744073709551616", "-1", "1e3", " 7", "abc", "٣"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		r, _ := http.NewRequest("GET", "/events", nil)
+		r.Header.Set("Last-Event-ID", v)
+		n, ok := lastEventID(r)
+		if !ok && n != 0 {
+			t.Fatalf("%q: absent but %d", v, n)
+		}
+		if want := strings.TrimLeft(r.Header.Get("Last-Event-ID"), "0"); ok && strconv.FormatUint(n, 10) != want && !(n == 0 && want == "") {
+			t.Fatalf("%q read as %d", v, n)
+		}
+	})
 }
