@@ -113,7 +113,7 @@ func TestUnreadInFrameAndRows(t *testing.T) {
 		Workspaces: []Option{{"w1", "Acme"}}}
 	html := render(t, App(f, Inbox(InboxView{Numbers: []Option{{"+14155550100", "Main"}},
 		Rows: []InboxRow{{ID: "c1", Title: "Ada", Number: "+1", Status: "open", Unread: true}, {ID: "c2", Title: "Bo", Number: "+2", Status: "open"}}})))
-	expect(t, html, `<title>(3) Inbox · Switchboard</title>`, `data-testid="unread-count" data-count="3"`, `data-live="/events"`,
+	expect(t, html, `<title>(3) Inbox · Switchboard</title>`, `data-testid="unread-count" data-count="3"`, `data-live="/events?after=0"`,
 		`src="/static/live.js"`, `data-id="c1" class="unread" data-unread="true"`, `data-testid="enable-notifications"`,
 		`name="unread" value="1"`, `name="mentions" value="1"`)
 	if strings.Contains(html, `data-id="c2" class="unread"`) {

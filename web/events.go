@@ -85,10 +85,14 @@ func (b *broker) streams() int {
 	return n
 }
 
-// lastEventID is the Last-Event-ID header as a number; ok is false when it is absent or not a
+// lastEventID is the Last-Event-ID header as a number, else the query's `after` (a page's
+// first connection: the last event before the page loaded); ok is false when neither is a
 // number (then the stream starts with what happens next).
 func lastEventID(r *http.Request) (uint64, bool) {
 	v := r.Header.Get("Last-Event-ID")
+	if v == "" {
+		v = r.URL.Query().Get("after")
+	}
 	if v == "" {
 		return 0, false
 	}

@@ -32,10 +32,15 @@ type sseStream struct {
 // openStream opens GET /events with c's session; lastID, when not "", is sent as Last-Event-ID.
 func (e *uiEnv) openStream(t *testing.T, c *http.Client, lastID string) *sseStream {
 	t.Helper()
+	return e.openStreamAt(t, c, "/events", lastID)
+}
+
+func (e *uiEnv) openStreamAt(t *testing.T, c *http.Client, path string, lastID ...string) *sseStream {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+"/events", nil)
-	if lastID != "" {
-		req.Header.Set("Last-Event-ID", lastID)
+	req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+path, nil)
+	if len(lastID) > 0 && lastID[0] != "" {
+		req.Header.Set("Last-Event-ID", lastID[0])
 	}
 	res, err := c.Do(req)
 	if err != nil {
@@ -161,6 +166,10 @@ func TestEventsStreamReplayResetAndRemoval(t *testing.T) {
 	r := e.openStream(t, alice, "0")
 	if first := r.next(t, "message"); first.id != msg.id || first.data["messageId"] != msg.data["messageId"] {
 		t.Fatalf("replay from 0 began with %+v, want the message event %s", first, msg.id)
+	}
+	// A page's first connection names the last event before it loaded: ?after=.
+	if first := e.openStreamAt(t, alice, "/events?after=0").next(t, "message"); first.id != msg.id {
+		t.Fatalf("?after=0 began with %+v, want the message event %s", first, msg.id)
 	}
 	// Not a number: as if absent, so only what happens next comes.
 	n := e.openStream(t, alice, "yesterday")
