@@ -135,6 +135,9 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Accel-Buffering", "no") // proxies must not hold events back
 	rc := http.NewResponseController(w)
+	// The server's ReadTimeout would cancel the request once it passes (the connection's
+	// background read fails): a stream reads nothing more, so it has no read deadline.
+	_ = rc.SetReadDeadline(time.Time{})
 	bw := bufio.NewWriterSize(w, 512)
 	// flush sends what is buffered within streamWriteTimeout, then lifts the deadline so that
 	// an idle stream is not cut by the server's WriteTimeout.

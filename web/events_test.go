@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
@@ -350,4 +352,32 @@ func FuzzLastEventID(f *testing.F) {
 			t.Fatalf("%q read as %d", v, n)
 		}
 	})
+}
+
+// TestEventsOutliveServerTimeouts: a stream behind a server with short read and write timeouts
+// still delivers an event after both have passed.
+func TestEventsOutliveServerTimeouts(t *testing.T) {
+	e := newUIEnv(t)
+	_, token, _ := e.st.CreateToken(e.alice.ID, "carrier")
+	// Serve the same handler again, with the production server's timeouts made short.
+	srv := httptest.NewUnstartedServer(e.srv.Config.Handler)
+	srv.Config.ReadTimeout, srv.Config.WriteTimeout = 200*time.Millisecond, 200*time.Millisecond
+	srv.Start()
+	t.Cleanup(srv.Close)
+	alice := e.signIn(t, e.alice)
+	s := (&uiEnv{srv: srv}).openStreamAt(t, withCookies(alice, e.srv.URL, srv.URL), "/events")
+	time.Sleep(600 * time.Millisecond) // both timeouts pass while the stream is idle
+	e.inboundText(t, token, "+14155550123", "still listening?")
+	if ev := s.next(t, "message"); ev.data["inbound"] != true {
+		t.Fatalf("event after the timeouts: %+v", ev)
+	}
+}
+
+// withCookies is a client with c's cookies of from, for the server at to.
+func withCookies(c *http.Client, from, to string) *http.Client {
+	fu, _ := url.Parse(from)
+	tu, _ := url.Parse(to)
+	jar, _ := cookiejar.New(nil)
+	jar.SetCookies(tu, c.Jar.Cookies(fu))
+	return &http.Client{Jar: jar}
 }
