@@ -97,4 +97,14 @@ func TestBrowserLiveInbox(t *testing.T) {
 	shots.take(ctx, "live-inbox-phone")
 	run("phone width: the thread", chromedp.Click(uiTid("inbox-link")), chromedp.WaitVisible(uiTid("thread-items")))
 	shots.take(ctx, "live-thread-phone")
+
+	// The page's stream is open; shutting down does not wait for it.
+	run("the thread page listens", poll(`window.switchboardLive && window.switchboardLive.readyState === 1`, nil, within(5*time.Second)))
+	start := time.Now()
+	if code := srv.stop(t); code != 0 {
+		t.Fatalf("serve exited %d on SIGTERM with a stream open; stderr:\n%s", code, srv.stderr)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("shutdown with a stream open took %v: open streams must end at once", took)
+	}
 }

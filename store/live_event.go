@@ -26,11 +26,11 @@ const (
 
 var liveKinds = []string{LiveMessage, LiveConversation, LiveComment, LiveNotification}
 
-// The log keeps at least the last LiveKeepEvents events or the last LiveKeepFor of each
-// workspace: an entry is pruned only when it is beyond both.
-var (
-	LiveKeepEvents uint64 = 10_000
-	LiveKeepFor           = 24 * time.Hour
+// The log keeps at least the last 10,000 events or the last 24 hours of each workspace
+// (Options.LiveKeepEvents, Options.LiveKeepFor): an entry is pruned only when it is beyond both.
+const (
+	defaultLiveKeepEvents = 10_000
+	defaultLiveKeepFor    = 24 * time.Hour
 )
 
 // livePrunePerWrite bounds how many old entries one write removes, so that no write pays for a
@@ -101,12 +101,12 @@ func (s *Store) live(tx *bolt.Tx, fx *effects, workspaceID, typ, conversationID,
 		return err
 	}
 	fx.wakeLive(workspaceID)
-	return pruneLive(b, wsk, seq, now)
+	return s.pruneLive(b, wsk, seq, now)
 }
 
-// pruneLive removes the workspace's oldest entries that are both older than LiveKeepFor and
-// beyond the last LiveKeepEvents, a few per call.
-func pruneLive(b *bolt.Bucket, wsk []byte, last uint64, now time.Time) error {
+// pruneLive removes the workspace's oldest entries that are both older than the time kept and
+// beyond the number kept, a few per call.
+func (s *Store) pruneLive(b *bolt.Bucket, wsk []byte, last uint64, now time.Time) error {
 	c := b.Cursor()
 	for range livePrunePerWrite {
 		k, v := c.Seek(wsk)
@@ -115,7 +115,7 @@ func pruneLive(b *bolt.Bucket, wsk []byte, last uint64, now time.Time) error {
 		}
 		seq := binary.BigEndian.Uint64(k[16:])
 		at := time.Unix(0, int64(binary.BigEndian.Uint64(v)))
-		if last-seq < LiveKeepEvents || now.Sub(at) < LiveKeepFor {
+		if last-seq < s.liveKeepEvents || now.Sub(at) < s.liveKeepFor {
 			return nil
 		}
 		if err := b.Delete(k); err != nil {

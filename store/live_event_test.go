@@ -69,11 +69,8 @@ func TestLiveEventsNumberedPerWorkspaceAndSurviveReopen(t *testing.T) {
 
 func TestLiveEventsReplayAndTooOld(t *testing.T) {
 	clock := &testClock{t: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
-	s := openStore(t, store.Options{Now: clock.Now})
+	s := openStore(t, store.Options{Now: clock.Now, LiveKeepEvents: 4, LiveKeepFor: time.Hour})
 	f := newFixtureOn(t, s)
-	old, keep := store.LiveKeepEvents, store.LiveKeepFor
-	store.LiveKeepEvents, store.LiveKeepFor = 4, time.Hour
-	t.Cleanup(func() { store.LiveKeepEvents, store.LiveKeepFor = old, keep })
 	conv, _, err := s.CreateConversation(f.ws, f.number, "+14155550123")
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -380,4 +381,40 @@ func withCookies(c *http.Client, from, to string) *http.Client {
 	jar, _ := cookiejar.New(nil)
 	jar.SetCookies(tu, c.Jar.Cookies(fu))
 	return &http.Client{Jar: jar}
+}
+
+// TestEventsStreamAccessHook: when Config.StreamAccess stops agreeing (a session signed out or a
+// user disabled elsewhere), the stream sends nothing more and ends.
+func TestEventsStreamAccessHook(t *testing.T) {
+	e := newUIEnv(t)
+	var allowed atomic.Bool
+	allowed.Store(true)
+	srv := httptest.NewServer(New(e.st, Config{Sessions: e.sess, StreamAccess: func(_ *http.Request, userID string) bool {
+		return userID == e.alice.ID && allowed.Load()
+	}}))
+	t.Cleanup(srv.Close)
+	alice := e.signIn(t, e.alice)
+	s := (&uiEnv{srv: srv}).openStreamAt(t, withCookies(alice, e.srv.URL, srv.URL), "/events")
+	if _, err := e.st.RecordInboundMessage(e.a.ID, store.InboundMessage{From: "+14155550123", To: e.numberA, Text: "one"}); err != nil {
+		t.Fatal(err)
+	}
+	s.next(t, "message")
+	allowed.Store(false)
+	if _, err := e.st.RecordInboundMessage(e.a.ID, store.InboundMessage{From: "+14155550123", To: e.numberA, Text: "two"}); err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case ev, ok := <-s.events:
+			if !ok {
+				return
+			}
+			if ev.event == "message" {
+				t.Fatalf("an event after access ended: %+v", ev)
+			}
+		case <-timeout:
+			t.Fatal("the stream did not end")
+		}
+	}
 }
