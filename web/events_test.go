@@ -418,3 +418,23 @@ func TestEventsStreamAccessHook(t *testing.T) {
 		}
 	}
 }
+
+// TestBrokerNeverBlocks: a stream that does not take its wake-ups (stalled on a slow client)
+// never holds up the broker or the other streams of its workspace.
+func TestBrokerNeverBlocks(t *testing.T) {
+	b := newBroker(nil)
+	stalled, other := b.subscribe("w"), b.subscribe("w")
+	for range 1000 {
+		b.wake([]string{"w"}) // stalled never reads: its one-slot channel stays full
+		select {
+		case <-other.wake:
+		default:
+			t.Fatal("the other stream was not woken")
+		}
+	}
+	b.unsubscribe("w", stalled)
+	b.unsubscribe("w", other)
+	if n := b.streams(); n != 0 {
+		t.Fatalf("%d streams left after both unsubscribed", n)
+	}
+}
