@@ -24,6 +24,7 @@ type config struct {
 	LogRequests    bool
 	SendRate       float64
 	Twilio         twilioConfig
+	Backup         backupConfig // scheduled off-site backups (backup_offsite.go)
 }
 
 // twilioConfig is the Twilio account the twilio adapter uses; the auth token is never logged
@@ -90,6 +91,7 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	fs.BoolVar(&c.LogRequests, "log-requests", true, "log one line per HTTP request")
 	fs.Float64Var(&c.SendRate, "send-rate", 1, "messages per second per number for numbers without a rate of their own (0 = unlimited; sandbox numbers default to unlimited)")
 	twilioFlags(fs, &c.Twilio)
+	backupFlags(fs, &c.Backup, true)
 	// Environment first, so that flags given on the command line win.
 	if err := applyEnv(fs); err != nil {
 		return c, err
@@ -120,6 +122,9 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	}
 	if (c.Twilio.AccountSID == "") != (c.Twilio.AuthToken == "") {
 		return c, fmt.Errorf("-twilio-account-sid and -twilio-auth-token go together: set both or neither")
+	}
+	if err := c.Backup.check(); err != nil {
+		return c, err
 	}
 	c.Twilio.BaseURL = strings.TrimRight(c.Twilio.BaseURL, "/")
 	c.Stage = strings.Trim(c.Stage, "/")

@@ -102,7 +102,7 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 }
 
 // newHTTPServer sets the limits that keep a slow or stalled client from holding a connection
-// and its goroutine (DESIGN §13): headers within 10 s; the whole request, body included, within
+// and its goroutine: headers within 10 s; the whole request, body included, within
 // 30 s (a 1 MiB body at 35 KB/s); the answer within 60 s. GET /admin/backup moves its own write
 // deadline forward while it streams (web/backup.go), since a copy may take longer.
 func newHTTPServer(h http.Handler) *http.Server {
@@ -140,14 +140,16 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 		Stage: cfg.Stage, Provider: cfg.Provider, RateLimit: cfg.RateLimit, LogRequests: cfg.LogRequests,
 		Registry: reg, BackupToken: backupToken, OpenAPI: assets.OpenAPI,
 	}
-	// One guard for both checks of DESIGN §6: at subscribe time and in the delivery dialer.
+	// One SSRF guard for both checks of a hook URL: at subscribe time and in the delivery dialer.
 	guard := webhooks.NewGuard(cfg.HookAllowCIDRs)
 	wcfg.ValidateHookURL = guard.ValidateURL
 	hooks := webhooks.New(s, webhooks.Options{Guard: guard, Registry: reg})
 	s.OnEvents(hooks.Wake)
 	hooks.Start()
 	a.stops = append(a.stops, hooks.Stop)
-	// The carrier (DESIGN §7): the dispatcher sends what the store queues, the receiver records
+	// Delivery history older than the webhook retention goes, at start and then hourly.
+	a.stops = append(a.stops, sweeper{name: "webhook history purge", interval: time.Hour, atStart: true, run: hooks.Purge}.start())
+	// The carrier: the dispatcher sends what the store queues, the receiver records
 	// what comes back through the /carrier/ callbacks.
 	carriers := map[string]carrier.Carrier{store.ProviderSandbox: carrier.Sandbox{}}
 	if cfg.Twilio.configured() {
@@ -169,7 +171,7 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	wcfg.Receiver = carrier.NewReceiver(s, cm)
 	wcfg.BaseURL, wcfg.TwilioAuthToken = cfg.BaseURL, cfg.Twilio.AuthToken
 	// The browser session (sign-in, sign-out, /setup) and /static/ are web's; the OAuth
-	// authorization server (DESIGN §5) asks the session who is signed in, and web routes its
+	// authorization server asks the session who is signed in, and web routes its
 	// endpoints.
 	sess, err := web.NewSessions(s, web.SessionConfig{BaseURL: cfg.BaseURL})
 	if err != nil {
@@ -184,13 +186,23 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	wcfg.Sessions = sess
 	wcfg.OAuth = prov // its endpoints, and its clients on the superuser pages
 	wcfg.Static = assets.Static
-	a.stops = append(a.stops, prov.StartSweeper(time.Hour))
+	// Expired OAuth codes, replay records and grants whose refresh token expired go hourly.
+	a.stops = append(a.stops, sweeper{name: "oauth sweep", interval: time.Hour,
+		run: func() (int, error) { return 0, prov.Sweep() }}.start())
 	if a.setupURL, err = sess.SetupURL(); err != nil {
 		a.stop()
 		return nil, err
 	}
-	// Workspace message retention (DESIGN §8): an hourly sweep in bounded transactions.
-	a.stops = append(a.stops, s.StartRetentionSweeper(time.Hour))
+	// Workspace message retention: messages older than a workspace's retention days are
+	// deleted at start and then hourly, in bounded transactions.
+	a.stops = append(a.stops, sweeper{name: "retention sweep", interval: time.Hour, atStart: true, run: s.SweepRetention}.start())
+	// Scheduled off-site backups (-backup-url), listed on /admin/backup.
+	stopBackups, err := startBackups(s, cfg.Backup, reg, &wcfg)
+	if err != nil {
+		a.stop()
+		return nil, err
+	}
+	a.stops = append(a.stops, stopBackups)
 	streams := make(chan struct{})
 	a.endStreams = sync.OnceFunc(func() { close(streams) })
 	wcfg.Done = streams
@@ -232,6 +244,9 @@ func printBanner(w io.Writer, cfg config, a *app) {
 	fmt.Fprintf(w, "  OAuth 2.0:       %s/oauth/authorize  %s/oauth/token  %s/oauth/revoke\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  carrier:         %s/carrier/twilio/sms  …/status  …/voice (Twilio), %s/carrier/sandbox/sms (sandbox)\n", cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  data:            %s\n", dbPath(cfg.Data))
+	if b := cfg.Backup; b.URL != "" {
+		fmt.Fprintf(w, "  backups:         every %s to %s, keeping the newest %d\n", b.Every, b.URL, b.Keep)
+	}
 	if a.setupURL != "" {
 		fmt.Fprintf(w, "No admin yet. Finish setup (one-time link): %s\n", a.setupURL)
 	}

@@ -8,18 +8,17 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"switchboard/internal/testutil"
 )
 
 // TestBrowserLiveInbox: with /inbox open in Chromium, an inbound text posted to the sandbox
 // carrier shows in the list within a second, bold, and the title counts it; with the thread
 // open, the next text is appended to it in place, without a reload.
 func TestBrowserLiveInbox(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test")
-	}
-	chrome := uiChromium(t)
+	chrome := testutil.Chromium(t) // skipped under -short, and without Chromium outside CI
 	f := newFixture(t)
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, addr, nil, "-addr", addr, "-data="+f.data, "-log-requests=false")
 	inbound := func(text string) {
 		t.Helper()
@@ -38,7 +37,7 @@ func TestBrowserLiveInbox(t *testing.T) {
 	}
 
 	shots := newShots(t)
-	ctx := uiBrowser(t, chrome)
+	ctx := testutil.StartChromium(t, chrome, 2*time.Minute)
 	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, actions...); err != nil {
@@ -50,11 +49,11 @@ func TestBrowserLiveInbox(t *testing.T) {
 	run("sign in",
 		chromedp.EmulateViewport(1280, 860),
 		chromedp.Navigate(srv.base+"/login"),
-		chromedp.WaitVisible(uiTid("login-form")),
-		chromedp.SendKeys(uiTid("login-email"), "ana@example.com"),
-		chromedp.SendKeys(uiTid("login-password"), "correct horse"),
-		chromedp.Click(uiTid("login-submit")),
-		chromedp.WaitVisible(uiTid("inbox-list-region")),
+		chromedp.WaitVisible(testutil.TestID("login-form")),
+		chromedp.SendKeys(testutil.TestID("login-email"), "ana@example.com"),
+		chromedp.SendKeys(testutil.TestID("login-password"), "correct horse"),
+		chromedp.Click(testutil.TestID("login-submit")),
+		chromedp.WaitVisible(testutil.TestID("inbox-list-region")),
 	)
 	// The stream is open before the text arrives (EventSource connects after the page loads).
 	run("the page listens", poll(`window.switchboardLive && window.switchboardLive.readyState === 1`, nil, within(5*time.Second)))
@@ -75,8 +74,8 @@ func TestBrowserLiveInbox(t *testing.T) {
 	shots.take(ctx, "live-inbox-desktop")
 
 	run("open the thread: it is read",
-		chromedp.Click(uiTid("inbox-link")),
-		chromedp.WaitVisible(uiTid("thread-items")),
+		chromedp.Click(testutil.TestID("inbox-link")),
+		chromedp.WaitVisible(testutil.TestID("thread-items")),
 		poll(`window.switchboardLive && window.switchboardLive.readyState === 1 && document.title.startsWith("+1")`, nil, within(5*time.Second)),
 		chromedp.Evaluate[chromedp.Void](`window.__noReload = true`),
 	)
@@ -92,10 +91,10 @@ func TestBrowserLiveInbox(t *testing.T) {
 	run("phone width: the inbox",
 		chromedp.EmulateViewport(390, 844),
 		chromedp.Navigate(srv.base+"/inbox"),
-		chromedp.WaitVisible(uiTid("inbox-list-region")),
+		chromedp.WaitVisible(testutil.TestID("inbox-list-region")),
 	)
 	shots.take(ctx, "live-inbox-phone")
-	run("phone width: the thread", chromedp.Click(uiTid("inbox-link")), chromedp.WaitVisible(uiTid("thread-items")))
+	run("phone width: the thread", chromedp.Click(testutil.TestID("inbox-link")), chromedp.WaitVisible(testutil.TestID("thread-items")))
 	shots.take(ctx, "live-thread-phone")
 
 	// The page's stream is open; shutting down does not wait for it.

@@ -7,12 +7,26 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Keyword actions an inbound text can carry (the carrier package recognises the words).
+// Keyword is the compliance keyword family an inbound text belongs to, and so the action it
+// carries: the store acts on it (opt out, opt back in, reply), the carrier package recognises
+// the words. NoKeyword, the zero value, is an ordinary text.
+type Keyword string
+
+// The keyword families.
 const (
-	KeywordStop  = "stop"
-	KeywordStart = "start"
-	KeywordHelp  = "help"
+	NoKeyword    Keyword = ""
+	KeywordStop  Keyword = "stop"  // STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT: opt out
+	KeywordStart Keyword = "start" // START, UNSTOP, YES: opt back in
+	KeywordHelp  Keyword = "help"  // HELP, INFO: the help reply
 )
+
+// String names the family, for logs: "none" for an ordinary text.
+func (k Keyword) String() string {
+	if k == NoKeyword {
+		return "none"
+	}
+	return string(k)
+}
 
 // InboundMessage is a text a contact sent to one of the workspace's numbers, as the carrier
 // parsed it. To is the workspace's number; From the contact's address.
@@ -26,7 +40,7 @@ type InboundMessage struct {
 	MultipartID  string // shared by the parts of one long message
 	MultipartNum int
 	Segments     int
-	Keyword      string // KeywordStop, KeywordStart, KeywordHelp or ""
+	Keyword      Keyword // KeywordStop, KeywordStart, KeywordHelp or NoKeyword
 }
 
 // InboundResult is what recording an inbound text did.
@@ -179,7 +193,7 @@ const (
 
 // KeywordReply is the reply text for a keyword: the workspace's setting, else the default that
 // names the workspace; "" sends no reply.
-func (w *Workspace) KeywordReply(keyword string) string {
+func (w *Workspace) KeywordReply(keyword Keyword) string {
 	var set *string
 	def := ""
 	switch keyword {

@@ -2,12 +2,10 @@ package store
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"slices"
 	"strings"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -17,45 +15,6 @@ import (
 // values: a reverse cursor over the workspace's prefix walks them in order without a scan.
 // A conversation's activity is its lastMessageTime, else its creation time. The entry moves
 // in the same transaction as the record (conversationFor, touchConversation).
-
-// conversationActivity is the time the inbox orders c by.
-func conversationActivity(c *Conversation) time.Time {
-	if c.LastMessageTime != nil {
-		return *c.LastMessageTime
-	}
-	return c.CreatedAt
-}
-
-func activityKey(c *Conversation) []byte {
-	k := make([]byte, 0, 40)
-	k = append(k, idKey(c.WorkspaceID)...)
-	k = binary.BigEndian.AppendUint64(k, uint64(conversationActivity(c).UnixNano()))
-	return append(k, idKey(c.ID)...)
-}
-
-func putActivity(tx *bolt.Tx, c *Conversation) error {
-	return tx.Bucket(bConvActivity).Put(activityKey(c), nil)
-}
-
-func deleteActivity(tx *bolt.Tx, c *Conversation) error {
-	return tx.Bucket(bConvActivity).Delete(activityKey(c))
-}
-
-// indexConversationActivity is the migration that builds bConvActivity for files written before
-// it existed.
-func indexConversationActivity(_ *Store, tx *bolt.Tx) error {
-	b, err := tx.CreateBucketIfNotExists(bConvActivity)
-	if err != nil {
-		return err
-	}
-	return tx.Bucket(bConversations).ForEach(func(_, v []byte) error {
-		var c Conversation
-		if err := jsonUnmarshal(v, &c); err != nil {
-			return err
-		}
-		return b.Put(activityKey(&c), nil)
-	})
-}
 
 // InboxFilter narrows Inbox. Empty fields do not filter.
 type InboxFilter struct {
@@ -73,7 +32,7 @@ type InboxFilter struct {
 
 // inboxScan bounds how many conversations one page examines: a filter that matches little
 // (closed conversations among 100,000 open ones) answers with what it found and a cursor to go
-// on, so a page stays fast however selective its filter (DESIGN §9: 50 ms).
+// on, so a page stays fast (within 50 ms) however selective its filter.
 var inboxScan = 2000
 
 // InboxItem is one row of the inbox: a conversation with what a person needs to pick it.
@@ -215,88 +174,4 @@ func lastMessageText(tx *bolt.Tx, workspaceID, convID string) string {
 		return "[media]"
 	}
 	return m.Text
-}
-
-// ConversationUpdate changes a conversation's triage fields; nil fields stay as they are.
-type ConversationUpdate struct {
-	Status          *string
-	AssignedUserIDs *[]string // each a member of the workspace
-	Labels          *[]string
-	// ActorID is the user making the change ("" for the API): a user they assign is notified
-	// unless it is themselves.
-	ActorID string
-}
-
-// UpdateConversation sets a conversation's status, assignees or labels. It does not move the
-// conversation in the inbox: only messages are activity.
-func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate) (Conversation, error) {
-	var c Conversation
-	var errs ValidationError
-	if u.Status != nil {
-		switch *u.Status {
-		case ConversationOpen, ConversationSnoozed, ConversationClosed:
-		default:
-			errs = append(errs, FieldError{"status", "must be open, snoozed or closed"})
-		}
-	}
-	var labels []string
-	if u.Labels != nil {
-		for _, l := range *u.Labels {
-			if l = strings.TrimSpace(l); l != "" {
-				if runeLen(l) > 64 {
-					errs = append(errs, FieldError{"labels", "each label must be at most 64 characters"})
-					break
-				}
-				labels = append(labels, l)
-			}
-		}
-		labels = NormalizeGroup(labels)
-		if len(labels) > 20 {
-			errs = append(errs, FieldError{"labels", "must be at most 20 labels"})
-		}
-	}
-	if errs != nil {
-		return c, errs
-	}
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		ok, err := getJSON(tx.Bucket(bConversations), wsKeyChecked(workspaceID, id), &c)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errorf(ErrNotFound, "conversation not found")
-		}
-		before := c
-		if u.AssignedUserIDs != nil {
-			ids := NormalizeGroup(*u.AssignedUserIDs)
-			if fe, ok := checkMentions(tx, workspaceID, ids); !ok {
-				fe.Field, fe.Message = "assignedUserIds", strings.Replace(fe.Message, "must be", "assignees must be", 1)
-				return ValidationError{fe}
-			}
-			c.AssignedUserIDs = orEmpty(ids)
-		}
-		if u.Status != nil {
-			c.Status = *u.Status
-		}
-		if u.Labels != nil {
-			c.Labels = orEmpty(labels)
-		}
-		c.UpdatedAt = s.Now()
-		if err := putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c); err != nil {
-			return err
-		}
-		return s.liveUpdated(tx, fx, &c, before, u)
-	})
-	return c, err
-}
-
-// Labels lists the labels in use on a workspace's most recent conversations (for the inbox's
-// label filter), sorted.
-func (s *Store) Labels(workspaceID string) ([]string, error) {
-	items, err := s.Inbox(workspaceID, InboxFilter{Limit: 200})
-	var out []string
-	for _, it := range items {
-		out = append(out, it.Conversation.Labels...)
-	}
-	return NormalizeGroup(out), err
 }

@@ -8,6 +8,75 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// Message is one SMS/MMS, inbound or outbound. Stored as JSON without its empty fields (results
+// and payloads are built from it with every field present).
+type Message struct {
+	ID                string     `json:"id"`
+	WorkspaceID       string     `json:"workspaceId"`
+	ConversationID    string     `json:"conversationId"`
+	BroadcastID       string     `json:"broadcastId,omitempty"`
+	CommunicationType string     `json:"communicationType,omitempty"`
+	From              string     `json:"from"`
+	To                string     `json:"to,omitempty"`
+	Group             []string   `json:"group,omitempty"`
+	Text              string     `json:"text,omitempty"`
+	Media             []string   `json:"media,omitempty"`
+	MultipartID       string     `json:"multipartId,omitempty"`
+	MultipartNum      int        `json:"multipartNum,omitempty"`
+	Segments          int        `json:"segments,omitempty"`
+	Outbound          bool       `json:"outbound,omitempty"`
+	Billable          bool       `json:"billable,omitempty"`
+	Priority          string     `json:"priority,omitempty"`
+	Provider          string     `json:"provider,omitempty"`
+	ProviderErr       string     `json:"providerErr,omitempty"`
+	ProviderID        string     `json:"providerId,omitempty"`
+	ProviderRef       string     `json:"providerRef,omitempty"`
+	Status            string     `json:"status"`
+	Attempts          int        `json:"attempts,omitempty"`
+	AuthorID          string     `json:"authorId,omitempty"`
+	NumberID          string     `json:"numberId,omitempty"` // the outbound channel that sends it
+	SentAt            *time.Time `json:"sentAt,omitempty"`
+	DeliveredAt       *time.Time `json:"deliveredAt,omitempty"`
+	ReadAt            *time.Time `json:"readAt,omitempty"`
+	CreatedAt         time.Time  `json:"createdAt"`
+	UpdatedAt         time.Time  `json:"updatedAt,omitzero"`
+}
+
+// Recipients are the addresses an outbound message goes to: its To, or its group.
+func (m *Message) Recipients() []string {
+	if len(m.Group) > 0 {
+		return m.Group
+	}
+	return []string{m.To}
+}
+
+// Direction is "outbound" or "inbound".
+func (m *Message) Direction() string {
+	if m.Outbound {
+		return "outbound"
+	}
+	return "inbound"
+}
+
+// Outbound message priorities: the outbox sends high before normal before low.
+const (
+	PriorityHigh   = "high"
+	PriorityNormal = "normal"
+	PriorityLow    = "low"
+)
+
+// Message statuses.
+const (
+	MessageQueued    = "queued"
+	MessageSending   = "sending"
+	MessageSent      = "sent"
+	MessageDelivered = "delivered"
+	MessageFailed    = "failed"
+	MessageReceived  = "received"
+	MessageCancelled = "cancelled"
+	MessageScheduled = "scheduled"
+)
+
 // SendInput is an outbound text: To holds one address (1:1) or several (a group).
 type SendInput struct {
 	From     string
@@ -36,7 +105,7 @@ func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 			return err
 		}
 		// Refusals go back through fx.refuse, so they do not make DB.Batch re-run the other
-		// sends of the batch (DESIGN §8); nothing is written before them.
+		// sends of the batch (tx.go); nothing is written before them.
 		if !ok {
 			return fx.refuse(fromNumberError(in.From))
 		}

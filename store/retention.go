@@ -2,9 +2,7 @@ package store
 
 import (
 	"bytes"
-	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -132,29 +130,4 @@ func (s *Store) SweepRetention() (int, error) {
 		}
 	}
 	return total, nil
-}
-
-// StartRetentionSweeper runs SweepRetention now and then every interval until the returned
-// stop function is called (which waits for a sweep in progress).
-func (s *Store) StartRetentionSweeper(interval time.Duration) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			if n, err := s.SweepRetention(); err != nil {
-				slog.Error("retention sweep", "err", err, "deleted", n)
-			} else if n > 0 {
-				slog.Info("retention sweep", "deleted", n)
-			}
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	})
-	var once sync.Once
-	return func() { once.Do(func() { close(done); wg.Wait() }) }
 }

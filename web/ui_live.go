@@ -20,17 +20,6 @@ import (
 // conversation read for the user. That is the only thing a GET changes, and it changes nothing
 // anyone else sees; "Mark as unread" (a POST) undoes it.
 
-// liveRoutes adds the routes of the live inbox.
-func (h *Handler) liveRoutes(mux *http.ServeMux, get, post func(string, int, func(http.ResponseWriter, *http.Request, *ui))) {
-	mux.HandleFunc("GET /events", h.events)
-	get("/inbox/list", roleMember, h.inboxList)
-	get("/inbox/unread", roleMember, h.unreadCount)
-	get("/inbox/{conversation}/items", roleMember, h.threadItems)
-	post("/inbox/{conversation}/unread", roleMember, h.threadMarkUnread)
-	get("/settings/profile", roleSignedIn, h.profile)
-	post("/settings/profile/notifications", roleSignedIn, h.saveNotifications)
-}
-
 // inboxList is GET /inbox/list: the inbox page's list alone, for the query of the page.
 func (h *Handler) inboxList(w http.ResponseWriter, r *http.Request, u *ui) {
 	v, err := h.inboxView(r, u)

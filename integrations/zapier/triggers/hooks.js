@@ -1,6 +1,6 @@
 'use strict';
 
-// Instant (REST hook) triggers, one per webhook event of DESIGN §6. Subscribing registers the
+// Instant (REST hook) triggers, one per webhook event. Subscribing registers the
 // Zap's hook URL with subscribe-webhook; Switchboard then POSTs each event there with Standard
 // Webhooks headers, signed with the subscription's secret, which perform checks.
 const crypto = require('crypto');
