@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"switchboard/carrier"
+	"switchboard/media"
 	"switchboard/oauth"
 	"switchboard/store"
 	"switchboard/web"
@@ -168,6 +169,20 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	s.OnSchedule(sched.Wake)
 	sched.Start()
 	a.stops = append(a.stops, sched.Stop)
+	// Media (MMS): kept files' URLs start with the public URL, so carriers can fetch them, and
+	// inbound Twilio media are fetched into the store from its durable queue.
+	s.SetPublicURL(cfg.BaseURL)
+	if cfg.Twilio.configured() {
+		fetcher, err := media.NewFetcher(s, media.FetcherOptions{BaseURL: cfg.Twilio.BaseURL,
+			AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken})
+		if err != nil {
+			a.stop()
+			return nil, err
+		}
+		s.OnMediaFetch(fetcher.Wake)
+		fetcher.Start()
+		a.stops = append(a.stops, fetcher.Stop)
+	}
 	wcfg.Receiver = carrier.NewReceiver(s, cm)
 	wcfg.BaseURL, wcfg.TwilioAuthToken = cfg.BaseURL, cfg.Twilio.AuthToken
 	// The browser session (sign-in, sign-out, /setup) and /static/ are web's; the OAuth
@@ -196,6 +211,8 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	// Workspace message retention: messages older than a workspace's retention days are
 	// deleted at start and then hourly, in bounded transactions.
 	a.stops = append(a.stops, sweeper{name: "retention sweep", interval: time.Hour, atStart: true, run: s.SweepRetention}.start())
+	// Snoozed conversations reopen when their time passes: checked at start and every 15 s.
+	a.stops = append(a.stops, sweeper{name: "snooze sweep", interval: 15 * time.Second, atStart: true, run: s.SweepSnoozed}.start())
 	// Scheduled off-site backups (-backup-url), listed on /admin/backup.
 	stopBackups, err := startBackups(s, cfg.Backup, reg, &wcfg)
 	if err != nil {

@@ -67,27 +67,34 @@
   var refreshPage = serial(function () { return Promise.all([refreshCount(), refreshList()]); }, 250);
 
   // ---- the open thread ----
-  var list = document.getElementById("thread-items");
-  var conversation = list && list.dataset.conversation;
-  function newestID() {
+  // The list is looked up each time: a form sent in place swaps it (htmx, out of band). New
+  // items go to the end of the window; "Show earlier" puts older ones in #thread-earlier.
+  function threadList() { return document.getElementById("thread-items"); }
+  var first = threadList();
+  var conversation = first && first.dataset.conversation;
+  function newestID(list) {
     var max = "";
     list.querySelectorAll("[data-id]").forEach(function (li) { if (li.dataset.id > max) max = li.dataset.id; });
     return max;
   }
   var appendNew = serial(function () {
-    return get(list.dataset.itemsUrl + "?after=" + encodeURIComponent(newestID())).then(function (r) { return r.text(); }).then(function (html) {
-      var items = fragment(html);
+    var list = threadList();
+    if (!list) return Promise.resolve();
+    return get(list.dataset.itemsUrl + "?after=" + encodeURIComponent(newestID(list))).then(function (r) { return r.text(); }).then(function (html) {
+      var now = threadList();
+      if (!now) return;
       var added = false;
-      Array.from(items.children).forEach(function (li) {
-        if (!document.getElementById(li.id)) { list.appendChild(li); added = true; }
+      Array.from(fragment(html).children).forEach(function (li) {
+        if (!document.getElementById(li.id)) { now.appendChild(li); added = true; }
       });
       if (added) {
-        var empty = list.querySelector('[data-testid="thread-empty"]');
+        var empty = now.querySelector('[data-testid="thread-empty"]');
         if (empty) empty.remove();
       }
     });
   });
   function replaceItem(id) {
+    var list = threadList();
     return get(list.dataset.itemsUrl + "?id=" + encodeURIComponent(id)).then(function (r) { return r.text(); }).then(function (html) {
       var li = fragment(html).firstElementChild;
       var old = document.getElementById("item-" + id);
@@ -101,13 +108,15 @@
     el.className = "badge badge-" + status;
   }
   function onThread(type, d) {
-    if (!list || d.conversationId !== conversation) return;
+    if (!conversation || !threadList() || d.conversationId !== conversation) return;
     if (type === "message" && document.getElementById("item-" + d.messageId)) {
       replaceItem(d.messageId);
     } else if (type === "message" || type === "comment") {
       appendNew();
-    } else if (type === "conversation" && d.change === "status") {
-      setStatus(d.status);
+    } else if (type === "conversation") {
+      if (d.change === "status") setStatus(d.status);
+      // A triage change's event names its activity entry: append it at the end of the thread.
+      if (d.entryId) appendNew();
     }
   }
 

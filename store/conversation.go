@@ -27,6 +27,8 @@ type Conversation struct {
 	LastMessageTime         *time.Time `json:"lastMessageTime"`
 	CreatedAt               time.Time  `json:"createdAt"`
 	UpdatedAt               time.Time  `json:"updatedAt"`
+	// SnoozedUntil is when a snoozed conversation reopens by itself (nil: until the contact writes).
+	SnoozedUntil *time.Time `json:"snoozedUntil,omitempty"`
 }
 
 // IsGroup reports whether the conversation has more than one contact address.
@@ -172,7 +174,10 @@ func touchConversation(tx *bolt.Tx, c *Conversation, at time.Time, inbound bool)
 	}
 	c.UpdatedAt = at
 	if inbound {
-		c.Status = ConversationOpen
+		// The contact's text reopens a closed or snoozed conversation (its snooze time goes).
+		if err := setStatus(tx, c, ConversationOpen, nil); err != nil {
+			return err
+		}
 	}
 	return putJSON(tx.Bucket(bConversations), wsKey(c.WorkspaceID, c.ID), c)
 }
@@ -273,7 +278,7 @@ func activityKey(c *Conversation) []byte {
 }
 
 func putActivity(tx *bolt.Tx, c *Conversation) error {
-	return tx.Bucket(bConvActivity).Put(activityKey(c), nil)
+	return tx.Bucket(bConvActivity).Put(activityKey(c), activityValue(tx, c)) // inbox_search.go
 }
 
 func deleteActivity(tx *bolt.Tx, c *Conversation) error {
@@ -285,8 +290,11 @@ type ConversationUpdate struct {
 	Status          *string
 	AssignedUserIDs *[]string // each a member of the workspace
 	Labels          *[]string
-	// ActorID is the user making the change ("" for the API): a user they assign is notified
-	// unless it is themselves.
+	// SnoozeUntil, with Status snoozed, is when the conversation reopens by itself: in the
+	// future, at most a year ahead (nil: until the contact writes).
+	SnoozeUntil *time.Time
+	// ActorID is the user making the change ("" for the API): the thread's activity entries
+	// name them, and a user they assign is notified unless it is themselves.
 	ActorID string
 }
 
@@ -318,6 +326,11 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 			errs = append(errs, FieldError{"labels", "must be at most 20 labels"})
 		}
 	}
+	if u.Status != nil && *u.Status == ConversationSnoozed {
+		if fe := checkSnooze(u.SnoozeUntil, s.Now()); fe != nil { // snooze.go
+			errs = append(errs, *fe)
+		}
+	}
 	if errs != nil {
 		return c, errs
 	}
@@ -339,16 +352,24 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 			c.AssignedUserIDs = orEmpty(ids)
 		}
 		if u.Status != nil {
-			c.Status = *u.Status
+			if err := setStatus(tx, &c, *u.Status, u.SnoozeUntil); err != nil {
+				return err
+			}
 		}
 		if u.Labels != nil {
 			c.Labels = orEmpty(labels)
 		}
 		c.UpdatedAt = s.Now()
+		if err := s.logChanges(tx, fx, &before, &c, u.ActorID); err != nil { // conversation_log.go
+			return err
+		}
 		if err := putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c); err != nil {
 			return err
 		}
-		return s.liveUpdated(tx, fx, &c, before, u)
+		if u.AssignedUserIDs != nil {
+			return s.liveAssigned(tx, fx, &c, before.AssignedUserIDs, u.ActorID) // live_changes.go
+		}
+		return nil
 	})
 	return c, err
 }

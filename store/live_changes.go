@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -108,12 +109,9 @@ func (s *Store) liveComment(tx *bolt.Tx, fx *effects, c *Conversation, cm *Comme
 	return nil
 }
 
-// liveAssigned records a change of assignees: the conversation event and a notification to
-// each user newly assigned by someone else.
+// liveAssigned notifies each user newly assigned by someone else. The conversation events of
+// a triage change are those of its activity entries (putEntry).
 func (s *Store) liveAssigned(tx *bolt.Tx, fx *effects, c *Conversation, before []string, actor string) error {
-	if err := s.liveConversation(tx, fx, c, "assignment", ""); err != nil {
-		return err
-	}
 	who := userName(tx, actor)
 	for _, u := range c.AssignedUserIDs {
 		if u == actor || slices.Contains(before, u) {
@@ -131,67 +129,83 @@ func (s *Store) liveAssigned(tx *bolt.Tx, fx *effects, c *Conversation, before [
 	return nil
 }
 
-// liveUpdated records the events of a conversation update: one conversation event per kind of
-// change, and notifications for new assignees.
-func (s *Store) liveUpdated(tx *bolt.Tx, fx *effects, c *Conversation, before Conversation, u ConversationUpdate) error {
-	if u.Status != nil && before.Status != c.Status {
-		if err := s.liveConversation(tx, fx, c, "status", ""); err != nil {
-			return err
-		}
-	}
-	if u.Labels != nil && !slices.Equal(before.Labels, c.Labels) {
-		if err := s.liveConversation(tx, fx, c, "labels", ""); err != nil {
-			return err
-		}
-	}
-	if u.AssignedUserIDs != nil && !slices.Equal(before.AssignedUserIDs, c.AssignedUserIDs) {
-		return s.liveAssigned(tx, fx, c, before.AssignedUserIDs, u.ActorID)
-	}
-	return nil
-}
-
-// ConversationItemsAfter returns the conversation's messages and comments made after the item
-// afterID (ids are ULIDs, so newer items sort after it), oldest first, at most max of each: what
-// an open thread has not shown yet. An empty or unknown afterID starts at the beginning.
-func (s *Store) ConversationItemsAfter(workspaceID, conversationID, afterID string, max int) ([]Message, []Comment, error) {
-	var msgs []Message
-	var comments []Comment
+// ThreadAfter returns the thread's items (messages, comments and activity entries) made after
+// the item afterID, oldest first, at most ThreadMax: what an open thread has not shown yet. Ids
+// are ULIDs, so newer items sort after it; an empty or unknown afterID starts at the beginning.
+// It walks forward from afterID, so it reads only the items it returns.
+func (s *Store) ThreadAfter(workspaceID, conversationID, afterID string) ([]ThreadItem, error) {
+	var out []ThreadItem
 	err := s.db.View(func(tx *bolt.Tx) error {
-		idx := tx.Bucket(bConvMessages)
-		scan := func(term string, fn func(id string) error) error {
-			p := idxPrefix(workspaceID, term)
-			c := idx.Cursor()
-			k, _ := c.Seek(idxKey(workspaceID, term, afterID))
-			n := 0
-			for ; k != nil && bytes.HasPrefix(k, p) && n < max; k, _ = c.Next() {
-				if len(k) != len(p)+16 || bytes.Equal(k[len(p):], idKey(afterID)) {
-					continue
-				}
-				n++
-				if err := fn(idFromKey(k)); err != nil {
-					return err
-				}
-			}
+		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}
-		if err := scan(conversationID, func(id string) error {
-			var m Message
-			ok, err := getJSON(tx.Bucket(bMessages), wsKey(workspaceID, id), &m)
-			if ok {
-				msgs = append(msgs, m)
-			}
-			return err
-		}); err != nil {
-			return err
+		idx := tx.Bucket(bConvMessages)
+		type head struct {
+			c    *bolt.Cursor
+			p    []byte
+			kind byte
+			id   []byte
 		}
-		return scan("c"+conversationID, func(id string) error {
-			var cm Comment
-			ok, err := getJSON(tx.Bucket(bComments), wsKey(workspaceID, id), &cm)
-			if ok {
-				comments = append(comments, cm)
+		var after []byte
+		if id, ok := ParseID(afterID); ok {
+			after = id[:]
+		}
+		set := func(h *head, k []byte) {
+			for k != nil && bytes.HasPrefix(k, h.p) && (len(k) != len(h.p)+16 || bytes.Compare(k[len(h.p):], after) <= 0) {
+				k, _ = h.c.Next()
 			}
-			return err
-		})
+			if k == nil || !bytes.HasPrefix(k, h.p) {
+				h.id = nil
+				return
+			}
+			h.id = k[len(h.p):]
+		}
+		var heads []*head
+		for _, t := range []struct {
+			term string
+			kind byte
+		}{{conversationID, 'm'}, {"c" + conversationID, 'c'}, {entryTerm(conversationID), 'a'}} {
+			h := &head{c: idx.Cursor(), p: idxPrefix(workspaceID, t.term), kind: t.kind}
+			k, _ := h.c.Seek(append(slices.Clone(h.p), after...))
+			set(h, k)
+			heads = append(heads, h)
+		}
+		for len(out) < ThreadMax {
+			var best *head
+			for _, h := range heads {
+				if h.id != nil && (best == nil || bytes.Compare(h.id, best.id) < 0) {
+					best = h
+				}
+			}
+			if best == nil {
+				break
+			}
+			id := ulid.ULID(best.id).String()
+			key := wsKey(workspaceID, id)
+			it := ThreadItem{ID: id}
+			var ok bool
+			var err error
+			switch best.kind {
+			case 'm':
+				it.Message = &Message{}
+				ok, err = getJSON(tx.Bucket(bMessages), key, it.Message)
+			case 'c':
+				it.Comment = &Comment{}
+				ok, err = getJSON(tx.Bucket(bComments), key, it.Comment)
+			default:
+				it.Entry = &ConversationEntry{}
+				ok, err = getJSON(tx.Bucket(bConvEntries), key, it.Entry)
+			}
+			if err != nil {
+				return err
+			}
+			if ok {
+				out = append(out, it)
+			}
+			k, _ := best.c.Next()
+			set(best, k)
+		}
+		return nil
 	})
-	return msgs, comments, err
+	return out, err
 }

@@ -46,6 +46,8 @@ type Store struct {
 	onOutbox   func()
 	onSchedule func()
 	onLive     func(workspaceIDs []string)
+	onMedia    func()       // media fetches queued (media_fetch.go)
+	mediaBase  atomic.Value // string: the public URL media URLs start with (media.go)
 	tenantID   string
 	idMu       sync.Mutex
 	idEntropy  *ulid.MonotonicEntropy

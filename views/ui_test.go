@@ -96,6 +96,10 @@ func TestThread(t *testing.T) {
 		`data-testid="thread-comment"`, `Mentions: @Mo`, `>draft</textarea>`, `1 segment (GSM-7)`, `data-testid="error-text">too long<`,
 		`role="alert" data-testid="form-error">The reply was not sent`, `value="u2" checked`, `>Block +14155550123<`,
 		`action="/inbox/c1/simulate"`, `>Simulate inbound text<`, `>Send reply<`)
+	// The thread is pushed (live.js), never polled.
+	if strings.Contains(html, "hx-trigger") {
+		t.Error("the thread page must not poll its items")
+	}
 	// The order of the items is the order given (time order, chosen by the handler).
 	if strings.Index(html, ">Hi<") > strings.Index(html, ">VIP<") || strings.Index(html, ">VIP<") > strings.Index(html, ">Hello<") {
 		t.Error("want the items in the given order")

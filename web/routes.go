@@ -84,6 +84,9 @@ func (h *Handler) routes() http.Handler {
 		}))
 	}
 
+	// ---- media (MMS attachments): served without sign-in, the random token is the key ----
+	mux.HandleFunc("GET /media/{token}/{name}", h.serveMedia)
+
 	if ss := h.cfg.Sessions; ss != nil {
 		// ---- the browser session: sign-in, sign-out, first-run setup ----
 		mux.HandleFunc("GET /oauth/login", ss.loginPage)
@@ -110,6 +113,12 @@ func (h *Handler) routes() http.Handler {
 		post("/inbox/{conversation}/status", roleMember, h.threadStatus)
 		post("/inbox/{conversation}/block", roleMember, h.threadBlock)
 		post("/inbox/{conversation}/simulate", roleMember, h.threadSimulate)
+		// ---- live inbox: triage and send later (ui_thread_triage.go) ----
+		post("/inbox/{conversation}/close", roleMember, h.threadClose)
+		post("/inbox/{conversation}/reopen", roleMember, h.threadReopen)
+		post("/inbox/{conversation}/snooze", roleMember, h.threadSnooze)
+		post("/inbox/{conversation}/messages/{message}/cancel", roleMember, h.threadCancelMessage)
+		// ---- end live inbox ----
 
 		// ---- live inbox: the push stream, unread, list and thread fragments, profile ----
 		mux.HandleFunc("GET /events", h.events) // its own session check: 401, not a redirect

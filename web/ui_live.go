@@ -3,9 +3,7 @@ package web
 import (
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
-	"time"
 
 	"switchboard/store"
 	"switchboard/views"
@@ -82,53 +80,61 @@ func (h *Handler) markUnreadRows(u *ui, rows []views.InboxRow) error {
 	return err
 }
 
-// threadItems is GET /inbox/{conversation}/items: the items of an open thread that it has not
-// shown yet (after=the id of its newest item), or one item again (id=, a message whose status
-// changed). It never sends the whole thread: at most 100 new items.
+// threadItems is GET /inbox/{conversation}/items, the fragments of an open thread, rendered by
+// the same component as the page: ?before= the earlier items "Show earlier" puts in place;
+// ?id= one message again (its status changed: it is replaced in place); else the items the
+// thread has not shown yet (?after= the id of its newest item), which the live page appends.
+// It never sends the whole thread: at most 100 items.
 func (h *Handler) threadItems(w http.ResponseWriter, r *http.Request, u *ui) {
 	c, ok := h.conversationOf(w, r, u)
 	if !ok {
 		return
 	}
 	q := r.URL.Query()
+	if q.Get("before") != "" {
+		v, err := h.threadView(r, u, c)
+		if err != nil {
+			h.uiError(w, r, u, err)
+			return
+		}
+		h.fragment(w, r, views.ThreadEarlier(v))
+		return
+	}
 	names, err := h.threadNames(u, c)
 	if err != nil {
 		h.uiError(w, r, u, err)
 		return
 	}
-	loc, now := u.ws.Location(), h.now()
-	var items []views.ThreadItem
+	var items []store.ThreadItem
 	if id := q.Get("id"); id != "" {
 		m, err := h.store.Message(u.ws.ID, id)
 		if err != nil || m.ConversationID != c.ID {
 			h.notFound(w, r, u, "such message")
 			return
 		}
-		items = append(items, messageItem(m, now, loc, names.users, names.contacts))
+		items = append(items, store.ThreadItem{ID: m.ID, Message: &m})
 	} else {
 		// The user is looking at the thread: what arrives in it is read.
 		if err := h.store.MarkRead(u.ws.ID, u.user.ID, c.ID); err != nil {
 			h.uiError(w, r, u, err)
 			return
 		}
-		msgs, comments, err := h.store.ConversationItemsAfter(u.ws.ID, c.ID, q.Get("after"), 100)
+		if items, err = h.store.ThreadAfter(u.ws.ID, c.ID, q.Get("after")); err != nil {
+			h.uiError(w, r, u, err)
+			return
+		}
+	}
+	v := views.ThreadView{ID: c.ID}
+	loc, now := u.ws.Location(), h.now()
+	for _, t := range items {
+		it, err := h.threadItem(t, now, loc, names.users, names.contacts)
 		if err != nil {
 			h.uiError(w, r, u, err)
 			return
 		}
-		var all []timedItem
-		for _, m := range msgs {
-			all = append(all, timedItem{m.CreatedAt, messageItem(m, now, loc, names.users, names.contacts)})
-		}
-		for _, cm := range comments {
-			all = append(all, timedItem{cm.CreatedAt, commentItem(cm, now, loc, names.users)})
-		}
-		sort.SliceStable(all, func(i, j int) bool { return all[i].at.Before(all[j].at) })
-		for _, t := range all[:min(len(all), 100)] {
-			items = append(items, t.it)
-		}
+		v.Items = append(v.Items, it)
 	}
-	h.fragment(w, r, views.ThreadItemList(items))
+	h.fragment(w, r, views.ThreadItemList(v))
 }
 
 // threadMarkUnread is POST /inbox/{conversation}/unread: "Mark as unread", back to the inbox
@@ -173,35 +179,4 @@ func (h *Handler) threadNames(u *ui, c store.Conversation) (threadNames, error) 
 		}
 	}
 	return n, nil
-}
-
-// messageItem is a message as the thread shows it.
-func messageItem(m store.Message, now time.Time, loc *time.Location, userName, contactName map[string]string) views.ThreadItem {
-	it := views.ThreadItem{ID: m.ID, Outbound: m.Outbound, At: formatWhen(m.CreatedAt, now, loc), Text: m.Text, Media: m.Media,
-		Status: m.Status, Segments: m.Segments, Error: m.ProviderErr}
-	switch {
-	case m.Outbound && m.AuthorID != "" && userName[m.AuthorID] != "":
-		it.Who = userName[m.AuthorID]
-	case m.Outbound:
-		it.Who = m.From
-	case contactName[m.From] != "":
-		it.Who = contactName[m.From] + " (" + m.From + ")"
-	default:
-		it.Who = m.From
-	}
-	return it
-}
-
-// commentItem is an internal comment as the thread shows it.
-func commentItem(cm store.Comment, now time.Time, loc *time.Location, userName map[string]string) views.ThreadItem {
-	it := views.ThreadItem{ID: cm.ID, Comment: true, At: formatWhen(cm.CreatedAt, now, loc), Text: cm.Text, Who: userName[cm.UserID]}
-	if it.Who == "" {
-		it.Who = "Someone"
-	}
-	for _, id := range cm.Mentions {
-		if n := userName[id]; n != "" {
-			it.Mentions = append(it.Mentions, "@"+n)
-		}
-	}
-	return it
 }

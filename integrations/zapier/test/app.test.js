@@ -313,7 +313,7 @@ describe('Switchboard Zapier app against the real binary', function () {
   });
 
   describe('performList samples', () => {
-    const keys = ['conversationId', 'createdAt', 'from', 'id', 'status', 'text', 'to', 'workspaceId'];
+    const keys = ['conversationId', 'createdAt', 'from', 'id', 'media', 'status', 'text', 'to', 'workspaceId'];
 
     it('message triggers sample list-messages-action in the payload shape', async () => {
       // Play a contact texting in, through the sandbox carrier's inbound endpoint.
