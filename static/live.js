@@ -91,6 +91,7 @@
         var empty = now.querySelector('[data-testid="thread-empty"]');
         if (empty) empty.remove();
       }
+      reconcile();
     });
   });
   function replaceItem(id) {
@@ -101,6 +102,16 @@
       if (li && old) old.replaceWith(li);
     }).catch(function () {});
   }
+  // The newest status each message's events gave: an item put in the page after its event (by
+  // the appender, or by a form's answer rendered before the change) is fetched again.
+  var seen = {};
+  function reconcile() {
+    Object.keys(seen).forEach(function (id) {
+      var li = document.getElementById("item-" + id);
+      if (li && li.dataset.status !== seen[id]) replaceItem(id);
+    });
+  }
+  document.addEventListener("htmx:afterSettle", reconcile);
   function setStatus(status) {
     var el = document.getElementById("thread-status");
     if (!el || !status) return;
@@ -109,6 +120,7 @@
   }
   function onThread(type, d) {
     if (!conversation || !threadList() || d.conversationId !== conversation) return;
+    if (type === "message") seen[d.messageId] = d.status;
     if (type === "message" && document.getElementById("item-" + d.messageId)) {
       replaceItem(d.messageId);
     } else if (type === "message" || type === "comment") {
