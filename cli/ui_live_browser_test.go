@@ -87,6 +87,25 @@ func TestBrowserLiveInbox(t *testing.T) {
 		})()`, within(time.Second), chromedp.WithPollingInterval(20*time.Millisecond)),
 	)
 	shots.take(ctx, "live-thread-desktop")
+	// A teammate's triage (here the same user in a second tab) shows in the open thread: the
+	// status badge changes and the activity entry is appended, without a reload or a poll.
+	threadURL, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, cancelOther := chromedp.NewContext(ctx)
+	defer cancelOther()
+	if err := chromedp.Do(other, chromedp.Navigate(threadURL), chromedp.WaitVisible(testutil.TestID("close-form")),
+		chromedp.Click(testutil.TestID("close-submit")), chromedp.WaitVisible(testutil.TestID("reopen-form"))); err != nil {
+		t.Fatalf("close from a second tab: %v", err)
+	}
+	run("the close shows in the open thread within 1 s, without a reload",
+		chromedp.Poll[chromedp.Void](`(() => {
+			const entries = Array.from(document.querySelectorAll('#thread-items [data-testid="thread-entry"]'), e => e.textContent);
+			return entries.some(e => e.includes("closed the conversation")) &&
+				document.querySelector('[data-testid="thread-status"]').textContent.trim() === "closed" && window.__noReload === true;
+		})()`, within(time.Second), chromedp.WithPollingInterval(20*time.Millisecond)),
+	)
 
 	run("phone width: the inbox",
 		chromedp.EmulateViewport(390, 844),
