@@ -10,8 +10,8 @@ import (
 )
 
 // loadItems fills v with a window of the thread: the newest items, or those before ?before=
-// (a "Show earlier" link followed without JavaScript), or — for the open page's refresh — those
-// from ?from= on. It reads only the items shown.
+// (a "Show earlier" link followed without JavaScript), or — for a form answered in place — those
+// from ?from= (the form's anchor) on. It reads only the items shown.
 func (h *Handler) loadItems(r *http.Request, u *ui, c store.Conversation, v *views.ThreadView, userName, contactName map[string]string) error {
 	q := r.URL.Query()
 	tq := store.ThreadQuery{Before: q.Get("before"), From: q.Get("from")}
