@@ -186,6 +186,7 @@ func (h *Handler) actions() []action {
 		{"add-contact-to-group-action", h.addContactToGroup},
 		{"subscribe-webhook", h.subscribeWebhook},
 		{"unsubscribe-webhook", h.unsubscribeWebhook},
+		{"delete-contact-action", h.deleteContact}, // contacts and data
 	}
 }
 
