@@ -28,6 +28,13 @@ func (h *Handler) uiCampaignRoutes(get, post uiRoute) {
 	post("/contacts/{contact}/groups/remove", roleMember, h.contactGroupRemove)
 	post("/contacts/{contact}/optout", roleMember, h.contactOptOut)
 
+	// ---- contacts and data: list bulk actions, export, delete and erase, import (begin) ----
+	post("/contacts/bulk", roleMember, h.contactsBulk)
+	get("/contacts/export", roleMember, h.contactsExport)
+	post("/contacts/{contact}/delete", roleMember, h.contactDelete)
+	get("/inbox/export", roleMember, h.inboxExport)
+	// ---- contacts and data (end) ----
+
 	get("/groups", roleMember, h.groups)
 	post("/groups", roleMember, h.groupCreate)
 	get("/groups/{group}", roleMember, h.group)
@@ -64,22 +71,6 @@ var contactNotices = map[string]string{
 // contactName is a contact's full name, "" when unnamed.
 func contactName(c *store.Contact) string {
 	return strings.TrimSpace(c.FirstName + " " + c.LastName)
-}
-
-// contacts is GET /contacts: the search of find-contact-action (DESIGN §3); an empty query lists
-// the first 100.
-func (h *Handler) contacts(w http.ResponseWriter, r *http.Request, u *ui) {
-	u.section = "contacts"
-	v := views.ContactsView{Q: strings.TrimSpace(r.URL.Query().Get("q")), Notice: contactNotices[r.URL.Query().Get("done")]}
-	found, err := h.store.SearchContacts(u.ws.ID, v.Q)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	for _, c := range found {
-		v.Rows = append(v.Rows, views.ContactRow{ID: c.ID, Name: contactName(&c), Phone: c.Phone(), Email: c.Email, Company: c.Company})
-	}
-	h.render(w, r, u, http.StatusOK, "Contacts", views.Contacts(v))
 }
 
 // propFields are the workspace's custom properties with c's values as text (c nil: empty).
@@ -289,6 +280,9 @@ func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.C
 
 func (h *Handler) renderContact(w http.ResponseWriter, r *http.Request, u *ui, c *store.Contact, status int, edit func(*views.ContactView)) {
 	v, err := h.contactView(r, u, c)
+	if err == nil {
+		err = h.contactMessages(r, u, c, &v)
+	}
 	if err != nil {
 		h.uiError(w, r, u, err)
 		return
