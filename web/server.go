@@ -106,6 +106,9 @@ func (h *Handler) routes() http.Handler {
 	mux.HandleFunc("GET /readyz", h.readyz)
 	mux.Handle("GET /metrics", h.metrics.handler(h.cfg.Registry))
 	mux.HandleFunc("GET /admin/backup", h.backup)
+	// Contacts and data: the CLI's export and import while a server runs (admin_contacts.go).
+	mux.HandleFunc("GET /admin/contacts/export", h.adminExportContacts)
+	mux.HandleFunc("POST /admin/contacts/import", h.adminImportContacts)
 	if h.cfg.OpenAPI != nil {
 		mux.HandleFunc("GET /openapi.json", h.openAPI)
 		mux.HandleFunc("GET /docs", h.docs)
