@@ -56,6 +56,7 @@ var (
 	bSubOwner          = []byte("idx_webhook_subscription_owner")   // see ownerKey (subscription.go)
 	bSubPending        = []byte("idx_webhook_subscription_pending") // sub|delivery -> empty, pending only
 	bEventPending      = []byte("idx_webhook_event_pending")        // event|delivery -> empty, pending only
+	bImportJobs        = []byte("contact_import_jobs")              // ws|id -> ImportJob (import_job.go)
 )
 
 var allBuckets = [][]byte{
@@ -65,6 +66,7 @@ var allBuckets = [][]byte{
 	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 	bSubOwner, bSubPending, bEventPending, bConvActivity,
+	bImportJobs,
 }
 
 // Keys of the meta bucket, declared beside the buckets.
