@@ -70,6 +70,8 @@ type Handler struct {
 	now         func() time.Time
 	// backupPage is the superuser's /admin/backup page, for a browser (no Authorization header).
 	backupPage http.Handler
+	// imports holds the ids of the contact imports running in this process (ui_contacts_import.go).
+	imports sync.Map
 }
 
 // New builds the HTTP handler with every route and the middleware chain.

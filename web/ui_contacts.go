@@ -33,6 +33,12 @@ func (h *Handler) uiCampaignRoutes(get, post uiRoute) {
 	get("/contacts/export", roleMember, h.contactsExport)
 	post("/contacts/{contact}/delete", roleMember, h.contactDelete)
 	get("/inbox/export", roleMember, h.inboxExport)
+	get("/contacts/import", roleMember, h.contactImport)
+	post("/contacts/import", roleMember, h.contactImportUpload)
+	get("/contacts/import/jobs/{job}", roleMember, h.contactImportJob)
+	post("/contacts/import/jobs/{job}", roleMember, h.contactImportMap)
+	get("/contacts/import/jobs/{job}/progress", roleMember, h.contactImportProgress)
+	get("/contacts/import/jobs/{job}/errors.csv", roleMember, h.contactImportErrors)
 	// ---- contacts and data (end) ----
 
 	get("/groups", roleMember, h.groups)
