@@ -96,7 +96,7 @@ func (s *Store) SaveImportJob(j ImportJob) error {
 
 // ImportOptions are a mapped import's hooks.
 type ImportOptions struct {
-	Progress func(ImportProgress)  // after each committed batch
+	Progress func(ImportProgress) // after each committed batch
 	OnReject func(ImportRowError) // every rejected row, in the order found
 }
 
