@@ -55,6 +55,14 @@ func (sel *contactSel) keeps(num uint32) bool {
 	return true
 }
 
+// rebind points sel at the buckets of another read transaction: its bitsets of nums stay
+// valid (a num never changes contact; a deleted one has an empty slot), so a long export or bulk
+// action resolves its filter once, not once per chunk. ok is false when the contacts are gone.
+func (sel *contactSel) rebind(tx *bolt.Tx) bool {
+	sel.recs, sel.nums, sel.order = wsBucket(tx, bContacts, sel.ws), wsBucket(tx, bContactNums, sel.ws), wsBucket(tx, bContactOrder, sel.ws)
+	return sel.recs != nil && sel.nums != nil && sel.order != nil
+}
+
 func (sel *contactSel) release() {
 	for _, s := range sel.sets {
 		putNumSet(s)
@@ -322,17 +330,28 @@ func (s *Store) ListContacts(workspaceID string, f ContactFilter, cursor string,
 // read in its own short read transaction (fn may write between them): the bulk actions on all
 // matches.
 func (s *Store) ContactIDs(workspaceID string, f ContactFilter, chunk int, fn func(ids []string) error) error {
+	var sel *contactSel
+	defer func() {
+		if sel != nil {
+			sel.release()
+		}
+	}()
 	cursor := ""
 	for {
 		var ids []string
-		next := ""
 		err := s.db.View(func(tx *bolt.Tx) error {
-			sel, ok, err := selectContacts(tx, workspaceID, f)
-			if err != nil || !ok {
-				return err
+			if sel == nil {
+				var ok bool
+				var err error
+				if sel, ok, err = selectContacts(tx, workspaceID, f); err != nil || !ok {
+					sel = nil
+					return err
+				}
+			} else if !sel.rebind(tx) {
+				return nil
 			}
-			defer sel.release()
-			next, err = sel.walk(f.Newest, cursor, func(id [16]byte) bool {
+			var err error
+			cursor, err = sel.walk(f.Newest, cursor, func(id [16]byte) bool {
 				ids = append(ids, slotID(id))
 				return len(ids) < chunk
 			})
@@ -350,7 +369,6 @@ func (s *Store) ContactIDs(workspaceID string, f ContactFilter, chunk int, fn fu
 		if len(ids) < chunk {
 			return nil
 		}
-		cursor = next
 	}
 }
 
@@ -373,14 +391,25 @@ func (s *Store) ExportContacts(workspaceID string, f ContactFilter, fn func(Expo
 	cursor := ""
 	groupNames := map[string]string{}
 	rows := make([]ExportRow, 0, exportChunk)
+	var sel *contactSel
+	defer func() {
+		if sel != nil {
+			sel.release()
+		}
+	}()
 	for {
 		rows = rows[:0]
 		err := s.db.View(func(tx *bolt.Tx) error {
-			sel, ok, err := selectContacts(tx, workspaceID, f)
-			if err != nil || !ok {
-				return err
+			var err error
+			if sel == nil {
+				var ok bool
+				if sel, ok, err = selectContacts(tx, workspaceID, f); err != nil || !ok {
+					sel = nil
+					return err
+				}
+			} else if !sel.rebind(tx) {
+				return nil
 			}
-			defer sel.release()
 			tenant := tenantOf(tx)
 			var werr error
 			cursor, err = sel.walk(f.Newest, cursor, func(id [16]byte) bool {
