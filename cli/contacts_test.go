@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"switchboard/internal/testutil"
 )
 
 // import-contacts and export-contacts work both while a server holds the file (through it) and
@@ -20,7 +22,7 @@ func TestImportAndExportContactsWithAndWithoutServer(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "contacts.csv")
 	os.WriteFile(file, []byte("firstName,phone,groups,plan\nAna,+14155550001,VIP;Staff,gold\nBo,bad,,\n"), 0o600)
 
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, addr, nil, "-addr", addr, d, "-log-requests=false")
 	r := sb(t, nil, "admin", "import-contacts", d, "--workspace", f.ws, file)
 	if r.code != 0 || !strings.Contains(r.stdout, "imported 1, updated 0, rejected 1") || !strings.Contains(r.stdout, "line 3") {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -22,7 +23,7 @@ func TestBrowserContactsData(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
-	chrome := uiChromium(t)
+	chrome := testutil.Chromium(t)
 	data := t.TempDir()
 	st, err := store.Open(filepath.Join(data, "switchboard.db"), store.Options{})
 	if err != nil {
@@ -49,11 +50,11 @@ func TestBrowserContactsData(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "patients.csv")
 	os.WriteFile(file, []byte("First name;Last name;Mobile;Plan;Notes\nAna;Lima;(415) 555-0123;gold;first visit\n"+
 		"Bo;Chen;415-555-0124;;\nCy;Dorn;12;silver;\nDee;Eze;+442071234567;;\n"), 0o600)
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, addr, nil, "-addr", addr, "-data="+data, "-log-requests=false")
 
 	shots := newShots(t)
-	ctx := uiBrowser(t, chrome)
+	ctx := testutil.StartChromium(t, chrome, 2*time.Minute)
 	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, actions...); err != nil {
@@ -80,22 +81,22 @@ func TestBrowserContactsData(t *testing.T) {
 	run("sign in",
 		chromedp.EmulateViewport(1280, 860),
 		chromedp.Navigate(srv.base+"/contacts/import"),
-		chromedp.WaitVisible(uiTid("login-form")),
-		chromedp.SendKeys(uiTid("login-email"), "dana@acme.example"),
-		chromedp.SendKeys(uiTid("login-password"), "correct horse battery"),
-		chromedp.Click(uiTid("login-submit")),
-		chromedp.WaitVisible(uiTid("import-upload-form")),
+		chromedp.WaitVisible(testutil.TestID("login-form")),
+		chromedp.SendKeys(testutil.TestID("login-email"), "dana@acme.example"),
+		chromedp.SendKeys(testutil.TestID("login-password"), "correct horse battery"),
+		chromedp.Click(testutil.TestID("login-submit")),
+		chromedp.WaitVisible(testutil.TestID("import-upload-form")),
 	)
 	shots.take(ctx, "d01-import-upload")
 	run("upload",
-		chromedp.SetUploadFiles(uiTid("import-file"), []string{file}),
-		chromedp.Click(uiTid("import-upload-submit")),
-		chromedp.WaitVisible(uiTid("import-preview")),
+		chromedp.SetUploadFiles(testutil.TestID("import-file"), []string{file}),
+		chromedp.Click(testutil.TestID("import-upload-submit")),
+		chromedp.WaitVisible(testutil.TestID("import-preview")),
 	)
-	if got := text(uiTid("import-summary")); !strings.Contains(got, "4 rows") || !strings.Contains(got, "semicolons") {
+	if got := text(testutil.TestID("import-summary")); !strings.Contains(got, "4 rows") || !strings.Contains(got, "semicolons") {
 		t.Errorf("mapping summary %q, want 4 rows separated by semicolons", got)
 	}
-	preview := text(uiTid("import-preview"))
+	preview := text(testutil.TestID("import-preview"))
 	for _, want := range []string{"+14155550123", "+14155550124", "Skipped: phone", "gold"} {
 		if !strings.Contains(preview, want) {
 			t.Errorf("the preview lacks %q:\n%s", want, preview)
@@ -106,10 +107,10 @@ func TestBrowserContactsData(t *testing.T) {
 	shots.take(ctx, "d02-import-mapping-phone")
 	run("start and watch it finish",
 		chromedp.EmulateViewport(1280, 860),
-		chromedp.Click(uiTid("import-start")),
+		chromedp.Click(testutil.TestID("import-start")),
 		poll(`document.querySelector('[data-testid="import-progress"]')?.dataset.status === "done"`, nil, chromedp.WithPollingTimeout(20*time.Second)),
 	)
-	if c, s := text(uiTid("import-created")), text(uiTid("import-skipped")); c != "3" || s != "1" {
+	if c, s := text(testutil.TestID("import-created")), text(testutil.TestID("import-skipped")); c != "3" || s != "1" {
 		t.Errorf("created %s, skipped %s; want 3 and 1", c, s)
 	}
 	shots.take(ctx, "d03-import-done")
@@ -124,20 +125,20 @@ func TestBrowserContactsData(t *testing.T) {
 
 	run("bulk add two ticked rows to a group",
 		chromedp.Navigate(srv.base+"/contacts?sort=newest"),
-		chromedp.WaitVisible(uiTid("contacts-list")),
+		chromedp.WaitVisible(testutil.TestID("contacts-list")),
 		chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('[data-testid="contact-select"]').forEach((b, i) => { if (i < 2) b.click() })`),
-		chromedp.SetValue(uiTid("bulk-action"), "add"),
-		chromedp.Click(uiTid("bulk-submit")),
+		chromedp.SetValue(testutil.TestID("bulk-action"), "add"),
+		chromedp.Click(testutil.TestID("bulk-submit")),
 		poll(`document.querySelector('[data-testid="flash"]')?.textContent.includes("Added 2 contacts")`, nil, chromedp.WithPollingTimeout(10*time.Second)),
 	)
-	if got := text(uiTid("contacts-count")); !strings.HasPrefix(got, "3 contacts") {
+	if got := text(testutil.TestID("contacts-count")); !strings.HasPrefix(got, "3 contacts") {
 		t.Errorf("count %q, want 3 contacts", got)
 	}
 	shots.take(ctx, "d04-contacts-bulk")
 	run("phone width list", chromedp.EmulateViewport(390, 844))
 	shots.take(ctx, "d04-contacts-phone")
 	run("desktop", chromedp.EmulateViewport(1280, 860))
-	run("filter by the group", chromedp.Navigate(srv.base+"/contacts"), chromedp.WaitVisible(uiTid("filter-group")))
+	run("filter by the group", chromedp.Navigate(srv.base+"/contacts"), chromedp.WaitVisible(testutil.TestID("filter-group")))
 	gid, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('#filter-group option:nth-child(2)').value`))
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 const maxForm = 64 << 10
 
 // readForm parses the consent form post with its body bounded to maxForm, so that a client cannot
-// make the server read without limit (DESIGN §13). An error is answered by formError.
+// make the server read without limit. An error is answered by formError.
 func readForm(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	return r.ParseForm()
@@ -70,8 +70,9 @@ func (p *Provider) tokenRequest(w http.ResponseWriter, r *http.Request) (tokenRe
 	return p.refresh(c, tgr.Refresh, tgr.Scope)
 }
 
-// Revoke is POST /oauth/revoke (RFC 7009): 200 with an empty body whether or not the token
-// was known; the client must authenticate like at the token endpoint.
+// Revoke is POST /oauth/revoke (RFC 7009): 200 whether or not the token was known; the client
+// must authenticate like at the token endpoint. The answer is the JSON object {} with its
+// Content-Type, since clients (simple-oauth2's revokeAll) parse every answer as JSON.
 func (p *Provider) Revoke(w http.ResponseWriter, r *http.Request) {
 	err := func() error {
 		if err := parseEndpointForm(w, r); err != nil {
@@ -96,7 +97,9 @@ func (p *Provider) Revoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte("{}"))
 }
 
 // parseEndpointForm reads the form body strictly (RFC 6749 §3.2): parameters only in an
@@ -163,7 +166,7 @@ func fromLibrary(err error) error {
 	return &oauthError{oerrors.ErrInvalidRequest, "the request is missing a required parameter"}
 }
 
-// writeOAuthError answers per RFC 6749 §5.2 as DESIGN §5 settles it: invalid_client is 401
+// writeOAuthError answers per RFC 6749 §5.2, settled thus: invalid_client is 401
 // with a Basic challenge (required when the client used the Authorization header, and every
 // 401 carries a challenge); every other refusal is 400 — invalid_grant included, never 401;
 // anything else is a 500 server_error without detail.

@@ -57,6 +57,11 @@ var (
 	bSubPending        = []byte("idx_webhook_subscription_pending") // sub|delivery -> empty, pending only
 	bEventPending      = []byte("idx_webhook_event_pending")        // event|delivery -> empty, pending only
 	bImportJobs        = []byte("contact_import_jobs")              // ws|id -> ImportJob (import_job.go)
+	// The live inbox (message_words.go, conversation_log.go, snooze.go).
+	bMsgWords    = []byte("idx_message_words")       // per-workspace bucket: word postings
+	bMsgSlots    = []byte("idx_message_slots")       // per-workspace bucket: num → conversation
+	bConvEntries = []byte("conversation_entries")    // ws|id -> ConversationEntry
+	bConvSnooze  = []byte("idx_conversation_snooze") // until(8)|ws|conversation -> empty
 )
 
 var allBuckets = [][]byte{
@@ -67,6 +72,8 @@ var allBuckets = [][]byte{
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 	bSubOwner, bSubPending, bEventPending, bConvActivity,
 	bImportJobs,
+	bMedia, bMediaChunks, bMediaOwner, bMediaFetch, // media.go
+	bMsgWords, bMsgSlots, bConvEntries, bConvSnooze,
 }
 
 // Keys of the meta bucket, declared beside the buckets.

@@ -41,6 +41,8 @@ type Store struct {
 	onEvents   func()
 	onOutbox   func()
 	onSchedule func()
+	onMedia    func()       // media fetches queued (media_fetch.go)
+	mediaBase  atomic.Value // string: the public URL media URLs start with (media.go)
 	tenantID   string
 	idMu       sync.Mutex
 	idEntropy  *ulid.MonotonicEntropy

@@ -15,7 +15,7 @@ import (
 )
 
 // A browser session ends after sessionIdle without a request, and sessionMax after sign-in
-// whatever happens (DESIGN §10). The cookie lives as long as the longer bound; the server
+// whatever happens. The cookie lives as long as the longer bound; the server
 // checks both against its own clock.
 const (
 	sessionIdle   = 12 * time.Hour

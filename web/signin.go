@@ -17,7 +17,8 @@ import (
 	"switchboard/views"
 )
 
-// maxSignInForm bounds the body of the sign-in and setup forms (DESIGN §13).
+// maxSignInForm bounds the body of the sign-in and setup forms, so a client cannot make the server
+// read without limit.
 const maxSignInForm = 64 << 10
 
 // loginPage is GET /login and GET /oauth/login.
@@ -43,7 +44,7 @@ func (ss *Sessions) login(w http.ResponseWriter, r *http.Request) {
 	password := r.PostForm.Get("password")
 	account, addr := "account:"+strings.ToLower(f.Email), "addr:"+clientAddr(r)
 	now := ss.now()
-	// The try is counted before the password is checked (DESIGN §13): counting only failures,
+	// The try is counted before the password is checked: counting only failures,
 	// after a bcrypt comparison that takes a while, let many concurrent tries pass the check.
 	refund, allowed := ss.limits.attempt(now, account, addr)
 	if !allowed {
@@ -97,7 +98,7 @@ func (ss *Sessions) spendBcrypt(password string) {
 }
 
 // readForm parses a sign-in or setup form post with its body bounded to maxSignInForm, so that
-// a client cannot make the server read without limit (DESIGN §13). An error is answered by
+// a client cannot make the server read without limit. An error is answered by
 // formError.
 func readForm(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, maxSignInForm)

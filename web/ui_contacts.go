@@ -14,49 +14,6 @@ import (
 	"switchboard/views"
 )
 
-// uiRoute registers a page or form of the admin UI (the get and post helpers of uiRoutes).
-type uiRoute func(pattern string, need int, fn func(http.ResponseWriter, *http.Request, *ui))
-
-// uiCampaignRoutes adds the contacts, groups and broadcasts pages (DESIGN §10, §11).
-func (h *Handler) uiCampaignRoutes(get, post uiRoute) {
-	get("/contacts", roleMember, h.contacts)
-	get("/contacts/new", roleMember, h.contactNew)
-	post("/contacts/new", roleMember, h.contactCreate)
-	get("/contacts/{contact}", roleMember, h.contact)
-	post("/contacts/{contact}", roleMember, h.contactSave)
-	post("/contacts/{contact}/groups", roleMember, h.contactGroupAdd)
-	post("/contacts/{contact}/groups/remove", roleMember, h.contactGroupRemove)
-	post("/contacts/{contact}/optout", roleMember, h.contactOptOut)
-
-	// ---- contacts and data: list bulk actions, export, delete and erase, import (begin) ----
-	post("/contacts/bulk", roleMember, h.contactsBulk)
-	get("/contacts/export", roleMember, h.contactsExport)
-	post("/contacts/{contact}/delete", roleMember, h.contactDelete)
-	get("/inbox/export", roleMember, h.inboxExport)
-	get("/contacts/import", roleMember, h.contactImport)
-	post("/contacts/import", roleMember, h.contactImportUpload)
-	get("/contacts/import/jobs/{job}", roleMember, h.contactImportJob)
-	post("/contacts/import/jobs/{job}", roleMember, h.contactImportMap)
-	get("/contacts/import/jobs/{job}/progress", roleMember, h.contactImportProgress)
-	get("/contacts/import/jobs/{job}/errors.csv", roleMember, h.contactImportErrors)
-	// ---- contacts and data (end) ----
-
-	get("/groups", roleMember, h.groups)
-	post("/groups", roleMember, h.groupCreate)
-	get("/groups/{group}", roleMember, h.group)
-	post("/groups/{group}/rename", roleMember, h.groupRename)
-	post("/groups/{group}/delete", roleMember, h.groupDelete)
-	post("/groups/{group}/members", roleMember, h.groupMemberAdd)
-	post("/groups/{group}/members/remove", roleMember, h.groupMemberRemove)
-
-	get("/broadcasts", roleMember, h.broadcasts)
-	get("/broadcasts/new", roleMember, h.broadcastNew)
-	post("/broadcasts/new", roleMember, h.broadcastCreate)
-	get("/broadcasts/{broadcast}", roleMember, h.broadcast)
-	get("/broadcasts/{broadcast}/progress", roleMember, h.broadcastProgress)
-	post("/broadcasts/{broadcast}/cancel", roleMember, h.broadcastCancel)
-}
-
 var contactNotices = map[string]string{
 	"created":  "Contact created.",
 	"saved":    "Contact saved.",

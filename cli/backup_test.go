@@ -16,45 +16,9 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
-
-// TestHTTPServerLimits: the server that serve runs has every slow-client limit set (DESIGN §13).
-func TestHTTPServerLimits(t *testing.T) {
-	srv := newHTTPServer(http.NotFoundHandler())
-	if srv.ReadHeaderTimeout <= 0 || srv.ReadHeaderTimeout > 30*time.Second {
-		t.Errorf("ReadHeaderTimeout %v, want a few seconds", srv.ReadHeaderTimeout)
-	}
-	if srv.ReadTimeout <= 0 || srv.ReadTimeout < srv.ReadHeaderTimeout {
-		t.Errorf("ReadTimeout %v, want set (it bounds the body) and ≥ ReadHeaderTimeout", srv.ReadTimeout)
-	}
-	if srv.WriteTimeout <= 0 || srv.IdleTimeout <= 0 || srv.MaxHeaderBytes <= 0 {
-		t.Errorf("WriteTimeout %v, IdleTimeout %v, MaxHeaderBytes %d: want each set", srv.WriteTimeout, srv.IdleTimeout, srv.MaxHeaderBytes)
-	}
-}
-
-// TestSlowHeadersAreCutOff: a client that starts a request and never finishes its headers is
-// disconnected by the running binary instead of holding the connection.
-func TestSlowHeadersAreCutOff(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	addr := "127.0.0.1:" + freePort(t)
-	startServer(t, addr, nil, "-addr", addr, "-data="+f.data, "-log-requests=false")
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	start := time.Now()
-	if _, err := io.WriteString(conn, "POST /v1/integrations/developer/zapier/me-action HTTP/1.1\r\nHost: x\r\n"); err != nil {
-		t.Fatal(err)
-	}
-	conn.SetReadDeadline(time.Now().Add(25 * time.Second))
-	_, err = io.ReadAll(conn) // returns when the server closes the connection
-	if took := time.Since(start); err != nil || took > 20*time.Second {
-		t.Fatalf("a client stalled in its headers held the connection %v (%v), want it closed after the header timeout", took, err)
-	}
-}
 
 // TestBackupUnderConcurrentWrites takes hot backups through the running server while clients
 // create contacts, then opens each copy with bbolt: its pages check out, every contact has its
@@ -63,7 +27,7 @@ func TestSlowHeadersAreCutOff(t *testing.T) {
 func TestBackupUnderConcurrentWrites(t *testing.T) {
 	f := newFixture(t)
 	d := "-data=" + f.data
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, addr, nil, "-addr", addr, d, "-log-requests=false", "-rate-limit=0")
 
 	var (
