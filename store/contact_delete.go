@@ -18,8 +18,9 @@ var metaDeletedContacts = []byte("contacts_deleted\x00")
 // DeleteContact deletes the workspace's contact of phone: its record, its inbound channel, every
 // index entry (phone, email, search postings, display order, num slot) and its group
 // memberships, with a contact.deleted event, in one transaction. With erase it also deletes the
-// contact's 1:1 conversations with their messages (and their queue entries) and comments: a
-// data subject's erasure. Opt-outs and blocks are kept: they are about the number, and a number
+// contact's 1:1 conversations with everything of them (messages with their queue entries, media
+// and pending fetches, comments, triage log, snooze and send-later entries): a data subject's
+// erasure. Opt-outs and blocks are kept: they are about the number, and a number
 // erased and added again must still not be texted. An unknown phone is ErrNotFound.
 func (s *Store) DeleteContact(workspaceID, phone string, erase bool) (Contact, error) {
 	var c Contact
@@ -127,10 +128,12 @@ func removeMemberships(tx *bolt.Tx, s *Store, workspaceID, contactID string) err
 }
 
 // eraseConversations deletes the workspace's 1:1 conversations with phone: each conversation
-// with its index entries, its messages (with their queue and carrier-id entries) and its
-// comments. Group conversations the number is part of hold other people's messages too and
-// are kept.
+// with its index entries (inbox activity, snooze time), its messages (with their queue,
+// carrier-id, word-index and media entries, and pending media fetches), its comments, its
+// triage log and its send-later entries. Group conversations the number is part of hold other
+// people's messages too and are kept.
 func eraseConversations(tx *bolt.Tx, fx *effects, workspaceID, phone string) error {
+	erased := map[string]bool{} // message ids, for the media fetch queue
 	for _, convID := range idxIDs(tx.Bucket(bConvKey), workspaceID, convAddrTerm(phone)) {
 		var conv Conversation
 		ok, err := getJSON(tx.Bucket(bConversations), wsKey(workspaceID, convID), &conv)
@@ -144,12 +147,28 @@ func eraseConversations(tx *bolt.Tx, fx *effects, workspaceID, phone string) err
 			if err := eraseMessage(tx, fx, workspaceID, convID, mid); err != nil {
 				return err
 			}
+			erased[mid] = true
 		}
-		for _, cid := range idxIDs(tx.Bucket(bConvMessages), workspaceID, "c"+convID) {
-			if err := tx.Bucket(bConvMessages).Delete(idxKey(workspaceID, "c"+convID, cid)); err != nil {
-				return err
+		// The thread index's other terms: comments ("c"), triage entries ("a", with their
+		// records) and messages waiting to be sent later ("s", whose messages went above).
+		for _, t := range []struct {
+			term    string
+			records []byte
+		}{{"c" + convID, bComments}, {entryTerm(convID), bConvEntries}, {sendLaterTerm(convID), nil}} {
+			for _, id := range idxIDs(tx.Bucket(bConvMessages), workspaceID, t.term) {
+				if err := tx.Bucket(bConvMessages).Delete(idxKey(workspaceID, t.term, id)); err != nil {
+					return err
+				}
+				if t.records == nil {
+					continue
+				}
+				if err := tx.Bucket(t.records).Delete(wsKey(workspaceID, id)); err != nil {
+					return err
+				}
 			}
-			if err := tx.Bucket(bComments).Delete(wsKey(workspaceID, cid)); err != nil {
+		}
+		if conv.SnoozedUntil != nil {
+			if err := tx.Bucket(bConvSnooze).Delete(snoozeKey(&conv)); err != nil {
 				return err
 			}
 		}
@@ -164,6 +183,36 @@ func eraseConversations(tx *bolt.Tx, fx *effects, workspaceID, phone string) err
 			return err
 		}
 		if err := tx.Bucket(bConversations).Delete(wsKey(workspaceID, conv.ID)); err != nil {
+			return err
+		}
+	}
+	return dropMediaFetches(tx, workspaceID, erased)
+}
+
+// dropMediaFetches removes the queued media fetches of the erased messages: their rows hold
+// the carrier's URLs of the contact's files. The queue holds only fetches not yet done (few),
+// so a scan.
+func dropMediaFetches(tx *bolt.Tx, workspaceID string, erased map[string]bool) error {
+	if len(erased) == 0 {
+		return nil
+	}
+	q := tx.Bucket(bMediaFetch)
+	var doomed [][]byte
+	err := q.ForEach(func(k, v []byte) error {
+		var f MediaFetch
+		if err := jsonUnmarshal(v, &f); err != nil {
+			return err
+		}
+		if f.WorkspaceID == workspaceID && erased[f.MessageID] {
+			doomed = append(doomed, bytes.Clone(k))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range doomed {
+		if err := q.Delete(k); err != nil {
 			return err
 		}
 	}

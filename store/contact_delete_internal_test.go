@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -69,10 +70,41 @@ func TestEraseLeavesNothingOfTheContact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A picture from Twilio still to be fetched, a reply with a file held to be sent later,
+	// and triage: labels, an assignee and a snooze with a time (each logged in the thread).
+	s.SetPublicURL("https://sb.example.com/")
+	const mediaURL = "https://api.twilio.com/2010-04-01/Accounts/AC1/Messages/MM1/Media/ME1"
+	pic, err := s.ReceiveMessage(w.ID, InboundMessage{From: phone, To: "+14155550100", Media: []string{mediaURL}, Provider: ProviderTwilio, ProviderID: "MM1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	later, err := s.SendMessage(w.ID, SendInput{From: "+14155550100", To: []string{phone}, Text: "your x-ray", SendAt: s.Now().Add(time.Hour),
+		Files: []Upload{{Name: "x-ray.png", Type: "image/png", Data: append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 64)...)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	until, snoozed := s.Now().Add(24*time.Hour), ConversationSnoozed
+	if _, err := s.UpdateConversation(w.ID, m.ConversationID, ConversationUpdate{Status: &snoozed, SnoozeUntil: &until,
+		Labels: &[]string{"billing"}, AssignedUserIDs: &[]string{u.ID}, ActorID: u.ID}); err != nil {
+		t.Fatal(err)
+	}
 	cm, err := s.CreateComment(w.ID, CommentInput{From: "+14155550100", To: phone, Text: "note", AuthorID: u.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What the erasure must remove is there to remove.
+	filled := [][]byte{bConvEntries, bConvSnooze, bMediaFetch, bMedia, bMediaOwner, bMediaChunks}
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		for _, b := range filled {
+			if tx.Bucket(b).Stats().KeyN == 0 {
+				t.Errorf("before the erasure, bucket %s is empty", b)
+			}
+		}
+		if len(idxIDs(tx.Bucket(bConvMessages), w.ID, sendLaterTerm(m.ConversationID))) != 1 {
+			t.Error("before the erasure, the reply sent later is not in the thread index")
+		}
+		return nil
+	})
 	if _, _, err := s.CreateOptOut(w.ID, "", phone, OptOutKeyword); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +119,8 @@ func TestEraseLeavesNothingOfTheContact(t *testing.T) {
 		t.Fatalf("second erase: want ErrNotFound, got %v", err)
 	}
 	doomed := map[string][]byte{"contact id": idKey(c.ID), "message id": idKey(m.ID), "inbound id": idKey(in.Message.ID),
-		"conversation id": idKey(m.ConversationID), "comment id": idKey(cm.ID), "email": []byte("zeb@quux")}
+		"conversation id": idKey(m.ConversationID), "comment id": idKey(cm.ID), "email": []byte("zeb@quux"),
+		"picture's id": idKey(pic.Message.ID), "reply sent later": idKey(later.ID), "carrier's media URL": []byte("MM1/Media")}
 	_ = s.db.View(func(tx *bolt.Tx) error {
 		eachKV(tx, func(bucket string, k, v []byte) {
 			for what, b := range doomed {
@@ -110,8 +143,16 @@ func TestEraseLeavesNothingOfTheContact(t *testing.T) {
 		})
 		return nil
 	})
-	if got := s.OutboxDepth(); got != depth-1 {
-		t.Errorf("outbox depth: want %d after erasing a queued message, got %d", depth-1, got)
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		for _, b := range filled {
+			if n := tx.Bucket(b).Stats().KeyN; n != 0 {
+				t.Errorf("after the erasure, bucket %s holds %d keys", b, n)
+			}
+		}
+		return nil
+	})
+	if got := s.OutboxDepth(); got != depth-2 {
+		t.Errorf("outbox depth: want %d after erasing a queued message and one held for later, got %d", depth-2, got)
 	}
 	if out, _ := s.IsOptedOut(w.ID, phone); !out {
 		t.Error("the erased number is no longer opted out")
