@@ -81,7 +81,8 @@ func adminCommands() map[string]adminCommand {
 		"add-property":     {"--workspace W --name N --type text|number|boolean|date", adminAddProperty},
 		"create-token":     {"--user U [--name N]", adminCreateToken},
 		"revoke-token":     {"--token T", adminRevokeToken},
-		"import-contacts":  {"--workspace W FILE.csv", adminImportContacts},
+		"import-contacts":  {"--workspace W FILE.csv", adminImportContactsAny}, // contacts.go
+		"export-contacts":  {"--workspace W", adminExportContacts},             // contacts.go
 		"compact":          {"", adminCompact},
 
 		// Webhooks (admin_webhooks.go).

@@ -17,13 +17,14 @@ const (
 	EventCommentCreated   = "comment.created"
 	EventContactCreated   = "contact.created"
 	EventContactUpdated   = "contact.updated"
+	EventContactDeleted   = "contact.deleted" // deleted or erased; the Contact payload as it was
 	EventOptOutCreated    = "opt_out.created"
 	EventCallReceived     = "call.received"
 )
 
 // EventNames lists every event a webhook can subscribe to.
 var EventNames = []string{EventMessageReceived, EventMessageSent, EventMessageDelivered, EventMessageFailed, EventCommentCreated,
-	EventContactCreated, EventContactUpdated, EventOptOutCreated, EventCallReceived}
+	EventContactCreated, EventContactUpdated, EventOptOutCreated, EventCallReceived, EventContactDeleted}
 
 // ValidEventName reports whether name is a known event.
 func ValidEventName(name string) bool { return slices.Contains(EventNames, name) }

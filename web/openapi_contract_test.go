@@ -354,6 +354,7 @@ func TestOpenAPIWebhookDeliveries(t *testing.T) {
 	e.post(t, "create-comment-action", e.body(obj{"from": fromNumber, "to": toNumber, "text": "note"})).want(t, http.StatusCreated)
 	e.post(t, "create-or-update-contact-action", e.body(obj{"phone": toNumber, "firstName": "Ana", "properties": obj{"plan": "gold"}})).want(t, http.StatusOK)
 	e.post(t, "create-opt-out-action", e.body(obj{"phone": toNumber})).want(t, http.StatusCreated)
+	e.post(t, "delete-contact-action", e.body(obj{"phone": toNumber})).want(t, http.StatusOK) // contact.deleted
 	if _, _, err := e.st.RecordInboundCall(e.ws.ID, "+14155550177", fromNumber); err != nil {
 		t.Fatal(err)
 	}

@@ -47,6 +47,10 @@ func (h *Handler) routes() http.Handler {
 	// With a bearer token: the backup stream (`switchboard backup`); without: the superuser's
 	// page (h.backupPage, set below when the UI is on).
 	mux.HandleFunc("GET /admin/backup", h.backup)
+	// Contacts and data: the CLI's export and import while a server runs, guarded like the
+	// backup stream (admin_contacts.go).
+	mux.HandleFunc("GET /admin/contacts/export", h.adminExportContacts)
+	mux.HandleFunc("POST /admin/contacts/import", h.adminImportContacts)
 
 	// ---- API documentation ----
 	if h.cfg.OpenAPI != nil {
@@ -141,6 +145,18 @@ func (h *Handler) routes() http.Handler {
 		post("/contacts/{contact}/groups", roleMember, h.contactGroupAdd)
 		post("/contacts/{contact}/groups/remove", roleMember, h.contactGroupRemove)
 		post("/contacts/{contact}/optout", roleMember, h.contactOptOut)
+		// ---- contacts and data: list bulk actions, export, delete and erase, import (begin) ----
+		post("/contacts/bulk", roleMember, h.contactsBulk)
+		get("/contacts/export", roleMember, h.contactsExport)
+		post("/contacts/{contact}/delete", roleMember, h.contactDelete)
+		get("/inbox/export", roleMember, h.inboxExport)
+		get("/contacts/import", roleMember, h.contactImport)
+		post("/contacts/import", roleMember, h.contactImportUpload)
+		get("/contacts/import/jobs/{job}", roleMember, h.contactImportJob)
+		post("/contacts/import/jobs/{job}", roleMember, h.contactImportMap)
+		get("/contacts/import/jobs/{job}/progress", roleMember, h.contactImportProgress)
+		get("/contacts/import/jobs/{job}/errors.csv", roleMember, h.contactImportErrors)
+		// ---- contacts and data (end) ----
 		get("/groups", roleMember, h.groups)
 		post("/groups", roleMember, h.groupCreate)
 		get("/groups/{group}", roleMember, h.group)

@@ -91,6 +91,8 @@ type Handler struct {
 	backupPage http.Handler
 	// broker wakes the GET /events streams after a commit (events.go).
 	broker *broker
+	// imports holds the ids of the contact imports running in this process (ui_contacts_import.go).
+	imports sync.Map
 }
 
 // New builds the HTTP handler with every route and the middleware chain.
@@ -143,6 +145,7 @@ func (h *Handler) actions() []action {
 		{"add-contact-to-group-action", h.addContactToGroup},
 		{"subscribe-webhook", h.subscribeWebhook},
 		{"unsubscribe-webhook", h.unsubscribeWebhook},
+		{"delete-contact-action", h.deleteContact}, // contacts and data
 	}
 }
 

@@ -31,9 +31,10 @@ describe('schema (zapier validate, offline)', () => {
   });
 
   it('has an instant trigger for every webhook event', () => {
-    // Every event of the OpenAPI document's webhooks,, and contact.deleted (deleting a contact).
+    // Every event of the OpenAPI document's webhooks (contact.deleted among them).
     const doc = require('../../../openapi.json');
-    const events = [...new Set([...Object.keys(doc.webhooks), 'contact.deleted'])];
+    const events = Object.keys(doc.webhooks);
+    assert.ok(events.includes('contact.deleted'), events.join());
     assert.ok(events.length >= 10, events.join());
     for (const e of events) {
       const t = App.triggers[e.replace('.', '_')];
