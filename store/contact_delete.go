@@ -182,6 +182,9 @@ func eraseConversations(tx *bolt.Tx, fx *effects, workspaceID, phone string) err
 		if err := deleteActivity(tx, &conv); err != nil {
 			return err
 		}
+		if err := forgetConversation(tx, workspaceID, conv.ID); err != nil { // unread.go
+			return err
+		}
 		if err := tx.Bucket(bConversations).Delete(wsKey(workspaceID, conv.ID)); err != nil {
 			return err
 		}

@@ -239,3 +239,40 @@ func inboxItem(tx *bolt.Tx, workspaceID string, c Conversation) (InboxItem, erro
 	item.Last = lastMessageText(tx, workspaceID, c.ID)
 	return item, nil
 }
+
+// forgetConversation removes conv from every user's unread set and mentions, as erasing it
+// must: an unread mark of a conversation that no longer exists would be counted for ever. It
+// walks the workspace's unread and mention marks (a few per user), not its conversations.
+func forgetConversation(tx *bolt.Tx, ws, conv string) error {
+	suffix := idKey(conv)
+	var users [][]byte
+	c := tx.Bucket(bUnread).Cursor()
+	p := idKey(ws)
+	for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
+		if len(k) == 48 && bytes.Equal(k[32:], suffix) {
+			users = append(users, slices.Clone(k[16:32]))
+		}
+	}
+	for _, u := range users {
+		if _, err := setUnread(tx, ws, idFromKey(u), conv, false); err != nil {
+			return err
+		}
+	}
+	last, idx := tx.Bucket(bMentionLast), tx.Bucket(bMentions)
+	var doomed [][]byte
+	lc := last.Cursor()
+	for k, v := lc.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = lc.Next() {
+		if len(k) == 48 && bytes.Equal(k[32:], suffix) && len(v) == 8 {
+			doomed = append(doomed, slices.Clone(k))
+			if err := idx.Delete(append(append(slices.Clone(k[:32]), v...), suffix...)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, k := range doomed {
+		if err := last.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
