@@ -35,6 +35,9 @@ type serverInfo struct {
 
 func serverInfoPath(dataDir string) string { return filepath.Join(dataDir, "server.json") }
 
+// sessionKeyPath is the file of the session cookie keys (web.SessionConfig.KeyFile).
+func sessionKeyPath(dataDir string) string { return filepath.Join(dataDir, "session.key") }
+
 func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -167,11 +170,14 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	// The browser session (sign-in, sign-out, /setup) and /static/ are web's; the OAuth
 	// authorization server (DESIGN §5) asks the session who is signed in, and web routes its
 	// endpoints.
-	sess, err := web.NewSessions(s, web.SessionConfig{BaseURL: cfg.BaseURL})
+	// The cookie keys live in a file beside the database, never in it: a backup of the database
+	// cannot sign a session cookie.
+	sess, err := web.NewSessions(s, web.SessionConfig{BaseURL: cfg.BaseURL, KeyFile: sessionKeyPath(cfg.Data)})
 	if err != nil {
 		a.stop()
 		return nil, err
 	}
+	a.stops = append(a.stops, sess.StartSweeper(time.Hour))
 	prov, err := oauth.New(s, oauth.Config{AccessTokenTTL: cfg.AccessTokenTTL, Session: sess})
 	if err != nil {
 		a.stop()

@@ -115,6 +115,8 @@ var (
 	bSubOwner          = []byte("idx_webhook_subscription_owner")   // see ownerKey (subscription.go)
 	bSubPending        = []byte("idx_webhook_subscription_pending") // sub|delivery -> empty, pending only
 	bEventPending      = []byte("idx_webhook_event_pending")        // event|delivery -> empty, pending only
+	bSessions          = []byte("sessions")                         // sha256(token) -> Session (session.go)
+	bSessionUser       = []byte("idx_session_user")                 // user|session id -> sha256(token)
 )
 
 var allBuckets = [][]byte{
@@ -124,6 +126,7 @@ var allBuckets = [][]byte{
 	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 	bSubOwner, bSubPending, bEventPending, bConvActivity,
+	bSessions, bSessionUser,
 }
 
 // Options configure Open.

@@ -78,6 +78,7 @@ func (h *Handler) root(w http.ResponseWriter, r *http.Request) {
 // and calls fn. Signed out, a GET goes to the sign-in page and back; a POST to the sign-in page.
 func (h *Handler) page(need int, fn func(http.ResponseWriter, *http.Request, *ui)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r = h.cfg.Sessions.remember(r) // one session read for the page's questions
 		user, ok := h.cfg.Sessions.CurrentUser(r)
 		if !ok {
 			to := "/login"
@@ -279,9 +280,9 @@ func (h *Handler) switchWorkspace(w http.ResponseWriter, r *http.Request, u *ui)
 		h.uiError(w, r, u, err)
 		return
 	}
-	back := r.PostForm.Get("back")
+	back := localNext(r.PostForm.Get("back"))
 	// A page of another workspace's thing makes no sense in this one: go to its section.
-	if !strings.HasPrefix(back, "/") || strings.HasPrefix(back, "//") || strings.HasPrefix(back, "/inbox/") {
+	if back == "" || strings.HasPrefix(back, "/inbox/") {
 		back = "/inbox"
 	}
 	for _, section := range []string{"/contacts/", "/groups/", "/broadcasts/"} {
