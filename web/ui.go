@@ -30,6 +30,9 @@ type ui struct {
 	ws         store.Workspace // zero when the user has none
 	role       string          // admin or member in ws; superusers count as admin
 	section    string
+	// home is the session's current workspace; a page of another of the user's workspaces
+	// (a conversation link) acts on ws without switching it.
+	home string
 }
 
 func (u *ui) isAdmin() bool { return u.user.Superuser || u.role == "admin" }
@@ -128,6 +131,7 @@ func (h *Handler) page(need int, fn func(http.ResponseWriter, *http.Request, *ui
 		if u.ws.ID == "" && len(u.workspaces) > 0 {
 			u.ws = u.workspaces[0]
 		}
+		u.home = u.ws.ID
 		if u.ws.ID != "" {
 			if u.role, err = h.store.MemberRole(u.ws.ID, user.ID); err != nil && !errors.Is(err, store.ErrForbidden) {
 				h.uiError(w, r, u, err)
@@ -281,8 +285,14 @@ func (h *Handler) switchWorkspace(w http.ResponseWriter, r *http.Request, u *ui)
 		return
 	}
 	back := localNext(r.PostForm.Get("back"))
-	// A page of another workspace's thing makes no sense in this one: go to its section.
-	if back == "" || strings.HasPrefix(back, "/inbox/") {
+	// A page of another workspace's thing makes no sense in this one: go to its section. A
+	// conversation of the chosen workspace (the thread page's "Switch to" form) stays.
+	if conv, ok := strings.CutPrefix(back, "/inbox/"); ok {
+		if _, err := h.store.Conversation(id, strings.TrimSuffix(conv, "/")); err != nil {
+			back = "/inbox"
+		}
+	}
+	if back == "" {
 		back = "/inbox"
 	}
 	for _, section := range []string{"/contacts/", "/groups/", "/broadcasts/"} {
