@@ -167,7 +167,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, u *ui, status i
 	setPageHeaders(w)
 	templ.Handler(views.App(f, page), templ.WithStatus(status), templ.WithErrorHandler(func(r *http.Request, err error) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			slog.ErrorContext(r.Context(), "render", "request_id", requestID(r.Context()), "path", r.URL.Path, "error", err)
+			slog.ErrorContext(r.Context(), "render", "request_id", requestID(r.Context()), "path", logPath(r.URL.Path), "error", err)
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			w.WriteHeader(http.StatusInternalServerError)
 			_, _ = w.Write([]byte("Something went wrong. Please try again.\n"))
@@ -220,7 +220,7 @@ func (h *Handler) uiError(w http.ResponseWriter, r *http.Request, u *ui, err err
 	case errors.Is(err, store.ErrForbidden):
 		h.forbidden(w, r, u, "You are not a member of this workspace.")
 	default:
-		slog.ErrorContext(r.Context(), "ui", "request_id", requestID(r.Context()), "path", r.URL.Path, "error", err)
+		slog.ErrorContext(r.Context(), "ui", "request_id", requestID(r.Context()), "path", logPath(r.URL.Path), "error", err)
 		h.render(w, r, u, http.StatusInternalServerError, "Something went wrong", views.ErrorPage("Something went wrong", "Please try again."))
 	}
 }
