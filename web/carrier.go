@@ -179,6 +179,12 @@ func (h *Handler) sandboxMember(w http.ResponseWriter, r *http.Request) (func(n 
 	if !ok {
 		return nil, false
 	}
+	// The sandbox endpoints take the API's token, and its rate limit with it.
+	if wait, ok := h.limiters.allow(tok.ID, h.cfg.RateLimit, h.now()); !ok {
+		w.Header().Set("Retry-After", retryAfter(wait))
+		writeError(w, http.StatusTooManyRequests, "rate limit exceeded: at most "+formatRate(h.cfg.RateLimit)+" requests per second per token")
+		return nil, false
+	}
 	return func(n store.PhoneNumber) error {
 		if n.CarrierName() != store.ProviderSandbox {
 			return errSandboxOnly
