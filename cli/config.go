@@ -24,6 +24,10 @@ type config struct {
 	LogRequests    bool
 	SendRate       float64
 	Twilio         twilioConfig
+	// MaxConnections bounds the open connections (-max-connections).
+	MaxConnections int
+	// RequireTwoFactor sends every user without two-factor to enrolment (-require-2fa).
+	RequireTwoFactor bool
 }
 
 // twilioConfig is the Twilio account the twilio adapter uses; the auth token is never logged
@@ -90,6 +94,8 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	fs.BoolVar(&c.LogRequests, "log-requests", true, "log one line per HTTP request")
 	fs.Float64Var(&c.SendRate, "send-rate", 1, "messages per second per number for numbers without a rate of their own (0 = unlimited; sandbox numbers default to unlimited)")
 	twilioFlags(fs, &c.Twilio)
+	fs.IntVar(&c.MaxConnections, "max-connections", 10_000, "most open client connections; more wait to be accepted")
+	fs.BoolVar(&c.RequireTwoFactor, "require-2fa", false, "require two-factor sign-in for every user")
 	// Environment first, so that flags given on the command line win.
 	if err := applyEnv(fs); err != nil {
 		return c, err
@@ -114,6 +120,9 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	}
 	if c.Carrier != "sandbox" && c.Carrier != "twilio" {
 		return c, fmt.Errorf("-carrier must be sandbox or twilio")
+	}
+	if c.MaxConnections < 1 {
+		return c, fmt.Errorf("-max-connections must be 1 or more")
 	}
 	if c.SendRate < 0 {
 		return c, fmt.Errorf("-send-rate must be 0 or more messages per second")

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/net/netutil"
 
 	"switchboard/carrier"
 	"switchboard/oauth"
@@ -64,6 +65,9 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
+	// A flood of connections waits in the kernel's backlog beyond the bound instead of each
+	// holding a goroutine and its buffers.
+	ln = netutil.LimitListener(ln, cfg.MaxConnections)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -172,7 +176,8 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	// endpoints.
 	// The cookie keys live in a file beside the database, never in it: a backup of the database
 	// cannot sign a session cookie.
-	sess, err := web.NewSessions(s, web.SessionConfig{BaseURL: cfg.BaseURL, KeyFile: sessionKeyPath(cfg.Data)})
+	sess, err := web.NewSessions(s, web.SessionConfig{BaseURL: cfg.BaseURL, KeyFile: sessionKeyPath(cfg.Data),
+		RequireTwoFactor: cfg.RequireTwoFactor})
 	if err != nil {
 		a.stop()
 		return nil, err
