@@ -117,6 +117,8 @@ var (
 	bEventPending      = []byte("idx_webhook_event_pending")        // event|delivery -> empty, pending only
 	bSessions          = []byte("sessions")                         // sha256(token) -> Session (session.go)
 	bSessionUser       = []byte("idx_session_user")                 // user|session id -> sha256(token)
+	bTwoFactor         = []byte("user_two_factor")                  // user -> two-factor record (totp.go)
+	bResets            = []byte("password_resets")                  // sha256(token) -> PasswordReset (reset.go)
 )
 
 var allBuckets = [][]byte{
@@ -126,7 +128,7 @@ var allBuckets = [][]byte{
 	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 	bSubOwner, bSubPending, bEventPending, bConvActivity,
-	bSessions, bSessionUser,
+	bSessions, bSessionUser, bTwoFactor, bResets,
 }
 
 // Options configure Open.
