@@ -45,7 +45,10 @@ func TestTwoFactorEnrolAndSignIn(t *testing.T) {
 	wantFields(t, func() error { _, err := s.CheckSecondFactor(ana.ID, code(t, secret, later), later); return err }(), "code")
 	// Two steps away is refused.
 	far := later.Add(2 * time.Minute)
-	wantFields(t, func() error { _, err := s.CheckSecondFactor(ana.ID, code(t, secret, far.Add(-time.Minute)), far); return err }(), "code")
+	wantFields(t, func() error {
+		_, err := s.CheckSecondFactor(ana.ID, code(t, secret, far.Add(-time.Minute)), far)
+		return err
+	}(), "code")
 	// A recovery code works once.
 	if rec, err := s.CheckSecondFactor(ana.ID, codes[3], far); err != nil || !rec {
 		t.Fatalf("recovery code: %v %v", rec, err)
