@@ -131,6 +131,15 @@ func (h *Handler) routes() http.Handler {
 		mux.Handle("POST /logout", forms.Handler(http.HandlerFunc(ss.logout)))
 		mux.HandleFunc("GET /setup", ss.setupPage)
 		mux.Handle("POST /setup", forms.Handler(http.HandlerFunc(ss.setup)))
+		// ---- accounts: second factor, enrolment, password reset (begin) ----
+		mux.HandleFunc("GET /login/code", ss.codePage)
+		mux.Handle("POST /login/code", forms.Handler(http.HandlerFunc(ss.code)))
+		mux.HandleFunc("GET /login/enrol", ss.enrolPage)
+		mux.Handle("POST /login/enrol", forms.Handler(http.HandlerFunc(ss.enrol)))
+		mux.HandleFunc("GET /forgot", ss.forgotPage)
+		mux.HandleFunc("GET /reset/{token}", ss.resetPage)
+		mux.Handle("POST /reset/{token}", forms.Handler(http.HandlerFunc(ss.reset)))
+		// ---- accounts (end) ----
 	}
 	if p := h.cfg.OAuth; p != nil {
 		mux.HandleFunc("GET /oauth/authorize", p.Authorize)

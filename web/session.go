@@ -53,14 +53,6 @@ type SessionConfig struct {
 	// RequireTwoFactor sends every user without two-factor to enrolment after the password
 	// (the -require-2fa flag); a superuser can also turn it on in /admin/users.
 	RequireTwoFactor bool
-	// Mail, when set, sends password reset links by e-mail; nil means no e-mail is configured.
-	Mail Mailer
-}
-
-// Mailer queues an e-mail; the store's outbox delivers it (mail/).
-type Mailer interface {
-	// Enabled reports whether e-mail is configured (-smtp-url).
-	Enabled() bool
 }
 
 // Sessions is the browser session with its sign-in, sign-out and first-run setup: who is

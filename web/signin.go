@@ -169,7 +169,7 @@ func renderBare(w http.ResponseWriter, r *http.Request, status int, title string
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'")
 	templ.Handler(views.Layout(title, page), templ.WithStatus(status)).ServeHTTP(w, r)
 }
 

@@ -66,6 +66,7 @@ func (h *Handler) uiRoutes(mux *http.ServeMux) {
 	h.uiCampaignRoutes(get, post)
 
 	h.uiSettingsRoutes(mux, get, post)
+	h.uiAccountRoutes(get, post) // profile, two-factor, sessions, user management (ui_profile.go)
 }
 
 // root is GET /: the inbox when signed in, else the sign-in page.
@@ -85,6 +86,14 @@ func (h *Handler) page(need int, fn func(http.ResponseWriter, *http.Request, *ui
 		user, ok := h.cfg.Sessions.CurrentUser(r)
 		if !ok {
 			to := "/login"
+			// A session that passed the password but owes the second factor, or enrolment,
+			// goes there and nowhere else.
+			switch h.cfg.Sessions.PendingStage(r) {
+			case store.SessionStageCode:
+				to = "/login/code"
+			case store.SessionStageEnrol:
+				to = "/login/enrol"
+			}
 			if r.Method == http.MethodGet {
 				next := r.URL.RequestURI()
 				if r.Header.Get("HX-Request") == "true" {
@@ -185,7 +194,7 @@ func setPageHeaders(w http.ResponseWriter) {
 	hd := w.Header()
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Frame-Options", "DENY")
-	hd.Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+	hd.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 }
 
 func (h *Handler) forbidden(w http.ResponseWriter, r *http.Request, u *ui, text string) {
