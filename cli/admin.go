@@ -86,6 +86,10 @@ func adminCommands() map[string]adminCommand {
 		"import-contacts":  {"--workspace W FILE.csv", adminImportContacts},
 		"compact":          {"", adminCompact},
 
+		// Accounts (admin_accounts.go).
+		"reset-password": {"--user U [--password-stdin] [--base-url URL]", adminResetPassword},
+		"reset-2fa":      {"--user U", adminReset2FA},
+
 		// Webhooks (admin_webhooks.go).
 		"list-subscriptions":  {"[--workspace W]", adminListSubscriptions},
 		"list-deliveries":     {"--subscription S [--limit N] [--attempts]", adminListDeliveries},

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"switchboard/store"
+)
+
+// findUser resolves --user: a user id, or an e-mail address.
+func findUser(s *store.Store, ref string) (store.User, error) {
+	if strings.Contains(ref, "@") {
+		return s.UserByEmail(ref)
+	}
+	return s.User(ref)
+}
+
+// adminResetPassword prints a one-hour, single-use reset link for the user, or with
+// --password-stdin sets the password read from standard input. Either way every session of
+// the user ends when the password changes.
+func adminResetPassword(a *adminEnv, args []string) error {
+	user := a.fs.String("user", "", "user id or e-mail address")
+	fromStdin := a.fs.Bool("password-stdin", false, "set the password read from standard input instead of printing a link")
+	baseURL := a.fs.String("base-url", defaultBaseURL(), "public URL the link is made under")
+	return a.withStore(args, func(s *store.Store) error {
+		if err := required("user", *user); err != nil {
+			return err
+		}
+		u, err := findUser(s, *user)
+		if err != nil {
+			return err
+		}
+		if *fromStdin {
+			p, err := readPassword(a.stdin)
+			if err != nil {
+				return err
+			}
+			if err := s.SetPassword(u.ID, p); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stderr, "password of %s set; their sessions are signed out\n", u.Email)
+			return nil
+		}
+		token, err := s.CreateReset(u.ID, s.Now())
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout, strings.TrimRight(*baseURL, "/")+"/reset/"+token)
+		fmt.Fprintf(a.stderr, "send this link to %s: it sets a new password once, within an hour\n", u.Email)
+		return nil
+	})
+}
+
+// adminReset2FA turns two-factor off for a user who lost their authenticator app.
+func adminReset2FA(a *adminEnv, args []string) error {
+	user := a.fs.String("user", "", "user id or e-mail address")
+	return a.withStore(args, func(s *store.Store) error {
+		if err := required("user", *user); err != nil {
+			return err
+		}
+		u, err := findUser(s, *user)
+		if err != nil {
+			return err
+		}
+		if !u.TwoFactor {
+			return errors.New(u.Email + " has no two-factor to reset")
+		}
+		if err := s.ResetTwoFactor(u.ID); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stderr, "two-factor of %s is off; they can set it up again on their profile\n", u.Email)
+		return nil
+	})
+}
+
+// defaultBaseURL is SWITCHBOARD_BASE_URL, else the server's default address.
+func defaultBaseURL() string {
+	if v := os.Getenv(envName("base-url")); v != "" {
+		return v
+	}
+	return "http://localhost:8080"
+}
