@@ -119,6 +119,8 @@ var (
 	bSessionUser       = []byte("idx_session_user")                 // user|session id -> sha256(token)
 	bTwoFactor         = []byte("user_two_factor")                  // user -> two-factor record (totp.go)
 	bResets            = []byte("password_resets")                  // sha256(token) -> PasswordReset (reset.go)
+	bMail              = []byte("mail")                             // id -> Mail (mail.go)
+	bMailQueue         = []byte("mail_queue")                       // due(8)|id -> empty
 )
 
 var allBuckets = [][]byte{
@@ -128,7 +130,7 @@ var allBuckets = [][]byte{
 	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 	bSubOwner, bSubPending, bEventPending, bConvActivity,
-	bSessions, bSessionUser, bTwoFactor, bResets,
+	bSessions, bSessionUser, bTwoFactor, bResets, bMail, bMailQueue,
 }
 
 // Options configure Open.
