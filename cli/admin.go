@@ -89,6 +89,7 @@ func adminCommands() map[string]adminCommand {
 		// Accounts (admin_accounts.go).
 		"reset-password": {"--user U [--password-stdin] [--base-url URL]", adminResetPassword},
 		"reset-2fa":      {"--user U", adminReset2FA},
+		"test-email":     {"--to ADDR [-smtp-url URL -smtp-from F]", adminTestEmail},
 
 		// Webhooks (admin_webhooks.go).
 		"list-subscriptions":  {"[--workspace W]", adminListSubscriptions},

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
+	"switchboard/mail"
 	"switchboard/store"
 )
 
@@ -81,4 +84,33 @@ func defaultBaseURL() string {
 		return v
 	}
 	return "http://localhost:8080"
+}
+
+// adminTestEmail sends one e-mail now through -smtp-url, and says what went wrong if it fails:
+// the way to check the e-mail settings before relying on them.
+func adminTestEmail(a *adminEnv, args []string) error {
+	to := a.fs.String("to", "", "address to send the test to")
+	var cfg mail.Config
+	mailFlags(a.fs, &cfg)
+	if err := applyEnv(a.fs); err != nil {
+		return err
+	}
+	if err := a.fs.Parse(args); err != nil {
+		return err
+	}
+	if err := required("to", *to, "smtp-url", cfg.URL); err != nil {
+		return err
+	}
+	if err := cfg.Check(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := cfg.Send(ctx, store.Mail{To: *to, Subject: "Switchboard test e-mail",
+		Body: "This is a test from switchboard admin test-email. E-mail works.\n"})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "test e-mail sent to %s\n", *to)
+	return nil
 }

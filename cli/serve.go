@@ -20,6 +20,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	"switchboard/carrier"
+	"switchboard/mail"
 	"switchboard/oauth"
 	"switchboard/store"
 	"switchboard/web"
@@ -176,8 +177,15 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	// endpoints.
 	// The cookie keys live in a file beside the database, never in it: a backup of the database
 	// cannot sign a session cookie.
-	sess, err := web.NewSessions(s, web.SessionConfig{BaseURL: cfg.BaseURL, KeyFile: sessionKeyPath(cfg.Data),
-		RequireTwoFactor: cfg.RequireTwoFactor})
+	// E-mail (invitations, reset links) goes through the store's outbox; the worker sends it.
+	scfg := web.SessionConfig{BaseURL: cfg.BaseURL, KeyFile: sessionKeyPath(cfg.Data), RequireTwoFactor: cfg.RequireTwoFactor}
+	if cfg.Mail.Enabled() {
+		mw := mail.NewWorker(s, cfg.Mail, nil)
+		mw.Start()
+		a.stops = append(a.stops, mw.Stop)
+		scfg.Mail = mw
+	}
+	sess, err := web.NewSessions(s, scfg)
 	if err != nil {
 		a.stop()
 		return nil, err

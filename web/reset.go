@@ -8,11 +8,45 @@ import (
 	"switchboard/views"
 )
 
-// forgotPage is GET /forgot. This server sends no e-mail yet, so the page says to ask an
-// administrator, who makes a reset link on /admin/users or with `switchboard admin
-// reset-password`.
+// forgotPage is GET /forgot. Without e-mail the page says to ask an administrator, who makes
+// a reset link on /admin/users or with `switchboard admin reset-password`.
 func (ss *Sessions) forgotPage(w http.ResponseWriter, r *http.Request) {
-	renderBare(w, r, http.StatusOK, "Forgot password", views.Forgot(views.ForgotForm{}))
+	renderBare(w, r, http.StatusOK, "Forgot password", views.Forgot(views.ForgotForm{MailEnabled: ss.mailer() != nil}))
+}
+
+// forgot is POST /forgot: e-mails a one-hour reset link when the address belongs to an enabled
+// account, and answers the same either way, so the page tells no one which addresses exist.
+// Requests count against the client's network like failed sign-ins.
+func (ss *Sessions) forgot(w http.ResponseWriter, r *http.Request) {
+	if err := readForm(w, r); err != nil {
+		formError(w, r, err)
+		return
+	}
+	m := ss.mailer()
+	f := views.ForgotForm{MailEnabled: m != nil, Sent: true}
+	if m == nil {
+		renderBare(w, r, http.StatusOK, "Forgot password", views.Forgot(f))
+		return
+	}
+	if _, ok := ss.limits.attempt(ss.now(), "net:"+clientNetwork(r)); !ok {
+		w.Header().Set("Retry-After", "60")
+		renderMessage(w, r, http.StatusTooManyRequests, "Too many requests", "Wait a minute and try again.")
+		return
+	}
+	u, err := ss.s.UserByEmail(r.PostForm.Get("email"))
+	if err == nil && !u.Disabled {
+		link := ss.cfg.BaseURL + "/reset/"
+		_, err = ss.s.CreateResetMail(u.ID, ss.now(), func(token string) *store.Mail {
+			return &store.Mail{To: u.Email, Subject: "Reset your Switchboard password",
+				Body: "Someone asked to reset the password of " + u.Email + " on Switchboard.\n\n" +
+					"Choose a new password here (the link works once, within an hour):\n" + link + token + "\n\n" +
+					"If it was not you, ignore this e-mail: your password stays as it is.\n"}
+		})
+		if err == nil {
+			m.Wake()
+		}
+	}
+	renderBare(w, r, http.StatusOK, "Forgot password", views.Forgot(f))
 }
 
 // resetPage is GET /reset/{token}: the new-password form of a valid link.

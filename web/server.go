@@ -137,6 +137,7 @@ func (h *Handler) routes() http.Handler {
 		mux.HandleFunc("GET /login/enrol", ss.enrolPage)
 		mux.Handle("POST /login/enrol", forms.Handler(http.HandlerFunc(ss.enrol)))
 		mux.HandleFunc("GET /forgot", ss.forgotPage)
+		mux.Handle("POST /forgot", forms.Handler(http.HandlerFunc(ss.forgot)))
 		mux.HandleFunc("GET /reset/{token}", ss.resetPage)
 		mux.Handle("POST /reset/{token}", forms.Handler(http.HandlerFunc(ss.reset)))
 		// ---- accounts (end) ----

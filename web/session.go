@@ -53,6 +53,24 @@ type SessionConfig struct {
 	// RequireTwoFactor sends every user without two-factor to enrolment after the password
 	// (the -require-2fa flag); a superuser can also turn it on in /admin/users.
 	RequireTwoFactor bool
+	// Mail, when set and enabled, e-mails reset links and invitations; nil sends nothing and
+	// the pages show the links.
+	Mail Mailer
+}
+
+// Mailer is the e-mail outbox's worker (mail.Worker): the store queues the mail, Wake hurries
+// the send.
+type Mailer interface {
+	Enabled() bool
+	Wake()
+}
+
+// mailer is the configured Mailer, or nil when e-mail is off.
+func (ss *Sessions) mailer() Mailer {
+	if ss == nil || ss.cfg.Mail == nil || !ss.cfg.Mail.Enabled() {
+		return nil
+	}
+	return ss.cfg.Mail
 }
 
 // Sessions is the browser session with its sign-in, sign-out and first-run setup: who is
