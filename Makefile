@@ -1,7 +1,8 @@
-# Switchboard: `make run` starts the server, `make test` is what CI runs.
+# Switchboard: `make run` starts the server, `make test` is what CI runs, `make test-short` is
+# the quick unit-test run while working.
 GO ?= go
 
-.PHONY: run build test test-zapier bench bench-short bench-go generate check-generated lint
+.PHONY: run build test test-short test-zapier bench bench-short bench-go generate check-generated lint
 
 run:
 	$(GO) run . serve
@@ -26,6 +27,11 @@ lint:
 test: check-generated lint
 	$(GO) test -race -count=1 ./...
 	@$(MAKE) --no-print-directory test-zapier
+
+# The unit tests alone, in under two minutes: -short skips the tests that build and run the
+# binary, drive headless Chromium or kill a process mid-write (make test runs those too).
+test-short:
+	$(GO) test -short -count=1 ./...
 
 # The Zapier app's tests (integrations/zapier) drive the real binary with the app tester.
 # Without Node they are skipped with a reason, except under CI=true, where that fails.

@@ -59,6 +59,10 @@ type Dispatcher struct {
 	inflight int // claimed, outcome not yet recorded
 	limiters map[string]*numberLimiter
 	stopOnce sync.Once
+	// onPass, when set (tests, before Start), hears of each pass of the loop: the time it read
+	// and how many messages it claimed, so a test knows the dispatcher has looked instead of
+	// sleeping and hoping it did.
+	onPass func(now time.Time, claimed int)
 }
 
 type numberLimiter struct {
@@ -184,6 +188,9 @@ func (d *Dispatcher) loop() {
 					d.jobs <- job{number: c.Number, msg: m}
 				}
 			}
+		}
+		if d.onPass != nil {
+			d.onPass(now, claimed)
 		}
 		if claimed > 0 {
 			continue

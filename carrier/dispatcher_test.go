@@ -10,21 +10,9 @@ import (
 	"time"
 
 	"switchboard/carrier"
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
-
-// clock is a test clock moved by hand.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // recorder is a carrier that records what it is handed and answers with fn (nil: accept).
 type recorder struct {
@@ -59,7 +47,36 @@ type env struct {
 	s      *store.Store
 	ws     string
 	number string
-	clock  *clock
+	clock  *testutil.Clock
+	d      *carrier.Dispatcher // the one start ran
+
+	mu     sync.Mutex
+	passes []pass // the dispatcher's passes, as it reports them
+}
+
+// pass is one pass of the dispatcher's loop: the clock it read and what it claimed.
+type pass struct {
+	now     time.Time
+	claimed int
+}
+
+// settle wakes the dispatcher until it makes a pass at the clock's current time that claims
+// nothing: from then on, what the test checks is what the dispatcher decided at this time.
+// (Waiting for that pass replaces sleeping and hoping the dispatcher has looked.)
+func (e *env) settle(t *testing.T) {
+	t.Helper()
+	now := e.clock.Now()
+	eventually(t, "a pass that claims nothing at "+now.Format(time.RFC3339Nano), func() bool {
+		e.d.Wake()
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		for _, p := range e.passes {
+			if !p.now.Before(now) && p.claimed == 0 {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 func newEnv(t *testing.T) *env {
@@ -76,7 +93,7 @@ func newEnv(t *testing.T) *env {
 	if _, err := s.AddNumber(w.ID, "+14155550100", "Main"); err != nil {
 		t.Fatal(err)
 	}
-	return &env{s: s, ws: w.ID, number: "+14155550100", clock: &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}}
+	return &env{s: s, ws: w.ID, number: "+14155550100", clock: testutil.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))}
 }
 
 // start runs a dispatcher on e's store with the carriers given, stopped when the test ends.
@@ -89,6 +106,12 @@ func (e *env) start(t *testing.T, opts carrier.Options) *carrier.Dispatcher {
 		opts.Jitter = func() float64 { return 1 }
 	}
 	d := carrier.NewDispatcher(e.s, opts)
+	carrier.OnPass(d, func(now time.Time, claimed int) {
+		e.mu.Lock()
+		e.passes = append(e.passes, pass{now, claimed})
+		e.mu.Unlock()
+	})
+	e.d = d
 	e.s.OnOutbox(d.Wake)
 	if err := d.Start(); err != nil {
 		t.Fatal(err)
@@ -206,22 +229,34 @@ func TestEachNumberIsHeldToItsOwnRate(t *testing.T) {
 	if _, err := e.s.CreateNumber(e.ws, store.NumberInput{Phone: "+14155550200", Carrier: "twilio", Rate: &rate}); err != nil {
 		t.Fatal(err)
 	}
+	var slowIDs []string
 	for i := range 10 {
-		e.send(t, "+14155550200", fmt.Sprintf("+1415777%04d", i), "slow")
+		slowIDs = append(slowIDs, e.send(t, "+14155550200", fmt.Sprintf("+1415777%04d", i), "slow").ID)
 		e.send(t, e.number, fmt.Sprintf("+1415888%04d", i), "fast")
+	}
+	// claimedSlow counts the rate-2 number's messages the dispatcher has taken off the queue
+	// (sending or sent): a claim shows in the store before the carrier hears of it.
+	claimedSlow := func() int {
+		n := 0
+		for _, id := range slowIDs {
+			if e.status(t, id).Status != store.MessageQueued {
+				n++
+			}
+		}
+		return n
 	}
 	tw := &recorder{name: "twilio"}
 	sb := &recorder{name: "sandbox"}
 	e.start(t, carrier.Options{Carriers: map[string]carrier.Carrier{"sandbox": sb, "twilio": tw}, DefaultRate: 1})
 	eventually(t, "the unlimited sandbox number sent all 10", func() bool { return len(sb.calls()) == 10 })
-	time.Sleep(50 * time.Millisecond)
-	if n := len(tw.calls()); n != 2 {
+	e.settle(t)
+	if n := claimedSlow(); n != 2 {
 		t.Fatalf("the rate-2 number sent %d while the clock stood still, want its burst of 2", n)
 	}
 	e.clock.Advance(time.Second)
 	eventually(t, "two more after a second", func() bool { return len(tw.calls()) == 4 })
-	time.Sleep(50 * time.Millisecond)
-	if n := len(tw.calls()); n != 4 {
+	e.settle(t)
+	if n := claimedSlow(); n != 4 {
 		t.Errorf("after one second the rate-2 number had sent %d, want 4", n)
 	}
 }
@@ -245,16 +280,16 @@ func TestTransientErrorsAreRetriedOnScheduleHonouringRetryAfter(t *testing.T) {
 		t.Errorf("after a transient failure: err %q attempts %d", got.ProviderErr, got.Attempts)
 	}
 	e.clock.Advance(900 * time.Millisecond)
-	time.Sleep(50 * time.Millisecond)
-	if n := len(rec.calls()); n != 1 {
+	e.settle(t)
+	if n := len(rec.calls()); n != 1 || e.status(t, m.ID).Status != store.MessageQueued {
 		t.Fatalf("retried after 0.9 s, want the 1 s delay kept")
 	}
 	e.clock.Advance(100 * time.Millisecond)
 	eventually(t, "the second attempt at 1 s", func() bool { return len(rec.calls()) == 2 })
 	eventually(t, "the second retry is recorded", func() bool { return e.status(t, m.ID).Attempts == 2 && e.status(t, m.ID).Status == store.MessageQueued })
 	e.clock.Advance(5 * time.Second) // the schedule's 5 s, but the carrier asked for 20
-	time.Sleep(50 * time.Millisecond)
-	if n := len(rec.calls()); n != 2 {
+	e.settle(t)
+	if n := len(rec.calls()); n != 2 || e.status(t, m.ID).Status != store.MessageQueued {
 		t.Fatalf("retried after 5 s though the carrier said Retry-After 20 s")
 	}
 	e.clock.Advance(15 * time.Second)

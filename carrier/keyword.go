@@ -3,33 +3,21 @@ package carrier
 import (
 	"encoding/xml"
 	"strings"
+	"switchboard/store"
 	"unicode"
 )
 
-// Keyword is the compliance keyword family an inbound text belongs to (DESIGN §7, Keywords).
-type Keyword int
+// Keyword is the store's keyword family: the type exists once, in store, which acts on it; this
+// package recognises the words. The names below keep this package's callers reading naturally.
+type Keyword = store.Keyword
 
 // The keyword families. NoKeyword is the zero value: an ordinary text.
 const (
-	NoKeyword    Keyword = iota
-	KeywordStop          // STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT: opt out
-	KeywordStart         // START, UNSTOP, YES: opt back in
-	KeywordHelp          // HELP, INFO: the help reply
+	NoKeyword    = store.NoKeyword
+	KeywordStop  = store.KeywordStop  // STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT: opt out
+	KeywordStart = store.KeywordStart // START, UNSTOP, YES: opt back in
+	KeywordHelp  = store.KeywordHelp  // HELP, INFO: the help reply
 )
-
-// String names the family, for logs.
-func (k Keyword) String() string {
-	switch k {
-	case KeywordStop:
-		return "stop"
-	case KeywordStart:
-		return "start"
-	case KeywordHelp:
-		return "help"
-	default:
-		return "none"
-	}
-}
 
 var keywordFamilies = map[string]Keyword{
 	"STOP": KeywordStop, "STOPALL": KeywordStop, "UNSUBSCRIBE": KeywordStop,

@@ -6,7 +6,7 @@ import (
 	"switchboard/store"
 )
 
-// Metrics are the carrier's Prometheus series (DESIGN §7).
+// Metrics are the carrier's Prometheus series.
 type Metrics struct {
 	messages *prometheus.CounterVec // carrier, outcome: sent, delivered, failed, retry
 	inbound  *prometheus.CounterVec // carrier

@@ -33,25 +33,12 @@ func (r *Receiver) Route(to string) (store.PhoneNumber, error) {
 	return n, err
 }
 
-// storeKeyword maps a keyword family to the store's action.
-func storeKeyword(k Keyword) string {
-	switch k {
-	case KeywordStop:
-		return store.KeywordStop
-	case KeywordStart:
-		return store.KeywordStart
-	case KeywordHelp:
-		return store.KeywordHelp
-	}
-	return ""
-}
-
 // SMS records an inbound text to number n, acting on its keyword (STOP, START, HELP families):
 // contact, conversation, message, event, opt-out and reply in one transaction. A MessageSid seen
 // before is recorded once.
 func (r *Receiver) SMS(n store.PhoneNumber, provider string, in InboundSMS) (store.InboundResult, error) {
 	res, err := r.store.ReceiveMessage(n.WorkspaceID, store.InboundMessage{From: in.From, To: n.Phone, Text: in.Text,
-		Media: in.Media, Provider: provider, ProviderID: in.MessageSID, Keyword: storeKeyword(MatchKeyword(in.Text))})
+		Media: in.Media, Provider: provider, ProviderID: in.MessageSID, Keyword: MatchKeyword(in.Text)})
 	if err == nil && !res.Duplicate {
 		r.metrics.inbound.WithLabelValues(provider).Inc()
 	}

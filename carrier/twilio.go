@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// Twilio's wire contract (DESIGN §7), kept beside the adapter so a reader sees both at once:
+// Twilio's wire contract, kept beside the adapter so a reader sees both at once:
 //
 //	POST {BaseURL}/2010-04-01/Accounts/{AccountSid}/Messages.json
 //	Authorization: Basic base64(AccountSid:AuthToken)

@@ -10,7 +10,27 @@ import (
 	"switchboard/store"
 )
 
-// adminRemoveMember ends a membership (DESIGN §2, §6): the user's next request to the workspace
+func adminAddMember(a *adminEnv, args []string) error {
+	ws := a.fs.String("workspace", "", "workspace id")
+	user := a.fs.String("user", "", "user id")
+	role := a.fs.String("role", "member", "member or admin")
+	return a.withStore(args, func(s *store.Store) error {
+		if err := required("workspace", *ws, "user", *user); err != nil {
+			return err
+		}
+		if *role != "member" && *role != "admin" {
+			return fmt.Errorf("--role must be member or admin")
+		}
+		m, err := s.AddMember(*ws, *user, *role)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout, m.ID)
+		return nil
+	})
+}
+
+// adminRemoveMember ends a membership: the user's next request to the workspace
 // is refused, and the webhook subscriptions they made in it are deleted with their pending
 // deliveries, in one transaction. It creates nothing, so it prints nothing on success.
 func adminRemoveMember(a *adminEnv, args []string) error {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ func TestAdminOAuthCommands(t *testing.T) {
 	f := newFixture(t)
 	d := "-data=" + f.data
 
-	// Confidential: the id on line 1, the secret on line 2 (DESIGN §2), nothing else on stdout.
+	// Confidential: the id on line 1, the secret on line 2, nothing else on stdout.
 	r := sb(t, nil, "admin", "create-oauth-client", d, "--name", "Zapier",
 		"--redirect-uri", "https://zapier.example/cb", "--redirect-uri", "https://zapier.example/cb2")
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
@@ -260,7 +261,7 @@ func TestAdminSetWorkspaceAndCompact(t *testing.T) {
 	fails(t, "no arguments", "admin", "compact", d, "extra")
 }
 
-// TestAdminListsAndWorkspaceSettings: list-* print one tab-separated row each (DESIGN §2), and
+// TestAdminListsAndWorkspaceSettings: list-* print one tab-separated row each, and
 // set-workspace carries the keyword replies, greeting, quiet hours and time zone, checked.
 func TestAdminListsAndWorkspaceSettings(t *testing.T) {
 	f := newFixture(t)
@@ -307,5 +308,67 @@ func TestAdminListsAndWorkspaceSettings(t *testing.T) {
 		w.KeywordReply(store.KeywordStart) != "Acme: you are resubscribed and will get messages again. Reply STOP to unsubscribe." ||
 		w.Greeting() != "Texts only, please." || w.QuietHours != "21:00-08:00" || w.TimeZone != "America/Chicago" {
 		t.Errorf("workspace after set-workspace = %+v", w)
+	}
+}
+
+func TestAdminCommands(t *testing.T) {
+	f := newFixture(t)
+	d := "-data=" + f.data
+	if _, err := os.Stat(filepath.Join(f.data, "switchboard.db")); err != nil {
+		t.Fatalf("the data directory was not created: %v", err)
+	}
+
+	// Bad input: non-zero exit, a message on stderr.
+	fails(t, "E.164", "admin", "add-number", d, "--workspace", f.ws, "--phone", "415 555")
+	fails(t, "--email", "admin", "create-user", d, "--name", "No Email")
+	fails(t, "email", "admin", "create-user", d, "--email", "not-an-email", "--name", "X")
+	fails(t, "already exists", "admin", "create-user", d, "--email", "ANA@example.com", "--name", "Dup")
+	fails(t, "--name", "admin", "create-workspace", d)
+	fails(t, "workspace not found", "admin", "add-member", d, "--workspace", "01J00000000000000000000000", "--user", f.user)
+	fails(t, "user not found", "admin", "add-member", d, "--workspace", f.ws, "--user", "nobody")
+	fails(t, "type", "admin", "add-property", d, "--workspace", f.ws, "--name", "x", "--type", "color")
+	fails(t, "already exists", "admin", "add-property", d, "--workspace", f.ws, "--name", "plan", "--type", "text")
+	fails(t, "user not found", "admin", "create-token", d, "--user", "01J00000000000000000000000")
+	fails(t, "token not found", "admin", "revoke-token", d, "--token", "sbp_nope")
+	fails(t, "--token", "admin", "revoke-token", d)
+	fails(t, "unknown admin command", "admin", "frobnicate", d)
+	fails(t, "flag provided but not defined", "admin", "create-workspace", d, "--colour", "red")
+	fails(t, "unknown command", "nonsense")
+
+	// import-contacts reports what it did; a re-run updates instead of duplicating.
+	csv := filepath.Join(t.TempDir(), "contacts.csv")
+	os.WriteFile(csv, []byte("firstName,lastName,phone,email,company,plan\nAna,Lima,+14155550001,ana@example.com,Acme,gold\nBo,,415 555,,,\n"), 0o600)
+	r := sb(t, nil, "admin", "import-contacts", d, "--workspace", f.ws, csv)
+	if r.code != 0 || !strings.Contains(r.stdout, "imported 1, updated 0, rejected 1") || !strings.Contains(r.stdout, "line 3") {
+		t.Errorf("import: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = sb(t, nil, "admin", "import-contacts", d, "--workspace", f.ws, csv)
+	if r.code != 0 || !strings.Contains(r.stdout, "imported 0, updated 1, rejected 1") {
+		t.Errorf("re-import: exit %d, stdout %q", r.code, r.stdout)
+	}
+	fails(t, "no such file", "admin", "import-contacts", d, "--workspace", f.ws, filepath.Join(t.TempDir(), "missing.csv"))
+	fails(t, "CSV", "admin", "import-contacts", d, "--workspace", f.ws)
+
+	// revoke-token prints the token's id and the token stops working.
+	id := ok(t, "admin", "revoke-token", d, "--token", f.token)
+	wantULID(t, "revoke-token", id)
+	fails(t, "token not found", "admin", "revoke-token", d, "--token", f.token)
+
+	// SWITCHBOARD_DATA is the default data directory of admin commands.
+	r = sb(t, []string{"SWITCHBOARD_DATA=" + f.data}, "admin", "create-workspace", "--name", "Env WS")
+	if r.code != 0 {
+		t.Fatalf("admin with SWITCHBOARD_DATA: %q", r.stderr)
+	}
+	s, err := store.Open(filepath.Join(f.data, "switchboard.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	wss, _ := s.Workspaces()
+	if len(wss) != 2 {
+		t.Errorf("%d workspaces in the data directory, want 2", len(wss))
+	}
+	if c, err := s.ContactByPhone(f.ws, "+14155550001"); err != nil || c.Properties["plan"] != "gold" || c.Source != store.SourceImport {
+		t.Errorf("imported contact %+v, %v", c, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"switchboard/internal/testutil"
 	"testing"
 	"time"
 )
@@ -33,7 +34,7 @@ func BenchmarkGroupBroadcast100k(b *testing.B) {
 		if r := sbFor(b, 10*time.Minute, nil, "", "admin", "import-contacts", "-data="+f.data, "--workspace", f.ws, path); r.code != 0 {
 			b.Fatalf("import: %s", r.stderr)
 		}
-		addr := "127.0.0.1:" + freePort(b)
+		addr := "127.0.0.1:" + testutil.FreePort(b)
 		srv := startServer(b, addr, nil, "-addr", addr, "-data", f.data, "-log-requests=false", "-rate-limit", "0")
 		// Every tenth member opts out.
 		for m := 0; m < members; m += 10 {

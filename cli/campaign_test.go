@@ -3,6 +3,7 @@ package cli
 import (
 	"net/http"
 	"strings"
+	"switchboard/internal/testutil"
 	"testing"
 	"time"
 )
@@ -21,7 +22,7 @@ func TestServeScheduledBroadcastSurvivesARestart(t *testing.T) {
 	fails(t, "already exists", "admin", "create-group", d, "--workspace", f.ws, "--name", "clients")
 	fails(t, "E.164", "admin", "add-to-group", d, "--workspace", f.ws, "--group", group, "--phone", "555")
 
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	args := []string{"-addr", addr, "-data", f.data, "-log-requests=false"}
 	srv := startServer(t, addr, nil, args...)
 	at := time.Now().Add(4 * time.Second).UTC()

@@ -6,167 +6,20 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"switchboard/carrier"
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
-// The carrier through the real binary (DESIGN §7): a Twilio-format fake stands in for
+// The carrier through the real binary: a Twilio-format fake stands in for
 // api.twilio.com, and the tests look at what a user sees: what reached the carrier, and the
 // statuses list-messages-action reports.
-
-const (
-	fakeAccountSID = "AC00000000000000000000000000000001"
-	fakeAuthToken  = "fake-twilio-auth-token-5f2b"
-	twilioPhone    = "+14155550177"
-)
-
-// twilioArrival is one Messages API call the fake accepted.
-type twilioArrival struct {
-	To, From, Body, StatusCallback, SID string
-	At                                  time.Time
-}
-
-// twilioFake speaks Twilio's Messages API: POST /2010-04-01/Accounts/{sid}/Messages.json with
-// HTTP Basic auth and a form, answering 201 {"sid":"SM…",…} or Twilio's JSON error.
-type twilioFake struct {
-	srv      *httptest.Server
-	delay    atomic.Int64 // nanoseconds each accepted call waits before answering
-	badCalls atomic.Int32 // calls refused for their auth, path or form
-
-	mu       sync.Mutex
-	arrivals []twilioArrival
-	arrived  chan struct{}           // one value per arrival (buffered)
-	scripts  map[string][]fakeAnswer // per To: answers to give before accepting
-}
-
-// fakeAnswer is a refusal the fake gives instead of accepting: Twilio's JSON error, an HTTP
-// status and an optional Retry-After.
-type fakeAnswer struct {
-	status     int
-	code       int
-	message    string
-	retryAfter string
-}
-
-// script makes the fake answer the next calls for to with answers, in order, then accept.
-func (f *twilioFake) script(to string, answers ...fakeAnswer) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.scripts == nil {
-		f.scripts = map[string][]fakeAnswer{}
-	}
-	f.scripts[to] = append(f.scripts[to], answers...)
-}
-
-func newTwilioFake(t testing.TB) *twilioFake {
-	t.Helper()
-	f := &twilioFake{arrived: make(chan struct{}, 1<<20)}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /2010-04-01/Accounts/{sid}/Messages.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		user, pass, ok := r.BasicAuth()
-		if !ok || user != fakeAccountSID || pass != fakeAuthToken || r.PathValue("sid") != fakeAccountSID {
-			f.badCalls.Add(1)
-			w.WriteHeader(http.StatusUnauthorized)
-			io.WriteString(w, `{"code":20003,"message":"Authenticate","more_info":"https://www.twilio.com/docs/errors/20003","status":401}`)
-			return
-		}
-		if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") || r.ParseForm() != nil ||
-			r.PostForm.Get("To") == "" || r.PostForm.Get("From") == "" {
-			f.badCalls.Add(1)
-			w.WriteHeader(http.StatusBadRequest)
-			io.WriteString(w, `{"code":21604,"message":"A 'To' phone number is required.","status":400}`)
-			return
-		}
-		f.mu.Lock()
-		a := twilioArrival{To: r.PostForm.Get("To"), From: r.PostForm.Get("From"), Body: r.PostForm.Get("Body"),
-			StatusCallback: r.PostForm.Get("StatusCallback"), SID: fmt.Sprintf("SM%032x", len(f.arrivals)+1), At: time.Now()}
-		f.arrivals = append(f.arrivals, a)
-		var refuse *fakeAnswer
-		if q := f.scripts[a.To]; len(q) > 0 {
-			refuse, f.scripts[a.To] = &q[0], q[1:]
-		}
-		f.mu.Unlock()
-		f.arrived <- struct{}{}
-		if refuse != nil {
-			if refuse.retryAfter != "" {
-				w.Header().Set("Retry-After", refuse.retryAfter)
-			}
-			w.WriteHeader(refuse.status)
-			json.NewEncoder(w).Encode(map[string]any{"code": refuse.code, "message": refuse.message, "status": refuse.status,
-				"more_info": fmt.Sprintf("https://www.twilio.com/docs/errors/%d", refuse.code)})
-			return
-		}
-		if d := time.Duration(f.delay.Load()); d > 0 {
-			select {
-			case <-time.After(d):
-			case <-r.Context().Done():
-				return
-			}
-		}
-		w.WriteHeader(http.StatusCreated)
-		json.NewEncoder(w).Encode(map[string]any{"sid": a.SID, "account_sid": fakeAccountSID, "to": a.To, "from": a.From,
-			"body": a.Body, "status": "queued", "num_segments": "1"})
-	})
-	f.srv = httptest.NewServer(mux)
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *twilioFake) log() []twilioArrival {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]twilioArrival(nil), f.arrivals...)
-}
-
-// waitArrivals waits until at least n calls arrived, or fails after d.
-func (f *twilioFake) waitArrivals(t testing.TB, n int, d time.Duration) []twilioArrival {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		if l := f.log(); len(l) >= n {
-			return l
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the Twilio fake got %d calls within %v, want %d (refused calls: %d)", len(f.log()), d, n, f.badCalls.Load())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-var twilioEnv = []string{"SWITCHBOARD_TWILIO_ACCOUNT_SID=" + fakeAccountSID, "SWITCHBOARD_TWILIO_AUTH_TOKEN=" + fakeAuthToken}
-
-// addTwilioNumber adds twilioPhone to the fixture's workspace (credentials from the
-// environment, as an operator would) with the given --rate ("" for the default).
-func addTwilioNumber(t testing.TB, f fixture, rate string) {
-	t.Helper()
-	args := []string{"admin", "add-number", "-data=" + f.data, "--workspace", f.ws, "--phone", twilioPhone, "--name", "Twilio", "--carrier", "twilio"}
-	if rate != "" {
-		args = append(args, "--rate", rate)
-	}
-	r := sb(t, twilioEnv, args...)
-	if r.code != 0 {
-		t.Fatalf("add-number --carrier twilio: exit %d, stderr %q", r.code, r.stderr)
-	}
-	wantULID(t, "add-number", strings.TrimSpace(r.stdout))
-}
-
-// startTwilioServer serves the fixture's data with the Twilio flags pointing at fake.
-func startTwilioServer(t testing.TB, f fixture, fake *twilioFake) *server {
-	t.Helper()
-	addr := "127.0.0.1:" + freePort(t)
-	return startServer(t, addr, nil, "-addr", addr, "-data", f.data, "-base-url", "http://"+addr, "-log-requests=false", "-rate-limit", "0",
-		"-twilio-base-url", fake.srv.URL, "-twilio-account-sid", fakeAccountSID, "-twilio-auth-token", fakeAuthToken)
-}
 
 // apiCall posts an integration API action and returns the status and body.
 func apiCall(t testing.TB, base, token, action string, body any) (int, []byte) {
@@ -337,7 +190,7 @@ func TestServeTwilioNeedsCredentials(t *testing.T) {
 	}
 
 	addTwilioNumber(t, f, "")
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	r = sb(t, nil, "serve", "-addr", addr, d)
 	if r.code == 0 || r.took > 10*time.Second {
 		t.Fatalf("serve with a twilio number and no credentials: exit %d after %v", r.code, r.took)
@@ -357,121 +210,6 @@ func TestServeTwilioNeedsCredentials(t *testing.T) {
 	if code := srv.stop(t); code != 0 {
 		t.Errorf("exit %d after SIGTERM", code)
 	}
-}
-
-func TestServeCrashResendsEverything(t *testing.T) {
-	fake := newTwilioFake(t)
-	fake.delay.Store(int64(30 * time.Second)) // the carrier hangs: calls stay in flight
-	f := newFixture(t)
-	addTwilioNumber(t, f, "0")
-	srv := startTwilioServer(t, f, fake)
-
-	var want []string
-	for i := range 10 {
-		to := fmt.Sprintf("+1202555%04d", i)
-		sendMessage(t, srv.base, f, twilioPhone, to, "single")
-		want = append(want, to)
-	}
-	rec := phones("+1303", 5550000, 1500) // more than the dispatcher holds in flight: some stay queued
-	sendBroadcast(t, srv.base, f, twilioPhone, rec, "broadcast")
-	want = append(want, rec...)
-	fake.waitArrivals(t, 20, 10*time.Second) // the singles and some broadcast copies are at the carrier
-	time.Sleep(200 * time.Millisecond)
-
-	// SIGKILL with calls in flight and messages queued.
-	if err := srv.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-srv.done
-	before := len(fake.log())
-	// The kill must have caught messages both at the carrier (sending) and still queued, or
-	// the test proves nothing.
-	st, err := store.Open(filepath.Join(f.data, "switchboard.db"), store.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := st.ListMessages(f.ws, store.MessageFilter{Direction: "outbound", Limit: 10_000})
-	st.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	states := map[string]int{}
-	for _, m := range msgs {
-		states[m.Status]++
-	}
-	if states[store.MessageSending] == 0 || states[store.MessageQueued] == 0 || len(msgs) != len(want) {
-		t.Fatalf("at the kill: %d messages by status %v, want %d with some sending and some queued", len(msgs), states, len(want))
-	}
-	t.Logf("at the kill: %v, %d calls at the carrier", states, before)
-	fake.delay.Store(0)
-
-	srv = startTwilioServer(t, f, fake)
-	deadline := time.Now().Add(60 * time.Second)
-	seen := map[string]int{}
-	for {
-		clear(seen)
-		for _, a := range fake.log() {
-			seen[a.To]++
-		}
-		missing := 0
-		for _, to := range want {
-			if seen[to] == 0 {
-				missing++
-			}
-		}
-		if missing == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d messages never reached the carrier after the restart (%d had before the kill)", missing, len(want), before)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	// Nothing is left queued or sending: the newest messages say sent, and so does every one
-	// in the file once the server stops.
-	deadline = time.Now().Add(20 * time.Second)
-	for {
-		stuck := 0
-		for _, m := range listMessages(t, srv.base, f, 100) {
-			if m.Status == "queued" || m.Status == "sending" {
-				stuck++
-			}
-		}
-		if stuck == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of the newest 100 messages stay queued or sending", stuck)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if code := srv.stop(t); code != 0 {
-		t.Errorf("exit %d after SIGTERM", code)
-	}
-	st, err = store.Open(filepath.Join(f.data, "switchboard.db"), store.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	msgs, err = st.ListMessages(f.ws, store.MessageFilter{Direction: "outbound", Limit: 10_000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(msgs) != len(want) {
-		t.Fatalf("%d outbound messages stored, want %d", len(msgs), len(want))
-	}
-	for _, m := range msgs {
-		if m.Status != store.MessageSent {
-			t.Fatalf("message to %s is %s after the restart, want sent", m.To, m.Status)
-		}
-	}
-	dup := 0
-	for _, n := range seen {
-		if n > 1 {
-			dup++
-		}
-	}
-	t.Logf("%d calls before the kill; %d recipients got their text twice (at least once: the window is the calls in flight)", before, dup)
 }
 
 func TestServeTwilioNumberRate(t *testing.T) {
@@ -628,87 +366,5 @@ func TestServeTwilioRefusalsAndRetries(t *testing.T) {
 	}
 	if len(opts) != 1 || opts[0].Phone != unsubscribed || opts[0].Reason != store.OptOutCarrier {
 		t.Errorf("opt-outs %+v, want one for %s with reason carrier", opts, unsubscribed)
-	}
-}
-
-func TestServeShutdownWaitsForInFlightSends(t *testing.T) {
-	fake := newTwilioFake(t)
-	fake.delay.Store(int64(1500 * time.Millisecond))
-	f := newFixture(t)
-	addTwilioNumber(t, f, "0")
-	srv := startTwilioServer(t, f, fake)
-	var ids []string
-	for i := range 3 {
-		ids = append(ids, sendMessage(t, srv.base, f, twilioPhone, fmt.Sprintf("+1202555%04d", i), "in flight"))
-	}
-	fake.waitArrivals(t, 3, 10*time.Second)
-	// SIGTERM while Twilio has not answered: serve waits for the answers and records them.
-	if code := srv.stop(t); code != 0 {
-		t.Fatalf("exit %d after SIGTERM; stderr:\n%s", code, srv.stderr)
-	}
-	st, err := store.Open(filepath.Join(f.data, "switchboard.db"), store.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, id := range ids {
-		m, err := st.Message(f.ws, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.Status != store.MessageSent || m.ProviderID == "" {
-			t.Errorf("message %s is %s (provider id %q) after a graceful stop, want sent with Twilio's sid", id, m.Status, m.ProviderID)
-		}
-	}
-	st.Close()
-	// So a restart sends nothing twice.
-	fake.delay.Store(0)
-	srv = startTwilioServer(t, f, fake)
-	time.Sleep(300 * time.Millisecond)
-	if n := len(fake.log()); n != 3 {
-		t.Errorf("%d calls at the carrier after the restart, want still 3", n)
-	}
-}
-
-func TestServeStopMidBroadcast(t *testing.T) {
-	fake := newTwilioFake(t)
-	f := newFixture(t)
-	addTwilioNumber(t, f, "10")
-	srv := startTwilioServer(t, f, fake)
-	rec := phones("+1202", 5550000, 30)
-	x := rec[29] // last in the queue: far behind the STOP at 10/s
-	sendBroadcast(t, srv.base, f, twilioPhone, rec, "promo")
-	form := url.Values{"MessageSid": {"SM00000000000000000000000000000stop"}, "From": {x}, "To": {twilioPhone}, "Body": {"STOP"}}
-	u := srv.base + "/carrier/twilio/sms"
-	req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("X-Twilio-Signature", carrier.TwilioSignature(fakeAuthToken, u, form))
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("signed STOP: %d", res.StatusCode)
-	}
-	// The 29 others and the STOP confirmation reach the carrier; then wait a little longer
-	// than the queue needs at 10/s, so a copy to x would have arrived.
-	fake.waitArrivals(t, 30, 20*time.Second)
-	time.Sleep(500 * time.Millisecond)
-	var toX []string
-	for _, a := range fake.log() {
-		if a.To == x {
-			toX = append(toX, a.Body)
-		}
-	}
-	if len(toX) != 1 || !strings.Contains(toX[0], "unsubscribed") {
-		t.Errorf("%s texted STOP mid-broadcast and then got %q, want only the STOP confirmation", x, toX)
-	}
-	if n := len(fake.log()); n != 30 {
-		t.Errorf("%d calls at the carrier, want 29 copies and the confirmation", n)
-	}
-	for _, m := range listMessages(t, srv.base, f, 100) {
-		if m.To == x && m.Text == "promo" && (m.Status != "failed" || !strings.Contains(m.Error, "opted out")) {
-			t.Errorf("the copy to %s is %s %q, want failed because the recipient opted out", x, m.Status, m.Error)
-		}
 	}
 }

@@ -26,6 +26,7 @@ type config struct {
 	LogRequests    bool
 	SendRate       float64
 	Twilio         twilioConfig
+	Backup         backupConfig // scheduled off-site backups (backup_offsite.go)
 	// MaxConnections bounds the open connections (-max-connections).
 	MaxConnections int
 	// RequireTwoFactor sends every user without two-factor to enrolment (-require-2fa).
@@ -104,6 +105,7 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	fs.BoolVar(&c.LogRequests, "log-requests", true, "log one line per HTTP request")
 	fs.Float64Var(&c.SendRate, "send-rate", 1, "messages per second per number for numbers without a rate of their own (0 = unlimited; sandbox numbers default to unlimited)")
 	twilioFlags(fs, &c.Twilio)
+	backupFlags(fs, &c.Backup, true)
 	fs.IntVar(&c.MaxConnections, "max-connections", 10_000, "most open client connections; more wait to be accepted")
 	fs.BoolVar(&c.RequireTwoFactor, "require-2fa", false, "require two-factor sign-in for every user")
 	mailFlags(fs, &c.Mail)
@@ -143,6 +145,9 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	}
 	if (c.Twilio.AccountSID == "") != (c.Twilio.AuthToken == "") {
 		return c, fmt.Errorf("-twilio-account-sid and -twilio-auth-token go together: set both or neither")
+	}
+	if err := c.Backup.check(); err != nil {
+		return c, err
 	}
 	c.Twilio.BaseURL = strings.TrimRight(c.Twilio.BaseURL, "/")
 	c.Stage = strings.Trim(c.Stage, "/")

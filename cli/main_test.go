@@ -3,9 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,14 +15,21 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
-// These tests build the binary (the module root) once and run it as an operator would.
+// These tests build the binary (the module root) once and run it as an operator would. Under
+// go test -short the binary is not built and every test that runs it is skipped (make
+// test-short leaves them to make test).
 
 var binary string
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "switchboard-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -65,6 +71,7 @@ func sbStdin(t testing.TB, env []string, stdin string, args ...string) result {
 // sbFor is sbStdin with its own deadline (benchmarks import a million rows).
 func sbFor(t testing.TB, limit time.Duration, env []string, stdin string, args ...string) result {
 	t.Helper()
+	testutil.SkipIfShort(t, "the binary-level test")
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
@@ -164,79 +171,6 @@ func newFixture(t testing.TB) fixture {
 	return f
 }
 
-func TestAdminCommands(t *testing.T) {
-	f := newFixture(t)
-	d := "-data=" + f.data
-	if _, err := os.Stat(filepath.Join(f.data, "switchboard.db")); err != nil {
-		t.Fatalf("the data directory was not created: %v", err)
-	}
-
-	// Bad input: non-zero exit, a message on stderr.
-	fails(t, "E.164", "admin", "add-number", d, "--workspace", f.ws, "--phone", "415 555")
-	fails(t, "--email", "admin", "create-user", d, "--name", "No Email")
-	fails(t, "email", "admin", "create-user", d, "--email", "not-an-email", "--name", "X")
-	fails(t, "already exists", "admin", "create-user", d, "--email", "ANA@example.com", "--name", "Dup")
-	fails(t, "--name", "admin", "create-workspace", d)
-	fails(t, "workspace not found", "admin", "add-member", d, "--workspace", "01J00000000000000000000000", "--user", f.user)
-	fails(t, "user not found", "admin", "add-member", d, "--workspace", f.ws, "--user", "nobody")
-	fails(t, "type", "admin", "add-property", d, "--workspace", f.ws, "--name", "x", "--type", "color")
-	fails(t, "already exists", "admin", "add-property", d, "--workspace", f.ws, "--name", "plan", "--type", "text")
-	fails(t, "user not found", "admin", "create-token", d, "--user", "01J00000000000000000000000")
-	fails(t, "token not found", "admin", "revoke-token", d, "--token", "sbp_nope")
-	fails(t, "--token", "admin", "revoke-token", d)
-	fails(t, "unknown admin command", "admin", "frobnicate", d)
-	fails(t, "flag provided but not defined", "admin", "create-workspace", d, "--colour", "red")
-	fails(t, "unknown command", "nonsense")
-
-	// import-contacts reports what it did; a re-run updates instead of duplicating.
-	csv := filepath.Join(t.TempDir(), "contacts.csv")
-	os.WriteFile(csv, []byte("firstName,lastName,phone,email,company,plan\nAna,Lima,+14155550001,ana@example.com,Acme,gold\nBo,,415 555,,,\n"), 0o600)
-	r := sb(t, nil, "admin", "import-contacts", d, "--workspace", f.ws, csv)
-	if r.code != 0 || !strings.Contains(r.stdout, "imported 1, updated 0, rejected 1") || !strings.Contains(r.stdout, "line 3") {
-		t.Errorf("import: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
-	}
-	r = sb(t, nil, "admin", "import-contacts", d, "--workspace", f.ws, csv)
-	if r.code != 0 || !strings.Contains(r.stdout, "imported 0, updated 1, rejected 1") {
-		t.Errorf("re-import: exit %d, stdout %q", r.code, r.stdout)
-	}
-	fails(t, "no such file", "admin", "import-contacts", d, "--workspace", f.ws, filepath.Join(t.TempDir(), "missing.csv"))
-	fails(t, "CSV", "admin", "import-contacts", d, "--workspace", f.ws)
-
-	// revoke-token prints the token's id and the token stops working.
-	id := ok(t, "admin", "revoke-token", d, "--token", f.token)
-	wantULID(t, "revoke-token", id)
-	fails(t, "token not found", "admin", "revoke-token", d, "--token", f.token)
-
-	// SWITCHBOARD_DATA is the default data directory of admin commands.
-	r = sb(t, []string{"SWITCHBOARD_DATA=" + f.data}, "admin", "create-workspace", "--name", "Env WS")
-	if r.code != 0 {
-		t.Fatalf("admin with SWITCHBOARD_DATA: %q", r.stderr)
-	}
-	s, err := store.Open(filepath.Join(f.data, "switchboard.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	wss, _ := s.Workspaces()
-	if len(wss) != 2 {
-		t.Errorf("%d workspaces in the data directory, want 2", len(wss))
-	}
-	if c, err := s.ContactByPhone(f.ws, "+14155550001"); err != nil || c.Properties["plan"] != "gold" || c.Source != store.SourceImport {
-		t.Errorf("imported contact %+v, %v", c, err)
-	}
-}
-
-// freePort returns a port nobody listens on right now.
-func freePort(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
-}
-
 // server is a running `switchboard serve`.
 type server struct {
 	cmd    *exec.Cmd
@@ -249,6 +183,7 @@ type server struct {
 // startServer runs serve with args and env and waits for /healthz at addr.
 func startServer(t testing.TB, addr string, env []string, args ...string) *server {
 	t.Helper()
+	testutil.SkipIfShort(t, "the binary-level test")
 	cmd := exec.Command(binary, append([]string{"serve"}, args...)...)
 	cmd.Env = append(cleanEnv(), env...)
 	s := &server{cmd: cmd, base: "http://" + addr, stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
@@ -321,72 +256,6 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func TestServeAdminRefusalBackupAndShutdown(t *testing.T) {
-	f := newFixture(t)
-	d := "-data=" + f.data
-	addr := "127.0.0.1:" + freePort(t)
-	srv := startServer(t, addr, nil, "-addr", addr, d, "-log-requests=false")
-
-	// The token from the admin command works against the running server.
-	req, _ := http.NewRequest(http.MethodPost, srv.base+"/v1/integrations/developer/zapier/me-action",
-		strings.NewReader(`{"developerProvider":"zapier"}`))
-	req.Header.Set("Authorization", "Bearer "+f.token)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), f.ws) {
-		t.Errorf("me-action with the admin token: %d %s", res.StatusCode, body)
-	}
-
-	// Every admin command refuses at once while the server holds the file.
-	for _, args := range [][]string{
-		{"create-user", "--email", "x@example.com", "--name", "X"},
-		{"create-workspace", "--name", "W"},
-		{"add-member", "--workspace", f.ws, "--user", f.user},
-		{"add-number", "--workspace", f.ws, "--phone", "+14155550102"},
-		{"add-property", "--workspace", f.ws, "--name", "p2", "--type", "date"},
-		{"create-token", "--user", f.user},
-		{"revoke-token", "--token", f.token},
-		{"compact"},
-		{"set-workspace", "--workspace", f.ws, "--retention-days", "30"},
-	} {
-		r := fails(t, "running server", append([]string{"admin", args[0], d}, args[1:]...)...)
-		if r.took > 2*time.Second {
-			t.Errorf("admin %s took %v to refuse, want under 2 s", args[0], r.took)
-		}
-	}
-
-	// backup goes through the running server.
-	online := filepath.Join(t.TempDir(), "online.db")
-	r := sb(t, nil, "backup", d, online)
-	if r.code != 0 {
-		t.Fatalf("backup while serving: exit %d, stderr %q", r.code, r.stderr)
-	}
-	checkBackup(t, online, f.ws)
-
-	// SIGTERM: graceful shutdown, exit 0, server.json removed.
-	if code := srv.stop(t); code != 0 {
-		t.Errorf("serve exited %d after SIGTERM, want 0; stderr:\n%s", code, srv.stderr)
-	}
-	if _, err := os.Stat(filepath.Join(f.data, "server.json")); !os.IsNotExist(err) {
-		t.Errorf("server.json left behind: %v", err)
-	}
-
-	// With no server: admin works again, and backup reads the file directly.
-	ok(t, "admin", "create-workspace", d, "--name", "After")
-	offline := filepath.Join(t.TempDir(), "offline.db")
-	if r := sb(t, nil, "backup", d, offline); r.code != 0 {
-		t.Fatalf("backup with no server: exit %d, stderr %q", r.code, r.stderr)
-	}
-	checkBackup(t, offline, f.ws)
-	fails(t, "no database", "backup", "-data="+t.TempDir(), filepath.Join(t.TempDir(), "x.db"))
-	fails(t, "usage", "backup", d)
-}
-
 // checkBackup opens a backup as a database and finds the workspace in it.
 func checkBackup(t *testing.T, path, ws string) {
 	t.Helper()
@@ -397,66 +266,5 @@ func checkBackup(t *testing.T, path, ws string) {
 	defer s.Close()
 	if _, err := s.Workspace(ws); err != nil {
 		t.Errorf("backup %s lacks workspace %s: %v", path, ws, err)
-	}
-}
-
-func TestServeEnvironmentAndFlags(t *testing.T) {
-	f := newFixture(t)
-	// SWITCHBOARD_ADDR and SWITCHBOARD_DATA are honoured.
-	envAddr := "127.0.0.1:" + freePort(t)
-	srv := startServer(t, envAddr, []string{"SWITCHBOARD_ADDR=" + envAddr, "SWITCHBOARD_DATA=" + f.data, "SWITCHBOARD_RATE_LIMIT=0", "SWITCHBOARD_LOG_REQUESTS=false"})
-	if !strings.Contains(srv.stdout.String(), envAddr) {
-		t.Errorf("banner %q does not name %s", srv.stdout, envAddr)
-	}
-	if code := srv.stop(t); code != 0 {
-		t.Errorf("exit %d after SIGTERM", code)
-	}
-
-	// A flag wins over its environment variable.
-	flagAddr := "127.0.0.1:" + freePort(t)
-	srv = startServer(t, flagAddr, []string{"SWITCHBOARD_ADDR=" + envAddr, "SWITCHBOARD_DATA=" + f.data, "SWITCHBOARD_STAGE=v9"},
-		"-addr", flagAddr, "-stage", "v2", "-log-requests=false")
-	if res, err := http.Get("http://" + envAddr + "/healthz"); err == nil {
-		res.Body.Close()
-		t.Errorf("the server also answers on the environment's address %s", envAddr)
-	}
-	res, err := http.Post(srv.base+"/v2/integrations/developer/zapier/me-action", "application/json", strings.NewReader("{}"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusUnauthorized {
-		t.Errorf("-stage v2 over SWITCHBOARD_STAGE=v9: /v2/… answered %d, want 401", res.StatusCode)
-	}
-	if code := srv.stop(t); code != 0 {
-		t.Errorf("exit %d after SIGTERM", code)
-	}
-
-	// Bad configuration fails at once with a message.
-	for _, c := range []struct {
-		env  []string
-		args []string
-		want string
-	}{
-		{[]string{"SWITCHBOARD_RATE_LIMIT=lots"}, nil, "SWITCHBOARD_RATE_LIMIT"},
-		{nil, []string{"-rate-limit", "-1"}, "rate-limit"},
-		{nil, []string{"-carrier", "pigeon"}, "carrier"},
-		{nil, []string{"extra-arg"}, "extra-arg"},
-	} {
-		r := sb(t, append(c.env, "SWITCHBOARD_DATA="+f.data, "SWITCHBOARD_ADDR=127.0.0.1:"+freePort(t)), append([]string{"serve"}, c.args...)...)
-		if r.code == 0 || !strings.Contains(r.stderr, c.want) {
-			t.Errorf("serve %v %v: exit %d, stderr %q; want failure mentioning %q", c.env, c.args, r.code, r.stderr, c.want)
-		}
-	}
-
-	// A second server on the same data directory refuses quickly.
-	addr := "127.0.0.1:" + freePort(t)
-	srv = startServer(t, addr, nil, "-addr", addr, "-data", f.data, "-log-requests=false")
-	r := sb(t, nil, "serve", "-addr", "127.0.0.1:"+freePort(t), "-data", f.data)
-	if r.code == 0 || r.took > 5*time.Second || !strings.Contains(r.stderr, "in use") {
-		t.Errorf("second serve: exit %d after %v, stderr %q", r.code, r.took, r.stderr)
-	}
-	if code := srv.stop(t); code != 0 {
-		t.Errorf("exit %d after SIGTERM", code)
 	}
 }

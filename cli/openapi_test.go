@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"switchboard/internal/testutil"
 	"testing"
 )
 
@@ -14,7 +15,7 @@ import (
 // viewer it loads, all from itself.
 func TestServeOpenAPIAndDocs(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, addr, nil, "-addr", addr, "-data="+data, "-log-requests=false")
 
 	get := func(path string) (*http.Response, []byte) {

@@ -21,6 +21,7 @@ import (
 
 	"switchboard/carrier"
 	"switchboard/mail"
+	"switchboard/media"
 	"switchboard/oauth"
 	"switchboard/store"
 	"switchboard/web"
@@ -108,7 +109,7 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 }
 
 // newHTTPServer sets the limits that keep a slow or stalled client from holding a connection
-// and its goroutine (DESIGN §13): headers within 10 s; the whole request, body included, within
+// and its goroutine: headers within 10 s; the whole request, body included, within
 // 30 s (a 1 MiB body at 35 KB/s); the answer within 60 s. GET /admin/backup moves its own write
 // deadline forward while it streams (web/backup.go), since a copy may take longer.
 func newHTTPServer(h http.Handler) *http.Server {
@@ -144,14 +145,16 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 		Stage: cfg.Stage, Provider: cfg.Provider, RateLimit: cfg.RateLimit, LogRequests: cfg.LogRequests,
 		Registry: reg, BackupToken: backupToken, OpenAPI: assets.OpenAPI,
 	}
-	// One guard for both checks of DESIGN §6: at subscribe time and in the delivery dialer.
+	// One SSRF guard for both checks of a hook URL: at subscribe time and in the delivery dialer.
 	guard := webhooks.NewGuard(cfg.HookAllowCIDRs)
 	wcfg.ValidateHookURL = guard.ValidateURL
 	hooks := webhooks.New(s, webhooks.Options{Guard: guard, Registry: reg})
 	s.OnEvents(hooks.Wake)
 	hooks.Start()
 	a.stops = append(a.stops, hooks.Stop)
-	// The carrier (DESIGN §7): the dispatcher sends what the store queues, the receiver records
+	// Delivery history older than the webhook retention goes, at start and then hourly.
+	a.stops = append(a.stops, sweeper{name: "webhook history purge", interval: time.Hour, atStart: true, run: hooks.Purge}.start())
+	// The carrier: the dispatcher sends what the store queues, the receiver records
 	// what comes back through the /carrier/ callbacks.
 	carriers := map[string]carrier.Carrier{store.ProviderSandbox: carrier.Sandbox{}}
 	if cfg.Twilio.configured() {
@@ -170,10 +173,24 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	s.OnSchedule(sched.Wake)
 	sched.Start()
 	a.stops = append(a.stops, sched.Stop)
+	// Media (MMS): kept files' URLs start with the public URL, so carriers can fetch them, and
+	// inbound Twilio media are fetched into the store from its durable queue.
+	s.SetPublicURL(cfg.BaseURL)
+	if cfg.Twilio.configured() {
+		fetcher, err := media.NewFetcher(s, media.FetcherOptions{BaseURL: cfg.Twilio.BaseURL,
+			AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken})
+		if err != nil {
+			a.stop()
+			return nil, err
+		}
+		s.OnMediaFetch(fetcher.Wake)
+		fetcher.Start()
+		a.stops = append(a.stops, fetcher.Stop)
+	}
 	wcfg.Receiver = carrier.NewReceiver(s, cm)
 	wcfg.BaseURL, wcfg.TwilioAuthToken = cfg.BaseURL, cfg.Twilio.AuthToken
 	// The browser session (sign-in, sign-out, /setup) and /static/ are web's; the OAuth
-	// authorization server (DESIGN §5) asks the session who is signed in, and web routes its
+	// authorization server asks the session who is signed in, and web routes its
 	// endpoints.
 	// The cookie keys live in a file beside the database, never in it: a backup of the database
 	// cannot sign a session cookie.
@@ -190,7 +207,8 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 		a.stop()
 		return nil, err
 	}
-	a.stops = append(a.stops, sess.StartSweeper(time.Hour))
+	// Sessions idle or past their maximum age are deleted at start and then hourly.
+	a.stops = append(a.stops, sweeper{name: "session sweep", interval: time.Hour, atStart: true, run: sess.SweepStale}.start())
 	prov, err := oauth.New(s, oauth.Config{AccessTokenTTL: cfg.AccessTokenTTL, Session: sess})
 	if err != nil {
 		a.stop()
@@ -199,13 +217,25 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	wcfg.Sessions = sess
 	wcfg.OAuth = prov // its endpoints, and its clients on the superuser pages
 	wcfg.Static = assets.Static
-	a.stops = append(a.stops, prov.StartSweeper(time.Hour))
+	// Expired OAuth codes, replay records and grants whose refresh token expired go hourly.
+	a.stops = append(a.stops, sweeper{name: "oauth sweep", interval: time.Hour,
+		run: func() (int, error) { return 0, prov.Sweep() }}.start())
 	if a.setupURL, err = sess.SetupURL(); err != nil {
 		a.stop()
 		return nil, err
 	}
-	// Workspace message retention (DESIGN §8): an hourly sweep in bounded transactions.
-	a.stops = append(a.stops, s.StartRetentionSweeper(time.Hour))
+	// Workspace message retention: messages older than a workspace's retention days are
+	// deleted at start and then hourly, in bounded transactions.
+	a.stops = append(a.stops, sweeper{name: "retention sweep", interval: time.Hour, atStart: true, run: s.SweepRetention}.start())
+	// Snoozed conversations reopen when their time passes: checked at start and every 15 s.
+	a.stops = append(a.stops, sweeper{name: "snooze sweep", interval: 15 * time.Second, atStart: true, run: s.SweepSnoozed}.start())
+	// Scheduled off-site backups (-backup-url), listed on /admin/backup.
+	stopBackups, err := startBackups(s, cfg.Backup, reg, &wcfg)
+	if err != nil {
+		a.stop()
+		return nil, err
+	}
+	a.stops = append(a.stops, stopBackups)
 	a.handler = web.New(s, wcfg)
 	return a, nil
 }
@@ -244,6 +274,9 @@ func printBanner(w io.Writer, cfg config, a *app) {
 	fmt.Fprintf(w, "  OAuth 2.0:       %s/oauth/authorize  %s/oauth/token  %s/oauth/revoke\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  carrier:         %s/carrier/twilio/sms  …/status  …/voice (Twilio), %s/carrier/sandbox/sms (sandbox)\n", cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  data:            %s\n", dbPath(cfg.Data))
+	if b := cfg.Backup; b.URL != "" {
+		fmt.Fprintf(w, "  backups:         every %s to %s, keeping the newest %d\n", b.Every, b.URL, b.Keep)
+	}
 	if a.setupURL != "" {
 		fmt.Fprintf(w, "No admin yet. Finish setup (one-time link): %s\n", a.setupURL)
 	}

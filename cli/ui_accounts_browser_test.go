@@ -9,15 +9,20 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
+
+	"switchboard/internal/testutil"
 )
 
 // TestBrowserTwoFactor: the first administrator turns on two-factor from the profile (QR code,
 // secret, a first code, ten recovery codes), then signs in again with a code from the app, and
 // once more with a recovery code.
 func TestBrowserTwoFactor(t *testing.T) {
-	chrome := uiChromium(t)
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	chrome := testutil.Chromium(t)
 	data := t.TempDir()
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, addr, nil, "-addr", addr, "-data="+data, "-log-requests=false")
 	link := ""
 	re := regexp.MustCompile(`one-time link\): (\S+)`)
@@ -31,7 +36,7 @@ func TestBrowserTwoFactor(t *testing.T) {
 	}
 	base := "http://" + addr
 	shots := newShots(t)
-	ctx := uiBrowser(t, chrome)
+	ctx := testutil.StartChromium(t, chrome, 2*time.Minute)
 	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, actions...); err != nil {
@@ -43,19 +48,19 @@ func TestBrowserTwoFactor(t *testing.T) {
 	run("set up the administrator",
 		chromedp.EmulateViewport(1280, 900),
 		chromedp.Navigate(strings.Replace(link, "http://localhost:", "http://127.0.0.1:", 1)),
-		chromedp.WaitVisible(uiTid("setup-form")),
+		chromedp.WaitVisible(testutil.TestID("setup-form")),
 		chromedp.SendKeys(chromedp.CSS("#email"), email),
 		chromedp.SendKeys(chromedp.CSS("#name"), "Dana Admin"),
 		chromedp.SendKeys(chromedp.CSS("#password"), password),
-		chromedp.Click(uiTid("setup-submit")),
-		chromedp.WaitVisible(uiTid("notice-link")),
+		chromedp.Click(testutil.TestID("setup-submit")),
+		chromedp.WaitVisible(testutil.TestID("notice-link")),
 		chromedp.Navigate(base+"/settings/profile"),
-		chromedp.WaitVisible(uiTid("two-factor-setup")),
-		chromedp.Click(uiTid("two-factor-setup")),
-		chromedp.WaitVisible(uiTid("enrol-qr")),
+		chromedp.WaitVisible(testutil.TestID("two-factor-setup")),
+		chromedp.Click(testutil.TestID("two-factor-setup")),
+		chromedp.WaitVisible(testutil.TestID("enrol-qr")),
 	)
 	shots.take(ctx, "two-factor-enrol")
-	secret, err := chromedp.Run(ctx, chromedp.Text(uiTid("enrol-secret")))
+	secret, err := chromedp.Run(ctx, chromedp.Text(testutil.TestID("enrol-secret")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,8 +78,8 @@ func TestBrowserTwoFactor(t *testing.T) {
 	}
 	run("confirm with a first code",
 		chromedp.SendKeys(chromedp.CSS("#code"), codeAt(time.Now())),
-		chromedp.Click(uiTid("enrol-submit")),
-		chromedp.WaitVisible(uiTid("recovery-codes")),
+		chromedp.Click(testutil.TestID("enrol-submit")),
+		chromedp.WaitVisible(testutil.TestID("recovery-codes")),
 	)
 	shots.take(ctx, "two-factor-recovery")
 	codes, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[data-testid="recovery-codes"] code'), c => c.textContent)`))
@@ -87,14 +92,14 @@ func TestBrowserTwoFactor(t *testing.T) {
 			chromedp.Navigate(base+"/settings/profile"),
 			chromedp.WaitVisible(chromedp.CSS("form.signout button")),
 			chromedp.Click(chromedp.CSS("form.signout button")),
-			chromedp.WaitVisible(uiTid("login-form")),
+			chromedp.WaitVisible(testutil.TestID("login-form")),
 			chromedp.SendKeys(chromedp.CSS("#email"), email),
 			chromedp.SendKeys(chromedp.CSS("#password"), password),
-			chromedp.Click(uiTid("login-submit")),
-			chromedp.WaitVisible(uiTid("code-form")),
+			chromedp.Click(testutil.TestID("login-submit")),
+			chromedp.WaitVisible(testutil.TestID("code-form")),
 			chromedp.SendKeys(chromedp.CSS("#code"), code),
-			chromedp.Click(uiTid("code-submit")),
-			chromedp.WaitVisible(uiTid("create-workspace-form")),
+			chromedp.Click(testutil.TestID("code-submit")),
+			chromedp.WaitVisible(testutil.TestID("create-workspace-form")),
 		)
 	}
 	// The next step's code: the first one was spent on the confirmation.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"switchboard/internal/benchgen"
+	"switchboard/internal/testutil"
 )
 
 // BenchmarkUIPages: every admin UI page family, rendered by the built binary over HTTP for a
@@ -51,7 +52,7 @@ func BenchmarkUIPages(b *testing.B) {
 				b.Fatalf("import %s: %s", file, r.stderr)
 			}
 		}
-		addr := "127.0.0.1:" + freePort(b)
+		addr := "127.0.0.1:" + testutil.FreePort(b)
 		srv := startServer(b, addr, nil, "-addr", addr, "-data", f.data, "-log-requests=false", "-rate-limit", "0")
 		api := func(action string, body map[string]any, want int, out any) {
 			body["developerProvider"], body["id"] = "zapier", f.ws

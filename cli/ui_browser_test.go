@@ -6,26 +6,26 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"switchboard/internal/testutil"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 )
 
-// TestBrowserFirstRun is DESIGN §10's first run, as a new admin lives it: `serve` on an empty
+// TestBrowserFirstRun is the first run, as a new admin lives it: `serve` on an empty
 // directory prints the setup link; that link and headless Chromium, nothing else, go from
 // creating the administrator to a workspace, a sandbox number, a new conversation and a reply
 // that shows `delivered`; then a simulated inbound text shows in the thread, and one simulated
 // from a second tab appears in the first by itself (htmx polling). Screenshots of each step go
 // to a temporary directory, and to SCREENSHOT_DIR when it is set.
 func TestBrowserFirstRun(t *testing.T) {
-	chrome := uiChromium(t)
+	chrome := testutil.Chromium(t)
 	data := t.TempDir()
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, addr, nil, "-addr", addr, "-data="+data, "-log-requests=false")
 	link := ""
 	re := regexp.MustCompile(`one-time link\): (\S+)`)
@@ -41,7 +41,7 @@ func TestBrowserFirstRun(t *testing.T) {
 	link = strings.Replace(link, "http://localhost:", "http://127.0.0.1:", 1)
 
 	shots := newShots(t)
-	ctx := uiBrowser(t, chrome)
+	ctx := testutil.StartChromium(t, chrome, 2*time.Minute)
 	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, actions...); err != nil {
@@ -52,46 +52,46 @@ func TestBrowserFirstRun(t *testing.T) {
 	run("open the setup link and create the administrator",
 		chromedp.EmulateViewport(1280, 860),
 		chromedp.Navigate(link),
-		chromedp.WaitVisible(uiTid("setup-form")),
+		chromedp.WaitVisible(testutil.TestID("setup-form")),
 		chromedp.SendKeys(chromedp.CSS("#email"), "admin@acme.example"),
 		chromedp.SendKeys(chromedp.CSS("#name"), "Dana Admin"),
 		chromedp.SendKeys(chromedp.CSS("#password"), "correct horse battery"),
 	)
 	shots.take(ctx, "01-setup")
-	run("submit setup", chromedp.Click(uiTid("setup-submit")), chromedp.WaitVisible(uiTid("notice-link")))
+	run("submit setup", chromedp.Click(testutil.TestID("setup-submit")), chromedp.WaitVisible(testutil.TestID("notice-link")))
 	shots.take(ctx, "02-admin-created")
 	run("continue to the inbox: no workspace yet",
-		chromedp.Click(uiTid("notice-link")),
-		chromedp.WaitVisible(uiTid("create-workspace-form")),
+		chromedp.Click(testutil.TestID("notice-link")),
+		chromedp.WaitVisible(testutil.TestID("create-workspace-form")),
 	)
 	shots.take(ctx, "03-create-workspace")
 	run("create the workspace",
 		chromedp.SendKeys(chromedp.CSS("#workspace-name"), "Acme Dental"),
-		chromedp.Click(uiTid("create-workspace-submit")),
-		chromedp.WaitVisible(uiTid("add-number-form")),
+		chromedp.Click(testutil.TestID("create-workspace-submit")),
+		chromedp.WaitVisible(testutil.TestID("add-number-form")),
 	)
 	shots.take(ctx, "04-add-number")
 	run("add a sandbox number",
 		chromedp.SendKeys(chromedp.CSS("#number-phone"), "+14155550100"),
 		chromedp.SendKeys(chromedp.CSS("#number-name"), "Front desk"),
-		chromedp.Click(uiTid("add-number-submit")),
-		chromedp.WaitVisible(uiTid("new-conversation-form")),
+		chromedp.Click(testutil.TestID("add-number-submit")),
+		chromedp.WaitVisible(testutil.TestID("new-conversation-form")),
 	)
 	shots.take(ctx, "05-inbox-empty")
 	run("a number that is no phone number is refused beside the field, as typed",
 		chromedp.SendKeys(chromedp.CSS("#new-to"), "555-0123"),
-		chromedp.Click(uiTid("new-conversation-submit")),
-		chromedp.WaitVisible(uiTid("error-to")),
+		chromedp.Click(testutil.TestID("new-conversation-submit")),
+		chromedp.WaitVisible(testutil.TestID("error-to")),
 	)
 	shots.take(ctx, "05b-bad-number")
 	run("start a conversation",
 		chromedp.Clear(chromedp.CSS("#new-to")),
 		chromedp.SendKeys(chromedp.CSS("#new-to"), "+14155550123"),
-		chromedp.Click(uiTid("new-conversation-submit")),
-		chromedp.WaitVisible(uiTid("reply-form")),
+		chromedp.Click(testutil.TestID("new-conversation-submit")),
+		chromedp.WaitVisible(testutil.TestID("reply-form")),
 		chromedp.SendKeys(chromedp.CSS("#reply-text"), "Hi! Your cleaning is booked for Tuesday at 10:00."),
 	)
-	counter, err := chromedp.Run(ctx, chromedp.Text(uiTid("reply-segments")))
+	counter, err := chromedp.Run(ctx, chromedp.Text(testutil.TestID("reply-segments")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,15 +100,15 @@ func TestBrowserFirstRun(t *testing.T) {
 	}
 	shots.take(ctx, "06-compose")
 	run("send the reply and see it delivered",
-		chromedp.Click(uiTid("reply-submit")),
-		chromedp.WaitVisible(uiTid("flash")),
+		chromedp.Click(testutil.TestID("reply-submit")),
+		chromedp.WaitVisible(testutil.TestID("flash")),
 		poll(`(() => { const s = document.querySelector('[data-testid="message-status"]'); return s && s.textContent.trim() === "delivered"; })()`,
 			nil, chromedp.WithPollingTimeout(15*time.Second), chromedp.WithPollingInterval(200*time.Millisecond)),
 	)
 	shots.take(ctx, "07-delivered")
 	run("simulate an inbound text",
 		chromedp.SendKeys(chromedp.CSS("#sim-text"), "Great, see you then!"),
-		chromedp.Click(uiTid("simulate-submit")),
+		chromedp.Click(testutil.TestID("simulate-submit")),
 		poll(`Array.from(document.querySelectorAll('[data-testid="message-text"]')).some(e => e.textContent.includes("see you then"))`,
 			nil, chromedp.WithPollingTimeout(10*time.Second)),
 	)
@@ -121,9 +121,9 @@ func TestBrowserFirstRun(t *testing.T) {
 	}
 	other, cancel := chromedp.NewContext(ctx) // a second tab with the same session
 	defer cancel()
-	if err := chromedp.Do(other, chromedp.Navigate(threadURL), chromedp.WaitVisible(uiTid("simulate-form")),
-		chromedp.SendKeys(chromedp.CSS("#sim-text"), "Can I bring my daughter too?"), chromedp.Click(uiTid("simulate-submit")),
-		chromedp.WaitVisible(uiTid("flash"))); err != nil {
+	if err := chromedp.Do(other, chromedp.Navigate(threadURL), chromedp.WaitVisible(testutil.TestID("simulate-form")),
+		chromedp.SendKeys(chromedp.CSS("#sim-text"), "Can I bring my daughter too?"), chromedp.Click(testutil.TestID("simulate-submit")),
+		chromedp.WaitVisible(testutil.TestID("flash"))); err != nil {
 		t.Fatalf("simulate from a second tab: %v", err)
 	}
 	run("see the new text appear in the open thread",
@@ -133,14 +133,14 @@ func TestBrowserFirstRun(t *testing.T) {
 	shots.take(ctx, "09-polled")
 	run("answer the inbound text from the inbox and see the answer delivered",
 		chromedp.SendKeys(chromedp.CSS("#reply-text"), "Of course, see you both on Tuesday!"),
-		chromedp.Click(uiTid("reply-submit")),
-		chromedp.WaitVisible(uiTid("flash")),
+		chromedp.Click(testutil.TestID("reply-submit")),
+		chromedp.WaitVisible(testutil.TestID("flash")),
 		poll(`Array.from(document.querySelectorAll('[data-testid="thread-message"]')).some(li =>
 			li.textContent.includes("see you both") && li.dataset.status === "delivered")`,
 			nil, chromedp.WithPollingTimeout(15*time.Second), chromedp.WithPollingInterval(200*time.Millisecond)),
 	)
 	shots.take(ctx, "09b-answered")
-	run("back to the inbox", chromedp.Click(chromedp.CSS(`.crumbs a[href="/inbox"]`), chromedp.NodeVisible), chromedp.WaitVisible(uiTid("inbox-list")))
+	run("back to the inbox", chromedp.Click(chromedp.CSS(`.crumbs a[href="/inbox"]`), chromedp.NodeVisible), chromedp.WaitVisible(testutil.TestID("inbox-list")))
 	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[data-testid="inbox-row"]'), r => r.textContent)`))
 	if err != nil {
 		t.Fatal(err)
@@ -151,19 +151,19 @@ func TestBrowserFirstRun(t *testing.T) {
 	shots.take(ctx, "10-inbox")
 	run("an unknown conversation is the 404 page",
 		chromedp.Navigate(strings.TrimSuffix(threadURL, "/")[:strings.LastIndex(threadURL, "/")]+"/01ARZ3NDEKTSV4RRFFQ69G5FAV"),
-		chromedp.WaitVisible(uiTid("error-page")),
+		chromedp.WaitVisible(testutil.TestID("error-page")),
 	)
 	shots.take(ctx, "12-not-found")
 	run("sign out, then sign in again to the inbox",
-		chromedp.Click(uiTid("sign-out")),
-		chromedp.WaitVisible(uiTid("login-form")),
-		chromedp.SendKeys(uiTid("login-email"), "admin@acme.example"),
-		chromedp.SendKeys(uiTid("login-password"), "correct horse battery"),
+		chromedp.Click(testutil.TestID("sign-out")),
+		chromedp.WaitVisible(testutil.TestID("login-form")),
+		chromedp.SendKeys(testutil.TestID("login-email"), "admin@acme.example"),
+		chromedp.SendKeys(testutil.TestID("login-password"), "correct horse battery"),
 	)
 	shots.take(ctx, "13-sign-in")
-	run("sign in", chromedp.Click(uiTid("login-submit")), chromedp.WaitVisible(uiTid("inbox-list")))
+	run("sign in", chromedp.Click(testutil.TestID("login-submit")), chromedp.WaitVisible(testutil.TestID("inbox-list")))
 	// A narrow screen gets the same pages, stacked.
-	run("phone width", chromedp.EmulateViewport(390, 844), chromedp.Navigate(threadURL), chromedp.WaitVisible(uiTid("reply-form")))
+	run("phone width", chromedp.EmulateViewport(390, 844), chromedp.Navigate(threadURL), chromedp.WaitVisible(testutil.TestID("reply-form")))
 	shots.take(ctx, "11-thread-phone")
 
 	// A page of another origin posting a form to Switchboard while the admin is signed in: the
@@ -219,49 +219,6 @@ func (s *shots) take(ctx context.Context, name string) {
 		}
 	}
 }
-
-// uiChromium finds Debian's chromium; without it the test is skipped, except in CI.
-func uiChromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	reason := "no Chromium found on PATH; install the Debian package chromium"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(reason)
-	}
-	t.Skip(reason)
-	return ""
-}
-
-// uiBrowser starts headless Chromium with a fresh profile, bounded to two minutes.
-func uiBrowser(t *testing.T, path string) context.Context {
-	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-	}
-	bound, cancelBound := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancelBound)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(bound, opts...)
-	t.Cleanup(cancelAlloc)
-	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithErrorf(t.Logf))
-	t.Cleanup(cancel)
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start Chromium (%s): %v", path, err)
-	}
-	return ctx
-}
-
-func uiTid(id string) chromedp.CSS { return chromedp.CSS(fmt.Sprintf("[data-testid=%q]", id)) }
 
 // poll waits until the expression is true, as a step of a chromedp.Do. A form submitted just
 // before navigates the page under the poll, which ends it with an error: it starts again on the

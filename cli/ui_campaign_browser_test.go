@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -19,7 +20,7 @@ import (
 // zone and watch the progress page reach `sent` by itself (the server's scheduler starts it,
 // the sandbox delivers, htmx polls). Screenshots go where TestBrowserFirstRun's go.
 func TestBrowserContactsAndBroadcast(t *testing.T) {
-	chrome := uiChromium(t)
+	chrome := testutil.Chromium(t)
 	data := t.TempDir()
 	st, err := store.Open(filepath.Join(data, "switchboard.db"), store.Options{})
 	if err != nil {
@@ -51,11 +52,11 @@ func TestBrowserContactsAndBroadcast(t *testing.T) {
 		t.Fatalf("set up: %v", err)
 	}
 	st.Close()
-	addr := "127.0.0.1:" + freePort(t)
+	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, addr, nil, "-addr", addr, "-data="+data, "-log-requests=false")
 
 	shots := newShots(t)
-	ctx := uiBrowser(t, chrome)
+	ctx := testutil.StartChromium(t, chrome, 2*time.Minute)
 	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, actions...); err != nil {
@@ -82,41 +83,41 @@ func TestBrowserContactsAndBroadcast(t *testing.T) {
 	run("sign in",
 		chromedp.EmulateViewport(1280, 860),
 		chromedp.Navigate(srv.base+"/contacts"),
-		chromedp.WaitVisible(uiTid("login-form")),
-		chromedp.SendKeys(uiTid("login-email"), "dana@acme.example"),
-		chromedp.SendKeys(uiTid("login-password"), "correct horse battery"),
-		chromedp.Click(uiTid("login-submit")),
-		chromedp.WaitVisible(uiTid("contact-search-form")),
+		chromedp.WaitVisible(testutil.TestID("login-form")),
+		chromedp.SendKeys(testutil.TestID("login-email"), "dana@acme.example"),
+		chromedp.SendKeys(testutil.TestID("login-password"), "correct horse battery"),
+		chromedp.Click(testutil.TestID("login-submit")),
+		chromedp.WaitVisible(testutil.TestID("contact-search-form")),
 	)
 	run("new contact: a formatted number is refused beside the field, as typed",
-		chromedp.Click(uiTid("contact-new")),
-		chromedp.WaitVisible(uiTid("contact-form")),
+		chromedp.Click(testutil.TestID("contact-new")),
+		chromedp.WaitVisible(testutil.TestID("contact-form")),
 		chromedp.SendKeys(chromedp.CSS("#contact-first"), "Ada"),
 		chromedp.SendKeys(chromedp.CSS("#contact-last"), "Lovelace"),
 		chromedp.SendKeys(chromedp.CSS("#contact-phone"), "(415) 555-0123"),
 		chromedp.SendKeys(chromedp.CSS("#contact-email"), "ada@example.com"),
-		chromedp.Click(uiTid("contact-submit")),
-		chromedp.WaitVisible(uiTid("error-phone")),
+		chromedp.Click(testutil.TestID("contact-submit")),
+		chromedp.WaitVisible(testutil.TestID("error-phone")),
 	)
 	shots.take(ctx, "c01-contact-error")
 	run("create the contact",
 		chromedp.Clear(chromedp.CSS("#contact-phone")),
 		chromedp.SendKeys(chromedp.CSS("#contact-phone"), "+14155550123"),
-		chromedp.Click(uiTid("contact-submit")),
-		chromedp.WaitVisible(uiTid("contact-title")),
+		chromedp.Click(testutil.TestID("contact-submit")),
+		chromedp.WaitVisible(testutil.TestID("contact-title")),
 	)
-	if got := text(uiTid("contact-title")); got != "Ada Lovelace" {
+	if got := text(testutil.TestID("contact-title")); got != "Ada Lovelace" {
 		t.Errorf("contact page title %q, want Ada Lovelace", got)
 	}
 	shots.take(ctx, "c02-contact")
 	for _, q := range []string{"lovelace", "0123"} {
 		run("search "+q,
 			chromedp.Navigate(srv.base+"/contacts"),
-			chromedp.WaitVisible(uiTid("contact-search")),
-			chromedp.SendKeys(uiTid("contact-search"), q),
-			chromedp.Click(uiTid("contact-search-submit")),
+			chromedp.WaitVisible(testutil.TestID("contact-search")),
+			chromedp.SendKeys(testutil.TestID("contact-search"), q),
+			chromedp.Click(testutil.TestID("contact-search-submit")),
 			poll(`location.search.includes("q=")`, nil, chromedp.WithPollingTimeout(10*time.Second)),
-			chromedp.WaitVisible(uiTid("contacts-list")),
+			chromedp.WaitVisible(testutil.TestID("contacts-list")),
 		)
 		if r := rows(); len(r) != 1 || !strings.Contains(r[0], "Ada Lovelace") || !strings.Contains(r[0], "+14155550123") {
 			t.Errorf("search %q found %q, want Ada Lovelace alone", q, r)
@@ -125,16 +126,16 @@ func TestBrowserContactsAndBroadcast(t *testing.T) {
 	}
 
 	run("create a group",
-		chromedp.Click(uiTid("nav-groups")),
-		chromedp.WaitVisible(uiTid("group-create-form")),
+		chromedp.Click(testutil.TestID("nav-groups")),
+		chromedp.WaitVisible(testutil.TestID("group-create-form")),
 		chromedp.SendKeys(chromedp.CSS("#group-name"), "Check-up due"),
-		chromedp.Click(uiTid("group-create-submit")),
-		chromedp.WaitVisible(uiTid("group-add-form")),
+		chromedp.Click(testutil.TestID("group-create-submit")),
+		chromedp.WaitVisible(testutil.TestID("group-add-form")),
 	)
 	for i, p := range []string{"+14155550123", "+14155550188"} {
 		run("add "+p,
 			chromedp.SendKeys(chromedp.CSS("#member-phone"), p),
-			chromedp.Click(uiTid("member-add-submit")),
+			chromedp.Click(testutil.TestID("member-add-submit")),
 			poll(fmt.Sprintf(`document.querySelectorAll('[data-testid="member-row"]').length === %d`, i+1), nil,
 				chromedp.WithPollingTimeout(10*time.Second)),
 		)
@@ -145,27 +146,27 @@ func TestBrowserContactsAndBroadcast(t *testing.T) {
 	shots.take(ctx, "c04-group")
 
 	run("compose a broadcast",
-		chromedp.Click(uiTid("nav-broadcasts")),
-		chromedp.WaitVisible(uiTid("broadcasts-empty")),
-		chromedp.Click(uiTid("broadcast-new")),
-		chromedp.WaitVisible(uiTid("compose-form")),
+		chromedp.Click(testutil.TestID("nav-broadcasts")),
+		chromedp.WaitVisible(testutil.TestID("broadcasts-empty")),
+		chromedp.Click(testutil.TestID("broadcast-new")),
+		chromedp.WaitVisible(testutil.TestID("compose-form")),
 		chromedp.SendKeys(chromedp.CSS("#bc-name"), "December check-ups"),
 		chromedp.SendKeys(chromedp.CSS("#bc-text"), "Hi {{firstName|there}}, your check-up is due. Reply to book."),
 	)
-	if got := text(uiTid("bc-preview")); !strings.HasPrefix(got, "Hi Grace, your check-up") && !strings.HasPrefix(got, "Hi Ada, your check-up") {
+	if got := text(testutil.TestID("bc-preview")); !strings.HasPrefix(got, "Hi Grace, your check-up") && !strings.HasPrefix(got, "Hi Ada, your check-up") {
 		t.Errorf("preview %q, want the text rendered for a contact", got)
 	}
-	if got := text(uiTid("bc-segments")); got != "1 segment (GSM-7)" {
+	if got := text(testutil.TestID("bc-segments")); got != "1 segment (GSM-7)" {
 		t.Errorf("segment count %q, want 1 segment (GSM-7)", got)
 	}
 	run("a long text costs two segments", chromedp.SendKeys(chromedp.CSS("#bc-text"), strings.Repeat(" Thank you!", 12)))
-	if got := text(uiTid("bc-segments")); got != "2 segments (GSM-7)" {
+	if got := text(testutil.TestID("bc-segments")); got != "2 segments (GSM-7)" {
 		t.Errorf("segment count %q, want 2 segments (GSM-7)", got)
 	}
 	shots.take(ctx, "c05-compose")
 	run("sending to nobody is refused beside the recipients, the text kept",
-		chromedp.Click(uiTid("bc-submit")),
-		chromedp.WaitVisible(uiTid("error-recipients")),
+		chromedp.Click(testutil.TestID("bc-submit")),
+		chromedp.WaitVisible(testutil.TestID("error-recipients")),
 	)
 	if got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("bc-text").value`)); err != nil || !strings.Contains(got, "{{firstName|there}}") {
 		t.Errorf("text after the refusal %q, want it as typed", got)
@@ -174,13 +175,13 @@ func TestBrowserContactsAndBroadcast(t *testing.T) {
 	loc, _ := time.LoadLocation(tz)
 	at := time.Now().Add(3 * time.Second).In(loc).Format("2006-01-02T15:04:05")
 	run("schedule it 3 s ahead for the group",
-		chromedp.Click(uiTid("bc-group")),
-		chromedp.Click(uiTid("bc-later")),
+		chromedp.Click(testutil.TestID("bc-group")),
+		chromedp.Click(testutil.TestID("bc-later")),
 		chromedp.Evaluate[chromedp.Void](`document.getElementById("bc-send-at").value = "`+at+`"`),
-		chromedp.Click(uiTid("bc-submit")),
-		chromedp.WaitVisible(uiTid("broadcast-progress")),
+		chromedp.Click(testutil.TestID("bc-submit")),
+		chromedp.WaitVisible(testutil.TestID("broadcast-progress")),
 	)
-	status := text(uiTid("broadcast-status"))
+	status := text(testutil.TestID("broadcast-status"))
 	if status != "scheduled" && status != "sending" && status != "sent" {
 		t.Errorf("status right after scheduling %q", status)
 	}
@@ -195,41 +196,41 @@ func TestBrowserContactsAndBroadcast(t *testing.T) {
 	if still, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.stillHere === true`)); err != nil || !still {
 		t.Errorf("the page reloaded while watching the broadcast (%v)", err)
 	}
-	if got := text(uiTid("count-sent")); got != "2" {
+	if got := text(testutil.TestID("count-sent")); got != "2" {
 		t.Errorf("sent counter %q, want 2 (both members of the group)", got)
 	}
-	if _, err := chromedp.Run(ctx, chromedp.WaitNotPresent(uiTid("broadcast-cancel"))); err != nil {
+	if _, err := chromedp.Run(ctx, chromedp.WaitNotPresent(testutil.TestID("broadcast-cancel"))); err != nil {
 		t.Errorf("Cancel still offered on a sent broadcast: %v", err)
 	}
 	shots.take(ctx, "c08-sent")
 	run("the list shows it with its counters",
 		chromedp.Click(chromedp.CSS(`.crumbs a[href="/broadcasts"]`), chromedp.NodeVisible),
-		chromedp.WaitVisible(uiTid("broadcasts-list")),
+		chromedp.WaitVisible(testutil.TestID("broadcasts-list")),
 	)
-	if got := text(uiTid("broadcast-status")); got != "sent" {
+	if got := text(testutil.TestID("broadcast-status")); got != "sent" {
 		t.Errorf("list status %q, want sent", got)
 	}
 	shots.take(ctx, "c09-broadcasts")
 	run("the contact's page now lists the broadcast's conversation and the group",
-		chromedp.Click(uiTid("nav-contacts")),
-		chromedp.WaitVisible(uiTid("contacts-list")),
+		chromedp.Click(testutil.TestID("nav-contacts")),
+		chromedp.WaitVisible(testutil.TestID("contacts-list")),
 		chromedp.Click(chromedp.CSS(`a[data-testid="contact-link"]`), chromedp.NodeVisible),
-		chromedp.WaitVisible(uiTid("contact-conversation")),
+		chromedp.WaitVisible(testutil.TestID("contact-conversation")),
 	)
-	if got := text(uiTid("contact-groups")); !strings.Contains(got, "Check-up due") {
+	if got := text(testutil.TestID("contact-groups")); !strings.Contains(got, "Check-up due") {
 		t.Errorf("the contact's groups %q, want Check-up due", got)
 	}
 	shots.take(ctx, "c10-contact-after")
 	run("open the conversation from the contact",
-		chromedp.Click(uiTid("contact-conversation")),
-		chromedp.WaitVisible(uiTid("thread-items")),
+		chromedp.Click(testutil.TestID("contact-conversation")),
+		chromedp.WaitVisible(testutil.TestID("thread-items")),
 	)
-	if got := text(uiTid("message-text")); !strings.HasPrefix(got, "Hi Ada, your check-up is due") && !strings.HasPrefix(got, "Hi Grace, your check-up is due") {
+	if got := text(testutil.TestID("message-text")); !strings.HasPrefix(got, "Hi Ada, your check-up is due") && !strings.HasPrefix(got, "Hi Grace, your check-up is due") {
 		t.Errorf("the broadcast copy in the thread reads %q, want its merge tag rendered", got)
 	}
 	shots.take(ctx, "c11-thread")
-	run("phone width", chromedp.EmulateViewport(390, 844), chromedp.Navigate(srv.base+"/broadcasts/new"), chromedp.WaitVisible(uiTid("compose-form")))
+	run("phone width", chromedp.EmulateViewport(390, 844), chromedp.Navigate(srv.base+"/broadcasts/new"), chromedp.WaitVisible(testutil.TestID("compose-form")))
 	shots.take(ctx, "c12-compose-phone")
-	run("groups at phone width", chromedp.Navigate(srv.base+"/groups"), chromedp.WaitVisible(uiTid("groups-list")))
+	run("groups at phone width", chromedp.Navigate(srv.base+"/groups"), chromedp.WaitVisible(testutil.TestID("groups-list")))
 	shots.take(ctx, "c13-groups-phone")
 }

@@ -75,8 +75,8 @@ func (p *Provider) Authorize(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// checkAuthorizeRequest applies DESIGN §5 before go-oauth2's parser: only the code response
-// type, PKCE S256 only (required for public clients), the integrations scope, no repeated
+// checkAuthorizeRequest applies the provider's rules before go-oauth2's parser: only the code
+// response type, PKCE S256 only (required for public clients), the integrations scope, no repeated
 // parameters. go-oauth2 then validates the challenge's length and builds the request.
 func (p *Provider) checkAuthorizeRequest(r *http.Request, c Client, redirectURI string) (*server.AuthorizeRequest, error) {
 	invalid := func(desc string) error { return &oauthError{oerrors.ErrInvalidRequest, desc} }

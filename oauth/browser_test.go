@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"switchboard/internal/testutil"
 	"switchboard/oauth"
 )
 
@@ -23,7 +22,7 @@ import (
 // client whose redirect URI is a second loopback httptest server standing in for the
 // application. Each case runs in its own browser context, so cookies never carry over.
 func TestBrowserAuthorize(t *testing.T) {
-	chrome := findChromium(t)
+	chrome := testutil.Chromium(t)
 	e := newEnv(t)
 	app := newCallbackServer(t)
 	redirectURI := app.srv.URL + "/callback" // http://127.0.0.1:PORT/callback: http is accepted on loopback
@@ -32,17 +31,17 @@ func TestBrowserAuthorize(t *testing.T) {
 		t.Fatalf("register the client: %v", err)
 	}
 	authURL := e.authURL(map[string]string{"response_type": "code", "client_id": c.ID, "redirect_uri": redirectURI, "state": "xyz"})
-	browser := startChromium(t, chrome)
+	browser := testutil.StartChromium(t, chrome, 90*time.Second)
 
 	t.Run("sign in, consent, allow", func(t *testing.T) {
 		ctx := newTab(t, browser)
 		err := chromedp.Do(ctx,
 			chromedp.Navigate(authURL),
-			chromedp.WaitVisible(tid("login-form")),
-			chromedp.SendKeys(tid("login-email"), e.user.Email),
-			chromedp.SendKeys(tid("login-password"), password),
-			chromedp.Click(tid("login-submit")),
-			chromedp.WaitVisible(tid("consent")),
+			chromedp.WaitVisible(testutil.TestID("login-form")),
+			chromedp.SendKeys(testutil.TestID("login-email"), e.user.Email),
+			chromedp.SendKeys(testutil.TestID("login-password"), password),
+			chromedp.Click(testutil.TestID("login-submit")),
+			chromedp.WaitVisible(testutil.TestID("consent")),
 		)
 		if err != nil {
 			t.Fatalf("sign in to the consent page: %v", err)
@@ -65,7 +64,7 @@ func TestBrowserAuthorize(t *testing.T) {
 			t.Errorf("expected the consent page to list the workspace [%s], got %q", e.ws.Name, workspaces)
 		}
 
-		if err := chromedp.Do(ctx, chromedp.Click(tid("consent-allow")), chromedp.WaitVisible(tid("callback"))); err != nil {
+		if err := chromedp.Do(ctx, chromedp.Click(testutil.TestID("consent-allow")), chromedp.WaitVisible(testutil.TestID("callback"))); err != nil {
 			t.Fatalf("allow, to the client's redirect URI: %v", err)
 		}
 		loc, err := chromedp.Run(ctx, chromedp.Location())
@@ -99,17 +98,17 @@ func TestBrowserAuthorize(t *testing.T) {
 		before := app.hits()
 		err := chromedp.Do(ctx,
 			chromedp.Navigate(authURL),
-			chromedp.WaitVisible(tid("login-form")),
-			chromedp.SendKeys(tid("login-email"), e.user.Email),
-			chromedp.SendKeys(tid("login-password"), "not the password"),
-			chromedp.Click(tid("login-submit")),
-			chromedp.WaitVisible(tid("login-error")),
+			chromedp.WaitVisible(testutil.TestID("login-form")),
+			chromedp.SendKeys(testutil.TestID("login-email"), e.user.Email),
+			chromedp.SendKeys(testutil.TestID("login-password"), "not the password"),
+			chromedp.Click(testutil.TestID("login-submit")),
+			chromedp.WaitVisible(testutil.TestID("login-error")),
 		)
 		if err != nil {
 			t.Fatalf("sign in with a wrong password: %v", err)
 		}
 		msg := text(t, ctx, "login-error")
-		email, err := chromedp.Run(ctx, chromedp.Value(tid("login-email")))
+		email, err := chromedp.Run(ctx, chromedp.Value(testutil.TestID("login-email")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,55 +138,6 @@ func TestBrowserAuthorize(t *testing.T) {
 	})
 }
 
-// findChromium returns the browser's path. Without one the test is skipped, except in CI
-// (CI=true), where a missing browser is a failure.
-func findChromium(t *testing.T) string {
-	t.Helper()
-	names := []string{"chromium", "chromium-browser", "google-chrome"}
-	for _, name := range names {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	reason := fmt.Sprintf("no Chromium found on PATH (looked for %s); install the Debian package chromium", strings.Join(names, ", "))
-	if os.Getenv("CI") == "true" {
-		t.Fatal(reason)
-	}
-	t.Skip(reason)
-	return ""
-}
-
-// startChromium launches one headless browser for the test and returns its context.
-func startChromium(t *testing.T, path string) context.Context {
-	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.NoSandbox, // the tests run as root
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-	}
-	// The whole browser lives at most a minute and a half, whatever hangs.
-	bound, cancelBound := context.WithTimeout(context.Background(), 90*time.Second)
-	t.Cleanup(cancelBound)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(bound, opts...)
-	t.Cleanup(cancelAlloc)
-	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithErrorf(t.Logf))
-	t.Cleanup(cancel)
-	// The first Do starts the browser, which lives as long as the context it gets.
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start Chromium (%s): %v", path, err)
-	}
-	return ctx
-}
-
 // newTab opens a tab in a fresh browser context (its own cookies) with a deadline. The
 // deadline leaves room for bcrypt under -race, which takes seconds.
 func newTab(t *testing.T, browser context.Context) context.Context {
@@ -199,13 +149,10 @@ func newTab(t *testing.T, browser context.Context) context.Context {
 	return ctx
 }
 
-// tid selects the first element with a data-testid, the templates' stable hooks.
-func tid(id string) chromedp.CSS { return chromedp.CSS(fmt.Sprintf("[data-testid=%q]", id)) }
-
 // text is the trimmed visible text of the element with data-testid id.
 func text(t *testing.T, ctx context.Context, id string) string {
 	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.Text(tid(id)))
+	s, err := chromedp.Run(ctx, chromedp.Text(testutil.TestID(id)))
 	if err != nil {
 		t.Fatalf("read [data-testid=%q]: %v", id, err)
 	}

@@ -22,23 +22,11 @@ import (
 
 	"net/http/httptest"
 
+	"switchboard/internal/testutil"
 	"switchboard/oauth"
 	"switchboard/store"
 	"switchboard/web"
 )
-
-// clock is the injected clock: tests move time forward instead of sleeping.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 const (
 	password  = "correct horse battery"
@@ -50,7 +38,7 @@ const (
 // env is a real server: store on a temp file, web.New with its browser session routing to the
 // provider, served by httptest; a user who is a member of a workspace with a number.
 type env struct {
-	clock  *clock
+	clock  *testutil.Clock
 	s      *store.Store
 	p      *oauth.Provider
 	srv    *httptest.Server
@@ -169,7 +157,7 @@ func newEnv(t testing.TB, opts ...func(*oauth.Config)) *env {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	clk := &clock{t: start}
+	clk := testutil.NewClock(start)
 	s, err := store.Open(path, store.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
@@ -365,7 +353,7 @@ func (e *env) createConversation(t testing.TB, token string) (int, string) {
 
 const invalidTokenChallenge = `Bearer realm="switchboard", error="invalid_token"`
 
-// expectRevoked checks that token is refused by the API with DESIGN §4's challenge.
+// expectRevoked checks that token is refused by the API with the RFC 6750 invalid_token challenge.
 func (e *env) expectRevoked(t testing.TB, token, why string) {
 	t.Helper()
 	st, ch := e.createConversation(t, token)

@@ -1,4 +1,4 @@
-// Package oauth makes Switchboard an OAuth 2.0 authorization server (DESIGN §5) on
+// Package oauth makes Switchboard an OAuth 2.0 authorization server on
 // github.com/go-oauth2/oauth2/v4: clients, codes, grants and refresh tokens live in this
 // package's bbolt buckets; access tokens live in the store's api_tokens bucket, so that the
 // integration API authenticates them with the same single read as personal tokens.
@@ -24,7 +24,8 @@ import (
 	"switchboard/store"
 )
 
-// Lifetimes fixed by DESIGN §5; only the access token's is configurable.
+// Lifetimes of codes, refresh tokens and replay records are fixed; only the access token's is
+// configurable.
 const (
 	DefaultAccessTokenTTL = 24 * time.Hour
 	RefreshTokenTTL       = 60 * 24 * time.Hour
@@ -58,7 +59,7 @@ type Config struct {
 }
 
 // Session is the browser session the authorization server asks for the signed-in user; sign-in
-// and its pages belong to web (DESIGN §1), which implements it.
+// and its pages belong to web (oauth stays free of pages and cookies), which implements it.
 type Session interface {
 	// CurrentUser is the signed-in user of r; false when no one is signed in.
 	CurrentUser(r *http.Request) (store.User, bool)

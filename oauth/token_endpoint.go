@@ -16,7 +16,7 @@ import (
 const maxForm = 64 << 10
 
 // readForm parses the consent form post with its body bounded to maxForm, so that a client cannot
-// make the server read without limit (DESIGN §13). An error is answered by formError.
+// make the server read without limit. An error is answered by formError.
 func readForm(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	return r.ParseForm()
@@ -163,7 +163,7 @@ func fromLibrary(err error) error {
 	return &oauthError{oerrors.ErrInvalidRequest, "the request is missing a required parameter"}
 }
 
-// writeOAuthError answers per RFC 6749 §5.2 as DESIGN §5 settles it: invalid_client is 401
+// writeOAuthError answers per RFC 6749 §5.2, settled thus: invalid_client is 401
 // with a Basic challenge (required when the client used the Authorization header, and every
 // 401 carries a challenge); every other refusal is 400 — invalid_grant included, never 401;
 // anything else is a 500 server_error without detail.

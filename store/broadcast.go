@@ -11,30 +11,54 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Broadcast limits (DESIGN §3, §11).
+// Broadcast sends one text to many recipients, each in their own conversation. The record stays
+// small — every outcome of a copy rewrites it — so its targets live beside it
+// (BroadcastTargetsOf) and Recipients is only filled in SendBroadcast's answer.
+type Broadcast struct {
+	ID             string     `json:"id"`
+	WorkspaceID    string     `json:"workspaceId"`
+	TenantID       string     `json:"tenantId"`
+	Name           string     `json:"name,omitempty"`
+	From           string     `json:"from"`
+	NumberID       string     `json:"numberId,omitempty"`
+	Text           string     `json:"text,omitempty"`
+	Media          []string   `json:"media,omitempty"`
+	Status         string     `json:"status"`
+	Recipients     []string   `json:"-"`
+	TotalQueued    int        `json:"totalQueued,omitempty"`
+	TotalSent      int        `json:"totalSent,omitempty"`
+	TotalDelivered int        `json:"totalDelivered,omitempty"`
+	TotalFailed    int        `json:"totalFailed,omitempty"`
+	TotalOptedOut  int        `json:"totalOptedOut,omitempty"`
+	CreatedByID    string     `json:"createdById,omitempty"`
+	SendAt         *time.Time `json:"sendAt,omitempty"`
+	StartedAt      *time.Time `json:"startedAt,omitempty"`
+	DeliveredAt    *time.Time `json:"deliveredAt,omitempty"` // when no copy was left queued or sending
+	CancelledAt    *time.Time `json:"cancelledAt,omitempty"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	UpdatedAt      time.Time  `json:"updatedAt"`
+	// Outstanding counts copies still queued, held or sending; the broadcast is done at zero.
+	Outstanding int `json:"outstanding,omitempty"`
+	// Fanout is set while recipients are still being queued: the broadcast cannot finish then.
+	Fanout bool `json:"fanout,omitempty"`
+}
+
+// Broadcast statuses.
+const (
+	BroadcastDraft     = "draft"
+	BroadcastScheduled = "scheduled"
+	BroadcastSending   = "sending"
+	BroadcastSent      = "sent"
+	BroadcastFailed    = "failed"
+	BroadcastCancelled = "cancelled"
+)
+
+// Broadcast limits: one call stays small enough to validate and fan out in bounded work.
 const (
 	MaxBroadcastRecipients = 10_000  // pasted recipients of one call, after de-duplication
 	MaxBroadcastTotal      = 100_000 // recipients after the union of every source
 	MaxBroadcastIDs        = 100     // ids in each of groupIds, conversationIds and their exclusions
 )
-
-// fanOutChunk is how many recipients one fan-out transaction queues. bbolt splits nodes only at
-// commit, so tens of thousands of random-order inserts in one transaction turn quadratic, and a
-// long transaction holds the write lock that 1:1 sends wait on; 5,000 measured fastest for the
-// implicit contacts a broadcast creates (100k new numbers: 500 per transaction 11.9 s, 2,000
-// 8.9 s, 5,000 8.0 s) and keeps each transaction well under a second.
-var fanOutChunk = 5000
-
-// BroadcastTargets are the sources of a broadcast's recipients: the union of Recipients, the
-// members of GroupIDs and the contacts of ConversationIDs, minus the members of ExcludeGroupIDs
-// and the contacts of ExcludeConversationIDs.
-type BroadcastTargets struct {
-	Recipients             []string `json:"recipients,omitempty"`
-	GroupIDs               []string `json:"groupIds,omitempty"`
-	ConversationIDs        []string `json:"conversationIds,omitempty"`
-	ExcludeGroupIDs        []string `json:"excludeGroupIds,omitempty"`
-	ExcludeConversationIDs []string `json:"excludeConversationIds,omitempty"`
-}
 
 // BroadcastInput sends one text to many recipients, each in their own 1:1 conversation, now or
 // at SendAt.
@@ -48,18 +72,13 @@ type BroadcastInput struct {
 	ExcludeConversationIDs []string
 	Text                   string
 	Media                  []string
+	Files                  []Upload // attachments kept with the broadcast; their URLs join Media (media.go)
 	AuthorID               string
 	SendAt                 *time.Time
 }
 
 // LatestSendAt is the furthest a broadcast may be scheduled: one calendar year after now.
 func LatestSendAt(now time.Time) time.Time { return now.AddDate(1, 0, 0) }
-
-// Targets are the input's recipient sources.
-func (in *BroadcastInput) Targets() BroadcastTargets {
-	return BroadcastTargets{Recipients: in.Recipients, GroupIDs: in.GroupIDs, ConversationIDs: in.ConversationIDs,
-		ExcludeGroupIDs: in.ExcludeGroupIDs, ExcludeConversationIDs: in.ExcludeConversationIDs}
-}
 
 // Broadcast keys:
 //
@@ -136,6 +155,13 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 		b = Broadcast{ID: s.NewID(), WorkspaceID: workspaceID, TenantID: s.tenantID, Name: strings.TrimSpace(in.Name),
 			From: in.From, NumberID: n.ID, Text: in.Text, Media: orEmpty(in.Media), CreatedByID: in.AuthorID,
 			SendAt: in.SendAt, CreatedAt: now, UpdatedAt: now}
+		if len(in.Files) > 0 {
+			urls, err := s.putUploads(tx, workspaceID, b.ID, in.Files)
+			if err != nil {
+				return err
+			}
+			b.Media = append(b.Media, urls...)
+		}
 		if err := putJSON(tx.Bucket(bBroadcastTargets), wsKey(workspaceID, b.ID), targets); err != nil {
 			return err
 		}
@@ -175,146 +201,6 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 	slices.Sort(rest)
 	b.Recipients = append(b.Recipients, rest...)
 	return b, nil
-}
-
-// beginFanOut marks b sending and writes its recipients as pending chunks, in the caller's
-// transaction; fanOut then queues them.
-func (s *Store) beginFanOut(tx *bolt.Tx, b *Broadcast, recipients []string, now time.Time) error {
-	b.Status, b.StartedAt, b.Fanout = BroadcastSending, &now, len(recipients) > 0
-	if len(recipients) == 0 {
-		b.Status, b.DeliveredAt = BroadcastSent, &now
-	}
-	sorted := slices.Clone(recipients)
-	slices.Sort(sorted) // most index keys are then appended in order, which bbolt does cheaply
-	for seq := 0; len(sorted) > 0; seq++ {
-		part := sorted[:min(fanOutChunk, len(sorted))]
-		sorted = sorted[len(part):]
-		if err := tx.Bucket(bBroadcastPending).Put(pendingKey(b.WorkspaceID, b.ID, uint32(seq)), []byte(strings.Join(part, ","))); err != nil {
-			return err
-		}
-	}
-	return putJSON(tx.Bucket(bBroadcasts), wsKey(b.WorkspaceID, b.ID), b)
-}
-
-// fanOut queues a broadcast's pending recipients, one chunk per transaction, and reports the
-// recipients it queued.
-func (s *Store) fanOut(workspaceID, id string) (map[string]bool, error) {
-	queued := map[string]bool{}
-	for {
-		more := false
-		err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
-			var err error
-			more, err = s.fanOutChunk(tx, fx, workspaceID, id, queued)
-			return err
-		})
-		if err != nil || !more {
-			return queued, err
-		}
-	}
-}
-
-// fanOutChunk queues the first pending chunk of a broadcast and reports whether more remain.
-func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, queued map[string]bool) (bool, error) {
-	var b Broadcast
-	if ok, err := getJSON(tx.Bucket(bBroadcasts), wsKey(workspaceID, id), &b); err != nil || !ok {
-		return false, err
-	}
-	p := wsKey(workspaceID, id)
-	pending := tx.Bucket(bBroadcastPending)
-	k, v := pending.Cursor().Seek(p)
-	if k == nil || !bytes.HasPrefix(k, p) || b.Status != BroadcastSending {
-		return false, nil
-	}
-	chunk := strings.Split(string(v), ",")
-	if err := pending.Delete(bytes.Clone(k)); err != nil {
-		return false, err
-	}
-	w, err := getWorkspace(tx, workspaceID)
-	if err != nil {
-		return false, err
-	}
-	var n PhoneNumber
-	if ok, err := getJSON(tx.Bucket(bNumbers), wsKey(workspaceID, b.NumberID), &n); err != nil {
-		return false, err
-	} else if !ok {
-		n = PhoneNumber{ID: b.NumberID, WorkspaceID: workspaceID, Phone: b.From}
-	}
-	copyOf, err := s.copyMaker(tx, &w, &b)
-	if err != nil {
-		return false, err
-	}
-	now := s.Now()
-	for _, r := range chunk {
-		if r == "" {
-			continue
-		}
-		out, err := s.isOptedOut(tx, workspaceID, r)
-		if err != nil {
-			return false, err
-		}
-		if out {
-			b.TotalOptedOut++
-			continue
-		}
-		conv, created, err := s.conversationFor(tx, fx, workspaceID, n, []string{r}, &now)
-		if err != nil {
-			return false, err
-		}
-		text, holdUntil, err := copyOf(r)
-		if err != nil {
-			return false, err
-		}
-		msg := SendInput{Text: text, Media: b.Media, AuthorID: b.CreatedByID}
-		if tooLongFilled(text) {
-			if err := s.failCopy(tx, fx, &conv, created, now, msg, &b, "text "+filledTooLong); err != nil {
-				return false, err
-			}
-			continue
-		}
-		if _, err := s.queueCopy(tx, fx, &conv, created, now, msg, b.ID, holdUntil); err != nil {
-			return false, err
-		}
-		b.TotalQueued++
-		b.Outstanding++
-		queued[r] = true
-	}
-	next, _ := pending.Cursor().Seek(p)
-	more := next != nil && bytes.HasPrefix(next, p)
-	b.UpdatedAt = now
-	if !more {
-		b.Fanout = false
-		if b.Outstanding <= 0 {
-			b.Status, b.DeliveredAt = BroadcastSent, &now
-		}
-	}
-	return more, putJSON(tx.Bucket(bBroadcasts), wsKey(workspaceID, b.ID), b)
-}
-
-// queueCopy queues a broadcast copy, or holds it (status scheduled) until holdUntil when that is set.
-func (s *Store) queueCopy(tx *bolt.Tx, fx *effects, conv *Conversation, convCreated bool, now time.Time, in SendInput, broadcastID string, holdUntil time.Time) (Message, error) {
-	if holdUntil.IsZero() {
-		return s.queueMessage(tx, fx, conv, convCreated, now, in, PriorityLow, broadcastID)
-	}
-	return s.storeMessage(tx, fx, conv, convCreated, now, in, PriorityLow, broadcastID, holdUntil)
-}
-
-// ResumeBroadcasts finishes the fan-out of broadcasts a crash cut off (pending chunks left).
-func (s *Store) ResumeBroadcasts() (int, error) {
-	var refs [][2]string
-	err := s.db.View(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bBroadcastPending).Cursor()
-		for k, _ := c.First(); k != nil && len(k) >= 32; k, _ = c.Seek(nextPrefix(k[:32])) {
-			refs = append(refs, [2]string{idFromKey(k[:16]), idFromKey(k[:32])})
-		}
-		return nil
-	})
-	for _, r := range refs {
-		if err != nil {
-			break
-		}
-		_, err = s.fanOut(r[0], r[1])
-	}
-	return len(refs), err
 }
 
 // DueBroadcast is a scheduled broadcast whose time has come.
@@ -519,16 +405,6 @@ func (s *Store) Broadcast(workspaceID, id string) (Broadcast, error) {
 	return b, err
 }
 
-// BroadcastTargetsOf returns what a broadcast was aimed at.
-func (s *Store) BroadcastTargetsOf(workspaceID, id string) (BroadcastTargets, error) {
-	var t BroadcastTargets
-	err := s.db.View(func(tx *bolt.Tx) error {
-		_, err := getJSON(tx.Bucket(bBroadcastTargets), wsKeyChecked(workspaceID, id), &t)
-		return err
-	})
-	return t, err
-}
-
 // Broadcasts lists a workspace's broadcasts, newest first, at most limit.
 func (s *Store) Broadcasts(workspaceID string, limit int) ([]Broadcast, error) {
 	out := []Broadcast{}
@@ -546,160 +422,4 @@ func (s *Store) Broadcasts(workspaceID string, limit int) ([]Broadcast, error) {
 		})
 	})
 	return out, err
-}
-
-// checkTargets checks that every id of t is one of the workspace's groups or conversations; the
-// failures name the field (workspace data, DESIGN §3).
-func checkTargets(tx *bolt.Tx, workspaceID string, t *BroadcastTargets) (ValidationError, error) {
-	var errs ValidationError
-	for _, f := range []struct {
-		name   string
-		ids    []string
-		bucket []byte
-		what   string
-	}{
-		{"conversationIds", t.ConversationIDs, bConversations, "conversation"},
-		{"excludeConversationIds", t.ExcludeConversationIDs, bConversations, "conversation"},
-		{"excludeGroupIds", t.ExcludeGroupIDs, bGroups, "group"},
-		{"groupIds", t.GroupIDs, bGroups, "group"},
-	} {
-		for i, id := range f.ids {
-			if tx.Bucket(f.bucket).Get(wsKeyChecked(workspaceID, id)) == nil {
-				errs = append(errs, FieldError{f.name, fmt.Sprintf("%s[%d] %q is not a %s of this workspace", f.name, i, id, f.what)})
-				break
-			}
-		}
-	}
-	return errs, nil
-}
-
-// resolveRecipients is the union of t's sources minus its exclusions, de-duplicated.
-func resolveRecipients(tx *bolt.Tx, workspaceID string, t *BroadcastTargets) ([]string, error) {
-	set := map[string]bool{}
-	for _, r := range t.Recipients {
-		set[r] = true
-	}
-	add := func(phones []string, include bool) {
-		for _, p := range phones {
-			if include {
-				set[p] = true
-			} else {
-				delete(set, p)
-			}
-		}
-	}
-	groupPhones := func(ids []string) ([]string, error) {
-		var out []string
-		for _, g := range ids {
-			for _, cid := range groupMembers(tx, workspaceID, g) {
-				c, err := getContact(tx, workspaceID, cid)
-				if err != nil {
-					continue // deleted meanwhile
-				}
-				if p := c.Phone(); p != "" {
-					out = append(out, p)
-				}
-			}
-		}
-		return out, nil
-	}
-	convPhones := func(ids []string) ([]string, error) {
-		var out []string
-		for _, id := range ids {
-			var c Conversation
-			ok, err := getJSON(tx.Bucket(bConversations), wsKeyChecked(workspaceID, id), &c)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				out = append(out, c.Addresses...)
-			}
-		}
-		return out, nil
-	}
-	for _, step := range []struct {
-		ids     []string
-		phones  func([]string) ([]string, error)
-		include bool
-	}{
-		{t.GroupIDs, groupPhones, true},
-		{t.ConversationIDs, convPhones, true},
-		{t.ExcludeGroupIDs, groupPhones, false},
-		{t.ExcludeConversationIDs, convPhones, false},
-	} {
-		phones, err := step.phones(step.ids)
-		if err != nil {
-			return nil, err
-		}
-		add(phones, step.include)
-	}
-	out := make([]string, 0, len(set))
-	for p := range set {
-		out = append(out, p)
-	}
-	slices.Sort(out)
-	return out, nil
-}
-
-func sortFieldErrors(errs ValidationError) {
-	slices.SortStableFunc(errs, func(a, b FieldError) int { return strings.Compare(a.Field, b.Field) })
-}
-
-// checkText checks a text's merge tags against the workspace's custom properties: "" or the
-// message of a validation error on `text`.
-func checkText(tx *bolt.Tx, workspaceID, text string) (string, error) {
-	if !strings.Contains(text, "{{") {
-		return "", nil
-	}
-	types, err := propertyTypes(tx, workspaceID)
-	if err != nil {
-		return "", err
-	}
-	names := make([]string, 0, len(types))
-	for n := range types {
-		names = append(names, n)
-	}
-	return CheckTemplate(text, names), nil
-}
-
-// copyMaker returns what each recipient's copy of b is: its text with merge tags filled from the
-// recipient's contact, and, when the workspace has quiet hours and they are on in the contact's
-// time zone, when the copy may go.
-func (s *Store) copyMaker(tx *bolt.Tx, w *Workspace, b *Broadcast) (func(phone string) (string, time.Time, error), error) {
-	tmpl, err := ParseTemplate(b.Text)
-	if err != nil {
-		tmpl = Template{} // checked when the broadcast was made; a text that no longer parses goes as written
-	}
-	quiet, _ := ParseQuietHours(w.QuietHours)
-	wsLoc := w.Location()
-	now := s.Now()
-	needContact := tmpl.HasTags() || !quiet.Off()
-	return func(phone string) (string, time.Time, error) {
-		if !needContact {
-			return b.Text, time.Time{}, nil
-		}
-		var c Contact
-		if id := contactIDByPhone(tx, b.WorkspaceID, phone); id != "" {
-			var err error
-			if c, err = getContact(tx, b.WorkspaceID, id); err != nil {
-				return "", time.Time{}, err
-			}
-		}
-		text := b.Text
-		if tmpl.HasTags() {
-			text = tmpl.Render(func(name string) string {
-				if name == "phone" && c.ID == "" {
-					return phone
-				}
-				return ContactTagValue(&c, name)
-			})
-		}
-		var hold time.Time
-		if !quiet.Off() {
-			if end, ok := quiet.Until(now, ContactLocation(c.TimeZone, phone, wsLoc, now)); ok {
-				hold = end
-			}
-		}
-		return text, hold, nil
-	}, nil
 }

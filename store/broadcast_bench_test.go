@@ -9,7 +9,7 @@ import (
 	"switchboard/store"
 )
 
-// BenchmarkBroadcast100k measures DESIGN §9's target: a broadcast of 100,000 recipients, 10 %
+// BenchmarkBroadcast100k measures the performance target: a broadcast of 100,000 recipients, 10 %
 // of them opted out, queued in ≤ 5 s. The API takes at most 10,000 recipients per call, so it
 // is ten calls. "known-contacts" sends to existing contacts (the usual case: a list);
 // "new-numbers" also creates a contact and a conversation per recipient.

@@ -152,3 +152,184 @@ func TestSendBroadcastOptOutFilterAfterReopen(t *testing.T) {
 		t.Error("an opted-out number was queued after reopen")
 	}
 }
+
+func TestBroadcastTargetsUnionMinusExclusions(t *testing.T) {
+	f := newFixture(t)
+	for _, p := range []string{"+14155550001", "+14155550002", "+14155550003"} {
+		if _, _, err := f.s.AddToGroup(f.ws, "A", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := f.s.AddToGroup(f.ws, "Exclude", "+14155550002"); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := f.s.GroupByName(f.ws, "A")
+	ex, _ := f.s.GroupByName(f.ws, "Exclude")
+	conv, _, err := f.s.CreateConversation(f.ws, f.number, "+14155550009")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exConv, _, _ := f.s.CreateConversation(f.ws, f.number, "+14155550003")
+	if _, _, err := f.s.CreateOptOut(f.ws, "", "+14155550001", store.OptOutAPI); err != nil {
+		t.Fatal(err)
+	}
+	b, err := f.s.SendBroadcast(f.ws, store.BroadcastInput{From: f.number, Text: "Hi {{firstName|there}}",
+		Recipients: []string{"+14155550100", "+14155550003"},
+		GroupIDs:   []string{a.ID}, ConversationIDs: []string{conv.ID},
+		ExcludeGroupIDs: []string{ex.ID}, ExcludeConversationIDs: []string{exConv.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Union: 100, 003, 001, 002, 009; minus 002 (group) and 003 (conversation); 001 opted out.
+	if want := []string{"+14155550100", "+14155550009"}; !slices.Equal(b.Recipients, want) {
+		t.Errorf("recipients = %v, want %v (pasted first, then the others)", b.Recipients, want)
+	}
+	if b.TotalOptedOut != 1 || b.Status != store.BroadcastSending || b.TotalQueued != 2 {
+		t.Errorf("broadcast opted out %d queued %d status %q, want 1, 2, sending", b.TotalOptedOut, b.TotalQueued, b.Status)
+	}
+	msgs, _ := f.s.ListMessages(f.ws, store.MessageFilter{Limit: 10})
+	for _, m := range msgs {
+		if m.BroadcastID == b.ID && m.Text != "Hi there" {
+			t.Errorf("copy text %q, want the fallback rendered", m.Text)
+		}
+	}
+	// Unknown and foreign ids are refused naming the field; nothing is stored.
+	other := newFixtureOn(t, f.s)
+	theirs, _ := other.s.CreateGroup(other.ws, "Theirs")
+	_, err = f.s.SendBroadcast(f.ws, store.BroadcastInput{From: f.number, Text: "x",
+		GroupIDs: []string{theirs.ID}, ExcludeConversationIDs: []string{"01JZZZZZZZZZZZZZZZZZZZZZZZ"}})
+	wantFields(t, err, "excludeConversationIds", "groupIds")
+	_, err = f.s.SendBroadcast(f.ws, store.BroadcastInput{From: f.number, Text: "Hi {{nickname}}", Recipients: []string{"+14155550100"}})
+	wantFields(t, err, "text")
+	if list, _ := f.s.Broadcasts(f.ws, 10); len(list) != 1 {
+		t.Errorf("refused broadcasts stored: %d broadcasts, want 1", len(list))
+	}
+}
+
+func TestScheduledBroadcastResolvesAtItsTime(t *testing.T) {
+	clock := &testClock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
+	g, _ := f.s.CreateGroup(f.ws, "Later")
+	at := clock.t.Add(time.Hour)
+	b, err := f.s.SendBroadcast(f.ws, store.BroadcastInput{From: f.number, Text: "x", SendAt: &at,
+		GroupIDs: []string{g.ID}})
+	if err != nil || b.Status != store.BroadcastScheduled || len(b.Recipients) != 0 || b.Recipients == nil {
+		t.Fatalf("scheduled = %+v, %v; want scheduled with recipients []", b, err)
+	}
+	if d := f.s.OutboxDepth(); d != 0 {
+		t.Errorf("a scheduled broadcast queued %d messages", d)
+	}
+	// Members added before the time are reached: recipients are resolved then.
+	for i := range 3 {
+		if _, _, err := f.s.AddToGroup(f.ws, "Later", fmt.Sprintf("+1415555020%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	due, next, _ := f.s.DueBroadcasts(clock.t)
+	if len(due) != 0 || !next.Equal(at) {
+		t.Fatalf("due before the time = %v next %v, want none and %v", due, next, at)
+	}
+	clock.Advance(time.Hour)
+	due, _, _ = f.s.DueBroadcasts(clock.t)
+	if len(due) != 1 || due[0].ID != b.ID {
+		t.Fatalf("due at the time = %v, want %s", due, b.ID)
+	}
+	if err := f.s.StartScheduledBroadcast(due[0]); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := f.s.Broadcast(f.ws, b.ID)
+	if got.Status != store.BroadcastSending || got.TotalQueued != 3 {
+		t.Errorf("started broadcast status %q queued %d, want sending 3", got.Status, got.TotalQueued)
+	}
+	if due, _, _ := f.s.DueBroadcasts(clock.t.Add(time.Hour)); len(due) != 0 {
+		t.Errorf("a started broadcast is still due: %v", due)
+	}
+}
+
+func TestCancelBroadcast(t *testing.T) {
+	f := newFixture(t)
+	var recipients []string
+	for i := range 50 {
+		recipients = append(recipients, fmt.Sprintf("+1415666%04d", i))
+	}
+	b, err := f.s.SendBroadcast(f.ws, store.BroadcastInput{From: f.number, Text: "x", Recipients: recipients})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := send(t, f, "+14155550123", "not a copy")
+	// Ten copies reach the carrier first: they keep their state.
+	cl, _ := f.s.ClaimOutbound(10, 10, "", func(*store.PhoneNumber) int { return 10 })
+	sending := claimedIDs(cl)
+	got, err := f.s.CancelBroadcast(f.ws, b.ID)
+	if err != nil || got.Status != store.BroadcastCancelled || got.CancelledAt == nil {
+		t.Fatalf("CancelBroadcast = %+v, %v", got, err)
+	}
+	msgs, _ := f.s.ListMessages(f.ws, store.MessageFilter{Limit: 100})
+	counts := map[string]int{}
+	for _, m := range msgs {
+		if m.BroadcastID == b.ID {
+			counts[m.Status]++
+		}
+	}
+	inFlight := 0
+	for _, id := range sending {
+		if id != one.ID {
+			inFlight++
+		}
+	}
+	if counts[store.MessageCancelled] != 50-inFlight || counts[store.MessageSending] != inFlight {
+		t.Errorf("copy statuses %v, want %d cancelled and %d still sending", counts, 50-inFlight, inFlight)
+	}
+	if m, _ := f.s.Message(f.ws, one.ID); m.Status == store.MessageCancelled {
+		t.Error("cancelling a broadcast cancelled a 1:1 send")
+	}
+	if d := f.s.OutboxDepth(); d != int64(len(sending)+1-boolInt(slices.Contains(sending, one.ID))) {
+		t.Errorf("OutboxDepth after cancel = %d", d)
+	}
+	_, err = f.s.CancelBroadcast(f.ws, b.ID)
+	wantKind(t, err, store.ErrConflict, "broadcast is cancelled: it can no longer be cancelled")
+	_, err = f.s.CancelBroadcast(f.ws, "01JZZZZZZZZZZZZZZZZZZZZZZZ")
+	wantKind(t, err, store.ErrNotFound, "broadcast not found")
+	// A scheduled broadcast cancelled never starts.
+	clockAt := f.s.Now().Add(time.Hour)
+	s2, _ := f.s.SendBroadcast(f.ws, store.BroadcastInput{From: f.number, Text: "x", SendAt: &clockAt, Recipients: recipients[:2]})
+	if _, err := f.s.CancelBroadcast(f.ws, s2.ID); err != nil {
+		t.Fatal(err)
+	}
+	if due, _, _ := f.s.DueBroadcasts(clockAt.Add(time.Minute)); len(due) != 0 {
+		t.Errorf("a cancelled scheduled broadcast is still due")
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestResumeBroadcastsFinishesACutOffFanOut(t *testing.T) {
+	path := t.TempDir() + "/sb.db"
+	s := openStoreAt(t, path, store.Options{})
+	f := newFixtureOn(t, s)
+	b, err := s.SendBroadcast(f.ws, store.BroadcastInput{From: f.number, Text: "x", Recipients: []string{"+14155550301"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.LeavePending(s, f.ws, b.ID, []string{"+14155550302", "+14155550303"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = openStoreAt(t, path, store.Options{})
+	n, err := s.ResumeBroadcasts()
+	if err != nil || n != 1 {
+		t.Fatalf("ResumeBroadcasts = %d, %v; want 1", n, err)
+	}
+	got, _ := s.Broadcast(f.ws, b.ID)
+	if got.TotalQueued != 3 || got.Fanout || got.Outstanding != 3 {
+		t.Errorf("after resume queued %d fanout %v outstanding %d, want 3 false 3", got.TotalQueued, got.Fanout, got.Outstanding)
+	}
+	if n, _ := s.ResumeBroadcasts(); n != 0 {
+		t.Errorf("a second resume found %d broadcasts, want 0", n)
+	}
+}

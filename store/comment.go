@@ -1,8 +1,25 @@
 package store
 
 import (
+	"time"
+
 	bolt "go.etcd.io/bbolt"
 )
+
+// Comment is an internal note on a conversation; it is never sent to the contact.
+type Comment struct {
+	ID             string    `json:"id"`
+	WorkspaceID    string    `json:"workspaceId"`
+	TenantID       string    `json:"tenantId"`
+	ConversationID string    `json:"conversationId"`
+	Text           string    `json:"text"`
+	Media          []string  `json:"media"`
+	Mentions       []string  `json:"mentions"`
+	UserID         string    `json:"userId"`
+	ThreadID       string    `json:"threadId"`
+	CreatedAt      time.Time `json:"createdAt"`
+	UpdatedAt      time.Time `json:"updatedAt"`
+}
 
 // CommentInput is an internal comment on the conversation of From and To.
 type CommentInput struct {

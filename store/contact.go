@@ -8,9 +8,90 @@ import (
 	"hash/fnv"
 	"maps"
 	"strings"
+	"time"
 
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
+)
+
+// Address is a postal address of a contact.
+type Address struct {
+	ID               string `json:"id"`
+	Object           string `json:"object"`
+	Street           string `json:"street"`
+	City             string `json:"city"`
+	State            string `json:"state"`
+	Country          string `json:"country"`
+	CountryCode      string `json:"countryCode"`
+	PostalCode       string `json:"postalCode"`
+	PostalCodeSuffix string `json:"postalCodeSuffix"`
+	DefaultBilling   bool   `json:"defaultBilling"`
+	DefaultShipping  bool   `json:"defaultShipping"`
+}
+
+// InboundChannel is an address (a phone number) a contact writes from.
+type InboundChannel struct {
+	ID                string     `json:"id"`
+	Address           string     `json:"address"`
+	CommunicationType string     `json:"communicationType"`
+	Carrier           string     `json:"carrier"`
+	ContactID         string     `json:"contactId"`
+	IsDefault         bool       `json:"isDefault"`
+	VerifiedAt        *time.Time `json:"verifiedAt,omitempty"`
+	BlockedAt         *time.Time `json:"blockedAt,omitempty"`
+	BlockedByID       string     `json:"blockedById,omitempty"`
+	CreatedAt         time.Time  `json:"createdAt"`
+	UpdatedAt         time.Time  `json:"updatedAt"`
+}
+
+// Contact is a person a workspace texts with.
+type Contact struct {
+	ID                      string           `json:"id"`
+	WorkspaceID             string           `json:"workspaceId"`
+	TenantID                string           `json:"tenantId"`
+	FirstName               string           `json:"firstName"`
+	LastName                string           `json:"lastName"`
+	Company                 string           `json:"company"`
+	Email                   string           `json:"email"`
+	AvatarURL               string           `json:"avatarUrl"`
+	Flags                   []string         `json:"flags"`
+	Properties              map[string]any   `json:"properties"`
+	Source                  string           `json:"source"`
+	TimeZone                string           `json:"timeZone,omitempty"` // IANA name; "" derives it from the phone
+	LastInboundMessageTime  *time.Time       `json:"lastInboundMessageTime,omitempty"`
+	LastOutboundMessageTime *time.Time       `json:"lastOutboundMessageTime,omitempty"`
+	Addresses               []Address        `json:"addresses"`
+	InboundChannels         []InboundChannel `json:"inboundChannels"`
+	CreatedAt               time.Time        `json:"createdAt"`
+	UpdatedAt               time.Time        `json:"updatedAt"`
+}
+
+// Phone is the address of the contact's default inbound channel.
+func (c *Contact) Phone() string {
+	for _, ch := range c.InboundChannels {
+		if ch.IsDefault {
+			return ch.Address
+		}
+	}
+	if len(c.InboundChannels) > 0 {
+		return c.InboundChannels[0].Address
+	}
+	return ""
+}
+
+// Communication types of a contact's inbound channels.
+const (
+	CommSMS   = "sms"
+	CommEmail = "email"
+	CommChat  = "chat"
+)
+
+// Sources: where a contact came from.
+const (
+	SourceAPI     = "api"
+	SourceAdmin   = "admin"
+	SourceInbound = "inbound"
+	SourceImport  = "import"
 )
 
 // ContactInput creates or changes a contact. Nil pointers are fields not given; a nil value in
@@ -341,7 +422,7 @@ func contactIDByPhone(tx *bolt.Tx, workspaceID, phone string) string {
 
 // tenantOf is the installation's tenant id, which contact records leave out.
 func tenantOf(tx *bolt.Tx) string {
-	return string(tx.Bucket(bMeta).Get([]byte("tenant_id")))
+	return string(tx.Bucket(bMeta).Get(metaTenantID))
 }
 
 func getContact(tx *bolt.Tx, workspaceID, id string) (Contact, error) {

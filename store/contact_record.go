@@ -12,7 +12,8 @@ import (
 )
 
 // A contact record is binary, not JSON: at a million contacts the field names, the empty fields
-// and the text form of ids and timestamps were most of the file (DESIGN §8). The layout is
+// and the text form of ids and timestamps were most of the file, and the file must stay small.
+// The layout is
 //
 //	version(1) | uvarint num | field…
 //

@@ -1,11 +1,44 @@
 package store
 
 import (
+	"encoding/binary"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+)
+
+// Conversation is a thread between one outbound number and one or more contact addresses.
+type Conversation struct {
+	ID                      string     `json:"id"`
+	WorkspaceID             string     `json:"workspaceId"`
+	TenantID                string     `json:"tenantId"`
+	Name                    string     `json:"name"`
+	CommunicationType       string     `json:"communicationType"`
+	Status                  string     `json:"status"`
+	AssignedUserIDs         []string   `json:"assignedUserIds"`
+	Labels                  []string   `json:"labels"`
+	From                    string     `json:"from"`
+	InboundChannelAddresses string     `json:"inboundChannelAddresses"`
+	Addresses               []string   `json:"addresses"`
+	OutboundChannelID       string     `json:"outboundChannelId"`
+	LastMessageTime         *time.Time `json:"lastMessageTime"`
+	CreatedAt               time.Time  `json:"createdAt"`
+	UpdatedAt               time.Time  `json:"updatedAt"`
+	// SnoozedUntil is when a snoozed conversation reopens by itself (nil: until the contact writes).
+	SnoozedUntil *time.Time `json:"snoozedUntil,omitempty"`
+}
+
+// IsGroup reports whether the conversation has more than one contact address.
+func (c *Conversation) IsGroup() bool { return len(c.Addresses) > 1 }
+
+// Conversation statuses.
+const (
+	ConversationOpen    = "open"
+	ConversationSnoozed = "snoozed"
+	ConversationClosed  = "closed"
 )
 
 // joinAddresses is a conversation's inboundChannelAddresses: sorted, de-duplicated, joined with -.
@@ -141,7 +174,10 @@ func touchConversation(tx *bolt.Tx, c *Conversation, at time.Time, inbound bool)
 	}
 	c.UpdatedAt = at
 	if inbound {
-		c.Status = ConversationOpen
+		// The contact's text reopens a closed or snoozed conversation (its snooze time goes).
+		if err := setStatus(tx, c, ConversationOpen, nil); err != nil {
+			return err
+		}
 	}
 	return putJSON(tx.Bucket(bConversations), wsKey(c.WorkspaceID, c.ID), c)
 }
@@ -193,4 +229,151 @@ func (s *Store) CountConversations(workspaceID string) (int, error) {
 		return forEachPrefix(tx.Bucket(bConversations), idKey(workspaceID), func(_, _ []byte) error { n++; return nil })
 	})
 	return n, err
+}
+
+// ContactConversations lists the workspace's 1:1 conversations with phone (one per number of
+// the workspace that texted it), newest activity first. The admin UI's contact page links them.
+func (s *Store) ContactConversations(workspaceID, phone string) ([]Conversation, error) {
+	out := []Conversation{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if _, ok := ParseID(workspaceID); !ok {
+			return nil
+		}
+		for _, id := range idxIDs(tx.Bucket(bConvKey), workspaceID, convAddrTerm(phone)) {
+			var c Conversation
+			ok, err := getJSON(tx.Bucket(bConversations), wsKey(workspaceID, id), &c)
+			if err != nil {
+				return err
+			}
+			if ok {
+				out = append(out, c)
+			}
+		}
+		return nil
+	})
+	sort.SliceStable(out, func(i, j int) bool { return activityOf(out[i]).After(activityOf(out[j])) })
+	return out, err
+}
+
+func activityOf(c Conversation) time.Time {
+	if c.LastMessageTime != nil {
+		return *c.LastMessageTime
+	}
+	return c.CreatedAt
+}
+
+// conversationActivity is the time the inbox orders c by.
+func conversationActivity(c *Conversation) time.Time {
+	if c.LastMessageTime != nil {
+		return *c.LastMessageTime
+	}
+	return c.CreatedAt
+}
+
+func activityKey(c *Conversation) []byte {
+	k := make([]byte, 0, 40)
+	k = append(k, idKey(c.WorkspaceID)...)
+	k = binary.BigEndian.AppendUint64(k, uint64(conversationActivity(c).UnixNano()))
+	return append(k, idKey(c.ID)...)
+}
+
+func putActivity(tx *bolt.Tx, c *Conversation) error {
+	return tx.Bucket(bConvActivity).Put(activityKey(c), activityValue(tx, c)) // inbox_search.go
+}
+
+func deleteActivity(tx *bolt.Tx, c *Conversation) error {
+	return tx.Bucket(bConvActivity).Delete(activityKey(c))
+}
+
+// ConversationUpdate changes a conversation's triage fields; nil fields stay as they are.
+type ConversationUpdate struct {
+	Status          *string
+	AssignedUserIDs *[]string // each a member of the workspace
+	Labels          *[]string
+	// SnoozeUntil, with Status snoozed, is when the conversation reopens by itself: in the
+	// future, at most a year ahead (nil: until the contact writes).
+	SnoozeUntil *time.Time
+	// ActorID is the user who makes the change, named in the thread's activity entries.
+	ActorID string
+}
+
+// UpdateConversation sets a conversation's status, assignees or labels. It does not move the
+// conversation in the inbox: only messages are activity.
+func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate) (Conversation, error) {
+	var c Conversation
+	var errs ValidationError
+	if u.Status != nil {
+		switch *u.Status {
+		case ConversationOpen, ConversationSnoozed, ConversationClosed:
+		default:
+			errs = append(errs, FieldError{"status", "must be open, snoozed or closed"})
+		}
+	}
+	var labels []string
+	if u.Labels != nil {
+		for _, l := range *u.Labels {
+			if l = strings.TrimSpace(l); l != "" {
+				if runeLen(l) > 64 {
+					errs = append(errs, FieldError{"labels", "each label must be at most 64 characters"})
+					break
+				}
+				labels = append(labels, l)
+			}
+		}
+		labels = NormalizeGroup(labels)
+		if len(labels) > 20 {
+			errs = append(errs, FieldError{"labels", "must be at most 20 labels"})
+		}
+	}
+	if u.Status != nil && *u.Status == ConversationSnoozed {
+		if fe := checkSnooze(u.SnoozeUntil, s.Now()); fe != nil { // snooze.go
+			errs = append(errs, *fe)
+		}
+	}
+	if errs != nil {
+		return c, errs
+	}
+	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+		ok, err := getJSON(tx.Bucket(bConversations), wsKeyChecked(workspaceID, id), &c)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errorf(ErrNotFound, "conversation not found")
+		}
+		before := c
+		if u.AssignedUserIDs != nil {
+			ids := NormalizeGroup(*u.AssignedUserIDs)
+			if fe, ok := checkMentions(tx, workspaceID, ids); !ok {
+				fe.Field, fe.Message = "assignedUserIds", strings.Replace(fe.Message, "must be", "assignees must be", 1)
+				return ValidationError{fe}
+			}
+			c.AssignedUserIDs = orEmpty(ids)
+		}
+		if u.Status != nil {
+			if err := setStatus(tx, &c, *u.Status, u.SnoozeUntil); err != nil {
+				return err
+			}
+		}
+		if u.Labels != nil {
+			c.Labels = orEmpty(labels)
+		}
+		c.UpdatedAt = s.Now()
+		if err := s.logChanges(tx, &before, &c, u.ActorID); err != nil { // conversation_log.go
+			return err
+		}
+		return putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c)
+	})
+	return c, err
+}
+
+// Labels lists the labels in use on a workspace's most recent conversations (for the inbox's
+// label filter), sorted.
+func (s *Store) Labels(workspaceID string) ([]string, error) {
+	items, err := s.Inbox(workspaceID, InboxFilter{Limit: 200})
+	var out []string
+	for _, it := range items {
+		out = append(out, it.Conversation.Labels...)
+	}
+	return NormalizeGroup(out), err
 }

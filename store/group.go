@@ -8,7 +8,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Group is a named set of a workspace's contacts (DESIGN §11): broadcasts target and exclude
+// Group is a named set of a workspace's contacts: broadcasts target and exclude
 // groups. A contact may be in many; a name is unique in its workspace (case-insensitively).
 type Group struct {
 	ID          string    `json:"id"`
@@ -322,4 +322,22 @@ func (s *Store) ContactGroups(workspaceID, contactID string) ([]Group, error) {
 		return err
 	})
 	return out, err
+}
+
+// GroupMemberIDsFirst lists at most limit contact ids of a group, in id order: a page of a
+// group that may hold 100,000 members without reading them all.
+func (s *Store) GroupMemberIDsFirst(workspaceID, groupID string, limit int) ([]string, error) {
+	ids := []string{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if _, err := getGroup(tx, workspaceID, groupID); err != nil {
+			return err
+		}
+		p := append(idKey(workspaceID), idKey(groupID)...)
+		c := tx.Bucket(bGroupMembers).Cursor()
+		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p) && len(ids) < limit; k, _ = c.Next() {
+			ids = append(ids, idFromKey(k))
+		}
+		return nil
+	})
+	return ids, err
 }

@@ -7,12 +7,26 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Keyword actions an inbound text can carry (the carrier package recognises the words).
+// Keyword is the compliance keyword family an inbound text belongs to, and so the action it
+// carries: the store acts on it (opt out, opt back in, reply), the carrier package recognises
+// the words. NoKeyword, the zero value, is an ordinary text.
+type Keyword string
+
+// The keyword families.
 const (
-	KeywordStop  = "stop"
-	KeywordStart = "start"
-	KeywordHelp  = "help"
+	NoKeyword    Keyword = ""
+	KeywordStop  Keyword = "stop"  // STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT: opt out
+	KeywordStart Keyword = "start" // START, UNSTOP, YES: opt back in
+	KeywordHelp  Keyword = "help"  // HELP, INFO: the help reply
 )
+
+// String names the family, for logs: "none" for an ordinary text.
+func (k Keyword) String() string {
+	if k == NoKeyword {
+		return "none"
+	}
+	return string(k)
+}
 
 // InboundMessage is a text a contact sent to one of the workspace's numbers, as the carrier
 // parsed it. To is the workspace's number; From the contact's address.
@@ -26,7 +40,7 @@ type InboundMessage struct {
 	MultipartID  string // shared by the parts of one long message
 	MultipartNum int
 	Segments     int
-	Keyword      string // KeywordStop, KeywordStart, KeywordHelp or ""
+	Keyword      Keyword // KeywordStop, KeywordStart, KeywordHelp or NoKeyword
 }
 
 // InboundResult is what recording an inbound text did.
@@ -104,6 +118,13 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		if err := putMessage(tx, &m); err != nil {
 			return err
 		}
+		// Twilio's media URLs need the account's credentials and vanish when the account deletes
+		// them: they are fetched into the store after this commit (media_fetch.go).
+		if in.Provider == ProviderTwilio {
+			if err := s.queueMediaFetches(tx, &m); err != nil {
+				return err
+			}
+		}
 		r.Message = m
 		if in.ProviderID != "" {
 			if err := tx.Bucket(bMsgProvider).Put(providerKey(in.Provider, in.ProviderID), wsKey(workspaceID, m.ID)); err != nil {
@@ -114,6 +135,10 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 			return nil
 		}
 		if err := touchConversation(tx, &conv, now, true); err != nil {
+			return err
+		}
+		// Replies sent later wait for no answer: the contact's text cancels them.
+		if err := s.cancelSendLater(tx, fx, workspaceID, conv.ID, ReplyFirstError); err != nil {
 			return err
 		}
 		// The contact's last inbound time is not part of its search document or its webhook
@@ -128,6 +153,9 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		}
 		return s.actOnKeyword(tx, fx, &w, &conv, in, &r)
 	})
+	if err == nil && !r.Duplicate && in.Provider == ProviderTwilio && len(r.Message.Media) > 0 {
+		s.notifyMedia()
+	}
 	return r, err
 }
 
@@ -175,7 +203,7 @@ const (
 
 // KeywordReply is the reply text for a keyword: the workspace's setting, else the default that
 // names the workspace; "" sends no reply.
-func (w *Workspace) KeywordReply(keyword string) string {
+func (w *Workspace) KeywordReply(keyword Keyword) string {
 	var set *string
 	def := ""
 	switch keyword {
@@ -261,11 +289,15 @@ func (s *Store) SetBlocked(workspaceID, userID, phone string, blocked bool) erro
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return fx.refuse(err)
 		}
+		if isBlocked(tx, workspaceID, phone) == blocked {
+			return nil
+		}
+		// The change shows in the threads with the number (conversation_log.go).
+		if err := s.logBlock(tx, workspaceID, userID, phone, blocked); err != nil {
+			return err
+		}
 		if !blocked {
 			return tx.Bucket(bBlocked).Delete(blockKey(workspaceID, phone))
-		}
-		if isBlocked(tx, workspaceID, phone) {
-			return nil
 		}
 		return putJSON(tx.Bucket(bBlocked), blockKey(workspaceID, phone), Block{Phone: phone, UserID: userID, CreatedAt: s.Now()})
 	})

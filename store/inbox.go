@@ -2,12 +2,8 @@ package store
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"slices"
-	"strings"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -18,52 +14,14 @@ import (
 // A conversation's activity is its lastMessageTime, else its creation time. The entry moves
 // in the same transaction as the record (conversationFor, touchConversation).
 
-// conversationActivity is the time the inbox orders c by.
-func conversationActivity(c *Conversation) time.Time {
-	if c.LastMessageTime != nil {
-		return *c.LastMessageTime
-	}
-	return c.CreatedAt
-}
-
-func activityKey(c *Conversation) []byte {
-	k := make([]byte, 0, 40)
-	k = append(k, idKey(c.WorkspaceID)...)
-	k = binary.BigEndian.AppendUint64(k, uint64(conversationActivity(c).UnixNano()))
-	return append(k, idKey(c.ID)...)
-}
-
-func putActivity(tx *bolt.Tx, c *Conversation) error {
-	return tx.Bucket(bConvActivity).Put(activityKey(c), nil)
-}
-
-func deleteActivity(tx *bolt.Tx, c *Conversation) error {
-	return tx.Bucket(bConvActivity).Delete(activityKey(c))
-}
-
-// indexConversationActivity is the migration that builds bConvActivity for files written before
-// it existed.
-func indexConversationActivity(_ *Store, tx *bolt.Tx) error {
-	b, err := tx.CreateBucketIfNotExists(bConvActivity)
-	if err != nil {
-		return err
-	}
-	return tx.Bucket(bConversations).ForEach(func(_, v []byte) error {
-		var c Conversation
-		if err := jsonUnmarshal(v, &c); err != nil {
-			return err
-		}
-		return b.Put(activityKey(&c), nil)
-	})
-}
-
 // InboxFilter narrows Inbox. Empty fields do not filter.
 type InboxFilter struct {
 	Status     string // open, snoozed or closed
 	AssignedTo string // a user id
 	Unassigned bool
 	Label      string
-	// Search matches the contact's name (case-insensitive substring) or number (digits).
+	// Search matches the contact (name prefixes, folded; number digits in any formatting) or
+	// the words of one of the conversation's messages (inbox_search.go).
 	Search string
 	// Limit caps the result (default 50, at most 200).
 	Limit int
@@ -73,7 +31,7 @@ type InboxFilter struct {
 
 // inboxScan bounds how many conversations one page examines: a filter that matches little
 // (closed conversations among 100,000 open ones) answers with what it found and a cursor to go
-// on, so a page stays fast however selective its filter (DESIGN §9: 50 ms).
+// on, so a page stays fast (within 50 ms) however selective its filter.
 var inboxScan = 2000
 
 // InboxItem is one row of the inbox: a conversation with what a person needs to pick it.
@@ -93,84 +51,11 @@ func (s *Store) Inbox(workspaceID string, f InboxFilter) ([]InboxItem, error) {
 	return items, err
 }
 
-// InboxPage is Inbox with the cursor of the next page: "" when the list is at its end. A page
-// holds up to f.Limit rows but examines at most inboxScan conversations, so a selective filter
+// InboxPage is Inbox with the cursor of the next page: "" when no more conversations match. A
+// page holds up to f.Limit rows but reads at most inboxScan conversations, so a selective filter
 // may return fewer rows (even none) and a cursor to continue from.
 func (s *Store) InboxPage(workspaceID string, f InboxFilter) ([]InboxItem, string, error) {
-	if f.Limit <= 0 {
-		f.Limit = 50
-	}
-	f.Limit = min(f.Limit, 200)
-	search := strings.ToLower(strings.TrimSpace(f.Search))
-	digits := strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return r
-		}
-		return -1
-	}, search)
-	out := []InboxItem{}
-	next := ""
-	err := s.db.View(func(tx *bolt.Tx) error {
-		if _, ok := ParseID(workspaceID); !ok {
-			return nil
-		}
-		scanned := 0
-		prefix := idKey(workspaceID)
-		convs := tx.Bucket(bConversations)
-		cur := tx.Bucket(bConvActivity).Cursor()
-		start := append(slices.Clone(prefix), bytes.Repeat([]byte{0xff}, 25)...)
-		if b, ok := decodeCursor(f.Before); ok {
-			start = append(slices.Clone(prefix), b...) // the row itself is skipped by Prev below
-		}
-		var lastKey []byte
-		k, _ := cur.Seek(start)
-		if k == nil {
-			k, _ = cur.Last()
-		} else {
-			k, _ = cur.Prev()
-		}
-		for ; k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Prev() {
-			if len(k) != 40 {
-				continue
-			}
-			if len(out) == f.Limit || scanned == inboxScan {
-				// More rows may follow: continue after the last one examined.
-				next = hex.EncodeToString(lastKey[16:])
-				return nil
-			}
-			scanned++
-			lastKey = k
-			var c Conversation
-			ok, err := getJSON(convs, wsKey(workspaceID, idFromKey(k[24:])), &c)
-			if err != nil {
-				return err
-			}
-			if !ok || !f.keeps(&c) {
-				continue
-			}
-			item := InboxItem{Conversation: c, Cursor: hex.EncodeToString(k[16:])}
-			if !c.IsGroup() && len(c.Addresses) == 1 {
-				if id := contactIDByPhone(tx, workspaceID, c.Addresses[0]); id != "" {
-					if ct, err := getContact(tx, workspaceID, id); err == nil {
-						item.ContactName = strings.TrimSpace(ct.FirstName + " " + ct.LastName)
-					} else if !errors.Is(err, ErrNotFound) {
-						return err
-					}
-				}
-			}
-			if search != "" {
-				name := strings.ToLower(item.ContactName + " " + c.Name)
-				numberHit := digits != "" && strings.Contains(c.InboundChannelAddresses, digits)
-				if !strings.Contains(name, search) && !numberHit {
-					continue
-				}
-			}
-			item.Last = lastMessageText(tx, workspaceID, c.ID)
-			out = append(out, item)
-		}
-		return nil
-	})
-	return out, next, err
+	return s.inboxPage(workspaceID, f) // inbox_search.go
 }
 
 // decodeCursor turns a row's Cursor back into the key's activity and id (24 bytes).
@@ -215,81 +100,4 @@ func lastMessageText(tx *bolt.Tx, workspaceID, convID string) string {
 		return "[media]"
 	}
 	return m.Text
-}
-
-// ConversationUpdate changes a conversation's triage fields; nil fields stay as they are.
-type ConversationUpdate struct {
-	Status          *string
-	AssignedUserIDs *[]string // each a member of the workspace
-	Labels          *[]string
-}
-
-// UpdateConversation sets a conversation's status, assignees or labels. It does not move the
-// conversation in the inbox: only messages are activity.
-func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate) (Conversation, error) {
-	var c Conversation
-	var errs ValidationError
-	if u.Status != nil {
-		switch *u.Status {
-		case ConversationOpen, ConversationSnoozed, ConversationClosed:
-		default:
-			errs = append(errs, FieldError{"status", "must be open, snoozed or closed"})
-		}
-	}
-	var labels []string
-	if u.Labels != nil {
-		for _, l := range *u.Labels {
-			if l = strings.TrimSpace(l); l != "" {
-				if runeLen(l) > 64 {
-					errs = append(errs, FieldError{"labels", "each label must be at most 64 characters"})
-					break
-				}
-				labels = append(labels, l)
-			}
-		}
-		labels = NormalizeGroup(labels)
-		if len(labels) > 20 {
-			errs = append(errs, FieldError{"labels", "must be at most 20 labels"})
-		}
-	}
-	if errs != nil {
-		return c, errs
-	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		ok, err := getJSON(tx.Bucket(bConversations), wsKeyChecked(workspaceID, id), &c)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errorf(ErrNotFound, "conversation not found")
-		}
-		if u.AssignedUserIDs != nil {
-			ids := NormalizeGroup(*u.AssignedUserIDs)
-			if fe, ok := checkMentions(tx, workspaceID, ids); !ok {
-				fe.Field, fe.Message = "assignedUserIds", strings.Replace(fe.Message, "must be", "assignees must be", 1)
-				return ValidationError{fe}
-			}
-			c.AssignedUserIDs = orEmpty(ids)
-		}
-		if u.Status != nil {
-			c.Status = *u.Status
-		}
-		if u.Labels != nil {
-			c.Labels = orEmpty(labels)
-		}
-		c.UpdatedAt = s.Now()
-		return putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c)
-	})
-	return c, err
-}
-
-// Labels lists the labels in use on a workspace's most recent conversations (for the inbox's
-// label filter), sorted.
-func (s *Store) Labels(workspaceID string) ([]string, error) {
-	items, err := s.Inbox(workspaceID, InboxFilter{Limit: 200})
-	var out []string
-	for _, it := range items {
-		out = append(out, it.Conversation.Labels...)
-	}
-	return NormalizeGroup(out), err
 }

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -163,5 +164,44 @@ func TestMigrationBuildsActivityIndex(t *testing.T) {
 	}
 	if got, want := inboxPhones(items), []string{"+14155550103", "+14155550102", "+14155550101"}; !slices.Equal(got, want) {
 		t.Fatalf("inbox after the migration %v, want %v", got, want)
+	}
+}
+
+// TestInboxPageScansABoundedNumber: a filter that matches little returns what a bounded walk
+// found and a cursor to go on; following the cursors reaches every match.
+func TestInboxPageScansABoundedNumber(t *testing.T) {
+	f := newFixture(t)
+	defer store.SetInboxScan(5)()
+	closed, _, err := f.s.CreateConversation(f.ws, f.number, "+14155550300")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SetConversationStatus(f.s, f.ws, closed.ID, store.ConversationClosed); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 12 {
+		send(t, f, fmt.Sprintf("+1415555031%d", i%10)+fmt.Sprint(i/10), "newer")
+	}
+	var found []string
+	cursor, pages := "", 0
+	for {
+		items, next, err := f.s.InboxPage(f.ws, store.InboxFilter{Status: store.ConversationClosed, Before: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, it := range items {
+			found = append(found, it.Conversation.ID)
+		}
+		if next == "" {
+			break
+		}
+		if pages > 10 {
+			t.Fatal("the cursors never end")
+		}
+		cursor = next
+	}
+	if len(found) != 1 || found[0] != closed.ID || pages < 3 {
+		t.Errorf("found %v in %d pages, want the closed conversation after several bounded pages", found, pages)
 	}
 }

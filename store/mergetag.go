@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Merge tags (DESIGN §11) put a contact's own data into the text of a broadcast or a single send:
+// Merge tags put a contact's own data into the text of a broadcast or a single send:
 // {{firstName}}, {{lastName}}, {{company}}, {{phone}}, {{email}} and {{<custom property name>}},
 // each optionally with a fallback used when the value is empty: {{firstName|there}}.
 //

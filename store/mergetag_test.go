@@ -197,3 +197,14 @@ func BenchmarkTemplateRender(b *testing.B) {
 		_ = tpl.Render(value)
 	}
 }
+
+func TestSingleSendRendersMergeTags(t *testing.T) {
+	f := newFixture(t)
+	f.contact(t, "+14155550123", "Ana", "Lima")
+	m := send(t, f, "+14155550123", "Hi {{firstName}} {{lastName}}!")
+	if m.Text != "Hi Ana Lima!" || m.Segments != 1 {
+		t.Errorf("rendered %q segments %d", m.Text, m.Segments)
+	}
+	_, err := f.s.SendMessage(f.ws, store.SendInput{From: f.number, To: []string{"+14155550123"}, Text: "{{nope}}"})
+	wantFields(t, err, "text")
+}

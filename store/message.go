@@ -8,13 +8,91 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// Message is one SMS/MMS, inbound or outbound. Stored as JSON without its empty fields (results
+// and payloads are built from it with every field present).
+type Message struct {
+	ID                string     `json:"id"`
+	WorkspaceID       string     `json:"workspaceId"`
+	ConversationID    string     `json:"conversationId"`
+	BroadcastID       string     `json:"broadcastId,omitempty"`
+	CommunicationType string     `json:"communicationType,omitempty"`
+	From              string     `json:"from"`
+	To                string     `json:"to,omitempty"`
+	Group             []string   `json:"group,omitempty"`
+	Text              string     `json:"text,omitempty"`
+	Media             []string   `json:"media,omitempty"`
+	MediaError        string     `json:"mediaError,omitempty"` // inbound media that could not be kept, and why
+	MultipartID       string     `json:"multipartId,omitempty"`
+	MultipartNum      int        `json:"multipartNum,omitempty"`
+	Segments          int        `json:"segments,omitempty"`
+	Outbound          bool       `json:"outbound,omitempty"`
+	Billable          bool       `json:"billable,omitempty"`
+	Priority          string     `json:"priority,omitempty"`
+	Provider          string     `json:"provider,omitempty"`
+	ProviderErr       string     `json:"providerErr,omitempty"`
+	ProviderID        string     `json:"providerId,omitempty"`
+	ProviderRef       string     `json:"providerRef,omitempty"`
+	Status            string     `json:"status"`
+	Attempts          int        `json:"attempts,omitempty"`
+	AuthorID          string     `json:"authorId,omitempty"`
+	NumberID          string     `json:"numberId,omitempty"` // the outbound channel that sends it
+	SentAt            *time.Time `json:"sentAt,omitempty"`
+	DeliveredAt       *time.Time `json:"deliveredAt,omitempty"`
+	ReadAt            *time.Time `json:"readAt,omitempty"`
+	CreatedAt         time.Time  `json:"createdAt"`
+	UpdatedAt         time.Time  `json:"updatedAt,omitzero"`
+	// WordNum is the message's num in the message-word index (0: not indexed).
+	WordNum uint32 `json:"wordNum,omitempty"`
+	// SendAt is when a message sent later goes out (status scheduled until then).
+	SendAt *time.Time `json:"sendAt,omitempty"`
+}
+
+// Recipients are the addresses an outbound message goes to: its To, or its group.
+func (m *Message) Recipients() []string {
+	if len(m.Group) > 0 {
+		return m.Group
+	}
+	return []string{m.To}
+}
+
+// Direction is "outbound" or "inbound".
+func (m *Message) Direction() string {
+	if m.Outbound {
+		return "outbound"
+	}
+	return "inbound"
+}
+
+// Outbound message priorities: the outbox sends high before normal before low.
+const (
+	PriorityHigh   = "high"
+	PriorityNormal = "normal"
+	PriorityLow    = "low"
+)
+
+// Message statuses.
+const (
+	MessageQueued    = "queued"
+	MessageSending   = "sending"
+	MessageSent      = "sent"
+	MessageDelivered = "delivered"
+	MessageFailed    = "failed"
+	MessageReceived  = "received"
+	MessageCancelled = "cancelled"
+	MessageScheduled = "scheduled"
+)
+
 // SendInput is an outbound text: To holds one address (1:1) or several (a group).
 type SendInput struct {
-	From     string
-	To       []string
-	Text     string
-	Media    []string
+	From  string
+	To    []string
+	Text  string
+	Media []string
+	// Files are attachments to keep with the message (media.go); their URLs join Media.
+	Files    []Upload
 	AuthorID string
+	// SendAt, when set, holds a single send until then (status scheduled; send_later.go).
+	SendAt time.Time
 	// CheckMember, when set, makes the send check the workspace (ErrNotFound) and AuthorID's
 	// membership (ErrForbidden) in its own write transaction, instead of the caller spending a
 	// read transaction on them first.
@@ -36,7 +114,7 @@ func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 			return err
 		}
 		// Refusals go back through fx.refuse, so they do not make DB.Batch re-run the other
-		// sends of the batch (DESIGN §8); nothing is written before them.
+		// sends of the batch (tx.go); nothing is written before them.
 		if !ok {
 			return fx.refuse(fromNumberError(in.From))
 		}
@@ -78,12 +156,26 @@ func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 			return fx.refuse(ValidationError{{"text", filledTooLong}})
 		}
 		now := s.Now()
+		if !in.SendAt.IsZero() {
+			if msg := CheckSendAt(in.SendAt, now); msg != "" {
+				return fx.refuse(ValidationError{{"sendAt", msg}})
+			}
+		}
 		conv, created, err := s.conversationFor(tx, fx, workspaceID, n, to, &now)
 		if err != nil {
 			return err
 		}
-		m, err = s.queueMessage(tx, fx, &conv, created, now, in, PriorityNormal, "")
-		return err
+		m, err = s.sendOrHold(tx, fx, &conv, created, now, in) // send_later.go
+		if err != nil || len(in.Files) == 0 {
+			return err
+		}
+		// Attachments are kept in the same transaction as their message, owned by it.
+		urls, err := s.putUploads(tx, workspaceID, m.ID, in.Files)
+		if err != nil {
+			return err
+		}
+		m.Media = append(m.Media, urls...)
+		return putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m)
 	})
 	return m, err
 }
@@ -126,6 +218,10 @@ func (s *Store) storeMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convC
 	if !holdUntil.IsZero() {
 		m.Status = MessageScheduled
 	}
+	if !in.SendAt.IsZero() {
+		at := in.SendAt.UTC()
+		m.SendAt = &at
+	}
 	if conv.IsGroup() {
 		m.Group = conv.Addresses
 	} else {
@@ -153,6 +249,9 @@ func (s *Store) storeMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convC
 }
 
 func putMessage(tx *bolt.Tx, m *Message) error {
+	if err := indexMessage(tx, m); err != nil {
+		return err
+	}
 	if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
 		return err
 	}

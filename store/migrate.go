@@ -32,7 +32,8 @@ var migrations = []migration{
 		}
 		return indexSubscriptionOwners(s, tx)
 	}},
-	{name: "conversation activity index for the inbox", run: indexConversationActivity}, // 4→5
+	{name: "conversation activity index for the inbox", run: indexConversationActivity},                                  // 4→5
+	{name: "message words and contact nums for inbox search", batches: indexMessageWordBatches, run: migrateInboxSearch}, // 5→6
 }
 
 // SchemaVersion is the version this binary writes; migrations bring older files forward.
@@ -48,15 +49,58 @@ func (s *Store) runMigrations(from uint64) error {
 				return fmt.Errorf("store: migration %d→%d (%s): %w", v, v+1, m.name, err)
 			}
 		}
-		err := s.db.Update(func(tx *bolt.Tx) error {
+		err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 			if err := m.run(s, tx); err != nil {
 				return err
 			}
-			return tx.Bucket(bMeta).Put([]byte("schema_version"), encodeUint(v+1))
+			return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(v+1))
 		})
 		if err != nil {
 			return fmt.Errorf("store: migration %d→%d (%s): %w", v, v+1, m.name, err)
 		}
 	}
 	return nil
+}
+
+func (s *Store) migrate() error {
+	var from uint64
+	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+		for _, name := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("store: create bucket %s: %w", name, err)
+			}
+		}
+		meta := tx.Bucket(bMeta)
+		from = decodeUint(meta.Get(metaSchemaVersion))
+		if from > uint64(SchemaVersion) {
+			return fmt.Errorf("store: database schema %d is newer than this binary's %d", from, SchemaVersion)
+		}
+		if from == 0 {
+			from = uint64(SchemaVersion) // a new file is born at the current version
+		}
+		if meta.Get(metaTenantID) == nil {
+			t := Tenant{ID: s.NewID(), Name: "default", CreatedAt: s.Now()}
+			if err := putJSON(tx.Bucket(bTenants), idKey(t.ID), t); err != nil {
+				return err
+			}
+			if err := meta.Put(metaTenantID, []byte(t.ID)); err != nil {
+				return err
+			}
+		}
+		return meta.Put(metaSchemaVersion, encodeUint(from))
+	})
+	if err != nil {
+		return err
+	}
+	return s.runMigrations(from)
+}
+
+// SchemaVersion reports the version stored in the meta bucket.
+func (s *Store) SchemaVersion() (int, error) {
+	var v uint64
+	err := s.db.View(func(tx *bolt.Tx) error {
+		v = decodeUint(tx.Bucket(bMeta).Get(metaSchemaVersion))
+		return nil
+	})
+	return int(v), err
 }

@@ -2,10 +2,29 @@ package store
 
 import (
 	"sync"
+	"time"
 
 	"github.com/bits-and-blooms/bloom/v3"
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
+)
+
+// OptOut records that a number asked not to be texted by a workspace.
+type OptOut struct {
+	ID          string    `json:"id"`
+	WorkspaceID string    `json:"workspaceId"`
+	Phone       string    `json:"phone"`
+	Reason      string    `json:"reason"`
+	UserID      string    `json:"userId"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// Opt-out reasons: how the opt-out came to be.
+const (
+	OptOutAPI     = "api"
+	OptOutKeyword = "keyword"
+	OptOutCarrier = "carrier"
+	OptOutAdmin   = "admin"
 )
 
 // optFilter is a workspace's bloom filter of opted-out numbers. A miss proves a number is not
@@ -58,7 +77,7 @@ func (s *Store) buildOptOutFilters() error {
 // writer) commits: a read transaction begun earlier would miss their opt-outs, and the new
 // filters would then wrongly clear those numbers.
 func (s *Store) rebuildOptOutFilters() error {
-	return s.db.Update(s.loadOptOutFilters)
+	return s.updateNow(func(tx *bolt.Tx, _ *effects) error { return s.loadOptOutFilters(tx) })
 }
 
 // loadOptOutFilters builds every workspace's filter from the opt-outs tx sees and installs them.

@@ -2,10 +2,52 @@ package store
 
 import (
 	"math"
-	"slices"
 	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
+)
+
+// PhoneNumber is a workspace's outbound channel. A phone belongs to one workspace in the whole
+// installation.
+type PhoneNumber struct {
+	ID          string    `json:"id"`
+	WorkspaceID string    `json:"workspaceId"`
+	Phone       string    `json:"phone"`
+	Name        string    `json:"name"`
+	Active      bool      `json:"active"`
+	CreatedAt   time.Time `json:"createdAt"`
+	// Carrier is the adapter that sends and receives for this number: sandbox or twilio.
+	Carrier string `json:"carrier,omitempty"`
+	// Rate is the send rate in messages per second (0 = unlimited); nil takes the server's
+	// -send-rate (sandbox numbers: unlimited).
+	Rate *float64 `json:"rate,omitempty"`
+}
+
+// CarrierName is the number's carrier; numbers from before carriers existed are sandbox ones.
+func (n *PhoneNumber) CarrierName() string {
+	if n.Carrier == "" {
+		return ProviderSandbox
+	}
+	return n.Carrier
+}
+
+// SendRate is the number's rate in messages per second, 0 meaning unlimited: its own, else
+// defaultRate for carriers that bill and throttle, else unlimited for the sandbox.
+func (n *PhoneNumber) SendRate(defaultRate float64) float64 {
+	switch {
+	case n.Rate != nil:
+		return *n.Rate
+	case n.CarrierName() == ProviderSandbox:
+		return 0
+	}
+	return defaultRate
+}
+
+// Carriers a phone number sends through.
+const (
+	ProviderSandbox = "sandbox"
+	ProviderTwilio  = "twilio"
 )
 
 // NumberInput describes a number to add: Carrier "" is sandbox, Rate nil the server's default.
@@ -50,7 +92,7 @@ func (s *Store) CreateNumber(workspaceID string, in NumberInput) (PhoneNumber, e
 	}
 	n := PhoneNumber{ID: s.NewID(), WorkspaceID: workspaceID, Phone: phone, Name: strings.TrimSpace(in.Name),
 		Active: true, CreatedAt: s.Now(), Carrier: carrier, Rate: in.Rate}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return err
 		}
@@ -95,7 +137,7 @@ func (s *Store) UpdateNumber(workspaceID, id string, name *string, active *bool,
 	if rate != nil && (*rate < 0 || math.IsNaN(*rate) || math.IsInf(*rate, 0)) {
 		return n, ValidationError{{"rate", "must be a number of messages per second, 0 or more (0 = unlimited)"}}
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		ok, err := getJSON(tx.Bucket(bNumbers), wsKeyChecked(workspaceID, id), &n)
 		if err != nil {
 			return err
@@ -211,42 +253,6 @@ func wsKeyChecked(workspaceID, id string) []byte {
 		return []byte{0}
 	}
 	return wsKey(workspaceID, id)
-}
-
-// migrateGlobalNumberIndex builds the installation-wide phone index from the numbers bucket.
-// Files from before it could hold one phone in two workspaces: the oldest number keeps it, the
-// others are deactivated (they could not have received anything reliably anyway).
-func migrateGlobalNumberIndex(_ *Store, tx *bolt.Tx) error {
-	global, err := tx.CreateBucketIfNotExists(bNumberGlobal)
-	if err != nil {
-		return err
-	}
-	var all []PhoneNumber
-	err = tx.Bucket(bNumbers).ForEach(func(_, v []byte) error {
-		var n PhoneNumber
-		if err := jsonUnmarshal(v, &n); err != nil {
-			return err
-		}
-		all = append(all, n)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	slices.SortFunc(all, func(a, b PhoneNumber) int { return strings.Compare(a.ID, b.ID) }) // oldest first
-	for _, n := range all {
-		if global.Get([]byte(n.Phone)) == nil {
-			if err := global.Put([]byte(n.Phone), wsKey(n.WorkspaceID, n.ID)); err != nil {
-				return err
-			}
-			continue
-		}
-		n.Active = false
-		if err := putJSON(tx.Bucket(bNumbers), wsKey(n.WorkspaceID, n.ID), n); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // fromNumberError is the validation error for a `from` that is not the workspace's number.

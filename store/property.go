@@ -5,8 +5,29 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
+)
+
+// PropertyTypes lists the custom property types in the order forms show them.
+var PropertyTypes = []string{PropertyText, PropertyNumber, PropertyBoolean, PropertyDate}
+
+// Property is a workspace's custom contact property.
+type Property struct {
+	ID          string    `json:"id"`
+	WorkspaceID string    `json:"workspaceId"`
+	Name        string    `json:"name"`
+	Type        string    `json:"type"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// Custom property types.
+const (
+	PropertyText    = "text"
+	PropertyNumber  = "number"
+	PropertyBoolean = "boolean"
+	PropertyDate    = "date"
 )
 
 var propertyName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
@@ -25,7 +46,7 @@ func (s *Store) AddProperty(workspaceID, name, typ string) (Property, error) {
 		return Property{}, errs
 	}
 	p := Property{ID: s.NewID(), WorkspaceID: workspaceID, Name: name, Type: typ, CreatedAt: s.Now()}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return err
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/nyaruka/phonenumbers"
 )
 
-// Quiet hours (DESIGN §11): a broadcast copy due inside the workspace's quiet hours, in the
+// Quiet hours: a broadcast copy due inside the workspace's quiet hours, in the
 // contact's own time zone, waits until they end. This file holds the pure parts: the window, the
 // time-zone names, and the zone of a phone number.
 
@@ -27,7 +27,7 @@ const quietHoursForm = "must be HH:MM-HH:MM such as 21:00-08:00, or off"
 
 // ParseQuietHours reads "HH:MM-HH:MM" in 24-hour time, the hour with one or two digits and the
 // minutes with two (9:00-17:00 and 09:00-17:00 are the same), spaces around the parts and an en
-// dash (as DESIGN writes it) allowed; "off" (any case) or "" is off. The error message, fit for a
+// dash (as typeset text writes it) allowed; "off" (any case) or "" is off. The error message, fit for a
 // validation error on the field, says the expected form. An equal start and end is an error: the
 // window would be empty or the whole day, and "off" is how to turn quiet hours off.
 func ParseQuietHours(s string) (QuietHours, error) {

@@ -22,7 +22,7 @@ func TestParseQuietHours(t *testing.T) {
 		{"12:00-13:00", store.QuietHours{Start: 12 * 60, End: 13 * 60}, "12:00-13:00", ""},
 		{"00:00-23:59", store.QuietHours{Start: 0, End: 23*60 + 59}, "00:00-23:59", ""},
 		{" 21:30 - 7:15 ", store.QuietHours{Start: 21*60 + 30, End: 7*60 + 15}, "21:30-07:15", ""},
-		{"21:00–08:00", store.QuietHours{Start: 21 * 60, End: 8 * 60}, "21:00-08:00", ""}, // en dash, as DESIGN writes it
+		{"21:00–08:00", store.QuietHours{Start: 21 * 60, End: 8 * 60}, "21:00-08:00", ""}, // en dash, as typeset text writes it
 		{"off", store.QuietHours{}, "off", ""},
 		{"OFF", store.QuietHours{}, "off", ""},
 		{"", store.QuietHours{}, "off", ""},
@@ -338,4 +338,54 @@ func BenchmarkContactLocation(b *testing.B) {
 	for b.Loop() {
 		_ = store.ContactLocation("America/Chicago", "+12125550147", time.UTC, at)
 	}
+}
+
+func TestQuietHoursHoldCopiesUntilTheyEnd(t *testing.T) {
+	// 03:00 UTC is 22:00 in New York (EST) and 19:00 in Los Angeles.
+	clock := &testClock{t: time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC)}
+	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
+	if _, err := f.s.UpdateWorkspace(f.ws, store.WorkspaceSettings{QuietHours: ptr("21:00-08:00"), TimeZone: ptr("Europe/London")}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := f.s.SendBroadcast(f.ws, store.BroadcastInput{From: f.number, Text: "x",
+		Recipients: []string{"+12125550100", "+14155550100"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ := f.s.ListMessages(f.ws, store.MessageFilter{Limit: 10})
+	status := map[string]string{}
+	for _, m := range msgs {
+		status[m.To] = m.Status
+	}
+	if status["+12125550100"] != store.MessageScheduled || status["+14155550100"] != store.MessageQueued {
+		t.Errorf("copy statuses %v, want New York held (scheduled) and Los Angeles queued", status)
+	}
+	// Only the Los Angeles copy can be claimed now; the held one is not in the ready queue.
+	if d := f.s.OutboxDepth(); d != 2 {
+		t.Errorf("OutboxDepth = %d, want 2 (one ready, one held)", d)
+	}
+	cl := claimAll(t, f.s, 10)
+	if ids := claimedIDs(cl); len(ids) != 1 || cl[0].Messages[0].To != "+14155550100" {
+		t.Fatalf("claimed %v, want only the Los Angeles copy", ids)
+	}
+	// The New York copy joins the queue at 08:00 New York time (13:00 UTC).
+	_, next, _ := f.s.PromoteDue(clock.t, 10)
+	if want := time.Date(2026, 11, 23, 13, 0, 0, 0, time.UTC); !next.Equal(want) {
+		t.Errorf("held until %v, want %v", next, want)
+	}
+	clock.t = time.Date(2026, 11, 23, 13, 0, 0, 0, time.UTC)
+	if moved, _, _ := f.s.PromoteDue(clock.t, 10); moved != 1 {
+		t.Fatalf("PromoteDue at 08:00 New York moved %d, want 1", moved)
+	}
+	if ids := claimedIDs(claimAll(t, f.s, 10)); len(ids) != 1 {
+		t.Errorf("after the quiet hours claimed %v, want the held copy", ids)
+	}
+	// Single sends are never held.
+	m := send(t, f, "+12125550199", "urgent")
+	if m.Status != store.MessageQueued {
+		t.Errorf("a 1:1 send inside quiet hours is %q, want queued", m.Status)
+	}
+	_ = b
+	_, err = f.s.UpdateWorkspace(f.ws, store.WorkspaceSettings{QuietHours: ptr("25:00-08:00"), TimeZone: ptr("Mars/Olympus")})
+	wantFields(t, err, "quietHours", "timeZone")
 }

@@ -2,9 +2,7 @@ package store
 
 import (
 	"bytes"
-	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -98,7 +96,13 @@ func (s *Store) SweepMessages(workspaceID string, cutoff time.Time) (int, error)
 // that holds messages must drop its entry here.
 func deleteMessageRecord(tx *bolt.Tx, workspaceID string, key []byte, conversationID, provider string, providerIDs []string) error {
 	id := ulid.ULID(key[16:]).String()
+	if err := unindexMessage(tx, key); err != nil {
+		return err
+	}
 	if err := tx.Bucket(bConvMessages).Delete(idxKey(workspaceID, conversationID, id)); err != nil {
+		return err
+	}
+	if err := deleteOwnerMedia(tx, workspaceID, id); err != nil { // its attachments go with it
 		return err
 	}
 	// The carrier's ids: a late receipt for a deleted message finds nothing, as it should.
@@ -132,29 +136,4 @@ func (s *Store) SweepRetention() (int, error) {
 		}
 	}
 	return total, nil
-}
-
-// StartRetentionSweeper runs SweepRetention now and then every interval until the returned
-// stop function is called (which waits for a sweep in progress).
-func (s *Store) StartRetentionSweeper(interval time.Duration) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			if n, err := s.SweepRetention(); err != nil {
-				slog.Error("retention sweep", "err", err, "deleted", n)
-			} else if n > 0 {
-				slog.Info("retention sweep", "deleted", n)
-			}
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	})
-	var once sync.Once
-	return func() { once.Do(func() { close(done); wg.Wait() }) }
 }

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"switchboard/internal/textfold"
 
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
@@ -82,15 +83,16 @@ func (s *searcher) check(id [16]byte, needSort bool) (sort []byte, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	d := searchDoc{first: Fold(first), last: Fold(last), company: Fold(company), email: Fold(email), digits: Digits(phone)}
+	d := searchDoc{first: textfold.Fold(first), last: textfold.Fold(last), company: textfold.Fold(company), email: textfold.Fold(email), digits: Digits(phone)}
 	if s.verify && !d.matches(s.q) {
 		return nil, false
 	}
 	return d.sortKey(), true
 }
 
-// SearchContacts finds contacts by searchText with the rules and order of DESIGN §3
-// (find-contact-action): exact phone or email equality first, then folded first name, last
+// SearchContacts finds contacts by searchText: every text word must prefix a word of the
+// contact's folded first name, last name, company or email, every digit word must occur in its
+// phone's digits. Order: exact phone or email equality first, then folded first name, last
 // name, id; unnamed contacts last; at most SearchLimit.
 func (s *Store) SearchContacts(workspaceID, searchText string) ([]Contact, error) {
 	out := []Contact{}

@@ -1,6 +1,6 @@
 package store
 
-// Search and start-up benchmarks over one workspace of 1,000,000 contacts (DESIGN §9: search
+// Search and start-up benchmarks over one workspace of 1,000,000 contacts (targets: search
 // p99 ≤ 10 ms, index ≤ 2× the contact data, start ≤ 2 s). The database is built once per
 // process (see bench1MFixture); the first benchmark that needs it pays for the build (an import
 // of a generated CSV: minutes).

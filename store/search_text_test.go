@@ -3,34 +3,12 @@ package store_test
 import (
 	"slices"
 	"strings"
+	"switchboard/internal/textfold"
 	"testing"
 	"unicode"
-	"unicode/utf8"
 
 	"switchboard/store"
 )
-
-func TestFold(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"José", "jose"},
-		{"JOSÉ", "jose"},
-		{"Jose\u0301", "jose"}, // decomposed accent
-		{"Ñandú", "nandu"},
-		{"Zoë", "zoe"},
-		{"Ångström", "angstrom"},
-		{"Øystein", "oystein"},
-		{"Łukasz", "lukasz"},
-		{"Đorđe", "dorde"},
-		{"Straße", "strasse"},
-		{"ＡＢＣ", "abc"}, // full-width letters
-		{"Ana\x00Maria", "anamaria"},
-		{"", ""},
-	} {
-		if got := store.Fold(tc.in); got != tc.want {
-			t.Errorf("Fold(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
 
 func TestTextWords(t *testing.T) {
 	for _, tc := range []struct {
@@ -123,7 +101,7 @@ func checkWord(t *testing.T, src, w string) {
 	if strings.ContainsFunc(w, unicode.IsControl) {
 		t.Fatalf("%q gave text word %q, which holds a control character", src, w)
 	}
-	if f := store.Fold(w); f != w {
+	if f := textfold.Fold(w); f != w {
 		t.Fatalf("%q gave text word %q, which folds again to %q", src, w, f)
 	}
 }
@@ -195,37 +173,4 @@ func FuzzTextWords(f *testing.F) {
 			t.Fatalf("TextWords(%q) = %q, but those words joined give %q", s, words, again)
 		}
 	})
-}
-
-func FuzzFold(f *testing.F) {
-	for _, s := range searchSeeds {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got := store.Fold(s)
-		if !utf8.ValidString(got) {
-			t.Fatalf("Fold(%q) = %q, not valid UTF-8", s, got)
-		}
-		if strings.ContainsRune(got, 0) || strings.ContainsFunc(got, unicode.IsControl) {
-			t.Fatalf("Fold(%q) = %q holds a control character", s, got)
-		}
-		if strings.ContainsFunc(got, func(r rune) bool { return unicode.Is(unicode.Mn, r) }) {
-			t.Fatalf("Fold(%q) = %q still holds a combining mark", s, got)
-		}
-		if again := store.Fold(got); again != got {
-			t.Fatalf("Fold is not idempotent: Fold(%q) = %q, Fold(%q) = %q", s, got, got, again)
-		}
-		if up := store.Fold(strings.ToUpper(s)); utf8.ValidString(s) && isASCII(s) && up != got {
-			t.Fatalf("Fold(%q) = %q but Fold of its upper case = %q", s, got, up)
-		}
-	})
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }

@@ -1,6 +1,7 @@
 package store
 
-// SMS segment counting (DESIGN §7, Segments). It lives in store because the store computes the
+// SMS segment counting: GSM-7 texts take 160 characters in one segment and 153 per segment
+// when split, others (UCS-2) 70 and 67. It lives in store because the store computes the
 // count when it queues a message, and the store may not import carrier.
 
 // SMS text encodings, as SMSEncoding reports them.

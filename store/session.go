@@ -31,6 +31,23 @@ const (
 	SessionStageEnrol = "enrol"
 )
 
+// Earlier versions kept the session cookie keys in the database (the OAuth provider's meta
+// bucket); they are deleted on start, since anyone holding a backup could sign cookies with them.
+var (
+	bLegacySessionMeta  = []byte("oauth_meta")
+	keyLegacySessionKey = []byte("session_keys")
+)
+
+// DeleteLegacySessionKeys deletes the cookie keys earlier versions kept in the database.
+func (s *Store) DeleteLegacySessionKeys() error {
+	return s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+		if meta := tx.Bucket(bLegacySessionMeta); meta != nil && meta.Get(keyLegacySessionKey) != nil {
+			return meta.Delete(keyLegacySessionKey)
+		}
+		return nil
+	})
+}
+
 // sessionUserKey is user(16) | session id(16), the key of the per-user session index.
 func sessionUserKey(userID, id string) []byte { return append(idKey(userID), idKey(id)...) }
 

@@ -167,3 +167,47 @@ func TestBackupIsAConsistentCopy(t *testing.T) {
 		t.Errorf("contact in the backup = %+v, %v", got, err)
 	}
 }
+
+// TestNonULIDIDsAreNotFound: an id that is not a ULID finds nothing, even when its bytes are
+// the binary key of a real record (the old raw-byte fallback let such a string reach it).
+func TestNonULIDIDsAreNotFound(t *testing.T) {
+	f := newFixture(t)
+	sub, err := f.s.Subscribe(f.ws, f.user.ID, store.EventContactCreated, "https://hooks.example.com/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawWS, rawUser, rawSub := string(store.IDKey(f.ws)), string(store.IDKey(f.user.ID)), string(store.IDKey(sub.ID))
+	for _, id := range []string{rawWS, rawUser, rawSub, "", "x", "../..", rawWS + rawUser, "00000000000000000000000000"} {
+		if bytes.Equal(store.IDKey(id), store.IDKey(f.ws)) || bytes.Equal(store.IDKey(id), store.IDKey(sub.ID)) {
+			t.Errorf("IDKey(%q) is the key of a real record", id)
+		}
+	}
+	if _, err := f.s.Workspace(rawWS); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Workspace(raw bytes): %v, want ErrNotFound", err)
+	}
+	if err := f.s.Authorize(rawWS, rawUser); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Authorize(raw bytes): %v, want ErrNotFound", err)
+	}
+	if err := f.s.RemoveMember(rawWS, rawUser); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("RemoveMember(raw bytes): %v, want ErrNotFound", err)
+	}
+	if err := f.s.Unsubscribe(rawWS, rawSub); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Unsubscribe(raw bytes): %v, want ErrNotFound", err)
+	}
+	if err := f.s.Unsubscribe(f.ws, "not-a-ulid"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Unsubscribe(not a ULID): %v, want ErrNotFound", err)
+	}
+	if subs, _ := f.s.Subscriptions(rawWS); len(subs) != 0 {
+		t.Errorf("Subscriptions(raw bytes) listed %d", len(subs))
+	}
+	if ms, _ := f.s.Members(rawWS); len(ms) != 0 {
+		t.Errorf("Members(raw bytes) listed %d", len(ms))
+	}
+	// Nothing was changed.
+	if err := f.s.Authorize(f.ws, f.user.ID); err != nil {
+		t.Fatalf("the member lost access: %v", err)
+	}
+	if subs, _ := f.s.Subscriptions(f.ws); len(subs) != 1 {
+		t.Fatalf("%d subscriptions left, want 1", len(subs))
+	}
+}

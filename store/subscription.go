@@ -4,14 +4,33 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/base64"
-	"errors"
 	"slices"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
 
+// Subscription is a webhook subscription of a workspace to one event name. TokenID, or GrantID
+// and ClientID, name the credential it was made through; it dies with that credential and with
+// its user's membership. They are empty for one made by an admin tool.
+type Subscription struct {
+	ID           string     `json:"id"`
+	WorkspaceID  string     `json:"workspaceId"`
+	EventName    string     `json:"eventName"`
+	HookURL      string     `json:"hookUrl"`
+	Secret       string     `json:"secret"`
+	UserID       string     `json:"userId"`
+	TokenID      string     `json:"tokenId,omitempty"`
+	GrantID      string     `json:"grantId,omitempty"`
+	ClientID     string     `json:"clientId,omitempty"`
+	Active       bool       `json:"active"`
+	FailingSince *time.Time `json:"failingSince,omitempty"`
+	DisabledAt   *time.Time `json:"disabledAt,omitempty"`
+	CreatedAt    time.Time  `json:"createdAt"`
+}
+
 // MaxActiveSubscriptions bounds the active subscriptions of one workspace to one event name
-// (DESIGN §6), so that one event cannot fan out without limit.
+// so that one event cannot fan out without limit.
 const MaxActiveSubscriptions = 25
 
 // NewWebhookSecret returns a Standard Webhooks secret: whsec_ + base64 of 32 random bytes.
@@ -32,7 +51,7 @@ func (s *Store) Subscribe(workspaceID, userID, eventName, hookURL string) (Subsc
 
 // SubscribeAs adds an active webhook subscription made through the API with token tok. It
 // belongs to the token's user and dies with the credential: a personal token when it is revoked,
-// an OAuth token's grant when that is revoked or its client deleted (DESIGN §6). The workspace
+// an OAuth token's grant when that is revoked or its client deleted. The workspace
 // must exist (ErrNotFound), the user be a member (ErrForbidden) and the token still be live
 // (ErrNotFound), all checked in the transaction that writes, so a subscription never outlives an
 // access that ended while it was being made. More than MaxActiveSubscriptions active ones for
@@ -273,39 +292,98 @@ func (s *Store) Subscriptions(workspaceID string) ([]Subscription, error) {
 	return out, err
 }
 
-// indexSubscriptionOwners is a migration step: subscriptions made before the owner index get
-// their membership entry (they carry no credential), so removing the member ends them too. Those
-// whose user had already left the workspace (RemoveMember used to leave them) are deleted, and
-// their pending deliveries cancelled; it runs after indexPendingDeliveries for that.
-func indexSubscriptionOwners(s *Store, tx *bolt.Tx) error {
-	var subs []Subscription
-	if err := tx.Bucket(bSubs).ForEach(func(_, v []byte) error {
-		var sub Subscription
-		if err := jsonUnmarshal(v, &sub); err != nil {
+// DisableSubscription stops a workspace's subscription without deleting it: its pending
+// deliveries are cancelled and no new ones are queued until EnableSubscription. A subscription of
+// another workspace is ErrNotFound; disabling a disabled one changes nothing.
+func (s *Store) DisableSubscription(workspaceID, id string) (Subscription, error) {
+	var sub Subscription
+	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+		var ok bool
+		var err error
+		sub, ok, err = getSubscription(tx, workspaceID, id)
+		if err != nil {
 			return err
 		}
-		subs = append(subs, sub)
-		return nil
-	}); err != nil {
-		return err
-	}
-	for _, sub := range subs {
-		if sub.UserID != "" && !isMember(tx, sub.WorkspaceID, sub.UserID) {
-			if err := DeleteSubscription(tx, sub.WorkspaceID, sub.ID); err != nil {
-				return err
-			}
-			if err := s.cancelPending(tx, sub.ID, "", "the user who made the subscription is no longer a member of the workspace"); err != nil {
-				return err
-			}
-			continue
+		if !ok {
+			return fx.refuse(errorf(ErrNotFound, "subscription not found"))
 		}
-		for _, k := range ownerKeys(sub) {
-			if err := tx.Bucket(bSubOwner).Put(k, nil); err != nil {
-				return err
-			}
+		if !sub.Active {
+			return nil
 		}
-	}
-	return nil
+		now := s.Now()
+		sub.Active, sub.DisabledAt = false, &now
+		if err := s.cancelPending(tx, sub.ID, "", "subscription disabled by an admin"); err != nil {
+			return err
+		}
+		return PutSubscription(tx, sub)
+	})
+	return sub, err
 }
 
-func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+// EnableSubscription re-activates a disabled subscription and clears its failure record;
+// changed is false when it was already active. Deliveries cancelled while it was disabled stay
+// cancelled (Redeliver brings one back). Enabling one beyond MaxActiveSubscriptions for its
+// workspace and event is ErrConflict.
+func (s *Store) EnableSubscription(id string) (sub Subscription, changed bool, err error) {
+	err = s.update(func(tx *bolt.Tx, _ *effects) error {
+		var ok bool
+		sub, ok, err = findSubscription(tx, id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errorf(ErrNotFound, "subscription not found")
+		}
+		changed = !sub.Active || sub.FailingSince != nil
+		if !changed {
+			return nil
+		}
+		if !sub.Active {
+			n, err := activeSubscriptions(tx, sub.WorkspaceID, sub.EventName)
+			if err != nil {
+				return err
+			}
+			if n >= MaxActiveSubscriptions {
+				return errorf(ErrConflict, "workspace %s already has %d active subscriptions to %s", sub.WorkspaceID, n, sub.EventName)
+			}
+		}
+		sub.Active, sub.DisabledAt, sub.FailingSince = true, nil, nil
+		return PutSubscription(tx, sub)
+	})
+	return sub, changed, err
+}
+
+// findSubscription finds a subscription by id alone (its key starts with the workspace id).
+func findSubscription(tx *bolt.Tx, id string) (Subscription, bool, error) {
+	var sub Subscription
+	if _, ok := ParseID(id); !ok {
+		return sub, false, nil
+	}
+	want := idKey(id)
+	c := tx.Bucket(bSubs).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if len(k) == 32 && bytes.Equal(k[16:], want) {
+			return sub, true, jsonUnmarshal(v, &sub)
+		}
+	}
+	return sub, false, nil
+}
+
+// FindSubscription returns a subscription by id, whatever its workspace.
+func (s *Store) FindSubscription(id string) (Subscription, error) {
+	var sub Subscription
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var ok bool
+		var err error
+		sub, ok, err = findSubscription(tx, id)
+		if err == nil && !ok {
+			err = errorf(ErrNotFound, "subscription not found")
+		}
+		return err
+	})
+	return sub, err
+}
+
+// SubscriptionDisableAfter is how long a subscription's deliveries may keep failing before it is
+// disabled: an endpoint that is down for days stops receiving, and its admin re-enables it.
+const SubscriptionDisableAfter = 5 * 24 * time.Hour

@@ -1,16 +1,30 @@
 package store
 
 import (
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"fmt"
 	"net/mail"
 	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 	"golang.org/x/crypto/bcrypt"
 )
+
+// User is a person who signs in to the admin UI or acts through a token.
+type User struct {
+	ID           string    `json:"id"`
+	Email        string    `json:"email"`
+	Name         string    `json:"name"`
+	PasswordHash string    `json:"passwordHash,omitempty"`
+	Superuser    bool      `json:"superuser"`
+	CreatedAt    time.Time `json:"createdAt"`
+	UpdatedAt    time.Time `json:"updatedAt"`
+
+	// Disabled users cannot sign in; their sessions and tokens stop working (account.go).
+	Disabled bool `json:"disabled,omitempty"`
+	// TwoFactor is set once the user has enrolled an authenticator app (totp.go).
+	TwoFactor bool `json:"twoFactor,omitempty"`
+}
 
 // NewUser is the input of CreateUser.
 type NewUser struct {
@@ -26,7 +40,7 @@ func (s *Store) CreateUser(in NewUser) (User, error) {
 	if err != nil {
 		return User{}, err
 	}
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		if emailTaken(tx, u.Email) {
 			return errorf(ErrConflict, "a user with email %s already exists", u.Email)
 		}
@@ -138,110 +152,6 @@ func (s *Store) HasSuperuser() (bool, error) {
 }
 
 // ---- API tokens ----
-
-// HashToken is the stored form of a bearer token or secret.
-func HashToken(token string) []byte {
-	h := sha256.Sum256([]byte(token))
-	return h[:]
-}
-
-// RandomToken returns prefix + 256 random bits from crypto/rand, URL-safe.
-func RandomToken(prefix string) string {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		panic("crypto/rand failed: " + err.Error())
-	}
-	return prefix + base64.RawURLEncoding.EncodeToString(b)
-}
-
-// CreateToken issues a personal API token acting as userID; the plain token is returned once.
-func (s *Store) CreateToken(userID, name string) (Token, string, error) {
-	if name == "" {
-		name = "personal token"
-	}
-	plain := RandomToken("sbp_")
-	t := Token{ID: s.NewID(), UserID: userID, Name: name, Kind: TokenPersonal, CreatedAt: s.Now()}
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		if _, err := getUser(tx, userID); err != nil {
-			return err
-		}
-		return PutToken(tx, plain, t)
-	})
-	return t, plain, err
-}
-
-// PutToken stores t under the hash of plain inside tx (used by the OAuth provider too).
-func PutToken(tx *bolt.Tx, plain string, t Token) error {
-	h := HashToken(plain)
-	if err := putJSON(tx.Bucket(bTokens), h, t); err != nil {
-		return err
-	}
-	return tx.Bucket(bTokenIDs).Put(idKey(t.ID), h)
-}
-
-// DeleteTokenByID removes a token by its id inside tx; missing is not an error.
-func DeleteTokenByID(tx *bolt.Tx, id string) error {
-	ids := tx.Bucket(bTokenIDs)
-	h := ids.Get(idKey(id))
-	if h == nil {
-		return nil
-	}
-	h = append([]byte(nil), h...)
-	if err := tx.Bucket(bTokens).Delete(h); err != nil {
-		return err
-	}
-	return ids.Delete(idKey(id))
-}
-
-// RevokeToken deletes a token given in plain; unknown tokens are ErrNotFound. Revoking a
-// personal token also deletes the webhook subscriptions made with it and cancels their pending
-// deliveries, in the same transaction (an OAuth access token's subscriptions belong to its
-// grant, which outlives the rotation of its tokens).
-func (s *Store) RevokeToken(plain string) (Token, error) {
-	var t Token
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		ok, err := getJSON(tx.Bucket(bTokens), HashToken(plain), &t)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errorf(ErrNotFound, "token not found")
-		}
-		if err := DeleteTokenByID(tx, t.ID); err != nil {
-			return err
-		}
-		if t.Kind == TokenOAuth {
-			return nil
-		}
-		_, err = s.endSubscriptions(tx, ownerPrefix(ownerToken, t.ID), "the token that made the subscription was revoked")
-		return err
-	})
-	return t, err
-}
-
-// Authenticate resolves a bearer token to its record in one read. Unknown and expired
-// tokens are ErrNotFound.
-func (s *Store) Authenticate(plain string) (Token, error) {
-	var t Token
-	err := s.db.View(func(tx *bolt.Tx) error {
-		ok, err := getJSON(tx.Bucket(bTokens), HashToken(plain), &t)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errorf(ErrNotFound, "invalid token")
-		}
-		// A disabled user's tokens, personal and OAuth alike, stop working at once.
-		if u, err := getUser(tx, t.UserID); err != nil || u.Disabled {
-			return errorf(ErrNotFound, "invalid token")
-		}
-		return nil
-	})
-	if err == nil && t.ExpiresAt != nil && !s.Now().Before(*t.ExpiresAt) {
-		return Token{}, errorf(ErrNotFound, "token expired")
-	}
-	return t, err
-}
 
 // Users lists every user of the installation, oldest first; password hashes are not returned.
 func (s *Store) Users() ([]User, error) {

@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -13,13 +12,6 @@ import (
 // due time (8 bytes, big-endian UnixNano) | delivery id (16 bytes), so a cursor walks it in due
 // order. Invariant kept by every function here: a delivery is pending if and only if it has
 // exactly one queue entry, at its NextAt.
-
-// SubscriptionDisableAfter is how long a subscription's deliveries may keep failing before it is
-// disabled (DESIGN §6).
-const SubscriptionDisableAfter = 5 * 24 * time.Hour
-
-// WebhookRetention is how long events, deliveries and attempts are kept (the delivery log).
-const WebhookRetention = 30 * 24 * time.Hour
 
 // Attempt outcomes, decided by the webhooks worker and applied by RecordAttempt.
 const (
@@ -327,161 +319,6 @@ func (s *Store) Redeliver(id string) (Delivery, error) {
 	return d, err
 }
 
-// EnableSubscription re-activates a disabled subscription and clears its failure record;
-// changed is false when it was already active. Deliveries cancelled while it was disabled stay
-// cancelled (Redeliver brings one back). Enabling one beyond MaxActiveSubscriptions for its
-// workspace and event is ErrConflict.
-func (s *Store) EnableSubscription(id string) (sub Subscription, changed bool, err error) {
-	err = s.update(func(tx *bolt.Tx, _ *effects) error {
-		var ok bool
-		sub, ok, err = findSubscription(tx, id)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errorf(ErrNotFound, "subscription not found")
-		}
-		changed = !sub.Active || sub.FailingSince != nil
-		if !changed {
-			return nil
-		}
-		if !sub.Active {
-			n, err := activeSubscriptions(tx, sub.WorkspaceID, sub.EventName)
-			if err != nil {
-				return err
-			}
-			if n >= MaxActiveSubscriptions {
-				return errorf(ErrConflict, "workspace %s already has %d active subscriptions to %s", sub.WorkspaceID, n, sub.EventName)
-			}
-		}
-		sub.Active, sub.DisabledAt, sub.FailingSince = true, nil, nil
-		return PutSubscription(tx, sub)
-	})
-	return sub, changed, err
-}
-
-// findSubscription finds a subscription by id alone (its key starts with the workspace id).
-func findSubscription(tx *bolt.Tx, id string) (Subscription, bool, error) {
-	var sub Subscription
-	if _, ok := ParseID(id); !ok {
-		return sub, false, nil
-	}
-	want := idKey(id)
-	c := tx.Bucket(bSubs).Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		if len(k) == 32 && bytes.Equal(k[16:], want) {
-			return sub, true, jsonUnmarshal(v, &sub)
-		}
-	}
-	return sub, false, nil
-}
-
-// FindSubscription returns a subscription by id, whatever its workspace.
-func (s *Store) FindSubscription(id string) (Subscription, error) {
-	var sub Subscription
-	err := s.db.View(func(tx *bolt.Tx) error {
-		var ok bool
-		var err error
-		sub, ok, err = findSubscription(tx, id)
-		if err == nil && !ok {
-			err = errorf(ErrNotFound, "subscription not found")
-		}
-		return err
-	})
-	return sub, err
-}
-
-// Delivery returns a delivery by id.
-func (s *Store) Delivery(id string) (Delivery, error) {
-	var d Delivery
-	err := s.db.View(func(tx *bolt.Tx) error {
-		if _, ok := ParseID(id); !ok {
-			return errorf(ErrNotFound, "delivery not found")
-		}
-		ok, err := getJSON(tx.Bucket(bDeliveries), idKey(id), &d)
-		if err == nil && !ok {
-			err = errorf(ErrNotFound, "delivery not found")
-		}
-		return err
-	})
-	return d, err
-}
-
-// Event returns a recorded event (with its payload) by id.
-func (s *Store) Event(id string) (Event, error) {
-	var ev Event
-	err := s.db.View(func(tx *bolt.Tx) error {
-		if _, ok := ParseID(id); !ok {
-			return errorf(ErrNotFound, "event not found")
-		}
-		ok, err := getJSON(tx.Bucket(bEvents), idKey(id), &ev)
-		if err == nil && !ok {
-			err = errorf(ErrNotFound, "event not found")
-		}
-		return err
-	})
-	return ev, err
-}
-
-// SubscriptionDeliveries lists a subscription's deliveries, newest first, at most limit of them
-// (limit ≤ 0: all that are kept).
-func (s *Store) SubscriptionDeliveries(subID string, limit int) ([]Delivery, error) {
-	out := []Delivery{}
-	err := s.db.View(func(tx *bolt.Tx) error {
-		if _, ok := ParseID(subID); !ok {
-			return nil
-		}
-		prefix := idKey(subID)
-		deliveries := tx.Bucket(bDeliveries)
-		c := tx.Bucket(bSubDeliveries).Cursor()
-		// Walk backwards from just past the prefix: ids are ULIDs, so newest first.
-		k, _ := c.Seek(append(slices.Clone(prefix), bytes.Repeat([]byte{0xff}, 16)...))
-		if k == nil {
-			k, _ = c.Last()
-		}
-		for ; k != nil; k, _ = c.Prev() {
-			if !bytes.HasPrefix(k, prefix) {
-				if bytes.Compare(k, prefix) < 0 {
-					break
-				}
-				continue
-			}
-			var d Delivery
-			ok, err := getJSON(deliveries, k[16:], &d)
-			if err != nil {
-				return err
-			}
-			if ok {
-				out = append(out, d)
-				if limit > 0 && len(out) >= limit {
-					break
-				}
-			}
-		}
-		return nil
-	})
-	return out, err
-}
-
-// DeliveryAttempts lists a delivery's attempts, oldest first.
-func (s *Store) DeliveryAttempts(deliveryID string) ([]Attempt, error) {
-	out := []Attempt{}
-	err := s.db.View(func(tx *bolt.Tx) error {
-		if _, ok := ParseID(deliveryID); !ok {
-			return nil
-		}
-		return forEachPrefix(tx.Bucket(bAttempts), idKey(deliveryID), func(_, v []byte) error {
-			var a Attempt
-			if err := jsonUnmarshal(v, &a); err != nil {
-				return err
-			}
-			out = append(out, a)
-			return nil
-		})
-	})
-	return out, err
-}
-
 // QueueDepth counts the pending deliveries. It reads the count PutDelivery keeps, so a
 // metrics scrape costs one key, however long the queue.
 func (s *Store) QueueDepth() (int, error) {
@@ -493,174 +330,44 @@ func (s *Store) QueueDepth() (int, error) {
 	return n, err
 }
 
-// purgeChunk bounds one retention transaction, so that the writer lock is never held long.
-const purgeChunk = 1000
-
-// PurgeWebhookHistory deletes deliveries (with their attempts and index entries) and events
-// created before cutoff. Pending deliveries are kept, and so are the events they need. It works
-// in transactions of at most purgeChunk deliveries and returns how many deliveries it removed.
-func (s *Store) PurgeWebhookHistory(cutoff time.Time) (int, error) {
-	total := 0
-	// ULIDs begin with their millisecond timestamp, so every id below limit is older than cutoff.
-	limit := idKeyAt(cutoff)
-	var from []byte // where the previous chunk stopped; pending deliveries stay, so scans resume
-	for {
-		n, next, err := s.purgeDeliveries(limit, from)
-		total += n
-		if err != nil {
-			return total, err
-		}
-		if next == nil {
-			break
-		}
-		from = next
-	}
-	return total, s.purgeEvents(limit)
+// queueKey orders the delivery queue by due time, then id.
+func queueKey(due time.Time, id string) []byte {
+	k := encodeUint(uint64(due.UnixNano()))
+	return append(k, idKey(id)...)
 }
 
-// purgeDeliveries looks at up to purgeChunk deliveries from key from (nil: the first) below
-// limit and deletes the finished ones; next is the first key it did not look at, nil when done.
-func (s *Store) purgeDeliveries(limit, from []byte) (removed int, next []byte, err error) {
-	err = s.db.Update(func(tx *bolt.Tx) error {
-		removed, next = 0, nil
-		deliveries := tx.Bucket(bDeliveries)
-		var victims []Delivery
-		seen := 0
-		c := deliveries.Cursor()
-		k, v := c.First()
-		if from != nil {
-			k, v = c.Seek(from)
-		}
-		for ; k != nil && bytes.Compare(k, limit) < 0; k, v = c.Next() {
-			if seen >= purgeChunk {
-				next = bytes.Clone(k)
-				break
-			}
-			seen++
-			var d Delivery
-			if err := jsonUnmarshal(v, &d); err != nil {
-				return err
-			}
-			if d.Status != DeliveryPending {
-				victims = append(victims, d)
-			}
-		}
-		for _, d := range victims {
-			if err := deletePrefix(tx.Bucket(bAttempts), idKey(d.ID)); err != nil {
-				return err
-			}
-			if err := tx.Bucket(bSubDeliveries).Delete(wsKey(d.SubscriptionID, d.ID)); err != nil {
-				return err
-			}
-			if err := deliveries.Delete(idKey(d.ID)); err != nil {
-				return err
-			}
-		}
-		removed = len(victims)
+// setPending adds or removes d's entries in the pending indexes and counts the change.
+func setPending(tx *bolt.Tx, d Delivery, pending bool) error {
+	bySub, byEvent := tx.Bucket(bSubPending), tx.Bucket(bEventPending)
+	subKey := wsKey(d.SubscriptionID, d.ID)
+	was := hasKey(bySub, subKey)
+	if pending == was {
 		return nil
-	})
-	return removed, next, err
-}
-
-// purgeEvents deletes events older than limit that no pending delivery needs, purgeChunk per
-// transaction. Whether an event is needed is one seek in the event-pending index, in the same
-// transaction as the delete, so a delivery made pending again meanwhile (Redeliver) keeps its
-// event.
-func (s *Store) purgeEvents(limit []byte) error {
-	var from []byte
-	for {
-		var next []byte
-		err := s.db.Update(func(tx *bolt.Tx) error {
-			next = nil
-			events := tx.Bucket(bEvents)
-			pending := tx.Bucket(bEventPending).Cursor()
-			var victims [][]byte
-			c := events.Cursor()
-			k, _ := c.First()
-			if from != nil {
-				k, _ = c.Seek(from)
-			}
-			for ; k != nil && bytes.Compare(k, limit) < 0; k, _ = c.Next() {
-				if len(victims) >= purgeChunk {
-					next = bytes.Clone(k)
-					break
-				}
-				if pk, _ := pending.Seek(k); pk != nil && bytes.HasPrefix(pk, k) {
-					continue
-				}
-				victims = append(victims, bytes.Clone(k))
-			}
-			for _, k := range victims {
-				if err := events.Delete(k); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil || next == nil {
+	}
+	evKey := wsKey(d.EventID, d.ID)
+	if pending {
+		if err := bySub.Put(subKey, nil); err != nil {
 			return err
 		}
-		from = next
-	}
-}
-
-// indexPendingDeliveries is a migration step: it builds the pending indexes and count of
-// PutDelivery from the queue, for files written before they existed.
-func indexPendingDeliveries(_ *Store, tx *bolt.Tx) error {
-	var pending []Delivery
-	deliveries := tx.Bucket(bDeliveries)
-	if err := tx.Bucket(bDeliveryQueue).ForEach(func(k, _ []byte) error {
-		if len(k) != 24 {
-			return nil
-		}
-		var d Delivery
-		if ok, err := getJSON(deliveries, k[8:], &d); err != nil || !ok {
+		if err := byEvent.Put(evKey, nil); err != nil {
 			return err
 		}
-		if d.Status == DeliveryPending {
-			pending = append(pending, d)
-		}
-		return nil
-	}); err != nil {
+		return addPendingCount(tx, 1)
+	}
+	if err := bySub.Delete(subKey); err != nil {
 		return err
 	}
-	if err := tx.Bucket(bMeta).Put(pendingCountKey, encodeUint(0)); err != nil {
+	if err := byEvent.Delete(evKey); err != nil {
 		return err
 	}
-	for _, d := range pending {
-		if err := setPending(tx, d, true); err != nil {
-			return err
-		}
-	}
-	return nil
+	return addPendingCount(tx, -1)
 }
 
-// idKeyAt is the smallest 16-byte ULID key of the millisecond t.
-func idKeyAt(t time.Time) []byte {
-	ms := uint64(t.UnixMilli())
-	k := make([]byte, 16)
-	for i := 5; i >= 0; i-- {
-		k[i] = byte(ms)
-		ms >>= 8
+func addPendingCount(tx *bolt.Tx, delta int64) error {
+	meta := tx.Bucket(bMeta)
+	n := int64(decodeUint(meta.Get(pendingCountKey))) + delta
+	if n < 0 {
+		n = 0
 	}
-	return k
-}
-
-func deletePrefix(b *bolt.Bucket, prefix []byte) error {
-	var keys [][]byte
-	c := b.Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		keys = append(keys, bytes.Clone(k))
-	}
-	for _, k := range keys {
-		if err := b.Delete(k); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// attemptKey is delivery id | attempt id: a delivery's attempts sit together, oldest first.
-func attemptKey(deliveryID, attemptID string) []byte {
-	return append(slices.Clone(idKey(deliveryID)), idKey(attemptID)...)
+	return meta.Put(pendingCountKey, encodeUint(uint64(n)))
 }

@@ -2,10 +2,44 @@ package store
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
+
+// Workspace owns numbers, contacts, conversations and everything under them.
+type Workspace struct {
+	ID        string    `json:"id"`
+	TenantID  string    `json:"tenantId"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	// RetentionDays is how long messages are kept; 0 keeps them until deleted.
+	RetentionDays int `json:"retentionDays,omitempty"`
+	// Keyword reply texts and the voice greeting: nil means the default (WorkspaceReply); an
+	// empty string sends no reply (for carriers that answer keywords themselves).
+	StopReply     *string `json:"stopReply,omitempty"`
+	StartReply    *string `json:"startReply,omitempty"`
+	HelpReply     *string `json:"helpReply,omitempty"`
+	VoiceGreeting *string `json:"voiceGreeting,omitempty"`
+	// TimeZone (IANA) is the zone of contacts whose own cannot be known; "" is UTC.
+	TimeZone string `json:"timeZone,omitempty"`
+	// QuietHours ("21:00-08:00", "" when off): broadcast copies due inside them, in the
+	// contact's time zone, wait until they end.
+	QuietHours string `json:"quietHours,omitempty"`
+}
+
+// Location is the workspace's time zone (UTC when unset or unknown).
+func (w *Workspace) Location() *time.Location {
+	if w.TimeZone != "" {
+		if loc, ok := loadLocation(w.TimeZone); ok {
+			return loc
+		}
+	}
+	return time.UTC
+}
 
 // CreateWorkspace adds a workspace to the installation's tenant.
 func (s *Store) CreateWorkspace(name string) (Workspace, error) {
@@ -20,7 +54,7 @@ func (s *Store) CreateWorkspaceFor(name, adminID string) (Workspace, error) {
 		return Workspace{}, ValidationError{{"name", "is required, at most 255 characters"}}
 	}
 	w := Workspace{ID: s.NewID(), TenantID: s.tenantID, Name: name, CreatedAt: s.Now(), UpdatedAt: s.Now()}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		if err := putJSON(tx.Bucket(bWorkspaces), idKey(w.ID), w); err != nil {
 			return err
 		}
@@ -65,106 +99,6 @@ func (s *Store) Workspaces() ([]Workspace, error) {
 		return err
 	})
 	return out, err
-}
-
-// AddMember makes userID a member of workspaceID; adding twice returns the existing membership.
-func (s *Store) AddMember(workspaceID, userID, role string) (Membership, error) {
-	if role == "" {
-		role = "member"
-	}
-	var m Membership
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		var err error
-		m, err = s.addMembership(tx, workspaceID, userID, role)
-		return err
-	})
-	return m, err
-}
-
-func (s *Store) addMembership(tx *bolt.Tx, workspaceID, userID, role string) (Membership, error) {
-	var m Membership
-	if _, err := getWorkspace(tx, workspaceID); err != nil {
-		return m, err
-	}
-	if _, err := getUser(tx, userID); err != nil {
-		return m, err
-	}
-	b := tx.Bucket(bMemberships)
-	if ok, err := getJSON(b, wsKey(workspaceID, userID), &m); ok || err != nil {
-		return m, err
-	}
-	m = Membership{ID: s.NewID(), WorkspaceID: workspaceID, UserID: userID, Role: role, CreatedAt: s.Now()}
-	if err := putJSON(b, wsKey(workspaceID, userID), m); err != nil {
-		return m, err
-	}
-	return m, tx.Bucket(bUserWS).Put(wsKey(userID, workspaceID), []byte(m.ID))
-}
-
-// RemoveMember ends a membership: the user's next request to the workspace is refused, and the
-// webhook subscriptions the user made in it are deleted with their pending deliveries cancelled,
-// in the same transaction (DESIGN §6). An unknown workspace, user or membership is ErrNotFound.
-func (s *Store) RemoveMember(workspaceID, userID string) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
-			return fx.refuse(err)
-		}
-		if _, err := getUser(tx, userID); err != nil {
-			return fx.refuse(err)
-		}
-		b := tx.Bucket(bMemberships)
-		if b.Get(wsKey(workspaceID, userID)) == nil {
-			return fx.refuse(errorf(ErrNotFound, "membership not found"))
-		}
-		if err := b.Delete(wsKey(workspaceID, userID)); err != nil {
-			return err
-		}
-		if err := tx.Bucket(bUserWS).Delete(wsKey(userID, workspaceID)); err != nil {
-			return err
-		}
-		_, err := s.endSubscriptions(tx, ownerPrefix(ownerMember, workspaceID, userID),
-			"the user who made the subscription is no longer a member of the workspace")
-		return err
-	})
-}
-
-// Members lists the memberships of a workspace.
-func (s *Store) Members(workspaceID string) ([]Membership, error) {
-	var out []Membership
-	err := s.db.View(func(tx *bolt.Tx) error {
-		if _, ok := ParseID(workspaceID); !ok {
-			return nil
-		}
-		return forEachPrefix(tx.Bucket(bMemberships), idKey(workspaceID), func(_, v []byte) error {
-			var m Membership
-			if err := jsonUnmarshal(v, &m); err != nil {
-				return err
-			}
-			out = append(out, m)
-			return nil
-		})
-	})
-	return out, err
-}
-
-// Authorize checks, in this order, that the workspace exists (ErrNotFound, "workspace not
-// found") and that userID is a member of it (ErrForbidden).
-func (s *Store) Authorize(workspaceID, userID string) error {
-	return s.db.View(func(tx *bolt.Tx) error { return authorize(tx, workspaceID, userID) })
-}
-
-func authorize(tx *bolt.Tx, workspaceID, userID string) error {
-	if _, ok := ParseID(workspaceID); !ok || tx.Bucket(bWorkspaces).Get(idKey(workspaceID)) == nil {
-		return errorf(ErrNotFound, "workspace not found")
-	}
-	if _, ok := ParseID(userID); !ok || tx.Bucket(bMemberships).Get(wsKey(workspaceID, userID)) == nil {
-		return errorf(ErrForbidden, "you are not a member of this workspace")
-	}
-	return nil
-}
-
-func isMember(tx *bolt.Tx, workspaceID, userID string) bool {
-	_, ok := ParseID(userID)
-	return ok && tx.Bucket(bMemberships).Get(wsKey(workspaceID, userID)) != nil
 }
 
 // UserWorkspaces lists the workspaces userID is a member of, oldest first.
@@ -238,7 +172,7 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 		return Workspace{}, errs
 	}
 	var w Workspace
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		var err error
 		if w, err = getWorkspace(tx, id); err != nil {
 			return err
@@ -283,15 +217,52 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 	return w, err
 }
 
-// MemberRole is userID's role in workspaceID (admin or member); ErrForbidden when not a member.
-func (s *Store) MemberRole(workspaceID, userID string) (string, error) {
-	var m Membership
+// SetWorkspaceArchived archives or restores a workspace. An archived workspace keeps its data;
+// the admin UI lists it apart and leaves it out of its members' workspace choice.
+func (s *Store) SetWorkspaceArchived(id string, archived bool) error {
+	return s.update(func(tx *bolt.Tx, fx *effects) error {
+		if _, err := getWorkspace(tx, id); err != nil {
+			return fx.refuse(err)
+		}
+		meta := tx.Bucket(bMeta)
+		if !archived {
+			return meta.Delete(archivedKey(id))
+		}
+		b, err := s.Now().MarshalText()
+		if err != nil {
+			return err
+		}
+		return meta.Put(archivedKey(id), b)
+	})
+}
+
+// ArchivedWorkspaces is the set of archived workspace ids.
+func (s *Store) ArchivedWorkspaces() (map[string]bool, error) {
+	out := map[string]bool{}
 	err := s.db.View(func(tx *bolt.Tx) error {
-		ok, err := getJSON(tx.Bucket(bMemberships), wsKeyChecked(workspaceID, userID), &m)
-		if err == nil && !ok {
-			err = errorf(ErrForbidden, "you are not a member of this workspace")
+		ws, err := s.workspacesIn(tx)
+		for _, w := range ws {
+			if tx.Bucket(bMeta).Get(archivedKey(w.ID)) != nil {
+				out[w.ID] = true
+			}
 		}
 		return err
 	})
-	return m.Role, err
+	return out, err
 }
+
+func (s *Store) workspacesIn(tx *bolt.Tx) ([]Workspace, error) {
+	var out []Workspace
+	err := tx.Bucket(bWorkspaces).ForEach(func(_, v []byte) error {
+		var w Workspace
+		if err := jsonUnmarshal(v, &w); err != nil {
+			return err
+		}
+		out = append(out, w)
+		return nil
+	})
+	return out, err
+}
+
+// archivedKey is the meta entry that marks a workspace archived (its value: when).
+func archivedKey(id string) []byte { return append(slices.Clip(metaArchived), idKey(id)...) }

@@ -4,8 +4,9 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// WorkspaceData holds the fields of a request that refer to a workspace's data (DESIGN §3,
-// "Checks run in this order"): the zero value refers to nothing. A field that failed its own
+// WorkspaceData holds the fields of a request that refer to a workspace's data; they are
+// checked after the request's own shape and before the write, so a request whose shape is
+// wrong is refused for that first. The zero value refers to nothing. A field that failed its own
 // rules is left out by the caller, so that it is reported once.
 type WorkspaceData struct {
 	From       string         // must be an active number of the workspace; "" is not checked

@@ -91,7 +91,7 @@ func TestThread(t *testing.T) {
 		Error: "The reply was not sent: see the form."}
 	html := render(t, Thread(v))
 	labelled(t, html)
-	expect(t, html, `data-testid="thread-items"`, `hx-get="/inbox/c1/items"`, `hx-trigger="every 3s"`,
+	expect(t, html, `data-testid="thread-items"`, `hx-get="/inbox/c1/items?from=`, `hx-trigger="every 3s"`,
 		`data-testid="message-segments">2 segments<`, `data-testid="message-error">twilio 30003: unreachable<`,
 		`data-testid="thread-comment"`, `Mentions: @Mo`, `>draft</textarea>`, `1 segment (GSM-7)`, `data-testid="error-text">too long<`,
 		`role="alert" data-testid="form-error">The reply was not sent`, `value="u2" checked`, `>Block +14155550123<`,

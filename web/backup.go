@@ -17,8 +17,8 @@ const backupWriteWindow = 30 * time.Second
 
 // backup streams a consistent hot copy of the database (bbolt Tx.WriteTo) to the holder of the
 // server's backup token, which `switchboard backup` reads from the data directory. Only a
-// loopback caller that did not come through a proxy is answered (DESIGN §13), and an empty token
-// (none configured) turns the endpoint off.
+// loopback caller that did not come through a proxy is answered (the token alone is not
+// trusted over the network), and an empty token (none configured) turns the endpoint off.
 func (h *Handler) backup(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Authorization") == "" && h.backupPage != nil {
 		h.backupPage.ServeHTTP(w, r) // a browser: the superuser's page with its download link

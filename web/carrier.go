@@ -15,7 +15,7 @@ import (
 // maxCallbackBody bounds a carrier callback form; Twilio's are a few kilobytes.
 const maxCallbackBody = 64 << 10
 
-// Carrier callbacks (DESIGN §7). The Twilio endpoints check X-Twilio-Signature against the
+// Carrier callbacks. The Twilio endpoints check X-Twilio-Signature against the
 // public URL and the POST fields and answer TwiML; the sandbox endpoints take the same form
 // fields from a member's bearer token, so scripts and demos can play a contact. Both parse and
 // verify here, then call the carrier package.

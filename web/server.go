@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
+	"switchboard/backup"
 	"switchboard/carrier"
 	"switchboard/oauth"
 	"switchboard/store"
@@ -56,6 +57,10 @@ type Config struct {
 	// OAuth is the authorization server: web routes its endpoints to it, and the superuser pages
 	// manage its clients and grants; nil leaves the endpoints out and those pages empty.
 	OAuth *oauth.Provider
+	// Backups is the scheduler of off-site backups, listed on /admin/backup with BackupRestore
+	// (the command that restores the newest); nil when -backup-url is not set.
+	Backups       *backup.Scheduler
+	BackupRestore string
 	// Static, when set, is served under /static/ (its files are under a "static" directory).
 	Static fs.FS
 }
@@ -89,83 +94,6 @@ func New(s *store.Store, cfg Config) http.Handler {
 	h := &Handler{store: s, cfg: cfg, logRequests: cfg.LogRequests, metrics: newMetrics(cfg.Registry), now: s.Now}
 	h.limiters.m = map[string]*limiterEntry{}
 	return h.routes()
-}
-
-func (h *Handler) routes() http.Handler {
-	mux := http.NewServeMux()
-	api := "/" + h.cfg.Stage + "/integrations/developer/{provider}/"
-	for _, a := range h.actions() {
-		mux.Handle("POST "+api+a.name, h.api(a.fn))
-	}
-	mux.HandleFunc(api+"{action}", h.unknownAction)
-	mux.HandleFunc("/"+h.cfg.Stage+"/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "not found")
-	})
-
-	mux.HandleFunc("GET /healthz", h.healthz)
-	mux.HandleFunc("GET /readyz", h.readyz)
-	mux.Handle("GET /metrics", h.metrics.handler(h.cfg.Registry))
-	mux.HandleFunc("GET /admin/backup", h.backup)
-	if h.cfg.OpenAPI != nil {
-		mux.HandleFunc("GET /openapi.json", h.openAPI)
-		mux.HandleFunc("GET /docs", h.docs)
-	}
-	if h.cfg.Receiver != nil {
-		mux.HandleFunc("POST /carrier/twilio/sms", h.twilioSMS)
-		mux.HandleFunc("POST /carrier/twilio/status", h.twilioStatus)
-		mux.HandleFunc("POST /carrier/twilio/voice", h.twilioVoice)
-		mux.HandleFunc("POST /carrier/sandbox/sms", h.sandboxSMS)
-		mux.HandleFunc("POST /carrier/sandbox/voice", h.sandboxVoice)
-	}
-	// Browser form posts go through http.CrossOriginProtection; the token and revocation
-	// endpoints do not, since clients call them server to server without cookies (and
-	// browser-based public clients cross-origin).
-	forms := h.crossOrigin()
-	if ss := h.cfg.Sessions; ss != nil {
-		mux.HandleFunc("GET /oauth/login", ss.loginPage)
-		mux.Handle("POST /oauth/login", forms.Handler(http.HandlerFunc(ss.login)))
-		mux.Handle("POST /oauth/logout", forms.Handler(http.HandlerFunc(ss.logout)))
-		// The admin UI's names for the same pages (DESIGN §10).
-		mux.HandleFunc("GET /login", ss.loginPage)
-		mux.Handle("POST /login", forms.Handler(http.HandlerFunc(ss.login)))
-		mux.Handle("POST /logout", forms.Handler(http.HandlerFunc(ss.logout)))
-		mux.HandleFunc("GET /setup", ss.setupPage)
-		mux.Handle("POST /setup", forms.Handler(http.HandlerFunc(ss.setup)))
-		// ---- accounts: second factor, enrolment, password reset (begin) ----
-		mux.HandleFunc("GET /login/code", ss.codePage)
-		mux.Handle("POST /login/code", forms.Handler(http.HandlerFunc(ss.code)))
-		mux.HandleFunc("GET /login/enrol", ss.enrolPage)
-		mux.Handle("POST /login/enrol", forms.Handler(http.HandlerFunc(ss.enrol)))
-		mux.HandleFunc("GET /forgot", ss.forgotPage)
-		mux.Handle("POST /forgot", forms.Handler(http.HandlerFunc(ss.forgot)))
-		mux.HandleFunc("GET /reset/{token}", ss.resetPage)
-		mux.Handle("POST /reset/{token}", forms.Handler(http.HandlerFunc(ss.reset)))
-		// ---- accounts (end) ----
-	}
-	if p := h.cfg.OAuth; p != nil {
-		mux.HandleFunc("GET /oauth/authorize", p.Authorize)
-		mux.Handle("POST /oauth/authorize", forms.Handler(http.HandlerFunc(p.Authorize)))
-		mux.HandleFunc("POST /oauth/token", p.Token)
-		mux.HandleFunc("POST /oauth/revoke", p.Revoke)
-	}
-	if h.cfg.Static != nil {
-		files := http.FileServerFS(h.cfg.Static)
-		mux.Handle("GET /static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if strings.HasSuffix(r.URL.Path, "/") { // no directory listings
-				http.NotFound(w, r)
-				return
-			}
-			w.Header().Set("Cache-Control", "public, max-age=3600")
-			files.ServeHTTP(w, r)
-		}))
-	}
-	if h.cfg.Sessions != nil {
-		h.uiRoutes(mux)
-	}
-	for _, m := range h.cfg.Mount {
-		m(mux)
-	}
-	return h.withRequestID(mux)
 }
 
 // action is one integration API action: POST {stage}/integrations/developer/{provider}/<name>.
@@ -218,7 +146,7 @@ type call struct {
 	f     *fields
 }
 
-// api runs the checks every action shares, in the order of DESIGN §3: provider, token (401),
+// api runs the checks every action shares, in this order: provider, token (401),
 // rate limit (429), content type (415), size (413), JSON object (400). The action then
 // validates its fields, the workspace and membership, and calls the store.
 func (h *Handler) api(fn func(http.ResponseWriter, *http.Request, *call)) http.Handler {
@@ -289,7 +217,7 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (store.To
 	return tok, true
 }
 
-// checked runs the checks of DESIGN §3 that follow the body's shape, in their order: every
+// checked runs the checks that follow the body's shape, in this order: every
 // field's own rules (400), the workspace (404), membership (403). It answers and returns false
 // when one fails. data holds the request's fields that refer to the workspace's data (from,
 // mentions, properties); when every own rule passed, the store's write checks them, after
@@ -380,8 +308,8 @@ type limiterSet struct {
 	m  map[string]*limiterEntry
 }
 
-// allow takes one request from key's bucket (rps per second, burst 2×rps, at least 1); when refused it
-// says how long until one is available.
+// allow takes one request from key's bucket (rps per second, burst 2×rps, at least 1); when refused
+// it says how long until one is available.
 func (l *limiterSet) allow(key string, rps float64, now time.Time) (time.Duration, bool) {
 	if rps <= 0 {
 		return 0, true

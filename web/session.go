@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/gorilla/sessions"
-	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store"
 )
@@ -30,13 +29,6 @@ const (
 	// seenEvery is how often a request moves a session's last-seen time (one write a minute
 	// at most, not one per request).
 	seenEvery = time.Minute
-)
-
-// Earlier versions kept the cookie keys in the database; they are deleted on start, since
-// anyone holding a backup could sign cookies with them.
-var (
-	bLegacySessionMeta  = []byte("oauth_meta")
-	keyLegacySessionKey = []byte("session_keys")
 )
 
 // SessionConfig is what the browser session needs beyond the store.
@@ -102,13 +94,7 @@ func NewSessions(s *store.Store, cfg SessionConfig) (*Sessions, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = s.DB().Update(func(tx *bolt.Tx) error {
-		if meta := tx.Bucket(bLegacySessionMeta); meta != nil && meta.Get(keyLegacySessionKey) != nil {
-			return meta.Delete(keyLegacySessionKey)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := s.DeleteLegacySessionKeys(); err != nil {
 		return nil, fmt.Errorf("web: delete old session keys: %w", err)
 	}
 	ss := &Sessions{s: s, cfg: cfg, now: cfg.Now, limits: newLoginLimits()}
@@ -305,24 +291,9 @@ func (ss *Sessions) endSession(w http.ResponseWriter, r *http.Request) {
 	_ = ss.cookies.Save(r, w, sess)
 }
 
-// StartSweeper deletes sessions that can no longer be used every interval, until the
-// returned stop is called.
-func (ss *Sessions) StartSweeper(interval time.Duration) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			now := ss.now()
-			_, _ = ss.s.DeleteStaleSessions(now.Add(-sessionIdle), now.Add(-sessionMax))
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
+// SweepStale deletes the sessions that can no longer be used (idle or past their maximum age)
+// and says how many; cli runs it on a timer.
+func (ss *Sessions) SweepStale() (int, error) {
+	now := ss.now()
+	return ss.s.DeleteStaleSessions(now.Add(-sessionIdle), now.Add(-sessionMax))
 }

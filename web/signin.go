@@ -19,7 +19,8 @@ import (
 	"switchboard/views"
 )
 
-// maxSignInForm bounds the body of the sign-in and setup forms (DESIGN §13).
+// maxSignInForm bounds the body of the sign-in and setup forms, so a client cannot make the server
+// read without limit.
 const maxSignInForm = 64 << 10
 
 // loginPage is GET /login and GET /oauth/login.
@@ -145,7 +146,7 @@ func (ss *Sessions) spendBcrypt(password string) {
 }
 
 // readForm parses a sign-in or setup form post with its body bounded to maxSignInForm, so that
-// a client cannot make the server read without limit (DESIGN §13). An error is answered by
+// a client cannot make the server read without limit. An error is answered by
 // formError.
 func readForm(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, maxSignInForm)

@@ -37,38 +37,6 @@ type ui struct {
 
 func (u *ui) isAdmin() bool { return u.user.Superuser || u.role == "admin" }
 
-// uiRoutes adds the admin UI's pages (DESIGN §10). Every form POST goes through
-// http.CrossOriginProtection; every page checks the session and the role it needs.
-func (h *Handler) uiRoutes(mux *http.ServeMux) {
-	forms := h.crossOrigin()
-	get := func(pattern string, need int, fn func(http.ResponseWriter, *http.Request, *ui)) {
-		mux.Handle("GET "+pattern, h.page(need, fn))
-	}
-	post := func(pattern string, need int, fn func(http.ResponseWriter, *http.Request, *ui)) {
-		mux.Handle("POST "+pattern, forms.Handler(h.page(need, fn)))
-	}
-	mux.HandleFunc("GET /{$}", h.root)
-	post("/workspace", roleSignedIn, h.switchWorkspace)
-	post("/workspaces", roleSignedIn, h.createWorkspace)
-	post("/settings/numbers", roleAdmin, h.addNumber)
-
-	get("/inbox", roleSignedIn, h.inbox)
-	post("/inbox", roleMember, h.newConversation)
-	get("/inbox/{conversation}", roleMember, h.thread)
-	get("/inbox/{conversation}/items", roleMember, h.threadItems)
-	post("/inbox/{conversation}/reply", roleMember, h.threadReply)
-	post("/inbox/{conversation}/comment", roleMember, h.threadComment)
-	post("/inbox/{conversation}/assign", roleMember, h.threadAssign)
-	post("/inbox/{conversation}/labels", roleMember, h.threadLabels)
-	post("/inbox/{conversation}/status", roleMember, h.threadStatus)
-	post("/inbox/{conversation}/block", roleMember, h.threadBlock)
-	post("/inbox/{conversation}/simulate", roleMember, h.threadSimulate)
-	h.uiCampaignRoutes(get, post)
-
-	h.uiSettingsRoutes(mux, get, post)
-	h.uiAccountRoutes(get, post) // profile, two-factor, sessions, user management (ui_profile.go)
-}
-
 // root is GET /: the inbox when signed in, else the sign-in page.
 func (h *Handler) root(w http.ResponseWriter, r *http.Request) {
 	if _, ok := h.cfg.Sessions.CurrentUser(r); ok {

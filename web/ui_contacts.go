@@ -14,36 +14,6 @@ import (
 	"switchboard/views"
 )
 
-// uiRoute registers a page or form of the admin UI (the get and post helpers of uiRoutes).
-type uiRoute func(pattern string, need int, fn func(http.ResponseWriter, *http.Request, *ui))
-
-// uiCampaignRoutes adds the contacts, groups and broadcasts pages (DESIGN §10, §11).
-func (h *Handler) uiCampaignRoutes(get, post uiRoute) {
-	get("/contacts", roleMember, h.contacts)
-	get("/contacts/new", roleMember, h.contactNew)
-	post("/contacts/new", roleMember, h.contactCreate)
-	get("/contacts/{contact}", roleMember, h.contact)
-	post("/contacts/{contact}", roleMember, h.contactSave)
-	post("/contacts/{contact}/groups", roleMember, h.contactGroupAdd)
-	post("/contacts/{contact}/groups/remove", roleMember, h.contactGroupRemove)
-	post("/contacts/{contact}/optout", roleMember, h.contactOptOut)
-
-	get("/groups", roleMember, h.groups)
-	post("/groups", roleMember, h.groupCreate)
-	get("/groups/{group}", roleMember, h.group)
-	post("/groups/{group}/rename", roleMember, h.groupRename)
-	post("/groups/{group}/delete", roleMember, h.groupDelete)
-	post("/groups/{group}/members", roleMember, h.groupMemberAdd)
-	post("/groups/{group}/members/remove", roleMember, h.groupMemberRemove)
-
-	get("/broadcasts", roleMember, h.broadcasts)
-	get("/broadcasts/new", roleMember, h.broadcastNew)
-	post("/broadcasts/new", roleMember, h.broadcastCreate)
-	get("/broadcasts/{broadcast}", roleMember, h.broadcast)
-	get("/broadcasts/{broadcast}/progress", roleMember, h.broadcastProgress)
-	post("/broadcasts/{broadcast}/cancel", roleMember, h.broadcastCancel)
-}
-
 var contactNotices = map[string]string{
 	"created":  "Contact created.",
 	"saved":    "Contact saved.",
@@ -66,7 +36,7 @@ func contactName(c *store.Contact) string {
 	return strings.TrimSpace(c.FirstName + " " + c.LastName)
 }
 
-// contacts is GET /contacts: the search of find-contact-action (DESIGN §3); an empty query lists
+// contacts is GET /contacts: the search of find-contact-action; an empty query lists
 // the first 100.
 func (h *Handler) contacts(w http.ResponseWriter, r *http.Request, u *ui) {
 	u.section = "contacts"

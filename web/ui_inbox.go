@@ -36,6 +36,12 @@ var doneNotices = map[string]string{
 	"block":     "Number blocked.",
 	"unblock":   "Number unblocked.",
 	"simulate":  "Inbound text simulated.",
+	// The live inbox's thread forms (ui_thread_triage.go).
+	"later":     "Reply scheduled: it goes at the time you chose unless the contact writes first.",
+	"close":     "Conversation closed.",
+	"reopen":    "Conversation reopened.",
+	"snooze":    "Conversation snoozed.",
+	"cancelled": "Scheduled reply cancelled.",
 }
 
 // inboxPage is how many conversations a page of the inbox lists.
@@ -125,15 +131,24 @@ func formatWhen(t, now time.Time, loc *time.Location) string {
 // newConversation is POST /inbox: "New conversation" from one of the workspace's numbers to a
 // phone number; it opens the thread (the existing one when there is one).
 func (h *Handler) newConversation(w http.ResponseWriter, r *http.Request, u *ui) {
-	if !h.readUIForm(w, r, u) {
+	files, fileErr, ok := h.readMediaForm(w, r, u)
+	if !ok {
 		return
 	}
 	f := views.NewConversationForm{From: strings.TrimSpace(r.PostForm.Get("from")), To: strings.TrimSpace(r.PostForm.Get("to"))}
 	var conv store.Conversation
 	var err error
-	if !store.ValidE164(f.To) {
+	switch {
+	case !store.ValidE164(f.To):
 		err = store.ValidationError{{Field: "to", Message: store.E164Message}}
-	} else {
+	case fileErr != "":
+		err = store.ValidationError{{Field: "files", Message: fileErr}}
+	case len(files) > 0: // attachments go out as the conversation's first message
+		var m store.Message
+		if m, err = h.store.SendMessage(u.ws.ID, store.SendInput{From: f.From, To: []string{f.To}, Files: files, AuthorID: u.user.ID}); err == nil {
+			conv.ID = m.ConversationID
+		}
+	default:
 		conv, _, err = h.store.CreateConversation(u.ws.ID, f.From, f.To)
 	}
 	if f.Errors = fieldErrors(err, nil); f.Errors != nil {

@@ -9,31 +9,6 @@ import (
 	"switchboard/views"
 )
 
-// uiAccountRoutes adds the signed-in user's own account pages: the profile with password,
-// two-factor and sessions, and the superuser's user management.
-func (h *Handler) uiAccountRoutes(get, post func(string, int, func(http.ResponseWriter, *http.Request, *ui))) {
-	get("/settings/profile", roleSignedIn, h.profile)
-	post("/settings/profile", roleSignedIn, h.saveProfile)
-	post("/settings/profile/password", roleSignedIn, h.changePassword)
-	get("/settings/profile/2fa", roleSignedIn, h.twoFactorSetup)
-	post("/settings/profile/2fa", roleSignedIn, h.twoFactorConfirm)
-	post("/settings/profile/2fa/off", roleSignedIn, h.twoFactorOff)
-	post("/settings/profile/sessions/{session}/end", roleSignedIn, h.endSession)
-	post("/settings/profile/sessions/end-others", roleSignedIn, h.endOtherSessions)
-	su := func(fn func(http.ResponseWriter, *http.Request, *ui)) func(http.ResponseWriter, *http.Request, *ui) {
-		return func(w http.ResponseWriter, r *http.Request, u *ui) {
-			if !u.user.Superuser {
-				h.forbidden(w, r, u, "Only an administrator of the installation can do this.")
-				return
-			}
-			u.section = "admin"
-			fn(w, r, u)
-		}
-	}
-	post("/admin/users/{user}/{action}", roleSignedIn, su(h.adminUserAction))
-	post("/admin/users/require-2fa", roleSignedIn, su(h.adminRequire2FA))
-}
-
 var profileNotices = map[string]string{
 	"saved": "Name and e-mail saved.", "password": "Password changed. Your other sessions are signed out.",
 	"2fa-off": "Two-factor is off.", "ended": "That session is signed out.", "ended-others": "Every other session is signed out.",

@@ -11,59 +11,6 @@ import (
 	"switchboard/views"
 )
 
-// uiSettingsRoutes adds the settings pages of a workspace and the superuser pages (DESIGN §10).
-// get and post are uiRoutes' helpers: the session and role checks, and CrossOriginProtection.
-func (h *Handler) uiSettingsRoutes(mux *http.ServeMux, get, post func(string, int, func(http.ResponseWriter, *http.Request, *ui))) {
-	get("/settings", roleSignedIn, h.settingsHome)
-	get("/settings/workspace", roleAdmin, h.settingsWorkspace)
-	post("/settings/workspace", roleAdmin, h.saveWorkspace)
-	get("/settings/numbers", roleAdmin, h.settingsNumbers)
-	post("/settings/numbers/{number}/rename", roleAdmin, h.renameNumber)
-	post("/settings/numbers/{number}/active", roleAdmin, h.setNumberActive)
-	get("/settings/tokens", roleSignedIn, h.settingsTokens)
-	post("/settings/tokens", roleSignedIn, h.createToken)
-	post("/settings/tokens/{token}/revoke", roleSignedIn, h.revokeToken)
-	get("/settings/properties", roleAdmin, h.settingsProperties)
-	post("/settings/properties", roleAdmin, h.addProperty)
-	get("/settings/members", roleAdmin, h.settingsMembers)
-	post("/settings/members", roleAdmin, h.invite)
-	post("/settings/members/{user}/remove", roleAdmin, h.removeMember)
-	post("/settings/members/{user}/role", roleAdmin, h.setMemberRole)
-	post("/settings/members/invitations/{invitation}/revoke", roleAdmin, h.revokeInvitation)
-	get("/settings/webhooks", roleAdmin, h.settingsWebhooks)
-	post("/settings/webhooks", roleAdmin, h.createWebhook)
-	get("/settings/webhooks/{sub}/log", roleAdmin, h.webhookLog)
-	post("/settings/webhooks/{sub}/{action}", roleAdmin, h.webhookAction)
-	post("/settings/webhooks/deliveries/{delivery}/redeliver", roleAdmin, h.redeliver)
-
-	// The invitation link works signed out too (a new account), so it is not a page() route.
-	mux.HandleFunc("GET /invite/{token}", h.invitePage)
-	mux.Handle("POST /invite/{token}", h.crossOrigin().Handler(http.HandlerFunc(h.acceptInvite)))
-
-	su := func(fn func(http.ResponseWriter, *http.Request, *ui)) func(http.ResponseWriter, *http.Request, *ui) {
-		return func(w http.ResponseWriter, r *http.Request, u *ui) {
-			if !u.user.Superuser {
-				h.forbidden(w, r, u, "Only an administrator of the installation can open this page.")
-				return
-			}
-			u.section = "admin"
-			fn(w, r, u)
-		}
-	}
-	get("/admin/workspaces", roleSignedIn, su(h.adminWorkspaces))
-	post("/admin/workspaces", roleSignedIn, su(h.adminCreateWorkspace))
-	post("/admin/workspaces/{ws}/rename", roleSignedIn, su(h.adminRenameWorkspace))
-	post("/admin/workspaces/{ws}/archive", roleSignedIn, su(h.adminArchiveWorkspace))
-	get("/admin/users", roleSignedIn, su(h.adminUsers))
-	get("/admin/oauth-clients", roleSignedIn, su(h.adminOAuthClients))
-	post("/admin/oauth-clients", roleSignedIn, su(h.adminCreateClient))
-	post("/admin/oauth-clients/{client}/rotate", roleSignedIn, su(h.adminRotateClient))
-	post("/admin/oauth-clients/{client}/delete", roleSignedIn, su(h.adminDeleteClient))
-	post("/admin/oauth-clients/grants/{grant}/revoke", roleSignedIn, su(h.adminRevokeGrant))
-	get("/admin/backup/download", roleSignedIn, su(h.adminBackupDownload))
-	h.backupPage = h.page(roleSignedIn, su(h.adminBackup))
-}
-
 // settingsHome is GET /settings: an admin's first settings page, else the user's tokens.
 func (h *Handler) settingsHome(w http.ResponseWriter, r *http.Request, u *ui) {
 	if u.ws.ID != "" && u.isAdmin() {

@@ -33,7 +33,7 @@ func decodeSubscribe(f *fields, provider string) subscribeRequest {
 // subscribeWebhook adds a subscription and shows its signing secret once (201). The hook URL's
 // address check (SSRF guard) runs only for a member of an existing workspace, after the token
 // check, so that no one else can probe what host names resolve to; like the other checks of
-// workspace data, its failure joins the body's own failures in one 400 (DESIGN §3, §13).
+// workspace data, its failure joins the body's own failures in one 400.
 func (h *Handler) subscribeWebhook(w http.ResponseWriter, r *http.Request, c *call) {
 	req := decodeSubscribe(c.f, h.cfg.Provider)
 	access := h.store.Authorize(req.workspaceID, c.token.UserID)

@@ -9,7 +9,7 @@ import (
 )
 
 // TestOne400ListsEveryFailingField sends, to every action with fields that refer to the
-// workspace's data, a body that fails an own rule and a workspace-data rule. DESIGN §3: when
+// workspace's data, a body that fails an own rule and a workspace-data rule. The rule: when
 // the workspace exists and the user is a member, one 400 lists both, sorted by field; when the
 // workspace is unknown or the user not a member, the 400 holds the own-rule failures only.
 func TestOne400ListsEveryFailingField(t *testing.T) {

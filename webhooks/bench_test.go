@@ -13,7 +13,7 @@ import (
 	"switchboard/webhooks"
 )
 
-// BenchmarkDeliveries measures deliveries per second to a local receiver (DESIGN §9: ≥ 1,000/s):
+// BenchmarkDeliveries measures deliveries per second to a local receiver (target: ≥ 1,000/s):
 // b.N events are queued first (one import transaction), then the timer runs while the worker
 // drains the queue, each delivery POSTed, signed and its attempt recorded durably.
 func BenchmarkDeliveries(b *testing.B) {
@@ -58,7 +58,7 @@ func BenchmarkDeliveries(b *testing.B) {
 
 // BenchmarkEventToDelivery measures, on an idle server, the time from an event's commit (the
 // moment the store calls OnEvents: the transaction is durable) to the receiver holding the
-// request (DESIGN §9: p99 ≤ 100 ms). It also reports the end-to-end time from the start of the
+// request (target: p99 ≤ 100 ms). It also reports the end-to-end time from the start of the
 // call that makes the event (CreateContact: DB.Batch's wait and the fsync included), whose tail
 // is this disk's fsync, not the worker.
 func BenchmarkEventToDelivery(b *testing.B) {

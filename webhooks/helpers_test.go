@@ -13,24 +13,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 	"switchboard/webhooks"
 )
 
-// clock is an injected clock the test moves; the worker reads it from its goroutines.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Now().UTC().Truncate(time.Second)} }
-
-func (c *clock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
+// newClock is a test clock stopped at the current second.
+func newClock() *testutil.Clock {
+	return testutil.NewClock(time.Now().UTC().Truncate(time.Second))
 }
 
 // loopback is the allow-list the tests use: receivers on httptest.Server live there.
@@ -46,22 +36,24 @@ func loopback(t testing.TB) []*net.IPNet {
 // env is a store with a workspace, a member and a number.
 type env struct {
 	s     *store.Store
-	clock *clock // nil: real time
+	clock *testutil.Clock // nil: real time
 	ws    string
 	user  string
 	reg   *prometheus.Registry
 	w     *webhooks.Worker // the one start ran
+	mu    sync.Mutex
+	fills []fill // the worker's reads of the queue, as it reports them
 	phone int
 }
 
 const ourNumber = "+14155550100"
 
-func newEnv(t testing.TB, c *clock) *env {
+func newEnv(t testing.TB, c *testutil.Clock) *env {
 	t.Helper()
 	return newEnvAt(t, filepath.Join(t.TempDir(), "switchboard.db"), c)
 }
 
-func newEnvAt(t testing.TB, path string, c *clock) *env {
+func newEnvAt(t testing.TB, path string, c *testutil.Clock) *env {
 	t.Helper()
 	opts := store.Options{}
 	if c != nil {
@@ -134,11 +126,48 @@ func (e *env) start(t testing.TB, o webhooks.Options) *webhooks.Worker {
 		o.Logger = slog.New(slog.DiscardHandler) // the store's delivery log is what tests read
 	}
 	w := webhooks.New(e.s, o)
+	webhooks.OnFill(w, func(now time.Time, claimed int) {
+		e.mu.Lock()
+		e.fills = append(e.fills, fill{now, claimed})
+		e.mu.Unlock()
+	})
 	e.s.OnEvents(w.Wake)
 	w.Start()
 	t.Cleanup(w.Stop)
 	e.w = w
 	return w
+}
+
+// fill is one read of the delivery queue by the worker: the clock it read and what it claimed.
+type fill struct {
+	now     time.Time
+	claimed int
+}
+
+// settle wakes the worker until it reads the queue at the clock's current time and claims
+// nothing, and returns how many deliveries its reads at this time claimed before that one:
+// from then on, what the test checks is what the worker decided at this time. (Waiting for
+// that read replaces sleeping and hoping the worker has looked.)
+func (e *env) settle(t testing.TB) (claimed int) {
+	t.Helper()
+	now := e.clock.Now()
+	waitFor(t, "a read of the queue that claims nothing at "+now.Format(time.RFC3339Nano), func() bool {
+		e.w.Wake()
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		claimed = 0
+		for _, f := range e.fills {
+			if f.now.Before(now) {
+				continue
+			}
+			if f.claimed == 0 {
+				return true
+			}
+			claimed += f.claimed
+		}
+		return false
+	})
+	return claimed
 }
 
 func (e *env) delivery(t testing.TB, id string) store.Delivery {

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Schedule is the delay before each retry (DESIGN §6): after the first attempt fails the
+// Schedule is the delay before each retry: after the first attempt fails the
 // delivery is retried 5 s later, and so on; when the last retry fails the delivery has failed.
 var Schedule = [...]time.Duration{
 	5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,

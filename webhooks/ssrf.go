@@ -84,8 +84,8 @@ var ErrUnresolvable = errors.New("does not resolve")
 
 // RefusedError is ValidateURL's answer for a hook URL whose host it refuses. Its message is
 // shown to the API client, so for a host name it says neither what the name resolves to nor
-// whether it resolves at all: otherwise any token could map internal DNS through the answers
-// (DESIGN §13). Cause (a *BlockedError, or ErrUnresolvable) is for logs and errors.Is/As.
+// whether it resolves at all: otherwise any token could map internal DNS through the answers.
+// Cause (a *BlockedError, or ErrUnresolvable) is for logs and errors.Is/As.
 type RefusedError struct {
 	Reason string // for a literal IP address only: the range it falls in, which its sender knows
 	Cause  error

@@ -1,5 +1,5 @@
 // Package webhooks delivers the events the store queues to their subscribers: a pool of workers
-// that POST signed JSON (Standard Webhooks), retry on the schedule of DESIGN §6 and record every
+// that POST signed JSON (Standard Webhooks), retry on a fixed schedule (retry.go) and record every
 // attempt, and an SSRF guard for hook URLs. The durable queue is the store's webhook_queue
 // bucket; the worker only keeps in memory which deliveries it is sending right now.
 package webhooks
@@ -29,8 +29,7 @@ import (
 const (
 	DefaultWorkers   = 32
 	AttemptTimeout   = 15 * time.Second
-	ResponseSnippet  = 2 << 10 // bytes of the response body kept with an attempt
-	retentionEvery   = time.Hour
+	ResponseSnippet  = 2 << 10     // bytes of the response body kept with an attempt
 	maxTimerWait     = time.Minute // rescan at least this often, whatever the clock does
 	drainLimit       = 64 << 10    // response bytes read past the snippet so the connection is reused
 	userAgent        = "Switchboard-Webhooks/1"
@@ -90,6 +89,10 @@ type Worker struct {
 	recent map[string]struct{}
 
 	startOnce, stopOnce sync.Once
+	// onFill, when set (tests, before Start), hears of each read of the queue: the time it read
+	// and how many deliveries it claimed, so a test knows the dispatcher has looked instead of
+	// sleeping and hoping it did.
+	onFill func(now time.Time, claimed int)
 }
 
 // New builds a worker on s; Start runs it.
@@ -151,18 +154,14 @@ func newClient(g *Guard, workers int) *http.Client {
 	}
 }
 
-// Start runs the dispatcher, the workers and the periodic purge. Due deliveries left by an
-// earlier run are picked up at once.
+// Start runs the dispatcher and the workers. Due deliveries left by an earlier run are picked
+// up at once. The purge of old history is Purge, which the caller runs on its own schedule.
 func (w *Worker) Start() {
 	w.startOnce.Do(func() {
 		w.wg.Add(1 + w.opts.Workers)
 		go w.dispatch()
 		for range w.opts.Workers {
 			go w.work()
-		}
-		if w.opts.Retention > 0 {
-			w.wg.Add(1)
-			go w.purgeLoop()
 		}
 	})
 }
@@ -217,10 +216,14 @@ func (w *Worker) fill() time.Time {
 	if free <= 0 {
 		return time.Time{}
 	}
-	due, next, err := w.store.DueDeliveries(w.opts.Now(), free, w.isInflight)
+	now := w.opts.Now()
+	due, next, err := w.store.DueDeliveries(now, free, w.isInflight)
+	if w.onFill != nil {
+		w.onFill(now, len(due))
+	}
 	if err != nil {
 		w.log.Error("webhooks: reading the delivery queue", "err", err)
-		return w.opts.Now().Add(5 * time.Second)
+		return now.Add(5 * time.Second)
 	}
 	for _, d := range due {
 		w.mu.Lock()
@@ -384,22 +387,12 @@ func isTimeout(err error) bool {
 	return errors.As(err, &te) && te.Timeout()
 }
 
-// purgeLoop deletes history older than the retention period, at start and then hourly.
-func (w *Worker) purgeLoop() {
-	defer w.wg.Done()
-	t := time.NewTicker(retentionEvery)
-	defer t.Stop()
-	for {
-		n, err := w.store.PurgeWebhookHistory(w.opts.Now().Add(-w.opts.Retention))
-		if err != nil {
-			w.log.Error("webhooks: purging old deliveries", "err", err)
-		} else if n > 0 {
-			w.log.Info("webhooks: purged old deliveries", "deliveries", n)
-		}
-		select {
-		case <-w.done:
-			return
-		case <-t.C:
-		}
+// Purge deletes delivery history older than the retention period (Options.Retention) and
+// returns how many deliveries went; with the purge turned off it does nothing. The server runs
+// it at start and then hourly.
+func (w *Worker) Purge() (int, error) {
+	if w.opts.Retention <= 0 {
+		return 0, nil
 	}
+	return w.store.PurgeWebhookHistory(w.opts.Now().Add(-w.opts.Retention))
 }

@@ -161,8 +161,8 @@ func TestFailTimeoutRedirectThenGone(t *testing.T) {
 	within(t, "delay after the 500", d.NextAt.Sub(clk.Now()), 4*time.Second)
 	// Not a moment early: a wake just before the due time sends nothing.
 	clk.Advance(4*time.Second - time.Millisecond)
-	time.Sleep(30 * time.Millisecond) // let the dispatcher look; there must be nothing to see
-	if rc.count() != 1 {
+	// The dispatcher looks at this time; there must be nothing to see.
+	if claimed := e.settle(t); claimed != 0 || rc.count() != 1 {
 		t.Fatalf("requests = %d before the retry was due, want 1", rc.count())
 	}
 	clk.Advance(time.Millisecond)
@@ -354,7 +354,7 @@ func TestBoundedConcurrencyOneAttemptPerDelivery(t *testing.T) {
 	waitFor(t, "24 deliveries", func() bool { return rc.count() >= 24 })
 	waitFor(t, "queue drained", func() bool { n, _ := e.s.QueueDepth(); return n == 0 })
 	close(stop)
-	time.Sleep(50 * time.Millisecond)
+	w.Stop() // waits for every attempt: one still running would be a second send
 	mu.Lock()
 	defer mu.Unlock()
 	if maxActive > 4 || maxActive < 2 {

@@ -1,6 +1,6 @@
 'use strict';
 
-// OAuth 2.0 against Switchboard's own provider (DESIGN §5): authorization code with
+// OAuth 2.0 against Switchboard's own provider: authorization code with
 // client_secret_post, scope `integrations`, refresh tokens rotated on every use.
 const { baseUrl, call, errorMessage } = require('./lib/client');
 

@@ -1,7 +1,7 @@
 'use strict';
 
 // Switchboard's Zapier app: OAuth 2.0 against the installation named by SWITCHBOARD_URL,
-// instant triggers for every webhook event, the creates and the search of DESIGN §12.
+// instant triggers for every webhook event, the creates and the search.
 const { version } = require('./package.json');
 const { version: platformVersion } = require('zapier-platform-core');
 const authentication = require('./authentication');

@@ -11,37 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
-
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
-	"golang.org/x/text/unicode/norm"
+	"switchboard/internal/textfold"
 )
-
-// fold is store.Fold for the generator's names (Latin letters): decomposed, marks dropped,
-// lower case, and the letters that have no decomposition mapped as store.Fold maps them.
-func fold(s string) string {
-	t := transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
-	out, _, err := transform.String(t, s)
-	if err != nil {
-		out = s
-	}
-	return strings.Map(func(r rune) rune {
-		switch r = unicode.ToLower(r); r {
-		case 'ø':
-			return 'o'
-		case 'đ', 'ð':
-			return 'd'
-		case 'ł':
-			return 'l'
-		case 'ħ':
-			return 'h'
-		case 'ı':
-			return 'i'
-		}
-		return r
-	}, out)
-}
 
 // domains are email domains, most frequent first.
 var domains = []string{
@@ -127,7 +98,7 @@ func EmailPart(name string) string {
 			return r
 		}
 		return -1
-	}, fold(name))
+	}, textfold.Fold(name))
 }
 
 func (g *Gen) pick(c []float64) int {

@@ -1,6 +1,6 @@
 'use strict';
 
-// The actions of DESIGN §12, each one integration API call.
+// The creates of the Zapier app, each one integration API call.
 const { call } = require('../lib/client');
 const fields = require('../lib/fields');
 const { propertyFields, propertiesFrom } = require('../lib/properties');

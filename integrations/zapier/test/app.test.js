@@ -101,7 +101,7 @@ describe('Switchboard Zapier app against the real binary', function () {
       const first = await connect();
       assert.ok(await appTester(App.authentication.test, { authData: first.tokens }));
       // Codes are single-use: a second exchange is a clear error, and it revokes what the
-      // code issued (DESIGN §5), so the app connects again for the tests that follow.
+      // code issued, so the app connects again for the tests that follow.
       await rejects(appTester(App.authentication.oauth2Config.getAccessToken, {
         inputData: { code: first.code, redirect_uri: REDIRECT },
       }), /invalid_grant/);
@@ -313,7 +313,7 @@ describe('Switchboard Zapier app against the real binary', function () {
   });
 
   describe('performList samples', () => {
-    const keys = ['conversationId', 'createdAt', 'from', 'id', 'status', 'text', 'to', 'workspaceId'];
+    const keys = ['conversationId', 'createdAt', 'from', 'id', 'media', 'status', 'text', 'to', 'workspaceId'];
 
     it('message triggers sample list-messages-action in the payload shape', async () => {
       // Play a contact texting in, through the sandbox carrier's inbound endpoint.
@@ -372,7 +372,7 @@ describe('Switchboard Zapier app against the real binary', function () {
       await rejects(appTester(App.authentication.test, { authData: old }), /RefreshAuthError/);
 
       await rejects(appTester(App.authentication.oauth2Config.refreshAccessToken, { authData: old }), /invalid_grant/);
-      // DESIGN §5: a replayed refresh token revokes the whole grant, the new tokens included.
+      // A replayed refresh token revokes the whole grant, the new tokens included.
       await rejects(appTester(App.authentication.test, { authData: fresh }), /RefreshAuthError/);
     });
   });

@@ -1,6 +1,6 @@
 'use strict';
 
-// Instant (REST hook) triggers, one per webhook event of DESIGN §6. Subscribing registers the
+// Instant (REST hook) triggers, one per webhook event. Subscribing registers the
 // Zap's hook URL with subscribe-webhook; Switchboard then POSTs each event there with Standard
 // Webhooks headers, signed with the subscription's secret, which perform checks.
 const crypto = require('crypto');
@@ -13,7 +13,7 @@ const WS = '01JD0000000000000000000000';
 const samples = {
   message: {
     conversationId: '01JD00000000000000000000C1', createdAt: T, from: '+12025550147', id: '01JD00000000000000000000M1',
-    status: 'received', text: 'Hi, can I move my appointment to Friday?', to: '+14155550100', workspaceId: WS,
+    media: [], status: 'received', text: 'Hi, can I move my appointment to Friday?', to: '+14155550100', workspaceId: WS,
   },
   contact: {
     createdAt: T, email: 'maria@example.com', firstName: 'María', id: '01JD00000000000000000000K1', lastName: 'García',

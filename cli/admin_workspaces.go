@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"switchboard/store"
+)
+
+func adminCreateWorkspace(a *adminEnv, args []string) error {
+	name := a.fs.String("name", "", "workspace name")
+	return a.withStore(args, func(s *store.Store) error {
+		if err := required("name", *name); err != nil {
+			return err
+		}
+		w, err := s.CreateWorkspace(*name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout, w.ID)
+		return nil
+	})
+}
+
+// adminListWorkspaces prints one tab-separated row per workspace: id, name.
+func adminListWorkspaces(a *adminEnv, args []string) error {
+	return a.withStore(args, func(s *store.Store) error {
+		list, err := s.Workspaces()
+		if err != nil {
+			return err
+		}
+		for _, w := range list {
+			fmt.Fprintf(a.stdout, "%s\t%s\n", w.ID, w.Name)
+		}
+		return nil
+	})
+}
+
+// adminSetWorkspace changes a workspace's settings; only the flags given change. A reply set to
+// "" sends no reply.
+func adminSetWorkspace(a *adminEnv, args []string) error {
+	ws := a.fs.String("workspace", "", "workspace id")
+	var in store.WorkspaceSettings
+	optional := func(name, usage string, dst **string) {
+		a.fs.Func(name, usage, func(v string) error { *dst = &v; return nil })
+	}
+	optional("name", "new name", &in.Name)
+	optional("stop-reply", `reply to STOP (default "<workspace>: you are unsubscribed…"; "" sends none)`, &in.StopReply)
+	optional("start-reply", `reply to START ("" sends none)`, &in.StartReply)
+	optional("help-reply", `reply to HELP ("" sends none)`, &in.HelpReply)
+	optional("voice-greeting", "what callers hear", &in.VoiceGreeting)
+	optional("time-zone", "IANA time zone of contacts whose own is unknown, e.g. America/New_York", &in.TimeZone)
+	optional("quiet-hours", "HH:MM-HH:MM (e.g. 21:00-08:00) when broadcast copies wait, in each contact's time zone; off to turn off", &in.QuietHours)
+	a.fs.Func("retention-days", "delete messages older than this many days (0 keeps them)", func(v string) error {
+		d, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%q is not a whole number of days", v)
+		}
+		in.RetentionDays = &d
+		return nil
+	})
+	return a.withStore(args, func(s *store.Store) error {
+		if err := required("workspace", *ws); err != nil {
+			return err
+		}
+		if in == (store.WorkspaceSettings{}) {
+			return fmt.Errorf("give a setting to change: --name, --time-zone, --quiet-hours, --retention-days or a reply text")
+		}
+		w, err := s.UpdateWorkspace(*ws, in)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout, w.ID)
+		return nil
+	})
+}
+
+// adminCompact rewrites the database file with bbolt's compaction while no server holds it.
+func adminCompact(a *adminEnv, args []string) error {
+	if err := a.fs.Parse(args); err != nil {
+		return err
+	}
+	if a.fs.NArg() != 0 {
+		return fmt.Errorf("compact takes no arguments")
+	}
+	path := dbPath(*a.data)
+	if _, err := os.Stat(path); err != nil {
+		return err
+	}
+	rep, err := store.Compact(path, 200*time.Millisecond)
+	if errors.Is(err, store.ErrLocked) {
+		return fmt.Errorf("%s is held by a running server: stop it first", path)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "compacted %s: %d → %d bytes\n", path, rep.Before, rep.After)
+	return nil
+}

@@ -1,0 +1,92 @@
+package store
+
+// Bucket names, declared in one place. Index buckets hold keys of the form
+// workspace(16) | 0x00 | term | 0x00 | id(16) with empty values unless noted.
+var (
+	bMeta         = []byte("meta")
+	bTenants      = []byte("tenants")
+	bWorkspaces   = []byte("workspaces")
+	bUsers        = []byte("users")
+	bUserEmail    = []byte("idx_user_email") // lower(email) -> user id
+	bMemberships  = []byte("memberships")    // ws|user -> Membership
+	bUserWS       = []byte("idx_user_workspaces")
+	bInvitations  = []byte("invitations")
+	bNumbers      = []byte("phone_numbers")
+	bNumberPhone  = []byte("idx_phone_number_phone")
+	bNumberGlobal = []byte("idx_phone_number_global") // phone -> ws|number id, installation-wide
+	bProperties   = []byte("contact_properties")
+	bPropertyName = []byte("idx_contact_property_name")
+	// The contact buckets hold a bucket per workspace (layout in search_index.go).
+	bContacts          = []byte("contact_records")
+	bContactPhone      = []byte("idx_contact_by_phone")
+	bContactEmail      = []byte("idx_contact_by_email")
+	bContactTerms      = []byte("idx_contact_postings")
+	bContactOrder      = []byte("idx_contact_names")
+	bContactNums       = []byte("idx_contact_nums")
+	bConversations     = []byte("conversations")
+	bConvKey           = []byte("idx_conversation_key")
+	bConvActivity      = []byte("idx_conversation_activity") // ws|activity(8)|conversation -> empty (inbox.go)
+	bMessages          = []byte("messages")
+	bConvMessages      = []byte("idx_conversation_messages")
+	bOutbox            = []byte("outbox")               // number id|priority|message id -> ws: ready to send (outbox.go)
+	bOutboxSending     = []byte("outbox_sending")       // message id -> number id|priority|ws: handed to a carrier
+	bOutboxDelayed     = []byte("outbox_delayed")       // due(8)|message id -> number id|priority|ws: retries
+	bMsgProvider       = []byte("idx_message_provider") // provider|0|provider id -> ws|message id
+	bBlocked           = []byte("blocked_numbers")      // ws|phone -> Block
+	bGroups            = []byte("groups")               // ws|id -> Group (group.go)
+	bBroadcastTargets  = []byte("broadcast_targets")    // ws|id -> BroadcastTargets (broadcast_targets.go)
+	bBroadcastSchedule = []byte("broadcast_schedule")   // due|ws|id -> empty
+	bBroadcastPending  = []byte("broadcast_pending")    // ws|id|seq -> recipients still to queue
+	bGroupName         = []byte("idx_group_name")
+	bGroupMembers      = []byte("group_members")      // ws|group|contact -> empty
+	bContactGroups     = []byte("idx_contact_groups") // ws|contact|group -> empty
+	bComments          = []byte("comments")
+	bBroadcasts        = []byte("broadcasts")
+	bOptOuts           = []byte("opt_outs")
+	bOptOutPhone       = []byte("idx_opt_out_phone")
+	bTokens            = []byte("api_tokens") // sha256(token) -> Token
+	bTokenIDs          = []byte("idx_api_token_id")
+	bSubs              = []byte("webhook_subscriptions")
+	bSubEvent          = []byte("idx_webhook_subscription_event")
+	bEvents            = []byte("webhook_events")     // event id -> Event
+	bDeliveries        = []byte("webhook_deliveries") // delivery id -> Delivery
+	bDeliveryQueue     = []byte("webhook_queue")      // due(8)|delivery id -> empty
+	bAttempts          = []byte("webhook_attempts")   // delivery id|attempt id -> Attempt
+	bSubDeliveries     = []byte("idx_webhook_subscription_deliveries")
+	bSubOwner          = []byte("idx_webhook_subscription_owner")   // see ownerKey (subscription.go)
+	bSubPending        = []byte("idx_webhook_subscription_pending") // sub|delivery -> empty, pending only
+	bEventPending      = []byte("idx_webhook_event_pending")        // event|delivery -> empty, pending only
+	// The live inbox (message_words.go, conversation_log.go, snooze.go).
+	bMsgWords    = []byte("idx_message_words")       // per-workspace bucket: word postings
+	bMsgSlots    = []byte("idx_message_slots")       // per-workspace bucket: num → conversation
+	bConvEntries = []byte("conversation_entries")    // ws|id -> ConversationEntry
+	bConvSnooze  = []byte("idx_conversation_snooze") // until(8)|ws|conversation -> empty
+	// Accounts: sign-in sessions, two-factor, password resets and the e-mail outbox.
+	bSessions    = []byte("sessions")         // sha256(token) -> Session (session.go)
+	bSessionUser = []byte("idx_session_user") // user|session id -> sha256(token)
+	bTwoFactor   = []byte("user_two_factor")  // user -> two-factor record (totp.go)
+	bResets      = []byte("password_resets")  // sha256(token) -> PasswordReset (reset.go)
+	bMail        = []byte("mail")             // id -> Mail (mail.go)
+	bMailQueue   = []byte("mail_queue")       // due(8)|id -> empty
+)
+
+var allBuckets = [][]byte{
+	bMeta, bTenants, bWorkspaces, bUsers, bUserEmail, bMemberships, bUserWS, bInvitations,
+	bNumbers, bNumberPhone, bNumberGlobal, bProperties, bPropertyName, bContacts, bContactPhone, bContactEmail,
+	bContactTerms, bContactOrder, bContactNums, bConversations, bConvKey, bMessages, bConvMessages,
+	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
+	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
+	bSubOwner, bSubPending, bEventPending, bConvActivity,
+	bMedia, bMediaChunks, bMediaOwner, bMediaFetch, // media.go
+	bMsgWords, bMsgSlots, bConvEntries, bConvSnooze,
+	bSessions, bSessionUser, bTwoFactor, bResets, bMail, bMailQueue,
+}
+
+// Keys of the meta bucket, declared beside the buckets.
+var (
+	metaSchemaVersion = []byte("schema_version") // the file's schema version (migrate.go)
+	metaTenantID      = []byte("tenant_id")      // the installation's one tenant
+	// pendingCountKey holds how many deliveries are pending: the webhook queue's depth.
+	pendingCountKey = []byte("webhook_pending_count")
+	metaArchived    = []byte("archived_ws\x00") // + workspace id: the workspace is archived
+)

@@ -1,0 +1,234 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+)
+
+// uiPage is a page or form handler of the admin UI: it runs after page() has loaded the
+// signed-in user and checked the role the route needs.
+type uiPage func(http.ResponseWriter, *http.Request, *ui)
+
+// routes is the one route table of the server: the integration API, health and metrics, the
+// backup download, the API documentation, the carrier callbacks, sign-in and setup, OAuth,
+// static files and the admin UI, then the middleware every request goes through. Routes whose
+// part is not configured (no Receiver, no Sessions, no OAuth, no OpenAPI, no Static) are left
+// out, so those paths answer 404.
+func (h *Handler) routes() http.Handler {
+	mux := http.NewServeMux()
+
+	// Browser form posts go through http.CrossOriginProtection; the API, the token and
+	// revocation endpoints and the carrier callbacks do not, since their callers send no
+	// cookies (and browser-based public OAuth clients call cross-origin).
+	forms := h.crossOrigin()
+	// get and post register an admin UI page or form: page() checks the session and the role
+	// the route needs (a signed-out GET goes to the sign-in page and back).
+	get := func(pattern string, need int, fn uiPage) { mux.Handle("GET "+pattern, h.page(need, fn)) }
+	post := func(pattern string, need int, fn uiPage) {
+		mux.Handle("POST "+pattern, forms.Handler(h.page(need, fn)))
+	}
+	// su restricts a page to the superusers of the installation.
+	su := h.superuserOnly
+
+	// ---- the integration API: POST {stage}/integrations/developer/{provider}/<action> ----
+	api := "/" + h.cfg.Stage + "/integrations/developer/{provider}/"
+	for _, a := range h.actions() {
+		mux.Handle("POST "+api+a.name, h.api(a.fn))
+	}
+	mux.HandleFunc(api+"{action}", h.unknownAction) // unknown action, or not a POST
+	mux.HandleFunc("/"+h.cfg.Stage+"/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not found") // the API's 404 is JSON too
+	})
+
+	// ---- operations ----
+	mux.HandleFunc("GET /healthz", h.healthz)
+	mux.HandleFunc("GET /readyz", h.readyz)
+	mux.Handle("GET /metrics", h.metrics.handler(h.cfg.Registry))
+	// With a bearer token: the backup stream (`switchboard backup`); without: the superuser's
+	// page (h.backupPage, set below when the UI is on).
+	mux.HandleFunc("GET /admin/backup", h.backup)
+
+	// ---- API documentation ----
+	if h.cfg.OpenAPI != nil {
+		mux.HandleFunc("GET /openapi.json", h.openAPI)
+		mux.HandleFunc("GET /docs", h.docs)
+	}
+
+	// ---- carrier callbacks (signed by the carrier, no session) ----
+	if h.cfg.Receiver != nil {
+		mux.HandleFunc("POST /carrier/twilio/sms", h.twilioSMS)
+		mux.HandleFunc("POST /carrier/twilio/status", h.twilioStatus)
+		mux.HandleFunc("POST /carrier/twilio/voice", h.twilioVoice)
+		mux.HandleFunc("POST /carrier/sandbox/sms", h.sandboxSMS)
+		mux.HandleFunc("POST /carrier/sandbox/voice", h.sandboxVoice)
+	}
+
+	// ---- OAuth 2.0 authorization server (handlers are the oauth package's) ----
+	if p := h.cfg.OAuth; p != nil {
+		mux.HandleFunc("GET /oauth/authorize", p.Authorize)
+		mux.Handle("POST /oauth/authorize", forms.Handler(http.HandlerFunc(p.Authorize))) // the consent form
+		mux.HandleFunc("POST /oauth/token", p.Token)
+		mux.HandleFunc("POST /oauth/revoke", p.Revoke)
+	}
+
+	// ---- static files ----
+	if h.cfg.Static != nil {
+		files := http.FileServerFS(h.cfg.Static)
+		mux.Handle("GET /static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/") { // no directory listings
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Cache-Control", "public, max-age=3600")
+			files.ServeHTTP(w, r)
+		}))
+	}
+
+	// ---- media (MMS attachments): served without sign-in, the random token is the key ----
+	mux.HandleFunc("GET /media/{token}/{name}", h.serveMedia)
+
+	if ss := h.cfg.Sessions; ss != nil {
+		// ---- the browser session: sign-in, sign-out, first-run setup ----
+		mux.HandleFunc("GET /oauth/login", ss.loginPage)
+		mux.Handle("POST /oauth/login", forms.Handler(http.HandlerFunc(ss.login)))
+		mux.Handle("POST /oauth/logout", forms.Handler(http.HandlerFunc(ss.logout)))
+		// The admin UI's names for the same pages.
+		mux.HandleFunc("GET /login", ss.loginPage)
+		mux.Handle("POST /login", forms.Handler(http.HandlerFunc(ss.login)))
+		mux.Handle("POST /logout", forms.Handler(http.HandlerFunc(ss.logout)))
+		mux.HandleFunc("GET /setup", ss.setupPage)
+		mux.Handle("POST /setup", forms.Handler(http.HandlerFunc(ss.setup)))
+		// ---- accounts: second factor, enrolment, password reset (begin) ----
+		mux.HandleFunc("GET /login/code", ss.codePage)
+		mux.Handle("POST /login/code", forms.Handler(http.HandlerFunc(ss.code)))
+		mux.HandleFunc("GET /login/enrol", ss.enrolPage)
+		mux.Handle("POST /login/enrol", forms.Handler(http.HandlerFunc(ss.enrol)))
+		mux.HandleFunc("GET /forgot", ss.forgotPage)
+		mux.Handle("POST /forgot", forms.Handler(http.HandlerFunc(ss.forgot)))
+		mux.HandleFunc("GET /reset/{token}", ss.resetPage)
+		mux.Handle("POST /reset/{token}", forms.Handler(http.HandlerFunc(ss.reset)))
+		// ---- accounts (end) ----
+
+		// ---- admin UI: the workspace switcher and the inbox ----
+		mux.HandleFunc("GET /{$}", h.root)
+		post("/workspace", roleSignedIn, h.switchWorkspace)
+		post("/workspaces", roleSignedIn, h.createWorkspace)
+		get("/inbox", roleSignedIn, h.inbox)
+		post("/inbox", roleMember, h.newConversation)
+		get("/inbox/{conversation}", roleMember, h.thread)
+		get("/inbox/{conversation}/items", roleMember, h.threadItems)
+		post("/inbox/{conversation}/reply", roleMember, h.threadReply)
+		post("/inbox/{conversation}/comment", roleMember, h.threadComment)
+		post("/inbox/{conversation}/assign", roleMember, h.threadAssign)
+		post("/inbox/{conversation}/labels", roleMember, h.threadLabels)
+		post("/inbox/{conversation}/status", roleMember, h.threadStatus)
+		post("/inbox/{conversation}/block", roleMember, h.threadBlock)
+		post("/inbox/{conversation}/simulate", roleMember, h.threadSimulate)
+		// ---- live inbox: triage and send later (ui_thread_triage.go) ----
+		post("/inbox/{conversation}/close", roleMember, h.threadClose)
+		post("/inbox/{conversation}/reopen", roleMember, h.threadReopen)
+		post("/inbox/{conversation}/snooze", roleMember, h.threadSnooze)
+		post("/inbox/{conversation}/messages/{message}/cancel", roleMember, h.threadCancelMessage)
+		// ---- end live inbox ----
+
+		// ---- admin UI: contacts, groups, broadcasts ----
+		get("/contacts", roleMember, h.contacts)
+		get("/contacts/new", roleMember, h.contactNew)
+		post("/contacts/new", roleMember, h.contactCreate)
+		get("/contacts/{contact}", roleMember, h.contact)
+		post("/contacts/{contact}", roleMember, h.contactSave)
+		post("/contacts/{contact}/groups", roleMember, h.contactGroupAdd)
+		post("/contacts/{contact}/groups/remove", roleMember, h.contactGroupRemove)
+		post("/contacts/{contact}/optout", roleMember, h.contactOptOut)
+		get("/groups", roleMember, h.groups)
+		post("/groups", roleMember, h.groupCreate)
+		get("/groups/{group}", roleMember, h.group)
+		post("/groups/{group}/rename", roleMember, h.groupRename)
+		post("/groups/{group}/delete", roleMember, h.groupDelete)
+		post("/groups/{group}/members", roleMember, h.groupMemberAdd)
+		post("/groups/{group}/members/remove", roleMember, h.groupMemberRemove)
+		get("/broadcasts", roleMember, h.broadcasts)
+		get("/broadcasts/new", roleMember, h.broadcastNew)
+		post("/broadcasts/new", roleMember, h.broadcastCreate)
+		get("/broadcasts/{broadcast}", roleMember, h.broadcast)
+		get("/broadcasts/{broadcast}/progress", roleMember, h.broadcastProgress)
+		post("/broadcasts/{broadcast}/cancel", roleMember, h.broadcastCancel)
+
+		// ---- admin UI: workspace settings (tokens are every user's own) ----
+		get("/settings", roleSignedIn, h.settingsHome)
+		get("/settings/workspace", roleAdmin, h.settingsWorkspace)
+		post("/settings/workspace", roleAdmin, h.saveWorkspace)
+		get("/settings/numbers", roleAdmin, h.settingsNumbers)
+		post("/settings/numbers", roleAdmin, h.addNumber)
+		post("/settings/numbers/{number}/rename", roleAdmin, h.renameNumber)
+		post("/settings/numbers/{number}/active", roleAdmin, h.setNumberActive)
+		get("/settings/tokens", roleSignedIn, h.settingsTokens)
+		post("/settings/tokens", roleSignedIn, h.createToken)
+		post("/settings/tokens/{token}/revoke", roleSignedIn, h.revokeToken)
+		get("/settings/properties", roleAdmin, h.settingsProperties)
+		post("/settings/properties", roleAdmin, h.addProperty)
+		get("/settings/members", roleAdmin, h.settingsMembers)
+		post("/settings/members", roleAdmin, h.invite)
+		post("/settings/members/{user}/remove", roleAdmin, h.removeMember)
+		post("/settings/members/{user}/role", roleAdmin, h.setMemberRole)
+		post("/settings/members/invitations/{invitation}/revoke", roleAdmin, h.revokeInvitation)
+		get("/settings/webhooks", roleAdmin, h.settingsWebhooks)
+		post("/settings/webhooks", roleAdmin, h.createWebhook)
+		get("/settings/webhooks/{sub}/log", roleAdmin, h.webhookLog)
+		post("/settings/webhooks/{sub}/{action}", roleAdmin, h.webhookAction)
+		post("/settings/webhooks/deliveries/{delivery}/redeliver", roleAdmin, h.redeliver)
+		// ---- accounts: the signed-in user's own profile, password, two-factor and sessions (ui_profile.go) ----
+		get("/settings/profile", roleSignedIn, h.profile)
+		post("/settings/profile", roleSignedIn, h.saveProfile)
+		post("/settings/profile/password", roleSignedIn, h.changePassword)
+		get("/settings/profile/2fa", roleSignedIn, h.twoFactorSetup)
+		post("/settings/profile/2fa", roleSignedIn, h.twoFactorConfirm)
+		post("/settings/profile/2fa/off", roleSignedIn, h.twoFactorOff)
+		post("/settings/profile/sessions/{session}/end", roleSignedIn, h.endSession)
+		post("/settings/profile/sessions/end-others", roleSignedIn, h.endOtherSessions)
+		// ---- accounts (end) ----
+
+		// The invitation link works signed out too (a new account), so it is not a page() route.
+		mux.HandleFunc("GET /invite/{token}", h.invitePage)
+		mux.Handle("POST /invite/{token}", forms.Handler(http.HandlerFunc(h.acceptInvite)))
+
+		// ---- admin UI: the installation's superuser pages ----
+		get("/admin/workspaces", roleSignedIn, su(h.adminWorkspaces))
+		post("/admin/workspaces", roleSignedIn, su(h.adminCreateWorkspace))
+		post("/admin/workspaces/{ws}/rename", roleSignedIn, su(h.adminRenameWorkspace))
+		post("/admin/workspaces/{ws}/archive", roleSignedIn, su(h.adminArchiveWorkspace))
+		get("/admin/users", roleSignedIn, su(h.adminUsers))
+		// ---- accounts: user management (ui_admin_users.go) ----
+		post("/admin/users/{user}/{action}", roleSignedIn, su(h.adminUserAction))
+		post("/admin/users/require-2fa", roleSignedIn, su(h.adminRequire2FA))
+		// ---- accounts (end) ----
+		get("/admin/oauth-clients", roleSignedIn, su(h.adminOAuthClients))
+		post("/admin/oauth-clients", roleSignedIn, su(h.adminCreateClient))
+		post("/admin/oauth-clients/{client}/rotate", roleSignedIn, su(h.adminRotateClient))
+		post("/admin/oauth-clients/{client}/delete", roleSignedIn, su(h.adminDeleteClient))
+		post("/admin/oauth-clients/grants/{grant}/revoke", roleSignedIn, su(h.adminRevokeGrant))
+		get("/admin/backup/download", roleSignedIn, su(h.adminBackupDownload))
+		h.backupPage = h.page(roleSignedIn, su(h.adminBackup)) // served by GET /admin/backup above
+	}
+
+	// Routes the tests add (Config.Mount).
+	for _, m := range h.cfg.Mount {
+		m(mux)
+	}
+
+	// ---- middleware, outermost first: request id, access log and panic recovery ----
+	return h.withRequestID(mux)
+}
+
+// superuserOnly wraps a page so that only a superuser of the installation opens it; it
+// marks the page as part of the "admin" section of the navigation.
+func (h *Handler) superuserOnly(fn uiPage) uiPage {
+	return func(w http.ResponseWriter, r *http.Request, u *ui) {
+		if !u.user.Superuser {
+			h.forbidden(w, r, u, "Only an administrator of the installation can open this page.")
+			return
+		}
+		u.section = "admin"
+		fn(w, r, u)
+	}
+}
