@@ -12,6 +12,7 @@ import (
 
 	"github.com/emersion/go-smtp"
 
+	"switchboard/internal/testutil"
 	"switchboard/mail"
 	"switchboard/store"
 )
@@ -77,24 +78,10 @@ func startSMTP(t *testing.T, addr string) (*inbox, string, func()) {
 	return box, ln.Addr().String(), stop
 }
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 func TestMailArrives(t *testing.T) {
 	box, addr, _ := startSMTP(t, "127.0.0.1:0")
 	s, err := store.Open(filepath.Join(t.TempDir(), "m.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoErr(t, err)
 	defer s.Close()
 	cfg := mail.Config{URL: "smtp://" + addr, From: "Switchboard <sms@example.com>", Timeout: 5 * time.Second}
 	if _, err := s.QueueMail("ana@example.com", "Hello", "A test body\nwith two lines"); err != nil {
@@ -115,13 +102,8 @@ func TestMailArrives(t *testing.T) {
 // outbox with its error, and goes once the SMTP server is back, also after a restart of
 // Switchboard.
 func TestMailQueuedWhileServerDownArrivesAfterRestart(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there yet
-	clk := &clock{t: time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)}
+	addr := "127.0.0.1:" + testutil.FreePort(t) // nothing listens there yet
+	clk := testutil.NewClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
 	path := filepath.Join(t.TempDir(), "m.db")
 	s, err := store.Open(path, store.Options{Now: clk.Now})
 	if err != nil {
