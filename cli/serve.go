@@ -161,6 +161,14 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 		carriers[store.ProviderTwilio] = carrier.NewTwilio(carrier.TwilioConfig{AccountSID: cfg.Twilio.AccountSID,
 			AuthToken: cfg.Twilio.AuthToken, BaseURL: cfg.Twilio.BaseURL, StatusCallbackURL: cfg.BaseURL + "/carrier/twilio/status"})
 	}
+	if cfg.Telnyx.configured() {
+		carriers[store.ProviderTelnyx] = carrier.NewTelnyx(carrier.TelnyxConfig{APIKey: cfg.Telnyx.APIKey,
+			BaseURL: cfg.Telnyx.BaseURL, WebhookURL: cfg.BaseURL + "/carrier/telnyx/webhook"})
+	}
+	wcfg.Telnyx = cfg.Telnyx.configured() && cfg.Telnyx.PublicKey != ""
+	if cfg.Telnyx.PublicKey != "" {
+		wcfg.TelnyxPublicKey, _ = carrier.ParseTelnyxPublicKey(cfg.Telnyx.PublicKey) // checked by parseServeConfig
+	}
 	cm := carrier.NewMetrics(reg, s)
 	disp := carrier.NewDispatcher(s, carrier.Options{Carriers: carriers, DefaultRate: cfg.SendRate, Metrics: cm})
 	s.OnOutbox(disp.Wake)
@@ -189,6 +197,9 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	}
 	wcfg.Receiver = carrier.NewReceiver(s, cm)
 	wcfg.BaseURL, wcfg.TwilioAuthToken = cfg.BaseURL, cfg.Twilio.AuthToken
+	if cfg.BaseURLSet {
+		wcfg.APIServer = cfg.BaseURL
+	}
 	// The browser session (sign-in, sign-out, /setup) and /static/ are web's; the OAuth
 	// authorization server asks the session who is signed in, and web routes its
 	// endpoints.
@@ -251,6 +262,12 @@ func checkCarriers(s *store.Store, cfg config) error {
 			return fmt.Errorf("number %s uses the twilio carrier, but the Twilio credentials are not set: "+
 				"set SWITCHBOARD_TWILIO_ACCOUNT_SID and SWITCHBOARD_TWILIO_AUTH_TOKEN (or -twilio-account-sid and -twilio-auth-token)", n.Phone)
 		}
+		// A Telnyx number needs the API key to send and the public key to believe its webhooks
+		// (inbound texts and receipts): without either it would fail silently.
+		if n.CarrierName() == store.ProviderTelnyx && (!cfg.Telnyx.configured() || cfg.Telnyx.PublicKey == "") {
+			return fmt.Errorf("number %s uses the telnyx carrier, but the Telnyx keys are not set: "+
+				"set SWITCHBOARD_TELNYX_API_KEY and SWITCHBOARD_TELNYX_PUBLIC_KEY (or -telnyx-api-key and -telnyx-public-key)", n.Phone)
+		}
 	}
 	return nil
 }
@@ -272,7 +289,8 @@ func printBanner(w io.Writer, cfg config, a *app) {
 	fmt.Fprintf(w, "  admin UI:        %s/inbox (sign in at %s/login)\n", cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  health:          %s/healthz  %s/readyz  %s/metrics\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  OAuth 2.0:       %s/oauth/authorize  %s/oauth/token  %s/oauth/revoke\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
-	fmt.Fprintf(w, "  carrier:         %s/carrier/twilio/sms  …/status  …/voice (Twilio), %s/carrier/sandbox/sms (sandbox)\n", cfg.BaseURL, cfg.BaseURL)
+	fmt.Fprintf(w, "  OAuth discovery: %s/.well-known/oauth-authorization-server\n", cfg.BaseURL)
+	fmt.Fprintf(w, "  carrier:         %s/carrier/twilio/sms  …/status  …/voice (Twilio), %s/carrier/telnyx/webhook (Telnyx), %s/carrier/sandbox/sms (sandbox)\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  data:            %s\n", dbPath(cfg.Data))
 	if b := cfg.Backup; b.URL != "" {
 		fmt.Fprintf(w, "  backups:         every %s to %s, keeping the newest %d\n", b.Every, b.URL, b.Keep)

@@ -61,6 +61,7 @@ func (h *Handler) routes() http.Handler {
 		mux.HandleFunc("POST /carrier/twilio/voice", h.twilioVoice)
 		mux.HandleFunc("POST /carrier/sandbox/sms", h.sandboxSMS)
 		mux.HandleFunc("POST /carrier/sandbox/voice", h.sandboxVoice)
+		mux.HandleFunc("POST /carrier/telnyx/webhook", h.telnyxWebhook) // Ed25519-signed, web/carrier_telnyx.go
 	}
 
 	// ---- OAuth 2.0 authorization server (handlers are the oauth package's) ----
@@ -69,6 +70,7 @@ func (h *Handler) routes() http.Handler {
 		mux.Handle("POST /oauth/authorize", forms.Handler(http.HandlerFunc(p.Authorize))) // the consent form
 		mux.HandleFunc("POST /oauth/token", p.Token)
 		mux.HandleFunc("POST /oauth/revoke", p.Revoke)
+		mux.HandleFunc("GET /.well-known/oauth-authorization-server", h.oauthMetadata) // RFC 8414
 	}
 
 	// ---- static files ----

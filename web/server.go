@@ -5,6 +5,7 @@ package web
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"io"
 	"io/fs"
@@ -46,11 +47,18 @@ type Config struct {
 	BaseURL string
 	// TwilioAuthToken verifies X-Twilio-Signature; "" refuses every Twilio callback.
 	TwilioAuthToken string
+	// TelnyxPublicKey verifies Telnyx webhooks (Ed25519); nil refuses every Telnyx callback.
+	TelnyxPublicKey ed25519.PublicKey
+	// Telnyx says the server has both Telnyx keys: the admin UI offers telnyx numbers.
+	Telnyx bool
 	// Receiver records what carriers send back; nil leaves the /carrier/ endpoints out.
 	Receiver *carrier.Receiver
 	// OpenAPI is the OpenAPI document of the integration API, served at /openapi.json and
 	// rendered at /docs; nil leaves both out.
 	OpenAPI []byte
+	// APIServer is the servers URL of the served OpenAPI document: the public URL when one is
+	// configured; "" keeps the document's "/" (wherever the document was fetched from).
+	APIServer string
 	// Sessions is the browser session with sign-in, sign-out and /setup (session.go); nil
 	// leaves those pages and the admin UI (ui.go) out.
 	Sessions *Sessions
@@ -90,6 +98,7 @@ func New(s *store.Store, cfg Config) http.Handler {
 	}
 	if cfg.OpenAPI != nil {
 		cfg.OpenAPI = localizeOpenAPI(cfg.OpenAPI, cfg.Stage, cfg.Provider)
+		cfg.OpenAPI = withAPIServer(cfg.OpenAPI, cfg.APIServer)
 	}
 	h := &Handler{store: s, cfg: cfg, logRequests: cfg.LogRequests, metrics: newMetrics(cfg.Registry), now: s.Now}
 	h.limiters.m = map[string]*limiterEntry{}
