@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -80,6 +81,7 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 		return err
 	}
 	srv := newHTTPServer(app.handler)
+	srv.RegisterOnShutdown(app.endStreams) // open GET /events streams end, so Shutdown need not wait for them
 	if err := writeServerInfo(cfg.Data, info); err != nil {
 		ln.Close()
 		app.stop()
@@ -128,6 +130,8 @@ type app struct {
 	handler  http.Handler
 	stops    []func()
 	setupURL string
+	// endStreams ends the open event streams (web.Config.Done) when the server shuts down.
+	endStreams func()
 }
 
 // stop stops the workers in reverse order of their start.
@@ -247,6 +251,9 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 		return nil, err
 	}
 	a.stops = append(a.stops, stopBackups)
+	streams := make(chan struct{})
+	a.endStreams = sync.OnceFunc(func() { close(streams) })
+	wcfg.Done = streams
 	a.handler = web.New(s, wcfg)
 	return a, nil
 }

@@ -388,6 +388,9 @@ func (s *Store) cancelCopies(tx *bolt.Tx, fx *effects, b *Broadcast, max int) (i
 		if err := putJSON(tx.Bucket(bMessages), key, m); err != nil {
 			return 0, err
 		}
+		if err := s.liveMessage(tx, fx, &m); err != nil {
+			return 0, err
+		}
 	}
 	return len(msgs), nil
 }

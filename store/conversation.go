@@ -293,7 +293,8 @@ type ConversationUpdate struct {
 	// SnoozeUntil, with Status snoozed, is when the conversation reopens by itself: in the
 	// future, at most a year ahead (nil: until the contact writes).
 	SnoozeUntil *time.Time
-	// ActorID is the user who makes the change, named in the thread's activity entries.
+	// ActorID is the user making the change ("" for the API): the thread's activity entries
+	// name them, and a user they assign is notified unless it is themselves.
 	ActorID string
 }
 
@@ -333,7 +334,7 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 	if errs != nil {
 		return c, errs
 	}
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
 		ok, err := getJSON(tx.Bucket(bConversations), wsKeyChecked(workspaceID, id), &c)
 		if err != nil {
 			return err
@@ -359,10 +360,16 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 			c.Labels = orEmpty(labels)
 		}
 		c.UpdatedAt = s.Now()
-		if err := s.logChanges(tx, &before, &c, u.ActorID); err != nil { // conversation_log.go
+		if err := s.logChanges(tx, fx, &before, &c, u.ActorID); err != nil { // conversation_log.go
 			return err
 		}
-		return putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c)
+		if err := putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c); err != nil {
+			return err
+		}
+		if u.AssignedUserIDs != nil {
+			return s.liveAssigned(tx, fx, &c, before.AssignedUserIDs, u.ActorID) // live_changes.go
+		}
+		return nil
 	})
 	return c, err
 }

@@ -137,6 +137,10 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		if err := touchConversation(tx, &conv, now, true); err != nil {
 			return err
 		}
+		// The live inbox hears of it: the message, who it is unread for, who is notified.
+		if err := s.liveInbound(tx, fx, &conv, &m, c); err != nil {
+			return err
+		}
 		// Replies sent later wait for no answer: the contact's text cancels them.
 		if err := s.cancelSendLater(tx, fx, workspaceID, conv.ID, ReplyFirstError); err != nil {
 			return err
@@ -293,7 +297,7 @@ func (s *Store) SetBlocked(workspaceID, userID, phone string, blocked bool) erro
 			return nil
 		}
 		// The change shows in the threads with the number (conversation_log.go).
-		if err := s.logBlock(tx, workspaceID, userID, phone, blocked); err != nil {
+		if err := s.logBlock(tx, fx, workspaceID, userID, phone, blocked); err != nil {
 			return err
 		}
 		if !blocked {

@@ -230,6 +230,9 @@ func (s *Store) storeMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convC
 	if err := putMessage(tx, &m); err != nil {
 		return m, err
 	}
+	if err := s.liveNewMessage(tx, fx, &m); err != nil {
+		return m, err
+	}
 	var queued error
 	if holdUntil.IsZero() {
 		queued = enqueue(tx, fx, &m)

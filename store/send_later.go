@@ -57,6 +57,10 @@ func (s *Store) cancelHeld(tx *bolt.Tx, fx *effects, m *Message, reason string) 
 	if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
 		return err
 	}
+	// An open thread shows the message cancelled in place.
+	if err := s.liveMessage(tx, fx, m); err != nil {
+		return err
+	}
 	return tx.Bucket(bConvMessages).Delete(idxKey(m.WorkspaceID, sendLaterTerm(m.ConversationID), m.ID))
 }
 

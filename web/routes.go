@@ -118,7 +118,6 @@ func (h *Handler) routes() http.Handler {
 		get("/inbox", roleSignedIn, h.inbox)
 		post("/inbox", roleMember, h.newConversation)
 		get("/inbox/{conversation}", roleMember, h.thread)
-		get("/inbox/{conversation}/items", roleMember, h.threadItems)
 		post("/inbox/{conversation}/reply", roleMember, h.threadReply)
 		post("/inbox/{conversation}/comment", roleMember, h.threadComment)
 		post("/inbox/{conversation}/assign", roleMember, h.threadAssign)
@@ -131,6 +130,16 @@ func (h *Handler) routes() http.Handler {
 		post("/inbox/{conversation}/reopen", roleMember, h.threadReopen)
 		post("/inbox/{conversation}/snooze", roleMember, h.threadSnooze)
 		post("/inbox/{conversation}/messages/{message}/cancel", roleMember, h.threadCancelMessage)
+		// ---- end live inbox ----
+
+		// ---- live inbox: the push stream, unread, list and thread fragments, profile ----
+		mux.HandleFunc("GET /events", h.events) // its own session check: 401, not a redirect
+		get("/inbox/list", roleMember, h.inboxList)
+		get("/inbox/unread", roleMember, h.unreadCount)
+		get("/inbox/{conversation}/items", roleMember, h.threadItems)
+		post("/inbox/{conversation}/unread", roleMember, h.threadMarkUnread)
+		get("/settings/profile", roleSignedIn, h.profile)
+		post("/settings/profile/notifications", roleSignedIn, h.saveNotifications)
 		// ---- end live inbox ----
 
 		// ---- admin UI: contacts, groups, broadcasts ----
@@ -180,7 +189,6 @@ func (h *Handler) routes() http.Handler {
 		post("/settings/webhooks/{sub}/{action}", roleAdmin, h.webhookAction)
 		post("/settings/webhooks/deliveries/{delivery}/redeliver", roleAdmin, h.redeliver)
 		// ---- accounts: the signed-in user's own profile, password, two-factor and sessions (ui_profile.go) ----
-		get("/settings/profile", roleSignedIn, h.profile)
 		post("/settings/profile", roleSignedIn, h.saveProfile)
 		post("/settings/profile/password", roleSignedIn, h.changePassword)
 		get("/settings/profile/2fa", roleSignedIn, h.twoFactorSetup)

@@ -71,6 +71,12 @@ type Config struct {
 	BackupRestore string
 	// Static, when set, is served under /static/ (its files are under a "static" directory).
 	Static fs.FS
+	// StreamAccess, when set, is asked when a GET /events stream opens and before each event it
+	// sends whether the request's session may still read (false for a session signed out or
+	// revoked elsewhere, or a disabled user): false ends the stream. Membership is checked anyway.
+	StreamAccess func(r *http.Request, userID string) bool
+	// Done, when closed, ends every open GET /events stream (server shutdown).
+	Done <-chan struct{}
 }
 
 // Handler holds what every handler needs; handlers are its methods, one file per action.
@@ -83,6 +89,8 @@ type Handler struct {
 	now         func() time.Time
 	// backupPage is the superuser's /admin/backup page, for a browser (no Authorization header).
 	backupPage http.Handler
+	// broker wakes the GET /events streams after a commit (events.go).
+	broker *broker
 }
 
 // New builds the HTTP handler with every route and the middleware chain.
@@ -102,6 +110,8 @@ func New(s *store.Store, cfg Config) http.Handler {
 	}
 	h := &Handler{store: s, cfg: cfg, logRequests: cfg.LogRequests, metrics: newMetrics(cfg.Registry), now: s.Now}
 	h.limiters.m = map[string]*limiterEntry{}
+	h.broker = newBroker(cfg.Done)
+	s.OnLive(h.broker.wake)
 	return h.routes()
 }
 

@@ -36,6 +36,7 @@ var doneNotices = map[string]string{
 	"block":     "Number blocked.",
 	"unblock":   "Number unblocked.",
 	"simulate":  "Inbound text simulated.",
+	"unread":    "Marked as unread.",
 	// The live inbox's thread forms (ui_thread_triage.go).
 	"later":     "Reply scheduled: it goes at the time you chose unless the contact writes first.",
 	"close":     "Conversation closed.",
@@ -63,13 +64,17 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 	if v.Mine {
 		f.AssignedTo = u.user.ID
 	}
-	items, cursor, err := h.store.InboxPage(u.ws.ID, f)
+	v.Unread, v.Mentions, v.ListURL = q.Get("unread") == "1", q.Get("mentions") == "1", inboxListURL(q)
+	items, cursor, live, err := h.liveInboxPage(q, u, f)
+	if !live {
+		items, cursor, err = h.store.InboxPage(u.ws.ID, f)
+	}
 	if err != nil {
 		return v, err
 	}
 	if cursor != "" {
 		next := url.Values{}
-		for _, k := range []string{"status", "assigned", "label", "q"} {
+		for _, k := range []string{"status", "assigned", "label", "q", "unread", "mentions"} {
 			if q.Get(k) != "" {
 				next.Set(k, q.Get(k))
 			}
@@ -95,6 +100,9 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 		}
 		row.When = formatWhen(at, h.now(), loc)
 		v.Rows = append(v.Rows, row)
+	}
+	if err := h.markUnreadRows(u, v.Rows); err != nil {
+		return v, err
 	}
 	if v.Labels, err = h.store.Labels(u.ws.ID); err != nil {
 		return v, err

@@ -71,10 +71,28 @@ func TestUIThreadOpensAtTheNewest(t *testing.T) {
 	if strings.Contains(part, "<html") || strings.Count(part, `data-testid="thread-message"`) != 50 || !strings.HasPrefix(strings.TrimSpace(part), `<li class="earlier"`) {
 		t.Errorf("the earlier fragment: want the next link and 50 items alone, got %.200s", part)
 	}
-	// The refresh from an anchor never carries more than 100 items.
-	_, all := e.send(t, c, "GET", thread+"/items?from="+attr(body, `name="anchor"`, "value"), nil, "HX-Request", "true")
-	if n := strings.Count(all, `data-testid="thread-message"`); n != 50 {
-		t.Errorf("the refresh from the page's anchor has %d messages, want its 50", n)
+	// The thread is not polled: the live page asks for the items after its newest one, which
+	// are none until something arrives, then only that; the fragment never carries more than 100.
+	if strings.Contains(body, "hx-trigger") {
+		t.Error("the thread page must not poll")
+	}
+	i := strings.LastIndex(body, `data-id="`)
+	newest := body[i+len(`data-id="`):]
+	newest = newest[:strings.Index(newest, `"`)]
+	_, none := e.send(t, c, "GET", thread+"/items?after="+newest, nil, "HX-Request", "true")
+	if strings.Contains(none, "data-id=") {
+		t.Errorf("nothing arrived after the newest item, got %.200s", none)
+	}
+	if _, err := e.st.RecordInboundMessage(e.a.ID, store.InboundMessage{From: "+14155550123", To: e.numberA, Text: "just now"}); err != nil {
+		t.Fatal(err)
+	}
+	_, one := e.send(t, c, "GET", thread+"/items?after="+newest, nil, "HX-Request", "true")
+	if strings.Count(one, `data-testid="thread-message"`) != 1 || !strings.Contains(one, "just now") {
+		t.Errorf("after the newest item: want the one new text, got %.300s", one)
+	}
+	_, all := e.send(t, c, "GET", thread+"/items?after=", nil, "HX-Request", "true")
+	if n := strings.Count(all, `data-testid="thread-message"`); n != 100 {
+		t.Errorf("the items from the start: %d messages, want at most 100", n)
 	}
 }
 

@@ -12,11 +12,17 @@ import (
 var profileNotices = map[string]string{
 	"saved": "Name and e-mail saved.", "password": "Password changed. Your other sessions are signed out.",
 	"2fa-off": "Two-factor is off.", "ended": "That session is signed out.", "ended-others": "Every other session is signed out.",
+	"notifications": "Notification settings saved.",
 }
 
 func (h *Handler) profileView(r *http.Request, u *ui) (views.ProfileView, error) {
 	v := views.ProfileView{Admin: u.isAdmin(), Name: u.user.Name, Email: u.user.Email, TwoFactor: u.user.TwoFactor,
 		Notice: profileNotices[r.URL.Query().Get("done")]}
+	p, err := h.store.NotificationPrefs(u.user.ID)
+	if err != nil {
+		return v, err
+	}
+	v.Notifications = views.NotificationsSection(views.NotificationsForm{Inbound: p.Inbound, Sound: p.Sound})
 	if u.user.TwoFactor {
 		n, err := h.store.RecoveryCodesLeft(u.user.ID)
 		if err != nil {

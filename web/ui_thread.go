@@ -116,6 +116,11 @@ func (h *Handler) thread(w http.ResponseWriter, r *http.Request, u *ui) {
 	if !ok {
 		return
 	}
+	// Opening the thread reads it: the one thing this GET changes (see ui_live.go).
+	if err := h.store.MarkRead(u.ws.ID, u.user.ID, c.ID); err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
 	h.renderThread(w, r, u, c, http.StatusOK, nil)
 }
 
@@ -130,25 +135,6 @@ func (h *Handler) renderThread(w http.ResponseWriter, r *http.Request, u *ui, c 
 		edit(&v)
 	}
 	h.render(w, r, u, status, v.Title, views.Thread(v))
-}
-
-// threadItems is GET /inbox/{conversation}/items: with ?before= the earlier items that "Show
-// earlier" puts in place, else the items from ?from= on (the fragment htmx refreshes).
-func (h *Handler) threadItems(w http.ResponseWriter, r *http.Request, u *ui) {
-	c, ok := h.conversationOf(w, r, u)
-	if !ok {
-		return
-	}
-	v, err := h.threadView(r, u, c)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	if r.URL.Query().Get("before") != "" {
-		h.fragment(w, r, views.ThreadEarlier(v))
-		return
-	}
-	h.fragment(w, r, views.ThreadItems(v))
 }
 
 // done redirects back to the thread with the result of its form (303).
@@ -270,7 +256,7 @@ func (h *Handler) threadUpdate(w http.ResponseWriter, r *http.Request, u *ui, wh
 func (h *Handler) threadAssign(w http.ResponseWriter, r *http.Request, u *ui) {
 	h.threadUpdate(w, r, u, "assign", func(store.Conversation) store.ConversationUpdate {
 		ids := r.PostForm["assignees"]
-		return store.ConversationUpdate{AssignedUserIDs: &ids}
+		return store.ConversationUpdate{AssignedUserIDs: &ids, ActorID: u.user.ID}
 	})
 }
 

@@ -10,8 +10,8 @@ import (
 )
 
 // loadItems fills v with a window of the thread: the newest items, or those before ?before=
-// (a "Show earlier" link followed without JavaScript), or — for the open page's refresh — those
-// from ?from= on. It reads only the items shown.
+// (a "Show earlier" link followed without JavaScript), or — for a form answered in place — those
+// from ?from= (the form's anchor) on. It reads only the items shown.
 func (h *Handler) loadItems(r *http.Request, u *ui, c store.Conversation, v *views.ThreadView, userName, contactName map[string]string) error {
 	q := r.URL.Query()
 	tq := store.ThreadQuery{Before: q.Get("before"), From: q.Get("from")}
@@ -28,36 +28,51 @@ func (h *Handler) loadItems(r *http.Request, u *ui, c store.Conversation, v *vie
 	} else if len(win.Items) > 0 {
 		v.Anchor = win.Items[0].ID
 	}
-	loc := u.ws.Location()
-	now := h.now()
+	loc, now := u.ws.Location(), h.now()
 	for _, t := range win.Items {
-		switch {
-		case t.Message != nil:
-			it := messageItem(t.Message, now, loc, userName, contactName)
-			if it.Media, err = h.attachmentsOf(t.Message.Media); err != nil {
-				return err
-			}
-			v.Items = append(v.Items, it)
-		case t.Comment != nil:
-			cm := t.Comment
-			it := views.ThreadItem{ID: cm.ID, Comment: true, At: formatWhen(cm.CreatedAt, now, loc), Text: cm.Text, Who: userName[cm.UserID]}
-			if it.Who == "" {
-				it.Who = "Someone"
-			}
-			for _, id := range cm.Mentions {
-				if n := userName[id]; n != "" {
-					it.Mentions = append(it.Mentions, "@"+n)
-				}
-			}
-			v.Items = append(v.Items, it)
-		case t.Entry != nil:
-			v.Items = append(v.Items, views.ThreadItem{ID: t.Entry.ID, Entry: true, At: formatWhen(t.Entry.CreatedAt, now, loc),
-				Text: entryText(t.Entry, now, loc, userName)})
+		it, err := h.threadItem(t, now, loc, userName, contactName)
+		if err != nil {
+			return err
 		}
+		v.Items = append(v.Items, it)
 	}
 	return nil
 }
 
+// threadItem is a thread item as the thread shows it: the one conversion used by the window
+// (the page, "Show earlier", a form sent in place) and by the live appender (ui_live.go), so an
+// item looks the same however it reached the page.
+func (h *Handler) threadItem(t store.ThreadItem, now time.Time, loc *time.Location, userName, contactName map[string]string) (views.ThreadItem, error) {
+	switch {
+	case t.Message != nil:
+		it := messageItem(t.Message, now, loc, userName, contactName)
+		var err error
+		it.Media, err = h.attachmentsOf(t.Message.Media)
+		return it, err
+	case t.Comment != nil:
+		return commentItem(t.Comment, now, loc, userName), nil
+	case t.Entry != nil:
+		return views.ThreadItem{ID: t.Entry.ID, Entry: true, At: formatWhen(t.Entry.CreatedAt, now, loc),
+			Text: entryText(t.Entry, now, loc, userName)}, nil
+	}
+	return views.ThreadItem{ID: t.ID}, nil
+}
+
+// commentItem is an internal comment as the thread shows it.
+func commentItem(cm *store.Comment, now time.Time, loc *time.Location, userName map[string]string) views.ThreadItem {
+	it := views.ThreadItem{ID: cm.ID, Comment: true, At: formatWhen(cm.CreatedAt, now, loc), Text: cm.Text, Who: userName[cm.UserID]}
+	if it.Who == "" {
+		it.Who = "Someone"
+	}
+	for _, id := range cm.Mentions {
+		if n := userName[id]; n != "" {
+			it.Mentions = append(it.Mentions, "@"+n)
+		}
+	}
+	return it
+}
+
+// messageItem is a message as the thread shows it (its media are added by threadItem).
 func messageItem(m *store.Message, now time.Time, loc *time.Location, userName, contactName map[string]string) views.ThreadItem {
 	it := views.ThreadItem{ID: m.ID, Outbound: m.Outbound, At: formatWhen(m.CreatedAt, now, loc), Text: m.Text, MediaError: m.MediaError,
 		Status: m.Status, Segments: m.Segments, Error: m.ProviderErr}
