@@ -46,7 +46,7 @@ func TestACrashResendsAtMostTwoMessagesPerWorker(t *testing.T) {
 	e := newEnv(t)
 	c := &windowCarrier{s: e.s, ws: e.ws, accepted: map[string]bool{}}
 	var recipients []string
-	for i := range 1500 {
+	for i := range 600 {
 		recipients = append(recipients, fmt.Sprintf("+1415777%04d", i))
 	}
 	b, err := e.s.SendBroadcast(e.ws, store.BroadcastInput{From: e.number, Recipients: recipients, Text: "Sale"})

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -290,7 +291,9 @@ func writeServerInfo(dataDir string, info serverInfo) error {
 	return nil
 }
 
-func printBanner(w io.Writer, cfg config, a *app) {
+// printBanner writes the banner in one write, so a reader of the pipe sees it whole.
+func printBanner(out io.Writer, cfg config, a *app) {
+	w := new(strings.Builder)
 	fmt.Fprintf(w, "Switchboard is listening on %s\n", cfg.Addr)
 	fmt.Fprintf(w, "  integration API: %s/%s/integrations/developer/%s/<action>\n", cfg.BaseURL, cfg.Stage, cfg.Provider)
 	fmt.Fprintf(w, "  admin UI:        %s/inbox (sign in at %s/login)\n", cfg.BaseURL, cfg.BaseURL)
@@ -305,4 +308,5 @@ func printBanner(w io.Writer, cfg config, a *app) {
 	if a.setupURL != "" {
 		fmt.Fprintf(w, "No admin yet. Finish setup (one-time link): %s\n", a.setupURL)
 	}
+	io.WriteString(out, w.String())
 }
