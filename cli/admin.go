@@ -85,6 +85,11 @@ func adminCommands() map[string]adminCommand {
 		"export-contacts":  {"--workspace W", adminExportContacts},             // contacts.go
 		"compact":          {"", adminCompact},
 
+		// Accounts: password and two-factor resets, the e-mail check (admin_users.go).
+		"reset-password": {"--user U [--password-stdin] [--base-url URL]", adminResetPassword},
+		"reset-2fa":      {"--user U", adminReset2FA},
+		"test-email":     {"--to ADDR [-smtp-url URL -smtp-from F]", adminTestEmail},
+
 		// Webhooks (admin_webhooks.go).
 		"list-subscriptions":  {"[--workspace W]", adminListSubscriptions},
 		"list-deliveries":     {"--subscription S [--limit N] [--attempts]", adminListDeliveries},

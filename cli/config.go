@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"switchboard/carrier"
+	"switchboard/mail"
 )
 
 // config is the server's configuration: flags, each also settable as SWITCHBOARD_<NAME>.
@@ -29,6 +30,18 @@ type config struct {
 	Twilio         twilioConfig
 	Telnyx         telnyxConfig
 	Backup         backupConfig // scheduled off-site backups (backup_offsite.go)
+	// MaxConnections bounds the open connections (-max-connections).
+	MaxConnections int
+	// RequireTwoFactor sends every user without two-factor to enrolment (-require-2fa).
+	RequireTwoFactor bool
+	// Mail is the SMTP server and sender (-smtp-url, -smtp-from); its URL "" sends no e-mail.
+	Mail mail.Config
+}
+
+// mailFlags registers -smtp-url and -smtp-from on fs (serve, and admin test-email).
+func mailFlags(fs *flag.FlagSet, m *mail.Config) {
+	fs.StringVar(&m.URL, "smtp-url", "", "SMTP server for e-mail: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://user:pass@host:465; empty sends none")
+	fs.StringVar(&m.From, "smtp-from", "", `sender of e-mail, e.g. "Switchboard <sms@example.com>"`)
 }
 
 // twilioConfig is the Twilio account the twilio adapter uses; the auth token is never logged
@@ -126,6 +139,9 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	twilioFlags(fs, &c.Twilio)
 	telnyxFlags(fs, &c.Telnyx)
 	backupFlags(fs, &c.Backup, true)
+	fs.IntVar(&c.MaxConnections, "max-connections", 10_000, "most open client connections; more wait to be accepted")
+	fs.BoolVar(&c.RequireTwoFactor, "require-2fa", false, "require two-factor sign-in for every user")
+	mailFlags(fs, &c.Mail)
 	// Environment first, so that flags given on the command line win.
 	if err := applyEnv(fs); err != nil {
 		return c, err
@@ -150,6 +166,12 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	}
 	if c.Carrier != "sandbox" && c.Carrier != "twilio" && c.Carrier != "telnyx" {
 		return c, fmt.Errorf("-carrier must be sandbox, twilio or telnyx")
+	}
+	if err := c.Mail.Check(); err != nil {
+		return c, err
+	}
+	if c.MaxConnections < 1 {
+		return c, fmt.Errorf("-max-connections must be 1 or more")
 	}
 	if c.SendRate < 0 {
 		return c, fmt.Errorf("-send-rate must be 0 or more messages per second")

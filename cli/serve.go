@@ -19,8 +19,10 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/net/netutil"
 
 	"switchboard/carrier"
+	"switchboard/mail"
 	"switchboard/media"
 	"switchboard/oauth"
 	"switchboard/store"
@@ -37,6 +39,9 @@ type serverInfo struct {
 }
 
 func serverInfoPath(dataDir string) string { return filepath.Join(dataDir, "server.json") }
+
+// sessionKeyPath is the file of the session cookie keys (web.SessionConfig.KeyFile).
+func sessionKeyPath(dataDir string) string { return filepath.Join(dataDir, "session.key") }
 
 func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -64,6 +69,9 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
+	// A flood of connections waits in the kernel's backlog beyond the bound instead of each
+	// holding a goroutine and its buffers.
+	ln = netutil.LimitListener(ln, cfg.MaxConnections)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -200,11 +208,23 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	// The browser session (sign-in, sign-out, /setup) and /static/ are web's; the OAuth
 	// authorization server asks the session who is signed in, and web routes its
 	// endpoints.
-	sess, err := web.NewSessions(s, web.SessionConfig{BaseURL: cfg.BaseURL})
+	// The cookie keys live in a file beside the database, never in it: a backup of the database
+	// cannot sign a session cookie.
+	// E-mail (invitations, reset links) goes through the store's outbox; the worker sends it.
+	scfg := web.SessionConfig{BaseURL: cfg.BaseURL, KeyFile: sessionKeyPath(cfg.Data), RequireTwoFactor: cfg.RequireTwoFactor}
+	if cfg.Mail.Enabled() {
+		mw := mail.NewWorker(s, cfg.Mail, nil)
+		mw.Start()
+		a.stops = append(a.stops, mw.Stop)
+		scfg.Mail = mw
+	}
+	sess, err := web.NewSessions(s, scfg)
 	if err != nil {
 		a.stop()
 		return nil, err
 	}
+	// Sessions idle or past their maximum age are deleted at start and then hourly.
+	a.stops = append(a.stops, sweeper{name: "session sweep", interval: time.Hour, atStart: true, run: sess.SweepStale}.start())
 	prov, err := oauth.New(s, oauth.Config{AccessTokenTTL: cfg.AccessTokenTTL, Session: sess})
 	if err != nil {
 		a.stop()

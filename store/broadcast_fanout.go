@@ -110,6 +110,12 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 			return false, err
 		}
 		msg := SendInput{Text: text, Media: b.Media, AuthorID: b.CreatedByID}
+		if tooLongFilled(text) {
+			if err := s.failCopy(tx, fx, &conv, created, now, msg, &b, "text "+filledTooLong); err != nil {
+				return false, err
+			}
+			continue
+		}
 		if _, err := s.queueCopy(tx, fx, &conv, created, now, msg, b.ID, holdUntil); err != nil {
 			return false, err
 		}

@@ -147,6 +147,14 @@ func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 		if msg != "" {
 			return fx.refuse(ValidationError{{"text", msg}})
 		}
+		// The text is filled in before anything is written, so that one too long once filled
+		// in is refused with nothing changed.
+		if in.Text, err = renderFor(tx, workspaceID, in.Text, to); err != nil {
+			return err
+		}
+		if tooLongFilled(in.Text) {
+			return fx.refuse(ValidationError{{"text", filledTooLong}})
+		}
 		now := s.Now()
 		if !in.SendAt.IsZero() {
 			if msg := CheckSendAt(in.SendAt, now); msg != "" {
@@ -155,9 +163,6 @@ func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 		}
 		conv, created, err := s.conversationFor(tx, fx, workspaceID, n, to, &now)
 		if err != nil {
-			return err
-		}
-		if in.Text, err = renderFor(tx, workspaceID, in.Text, to); err != nil {
 			return err
 		}
 		m, err = s.sendOrHold(tx, fx, &conv, created, now, in) // send_later.go

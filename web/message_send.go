@@ -30,6 +30,9 @@ func (h *Handler) sendMessage(w http.ResponseWriter, r *http.Request, c *call) {
 	if h.invalid(w, r, c, req.workspaceID, store.WorkspaceData{From: req.in.From, Text: req.in.Text}) {
 		return
 	}
+	if h.refuseArchived(w, r, c, req.workspaceID) {
+		return
+	}
 	// The workspace and membership checks (404, 403) run in the send's own transaction.
 	req.in.AuthorID, req.in.CheckMember = c.token.UserID, true
 	m, err := h.store.SendMessage(req.workspaceID, req.in)

@@ -104,6 +104,16 @@ func (h *Handler) routes() http.Handler {
 		mux.Handle("POST /logout", forms.Handler(http.HandlerFunc(ss.logout)))
 		mux.HandleFunc("GET /setup", ss.setupPage)
 		mux.Handle("POST /setup", forms.Handler(http.HandlerFunc(ss.setup)))
+		// ---- accounts: second factor, enrolment, password reset (begin) ----
+		mux.HandleFunc("GET /login/code", ss.codePage)
+		mux.Handle("POST /login/code", forms.Handler(http.HandlerFunc(ss.code)))
+		mux.HandleFunc("GET /login/enrol", ss.enrolPage)
+		mux.Handle("POST /login/enrol", forms.Handler(http.HandlerFunc(ss.enrol)))
+		mux.HandleFunc("GET /forgot", ss.forgotPage)
+		mux.Handle("POST /forgot", forms.Handler(http.HandlerFunc(ss.forgot)))
+		mux.HandleFunc("GET /reset/{token}", ss.resetPage)
+		mux.Handle("POST /reset/{token}", forms.Handler(http.HandlerFunc(ss.reset)))
+		// ---- accounts (end) ----
 
 		// ---- admin UI: the workspace switcher and the inbox ----
 		mux.HandleFunc("GET /{$}", h.root)
@@ -194,6 +204,15 @@ func (h *Handler) routes() http.Handler {
 		get("/settings/webhooks/{sub}/log", roleAdmin, h.webhookLog)
 		post("/settings/webhooks/{sub}/{action}", roleAdmin, h.webhookAction)
 		post("/settings/webhooks/deliveries/{delivery}/redeliver", roleAdmin, h.redeliver)
+		// ---- accounts: the signed-in user's own profile, password, two-factor and sessions (ui_profile.go) ----
+		post("/settings/profile", roleSignedIn, h.saveProfile)
+		post("/settings/profile/password", roleSignedIn, h.changePassword)
+		get("/settings/profile/2fa", roleSignedIn, h.twoFactorSetup)
+		post("/settings/profile/2fa", roleSignedIn, h.twoFactorConfirm)
+		post("/settings/profile/2fa/off", roleSignedIn, h.twoFactorOff)
+		post("/settings/profile/sessions/{session}/end", roleSignedIn, h.endSession)
+		post("/settings/profile/sessions/end-others", roleSignedIn, h.endOtherSessions)
+		// ---- accounts (end) ----
 
 		// The invitation link works signed out too (a new account), so it is not a page() route.
 		mux.HandleFunc("GET /invite/{token}", h.invitePage)
@@ -205,6 +224,10 @@ func (h *Handler) routes() http.Handler {
 		post("/admin/workspaces/{ws}/rename", roleSignedIn, su(h.adminRenameWorkspace))
 		post("/admin/workspaces/{ws}/archive", roleSignedIn, su(h.adminArchiveWorkspace))
 		get("/admin/users", roleSignedIn, su(h.adminUsers))
+		// ---- accounts: user management (ui_admin_users.go) ----
+		post("/admin/users/{user}/{action}", roleSignedIn, su(h.adminUserAction))
+		post("/admin/users/require-2fa", roleSignedIn, su(h.adminRequire2FA))
+		// ---- accounts (end) ----
 		get("/admin/oauth-clients", roleSignedIn, su(h.adminOAuthClients))
 		post("/admin/oauth-clients", roleSignedIn, su(h.adminCreateClient))
 		post("/admin/oauth-clients/{client}/rotate", roleSignedIn, su(h.adminRotateClient))

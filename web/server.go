@@ -274,13 +274,36 @@ func (h *Handler) invalid(w http.ResponseWriter, r *http.Request, c *call, works
 	return true
 }
 
-// authorize checks the workspace (404) and the token user's membership (403).
+// authorize checks the workspace (404), the token user's membership (403), and that the
+// workspace is not archived (403 "workspace is archived": an archived workspace is read-only
+// to the API, reads included).
 func (h *Handler) authorize(w http.ResponseWriter, r *http.Request, c *call, workspaceID string) bool {
 	if err := h.store.Authorize(workspaceID, c.token.UserID); err != nil {
 		writeStoreError(w, r, err)
 		return false
 	}
-	return true
+	return !h.refuseArchived(w, r, c, workspaceID)
+}
+
+// refuseArchived answers 403 "workspace is archived" and returns true when the workspace is
+// archived. Actions whose store call authorizes on its own call it after their body checks; the
+// workspace (404) and membership (403) checks still come first, so that only a member learns
+// that a workspace is archived.
+func (h *Handler) refuseArchived(w http.ResponseWriter, r *http.Request, c *call, workspaceID string) bool {
+	archived, err := h.store.WorkspaceArchived(workspaceID)
+	if err != nil {
+		writeStoreError(w, r, err)
+		return true
+	}
+	if archived {
+		if err := h.store.Authorize(workspaceID, c.token.UserID); err != nil {
+			writeStoreError(w, r, err)
+			return true
+		}
+		writeError(w, http.StatusForbidden, "workspace is archived")
+		return true
+	}
+	return false
 }
 
 func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {

@@ -120,25 +120,12 @@ func (h *Handler) adminArchiveWorkspace(w http.ResponseWriter, r *http.Request, 
 }
 
 func (h *Handler) adminUsers(w http.ResponseWriter, r *http.Request, u *ui) {
-	users, err := h.store.Users()
+	v, err := h.adminUsersView(u)
 	if err != nil {
 		h.uiError(w, r, u, err)
 		return
 	}
-	var v views.AdminUsersView
-	for _, usr := range users {
-		wss, err := h.store.UserWorkspaces(usr.ID)
-		if err != nil {
-			h.uiError(w, r, u, err)
-			return
-		}
-		names := make([]string, 0, len(wss))
-		for _, ws := range wss {
-			names = append(names, ws.Name)
-		}
-		v.Rows = append(v.Rows, views.AdminUserRow{Name: usr.Name, Email: usr.Email, Superuser: usr.Superuser,
-			Created: fmtTime(usr.CreatedAt, u.ws.Location()), Workspaces: strings.Join(names, ", ")})
-	}
+	v.Notice = adminUserNotices[r.URL.Query().Get("done")]
 	h.render(w, r, u, http.StatusOK, "Users", views.AdminUsers(v))
 }
 

@@ -13,9 +13,10 @@ import (
 	"switchboard/views"
 )
 
-// conversationOf finds the page's conversation in the current workspace. An id of another
-// workspace the user may open switches to it; any other id is the 404 page (never another
-// workspace's data). false when it answered.
+// conversationOf finds the page's conversation in the current workspace, or in another
+// workspace the user may open, which the page then acts on (u.ws) without switching the
+// session's workspace: a GET changes nothing, and the page offers the switch as a form. Any
+// other id is the 404 page (never another workspace's data). false when it answered.
 func (h *Handler) conversationOf(w http.ResponseWriter, r *http.Request, u *ui) (store.Conversation, bool) {
 	id := r.PathValue("conversation")
 	c, err := h.store.Conversation(u.ws.ID, id)
@@ -28,9 +29,6 @@ func (h *Handler) conversationOf(w http.ResponseWriter, r *http.Request, u *ui) 
 				u.ws, c, err = ws, other, nil
 				if u.role, err2 = h.store.MemberRole(ws.ID, u.user.ID); err2 != nil && !u.user.Superuser {
 					err = err2
-				}
-				if err == nil {
-					err = h.cfg.Sessions.Touch(w, r, sessionWorkspace, ws.ID)
 				}
 				break
 			}
@@ -53,6 +51,9 @@ func (h *Handler) threadView(r *http.Request, u *ui, c store.Conversation) (view
 	v := views.ThreadView{ID: c.ID, From: c.From, Status: c.Status, Labels: c.Labels, Assigned: c.AssignedUserIDs,
 		Number: strings.Join(c.Addresses, ", "), CanBlock: !c.IsGroup(), Notice: doneNotices[q.Get("done")]}
 	v.Title = c.Name
+	if u.ws.ID != u.home {
+		v.Elsewhere = views.Option{Value: u.ws.ID, Label: u.ws.Name}
+	}
 	contactName := map[string]string{}
 	for _, a := range c.Addresses {
 		if ct, err := h.store.ContactByPhone(u.ws.ID, a); err == nil {
