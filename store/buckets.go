@@ -46,7 +46,7 @@ var (
 	bOptOutPhone       = []byte("idx_opt_out_phone")
 	bOptOutLifts       = []byte("opt_out_lifts") // ws|0|phone|0|id -> OptOutLift (optout_lift.go)
 	bConsents          = []byte("consents")      // ws|0|phone|0|id -> Consent (consent.go)
-	bTokens            = []byte("api_tokens") // sha256(token) -> Token
+	bTokens            = []byte("api_tokens")    // sha256(token) -> Token
 	bTokenIDs          = []byte("idx_api_token_id")
 	bSubs              = []byte("webhook_subscriptions")
 	bSubEvent          = []byte("idx_webhook_subscription_event")
