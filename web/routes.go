@@ -111,6 +111,7 @@ func (h *Handler) routes() http.Handler {
 		post("/inbox/{conversation}/status", roleMember, h.threadStatus)
 		post("/inbox/{conversation}/block", roleMember, h.threadBlock)
 		post("/inbox/{conversation}/simulate", roleMember, h.threadSimulate)
+		post("/inbox/{conversation}/optout", roleMember, h.threadOptOut)
 
 		// ---- admin UI: contacts, groups, broadcasts ----
 		get("/contacts", roleMember, h.contacts)
@@ -121,6 +122,7 @@ func (h *Handler) routes() http.Handler {
 		post("/contacts/{contact}/groups", roleMember, h.contactGroupAdd)
 		post("/contacts/{contact}/groups/remove", roleMember, h.contactGroupRemove)
 		post("/contacts/{contact}/optout", roleMember, h.contactOptOut)
+		post("/contacts/{contact}/consent", roleMember, h.contactConsent)
 		get("/groups", roleMember, h.groups)
 		post("/groups", roleMember, h.groupCreate)
 		get("/groups/{group}", roleMember, h.group)

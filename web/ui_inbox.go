@@ -36,6 +36,7 @@ var doneNotices = map[string]string{
 	"block":     "Number blocked.",
 	"unblock":   "Number unblocked.",
 	"simulate":  "Inbound text simulated.",
+	"optout":    "Opted out: no more texts go to this number.",
 }
 
 // inboxPage is how many conversations a page of the inbox lists.
