@@ -15,28 +15,34 @@ import (
 // small — every outcome of a copy rewrites it — so its targets live beside it
 // (BroadcastTargetsOf) and Recipients is only filled in SendBroadcast's answer.
 type Broadcast struct {
-	ID             string     `json:"id"`
-	WorkspaceID    string     `json:"workspaceId"`
-	TenantID       string     `json:"tenantId"`
-	Name           string     `json:"name,omitempty"`
-	From           string     `json:"from"`
-	NumberID       string     `json:"numberId,omitempty"`
-	Text           string     `json:"text,omitempty"`
-	Media          []string   `json:"media,omitempty"`
-	Status         string     `json:"status"`
-	Recipients     []string   `json:"-"`
-	TotalQueued    int        `json:"totalQueued,omitempty"`
-	TotalSent      int        `json:"totalSent,omitempty"`
-	TotalDelivered int        `json:"totalDelivered,omitempty"`
-	TotalFailed    int        `json:"totalFailed,omitempty"`
-	TotalOptedOut  int        `json:"totalOptedOut,omitempty"`
-	CreatedByID    string     `json:"createdById,omitempty"`
-	SendAt         *time.Time `json:"sendAt,omitempty"`
-	StartedAt      *time.Time `json:"startedAt,omitempty"`
-	DeliveredAt    *time.Time `json:"deliveredAt,omitempty"` // when no copy was left queued or sending
-	CancelledAt    *time.Time `json:"cancelledAt,omitempty"`
-	CreatedAt      time.Time  `json:"createdAt"`
-	UpdatedAt      time.Time  `json:"updatedAt"`
+	ID             string   `json:"id"`
+	WorkspaceID    string   `json:"workspaceId"`
+	TenantID       string   `json:"tenantId"`
+	Name           string   `json:"name,omitempty"`
+	From           string   `json:"from"`
+	NumberID       string   `json:"numberId,omitempty"`
+	Text           string   `json:"text,omitempty"`
+	Media          []string `json:"media,omitempty"`
+	Status         string   `json:"status"`
+	Recipients     []string `json:"-"`
+	TotalQueued    int      `json:"totalQueued,omitempty"`
+	TotalSent      int      `json:"totalSent,omitempty"`
+	TotalDelivered int      `json:"totalDelivered,omitempty"`
+	TotalFailed    int      `json:"totalFailed,omitempty"`
+	TotalOptedOut  int      `json:"totalOptedOut,omitempty"`
+	// TotalLandline counts recipients skipped because a carrier flagged their number a landline
+	// (they are counted in TotalFailed too).
+	TotalLandline int `json:"totalLandline,omitempty"`
+	// FailedByCode counts failed copies by the carrier's error code (0: no code), for the
+	// broadcast page's plain-words explanations.
+	FailedByCode map[int]int `json:"failedByCode,omitempty"`
+	CreatedByID  string      `json:"createdById,omitempty"`
+	SendAt       *time.Time  `json:"sendAt,omitempty"`
+	StartedAt    *time.Time  `json:"startedAt,omitempty"`
+	DeliveredAt  *time.Time  `json:"deliveredAt,omitempty"` // when no copy was left queued or sending
+	CancelledAt  *time.Time  `json:"cancelledAt,omitempty"`
+	CreatedAt    time.Time   `json:"createdAt"`
+	UpdatedAt    time.Time   `json:"updatedAt"`
 	// Outstanding counts copies still queued, held or sending; the broadcast is done at zero.
 	Outstanding int `json:"outstanding,omitempty"`
 	// Fanout is set while recipients are still being queued: the broadcast cannot finish then.

@@ -95,6 +95,13 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 			b.TotalOptedOut++
 			continue
 		}
+		// A number a carrier proved cannot take texts (landline) is skipped, counted as failed
+		// with that reason.
+		if _, flagged := numberFlag(tx, workspaceID, r); flagged {
+			b.TotalFailed++
+			b.TotalLandline++
+			continue
+		}
 		conv, created, err := s.conversationFor(tx, fx, workspaceID, n, []string{r}, &now)
 		if err != nil {
 			return false, err

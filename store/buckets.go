@@ -46,6 +46,7 @@ var (
 	bOptOutPhone       = []byte("idx_opt_out_phone")
 	bOptOutLifts       = []byte("opt_out_lifts") // ws|0|phone|0|id -> OptOutLift (optout_lift.go)
 	bConsents          = []byte("consents")      // ws|0|phone|0|id -> Consent (consent.go)
+	bNumberFlags       = []byte("number_flags")  // ws|phone -> NumberFlag (carrier_codes.go)
 	bTokens            = []byte("api_tokens")    // sha256(token) -> Token
 	bTokenIDs          = []byte("idx_api_token_id")
 	bSubs              = []byte("webhook_subscriptions")
@@ -64,7 +65,7 @@ var allBuckets = [][]byte{
 	bMeta, bTenants, bWorkspaces, bUsers, bUserEmail, bMemberships, bUserWS, bInvitations,
 	bNumbers, bNumberPhone, bNumberGlobal, bProperties, bPropertyName, bContacts, bContactPhone, bContactEmail,
 	bContactTerms, bContactOrder, bContactNums, bConversations, bConvKey, bMessages, bConvMessages,
-	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bOptOutLifts, bConsents, bTokens, bTokenIDs, bSubs, bSubEvent,
+	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bOptOutLifts, bConsents, bNumberFlags, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 	bSubOwner, bSubPending, bEventPending, bConvActivity,
 }

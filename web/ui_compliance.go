@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,6 +24,11 @@ func (h *Handler) complianceView(u *ui, phone string) (views.ContactCompliance, 
 		v.OptOutReason, v.OptedOutAt = o.Reason, o.CreatedAt.In(loc).Format("2 Jan 2006 15:04 MST")
 		v.ContactOnly = !store.LiftableByAdmin(o.Reason)
 		v.CanLift = !v.ContactOnly && u.isAdmin()
+	}
+	if f, ok, err := h.store.NumberFlagOf(u.ws.ID, phone); err != nil {
+		return v, err
+	} else if ok {
+		v.Landline = "A carrier reported this number is a landline or not a mobile number (error " + strconv.Itoa(f.Code) + ")."
 	}
 	names := map[string]string{}
 	who := func(id string) string {
@@ -165,4 +171,32 @@ func (h *Handler) threadOptOut(w http.ResponseWriter, r *http.Request, u *ui) {
 		}
 	}
 	done(w, r, c, "optout")
+}
+
+// failureRows explains a broadcast's failed copies by carrier code, most frequent first, and
+// the recipients skipped as landlines.
+func failureRows(b *store.Broadcast) []views.FailureRow {
+	var rows []views.FailureRow
+	if b.TotalLandline > 0 {
+		rows = append(rows, views.FailureRow{Count: b.TotalLandline, Code: "landline",
+			What: "Skipped: a carrier reported these numbers are landlines or not mobile numbers.",
+			Do:   "Call these contacts, or ask them for a mobile number."})
+	}
+	codes := make([]int, 0, len(b.FailedByCode))
+	for c := range b.FailedByCode {
+		codes = append(codes, c)
+	}
+	slices.SortFunc(codes, func(x, y int) int { return b.FailedByCode[y] - b.FailedByCode[x] })
+	for _, c := range codes {
+		row := views.FailureRow{Count: b.FailedByCode[c], Code: strconv.Itoa(c)}
+		if e, ok := store.ExplainCarrierError("x " + row.Code); ok {
+			row.What, row.Do = e.What, e.Do
+		} else if c == 0 {
+			row.Code, row.What = "other", "The carrier refused these without a code."
+		} else {
+			row.What = "The carrier refused these with error " + row.Code + "."
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }

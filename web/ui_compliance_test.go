@@ -73,3 +73,37 @@ func TestUIPossibleOptOutBanner(t *testing.T) {
 		t.Error("the banner still shows after opting out")
 	}
 }
+
+// A 30007 failure shows in plain words in the thread; a 30006 one flags the number a landline
+// on the contact page.
+func TestUICarrierErrorExplained(t *testing.T) {
+	e := newUIEnv(t)
+	ct, err := e.st.CreateContact(e.a.ID, store.ContactInput{Phone: "+14155550140", FirstName: ptr("Lee")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := e.st.SendMessage(e.a.ID, store.SendInput{From: e.numberA, To: []string{ct.Phone()}, Text: "Big sale bit.ly/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := e.st.ClaimOutbound(10, 10, "", func(*store.PhoneNumber) int { return 100 })
+	if err != nil || len(cl) != 1 {
+		t.Fatalf("claim = %d, %v", len(cl), err)
+	}
+	if err := e.st.RecordOutcomes([]store.Outcome{{WorkspaceID: e.a.ID, MessageID: m.ID, Provider: "twilio", Err: "twilio 30007: Message filtered"}}); err != nil {
+		t.Fatal(err)
+	}
+	c := e.signIn(t, e.mo)
+	res, body := e.send(t, c, "GET", "/inbox/"+m.ConversationID, nil)
+	wantPage(t, "a thread with a 30007 failure", res, body, http.StatusOK, `data-testid="message-error-explained"`, "filtered the message", "What to do:")
+
+	m2, _ := e.st.SendMessage(e.a.ID, store.SendInput{From: e.numberA, To: []string{ct.Phone()}, Text: "hello"})
+	if _, err := e.st.ClaimOutbound(10, 10, "", func(*store.PhoneNumber) int { return 100 }); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.RecordOutcomes([]store.Outcome{{WorkspaceID: e.a.ID, MessageID: m2.ID, Provider: "twilio", Err: "twilio 30006: Landline"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, body = e.send(t, c, "GET", "/contacts/"+ct.ID, nil)
+	wantPage(t, "a landline contact", res, body, http.StatusOK, `data-testid="contact-landline"`, "Broadcasts skip this number")
+}

@@ -126,6 +126,9 @@ func (h *Handler) loadItems(u *ui, c store.Conversation, v *views.ThreadView, us
 	for _, m := range msgs {
 		it := views.ThreadItem{Outbound: m.Outbound, At: formatWhen(m.CreatedAt, now, loc), Text: m.Text, Media: m.Media,
 			Status: m.Status, Segments: m.Segments, Error: m.ProviderErr}
+		if e, ok := store.ExplainCarrierError(m.ProviderErr); ok && m.Status == store.MessageFailed {
+			it.Explain, it.Advice = e.What, e.Do
+		}
 		switch {
 		case m.Outbound && m.AuthorID != "" && userName[m.AuthorID] != "":
 			it.Who = userName[m.AuthorID]
