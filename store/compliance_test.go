@@ -161,3 +161,36 @@ func TestPossibleOptOutLabel(t *testing.T) {
 		t.Errorf("labels after two flagged texts = %v", c.Labels)
 	}
 }
+
+// The import's consentAt, consentSource and consentMethod columns add a granted entry; a bad
+// value rejects the row, named by its column.
+func TestImportConsentColumns(t *testing.T) {
+	clock := &testClock{time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC)}
+	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
+	csv := "phone,consentAt,consentSource,consentMethod\n" +
+		"+14155550601,2026-01-02T03:04:05Z,form,Signup sheet\n" +
+		"+14155550602,2026-01-02T03:04:05Z,,\n" +
+		"+14155550603,2027-01-01T00:00:00Z,form,\n" +
+		"+14155550604,2026-01-02T03:04:05Z,fax,\n" +
+		"+14155550605,,,\n"
+	rep, err := f.s.ImportContacts(f.ws, strings.NewReader(csv), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Imported != 3 || rep.Rejected != 2 {
+		t.Fatalf("report %+v; want 3 imported, 2 rejected", rep)
+	}
+	if !strings.Contains(rep.Errors[0].Reason, "consentAt") || !strings.Contains(rep.Errors[1].Reason, "consentSource") {
+		t.Errorf("reasons %+v; want consentAt then consentSource named", rep.Errors)
+	}
+	c, ok, _ := f.s.LatestConsent(f.ws, "+14155550601")
+	if !ok || c.Source != "form" || c.Method != "Signup sheet" || c.Status != store.ConsentGranted {
+		t.Errorf("consent of the first row = %+v %v", c, ok)
+	}
+	if c, ok, _ := f.s.LatestConsent(f.ws, "+14155550602"); !ok || c.Source != store.ConsentImport {
+		t.Errorf("consent without a source = %+v %v; want source import", c, ok)
+	}
+	if _, ok, _ := f.s.LatestConsent(f.ws, "+14155550605"); ok {
+		t.Error("a row with empty consent columns recorded consent")
+	}
+}
