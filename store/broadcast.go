@@ -36,13 +36,15 @@ type Broadcast struct {
 	// FailedByCode counts failed copies by the carrier's error code (0: no code), for the
 	// broadcast page's plain-words explanations.
 	FailedByCode map[int]int `json:"failedByCode,omitempty"`
-	CreatedByID  string      `json:"createdById,omitempty"`
-	SendAt       *time.Time  `json:"sendAt,omitempty"`
-	StartedAt    *time.Time  `json:"startedAt,omitempty"`
-	DeliveredAt  *time.Time  `json:"deliveredAt,omitempty"` // when no copy was left queued or sending
-	CancelledAt  *time.Time  `json:"cancelledAt,omitempty"`
-	CreatedAt    time.Time   `json:"createdAt"`
-	UpdatedAt    time.Time   `json:"updatedAt"`
+	// OptOutInstructions: copies whose text lacks STOP get OptOutInstruction appended.
+	OptOutInstructions bool       `json:"optOutInstructions,omitempty"`
+	CreatedByID        string     `json:"createdById,omitempty"`
+	SendAt             *time.Time `json:"sendAt,omitempty"`
+	StartedAt          *time.Time `json:"startedAt,omitempty"`
+	DeliveredAt        *time.Time `json:"deliveredAt,omitempty"` // when no copy was left queued or sending
+	CancelledAt        *time.Time `json:"cancelledAt,omitempty"`
+	CreatedAt          time.Time  `json:"createdAt"`
+	UpdatedAt          time.Time  `json:"updatedAt"`
 	// Outstanding counts copies still queued, held or sending; the broadcast is done at zero.
 	Outstanding int `json:"outstanding,omitempty"`
 	// Fanout is set while recipients are still being queued: the broadcast cannot finish then.
@@ -80,6 +82,8 @@ type BroadcastInput struct {
 	Media                  []string
 	AuthorID               string
 	SendAt                 *time.Time
+	// OptOutInstructions appends OptOutInstruction to each copy whose text lacks "STOP".
+	OptOutInstructions bool
 }
 
 // LatestSendAt is the furthest a broadcast may be scheduled: one calendar year after now.
@@ -159,7 +163,7 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 		now := s.Now()
 		b = Broadcast{ID: s.NewID(), WorkspaceID: workspaceID, TenantID: s.tenantID, Name: strings.TrimSpace(in.Name),
 			From: in.From, NumberID: n.ID, Text: in.Text, Media: orEmpty(in.Media), CreatedByID: in.AuthorID,
-			SendAt: in.SendAt, CreatedAt: now, UpdatedAt: now}
+			SendAt: in.SendAt, CreatedAt: now, UpdatedAt: now, OptOutInstructions: in.OptOutInstructions}
 		if err := putJSON(tx.Bucket(bBroadcastTargets), wsKey(workspaceID, b.ID), targets); err != nil {
 			return err
 		}

@@ -171,7 +171,7 @@ func (s *Store) copyMaker(tx *bolt.Tx, w *Workspace, b *Broadcast) (func(phone s
 	needContact := tmpl.HasTags() || !quiet.Off()
 	return func(phone string) (string, time.Time, error) {
 		if !needContact {
-			return b.Text, time.Time{}, nil
+			return withOptOutInstruction(b, b.Text), time.Time{}, nil
 		}
 		var c Contact
 		if id := contactIDByPhone(tx, b.WorkspaceID, phone); id != "" {
@@ -189,6 +189,7 @@ func (s *Store) copyMaker(tx *bolt.Tx, w *Workspace, b *Broadcast) (func(phone s
 				return ContactTagValue(&c, name)
 			})
 		}
+		text = withOptOutInstruction(b, text)
 		var hold time.Time
 		if !quiet.Off() {
 			if end, ok := quiet.Until(now, ContactLocation(c.TimeZone, phone, wsLoc, now)); ok {
@@ -197,4 +198,19 @@ func (s *Store) copyMaker(tx *bolt.Tx, w *Workspace, b *Broadcast) (func(phone s
 		}
 		return text, hold, nil
 	}, nil
+}
+
+// OptOutInstruction is what "Add opt-out instructions" appends to a copy.
+const OptOutInstruction = " Reply STOP to opt out."
+
+// withOptOutInstruction appends OptOutInstruction when b asks for it and the copy's own text
+// does not already mention STOP in any case (the rendered text: a merge tag may bring it).
+func withOptOutInstruction(b *Broadcast, text string) string {
+	if !b.OptOutInstructions || strings.Contains(strings.ToUpper(text), "STOP") {
+		return text
+	}
+	if text == "" {
+		return strings.TrimSpace(OptOutInstruction) // a media-only copy
+	}
+	return text + OptOutInstruction
 }

@@ -64,3 +64,29 @@ func TestLandlineFlagSkipsBroadcasts(t *testing.T) {
 		t.Errorf("second broadcast queued %d failed %d landline %d; want 2, 2, 2", b2.TotalQueued, b2.TotalFailed, b2.TotalLandline)
 	}
 }
+
+func TestOptOutInstructions(t *testing.T) {
+	h := newHookFixture(t)
+	for _, tc := range []struct {
+		text string
+		on   bool
+		want string
+	}{
+		{"Sale today", true, "Sale today Reply STOP to opt out."},
+		{"Sale today. Text stop to quit", true, "Sale today. Text stop to quit"},
+		{"Sale today", false, "Sale today"},
+	} {
+		b, err := h.s.SendBroadcast(h.ws, store.BroadcastInput{From: h.number, Text: tc.text, OptOutInstructions: tc.on,
+			Recipients: []string{"+14155550701"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl := claimAll(t, h.s, 10)
+		if len(cl) != 1 || cl[0].Messages[0].Text != tc.want || cl[0].Messages[0].BroadcastID != b.ID {
+			t.Errorf("copy of %q (instructions %v) = %+v; want %q", tc.text, tc.on, cl, tc.want)
+		}
+		if err := h.s.RecordOutcomes([]store.Outcome{{WorkspaceID: h.ws, MessageID: cl[0].Messages[0].ID, Provider: "sandbox", ProviderIDs: []string{b.ID}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
