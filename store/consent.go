@@ -161,3 +161,36 @@ func (s *Store) LatestConsent(workspaceID, phone string) (Consent, bool, error) 
 	}
 	return all[0], true, nil
 }
+
+// consentEntry validates in.Consent (fields named "consent.at", …); nil when none was given.
+func (s *Store) consentEntry(in *ContactInput) (*Consent, error) {
+	if in.Consent == nil {
+		return nil, nil
+	}
+	c, errs := in.Consent.check("consent.", s.Now())
+	if errs != nil {
+		return nil, errs
+	}
+	c.RecordedBy = in.ConsentBy
+	return &c, nil
+}
+
+// importConsentNames names consent failures by their import columns.
+var importConsentNames = strings.NewReplacer("consent.at", colConsentAt, "consent.source", colConsentSource,
+	"consent.method", colConsentMethod, "consent.status", "consentStatus")
+
+// importConsentCell sets one consent column's value on a row being imported; a row with any
+// consent column gets an entry (source import unless its consentSource says otherwise).
+func importConsentCell(in *ContactInput, column, v string) {
+	if in.Consent == nil {
+		in.Consent = &ConsentInput{Source: ConsentImport}
+	}
+	switch column {
+	case colConsentAt:
+		in.Consent.At = v
+	case colConsentSource:
+		in.Consent.Source = v
+	default:
+		in.Consent.Method = v
+	}
+}

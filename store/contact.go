@@ -111,19 +111,6 @@ type ContactInput struct {
 	ConsentBy string
 }
 
-// consentEntry validates in.Consent (fields named "consent.at", …); nil when none was given.
-func (s *Store) consentEntry(in *ContactInput) (*Consent, error) {
-	if in.Consent == nil {
-		return nil, nil
-	}
-	c, errs := in.Consent.check("consent.", s.Now())
-	if errs != nil {
-		return nil, errs
-	}
-	c.RecordedBy = in.ConsentBy
-	return &c, nil
-}
-
 // checkTimeZone refuses a time zone that is not an IANA name.
 func (in *ContactInput) checkTimeZone() error {
 	if in.TimeZone != nil && *in.TimeZone != "" && !ValidTimeZone(*in.TimeZone) {

@@ -345,17 +345,7 @@ func importRecord(rec []string, cols []importColumn) (ContactInput, []string, st
 			}
 			in.TimeZone = &v
 		case colConsentAt, colConsentSource, colConsentMethod:
-			if in.Consent == nil {
-				in.Consent = &ConsentInput{Source: ConsentImport}
-			}
-			switch col.base {
-			case colConsentAt:
-				in.Consent.At = v
-			case colConsentSource:
-				in.Consent.Source = v
-			default:
-				in.Consent.Method = v
-			}
+			importConsentCell(&in, col.base, v)
 		case colGroups:
 			for _, g := range strings.Split(v, ";") {
 				if g = strings.TrimSpace(g); g == "" {
@@ -435,10 +425,6 @@ func convertProperty(typ, v string) (any, string) {
 	}
 	return nil, fmt.Sprintf("has an unknown type %q", typ)
 }
-
-// importConsentNames names consent failures by their import columns.
-var importConsentNames = strings.NewReplacer("consent.at", colConsentAt, "consent.source", colConsentSource,
-	"consent.method", colConsentMethod, "consent.status", "consentStatus")
 
 // rowReason is a write-time validation failure as one reason line.
 func rowReason(v ValidationError) string {
