@@ -70,7 +70,7 @@ func adminCommands() map[string]adminCommand {
 		"create-user":      {"--email E --name N [--password P | --password-stdin] [--superuser]", adminCreateUser},
 		"create-workspace": {"--name N", adminCreateWorkspace},
 		"add-member":       {"--workspace W --user U", adminAddMember},
-		"add-number":       {"--workspace W --phone +1… [--name N] [--carrier sandbox|twilio] [--rate R]", adminAddNumber},
+		"add-number":       {"--workspace W --phone +1… [--name N] [--carrier sandbox|twilio|telnyx] [--rate R]", adminAddNumber},
 		"list-numbers":     {"[--workspace W]", adminListNumbers},
 		"list-workspaces":  {"", adminListWorkspaces},
 		"list-users":       {"", adminListUsers},

@@ -13,12 +13,15 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"switchboard/carrier"
+	"switchboard/media"
 	"switchboard/oauth"
 	"switchboard/store"
 	"switchboard/web"
@@ -71,6 +74,7 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 		return err
 	}
 	srv := newHTTPServer(app.handler)
+	srv.RegisterOnShutdown(app.endStreams) // open GET /events streams end, so Shutdown need not wait for them
 	if err := writeServerInfo(cfg.Data, info); err != nil {
 		ln.Close()
 		app.stop()
@@ -119,6 +123,8 @@ type app struct {
 	handler  http.Handler
 	stops    []func()
 	setupURL string
+	// endStreams ends the open event streams (web.Config.Done) when the server shuts down.
+	endStreams func()
 }
 
 // stop stops the workers in reverse order of their start.
@@ -152,6 +158,14 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 		carriers[store.ProviderTwilio] = carrier.NewTwilio(carrier.TwilioConfig{AccountSID: cfg.Twilio.AccountSID,
 			AuthToken: cfg.Twilio.AuthToken, BaseURL: cfg.Twilio.BaseURL, StatusCallbackURL: cfg.BaseURL + "/carrier/twilio/status"})
 	}
+	if cfg.Telnyx.configured() {
+		carriers[store.ProviderTelnyx] = carrier.NewTelnyx(carrier.TelnyxConfig{APIKey: cfg.Telnyx.APIKey,
+			BaseURL: cfg.Telnyx.BaseURL, WebhookURL: cfg.BaseURL + "/carrier/telnyx/webhook"})
+	}
+	wcfg.Telnyx = cfg.Telnyx.configured() && cfg.Telnyx.PublicKey != ""
+	if cfg.Telnyx.PublicKey != "" {
+		wcfg.TelnyxPublicKey, _ = carrier.ParseTelnyxPublicKey(cfg.Telnyx.PublicKey) // checked by parseServeConfig
+	}
 	cm := carrier.NewMetrics(reg, s)
 	disp := carrier.NewDispatcher(s, carrier.Options{Carriers: carriers, DefaultRate: cfg.SendRate, Metrics: cm})
 	s.OnOutbox(disp.Wake)
@@ -164,8 +178,25 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	s.OnSchedule(sched.Wake)
 	sched.Start()
 	a.stops = append(a.stops, sched.Stop)
+	// Media (MMS): kept files' URLs start with the public URL, so carriers can fetch them, and
+	// inbound Twilio media are fetched into the store from its durable queue.
+	s.SetPublicURL(cfg.BaseURL)
+	if cfg.Twilio.configured() {
+		fetcher, err := media.NewFetcher(s, media.FetcherOptions{BaseURL: cfg.Twilio.BaseURL,
+			AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken})
+		if err != nil {
+			a.stop()
+			return nil, err
+		}
+		s.OnMediaFetch(fetcher.Wake)
+		fetcher.Start()
+		a.stops = append(a.stops, fetcher.Stop)
+	}
 	wcfg.Receiver = carrier.NewReceiver(s, cm)
 	wcfg.BaseURL, wcfg.TwilioAuthToken = cfg.BaseURL, cfg.Twilio.AuthToken
+	if cfg.BaseURLSet {
+		wcfg.APIServer = cfg.BaseURL
+	}
 	// The browser session (sign-in, sign-out, /setup) and /static/ are web's; the OAuth
 	// authorization server asks the session who is signed in, and web routes its
 	// endpoints.
@@ -192,6 +223,8 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	// Workspace message retention: messages older than a workspace's retention days are
 	// deleted at start and then hourly, in bounded transactions.
 	a.stops = append(a.stops, sweeper{name: "retention sweep", interval: time.Hour, atStart: true, run: s.SweepRetention}.start())
+	// Snoozed conversations reopen when their time passes: checked at start and every 15 s.
+	a.stops = append(a.stops, sweeper{name: "snooze sweep", interval: 15 * time.Second, atStart: true, run: s.SweepSnoozed}.start())
 	// Scheduled off-site backups (-backup-url), listed on /admin/backup.
 	stopBackups, err := startBackups(s, cfg.Backup, reg, &wcfg)
 	if err != nil {
@@ -199,6 +232,9 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 		return nil, err
 	}
 	a.stops = append(a.stops, stopBackups)
+	streams := make(chan struct{})
+	a.endStreams = sync.OnceFunc(func() { close(streams) })
+	wcfg.Done = streams
 	a.handler = web.New(s, wcfg)
 	return a, nil
 }
@@ -213,6 +249,12 @@ func checkCarriers(s *store.Store, cfg config) error {
 		if n.CarrierName() == store.ProviderTwilio && !cfg.Twilio.configured() {
 			return fmt.Errorf("number %s uses the twilio carrier, but the Twilio credentials are not set: "+
 				"set SWITCHBOARD_TWILIO_ACCOUNT_SID and SWITCHBOARD_TWILIO_AUTH_TOKEN (or -twilio-account-sid and -twilio-auth-token)", n.Phone)
+		}
+		// A Telnyx number needs the API key to send and the public key to believe its webhooks
+		// (inbound texts and receipts): without either it would fail silently.
+		if n.CarrierName() == store.ProviderTelnyx && (!cfg.Telnyx.configured() || cfg.Telnyx.PublicKey == "") {
+			return fmt.Errorf("number %s uses the telnyx carrier, but the Telnyx keys are not set: "+
+				"set SWITCHBOARD_TELNYX_API_KEY and SWITCHBOARD_TELNYX_PUBLIC_KEY (or -telnyx-api-key and -telnyx-public-key)", n.Phone)
 		}
 	}
 	return nil
@@ -229,13 +271,16 @@ func writeServerInfo(dataDir string, info serverInfo) error {
 	return nil
 }
 
-func printBanner(w io.Writer, cfg config, a *app) {
+// printBanner writes the banner in one write, so a reader of the pipe sees it whole.
+func printBanner(out io.Writer, cfg config, a *app) {
+	w := new(strings.Builder)
 	fmt.Fprintf(w, "Switchboard is listening on %s\n", cfg.Addr)
 	fmt.Fprintf(w, "  integration API: %s/%s/integrations/developer/%s/<action>\n", cfg.BaseURL, cfg.Stage, cfg.Provider)
 	fmt.Fprintf(w, "  admin UI:        %s/inbox (sign in at %s/login)\n", cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  health:          %s/healthz  %s/readyz  %s/metrics\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  OAuth 2.0:       %s/oauth/authorize  %s/oauth/token  %s/oauth/revoke\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
-	fmt.Fprintf(w, "  carrier:         %s/carrier/twilio/sms  …/status  …/voice (Twilio), %s/carrier/sandbox/sms (sandbox)\n", cfg.BaseURL, cfg.BaseURL)
+	fmt.Fprintf(w, "  OAuth discovery: %s/.well-known/oauth-authorization-server\n", cfg.BaseURL)
+	fmt.Fprintf(w, "  carrier:         %s/carrier/twilio/sms  …/status  …/voice (Twilio), %s/carrier/telnyx/webhook (Telnyx), %s/carrier/sandbox/sms (sandbox)\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  data:            %s\n", dbPath(cfg.Data))
 	if b := cfg.Backup; b.URL != "" {
 		fmt.Fprintf(w, "  backups:         every %s to %s, keeping the newest %d\n", b.Every, b.URL, b.Keep)
@@ -243,4 +288,5 @@ func printBanner(w io.Writer, cfg config, a *app) {
 	if a.setupURL != "" {
 		fmt.Fprintf(w, "No admin yet. Finish setup (one-time link): %s\n", a.setupURL)
 	}
+	io.WriteString(out, w.String())
 }

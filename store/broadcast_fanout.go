@@ -106,6 +106,12 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 		if err != nil {
 			return false, err
 		}
+		if created {
+			// A broadcast copy does not open a conversation: only the contact's reply does.
+			if err := startClosed(tx, &conv); err != nil {
+				return false, err
+			}
+		}
 		text, holdUntil, err := copyOf(r)
 		if err != nil {
 			return false, err

@@ -59,6 +59,19 @@ var (
 	bSubOwner          = []byte("idx_webhook_subscription_owner")   // see ownerKey (subscription.go)
 	bSubPending        = []byte("idx_webhook_subscription_pending") // sub|delivery -> empty, pending only
 	bEventPending      = []byte("idx_webhook_event_pending")        // event|delivery -> empty, pending only
+	// The live inbox's push (live_event.go, unread.go, notify_prefs.go).
+	bLiveEvents  = []byte("live_events")        // ws|seq(8) -> at|kind|target|JSON
+	bLiveSeq     = []byte("live_event_seq")     // ws -> last seq(8)
+	bUnread      = []byte("unread")             // ws|user|conversation -> empty
+	bUnreadCount = []byte("unread_count")       // ws|user -> count(8)
+	bMentions    = []byte("idx_mentions")       // ws|user|at(8)|conversation -> empty
+	bMentionLast = []byte("mention_last")       // ws|user|conversation -> at(8)
+	bNotifyPrefs = []byte("notification_prefs") // user -> NotificationPrefs
+	// The live inbox (message_words.go, conversation_log.go, snooze.go).
+	bMsgWords    = []byte("idx_message_words")       // per-workspace bucket: word postings
+	bMsgSlots    = []byte("idx_message_slots")       // per-workspace bucket: num → conversation
+	bConvEntries = []byte("conversation_entries")    // ws|id -> ConversationEntry
+	bConvSnooze  = []byte("idx_conversation_snooze") // until(8)|ws|conversation -> empty
 )
 
 var allBuckets = [][]byte{
@@ -68,6 +81,9 @@ var allBuckets = [][]byte{
 	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bOptOutLifts, bConsents, bNumberFlags, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 	bSubOwner, bSubPending, bEventPending, bConvActivity,
+	bLiveEvents, bLiveSeq, bUnread, bUnreadCount, bMentions, bMentionLast, bNotifyPrefs,
+	bMedia, bMediaChunks, bMediaOwner, bMediaFetch, // media.go
+	bMsgWords, bMsgSlots, bConvEntries, bConvSnooze,
 }
 
 // Keys of the meta bucket, declared beside the buckets.

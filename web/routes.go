@@ -61,6 +61,7 @@ func (h *Handler) routes() http.Handler {
 		mux.HandleFunc("POST /carrier/twilio/voice", h.twilioVoice)
 		mux.HandleFunc("POST /carrier/sandbox/sms", h.sandboxSMS)
 		mux.HandleFunc("POST /carrier/sandbox/voice", h.sandboxVoice)
+		mux.HandleFunc("POST /carrier/telnyx/webhook", h.telnyxWebhook) // Ed25519-signed, web/carrier_telnyx.go
 	}
 
 	// ---- OAuth 2.0 authorization server (handlers are the oauth package's) ----
@@ -69,6 +70,7 @@ func (h *Handler) routes() http.Handler {
 		mux.Handle("POST /oauth/authorize", forms.Handler(http.HandlerFunc(p.Authorize))) // the consent form
 		mux.HandleFunc("POST /oauth/token", p.Token)
 		mux.HandleFunc("POST /oauth/revoke", p.Revoke)
+		mux.HandleFunc("GET /.well-known/oauth-authorization-server", h.oauthMetadata) // RFC 8414
 	}
 
 	// ---- static files ----
@@ -83,6 +85,9 @@ func (h *Handler) routes() http.Handler {
 			files.ServeHTTP(w, r)
 		}))
 	}
+
+	// ---- media (MMS attachments): served without sign-in, the random token is the key ----
+	mux.HandleFunc("GET /media/{token}/{name}", h.serveMedia)
 
 	if ss := h.cfg.Sessions; ss != nil {
 		// ---- the browser session: sign-in, sign-out, first-run setup ----
@@ -103,7 +108,6 @@ func (h *Handler) routes() http.Handler {
 		get("/inbox", roleSignedIn, h.inbox)
 		post("/inbox", roleMember, h.newConversation)
 		get("/inbox/{conversation}", roleMember, h.thread)
-		get("/inbox/{conversation}/items", roleMember, h.threadItems)
 		post("/inbox/{conversation}/reply", roleMember, h.threadReply)
 		post("/inbox/{conversation}/comment", roleMember, h.threadComment)
 		post("/inbox/{conversation}/assign", roleMember, h.threadAssign)
@@ -112,6 +116,22 @@ func (h *Handler) routes() http.Handler {
 		post("/inbox/{conversation}/block", roleMember, h.threadBlock)
 		post("/inbox/{conversation}/simulate", roleMember, h.threadSimulate)
 		post("/inbox/{conversation}/optout", roleMember, h.threadOptOut)
+		// ---- live inbox: triage and send later (ui_thread_triage.go) ----
+		post("/inbox/{conversation}/close", roleMember, h.threadClose)
+		post("/inbox/{conversation}/reopen", roleMember, h.threadReopen)
+		post("/inbox/{conversation}/snooze", roleMember, h.threadSnooze)
+		post("/inbox/{conversation}/messages/{message}/cancel", roleMember, h.threadCancelMessage)
+		// ---- end live inbox ----
+
+		// ---- live inbox: the push stream, unread, list and thread fragments, profile ----
+		mux.HandleFunc("GET /events", h.events) // its own session check: 401, not a redirect
+		get("/inbox/list", roleMember, h.inboxList)
+		get("/inbox/unread", roleMember, h.unreadCount)
+		get("/inbox/{conversation}/items", roleMember, h.threadItems)
+		post("/inbox/{conversation}/unread", roleMember, h.threadMarkUnread)
+		get("/settings/profile", roleSignedIn, h.profile)
+		post("/settings/profile/notifications", roleSignedIn, h.saveNotifications)
+		// ---- end live inbox ----
 
 		// ---- admin UI: contacts, groups, broadcasts ----
 		get("/contacts", roleMember, h.contacts)

@@ -5,6 +5,7 @@ package web
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"io"
 	"io/fs"
@@ -46,11 +47,18 @@ type Config struct {
 	BaseURL string
 	// TwilioAuthToken verifies X-Twilio-Signature; "" refuses every Twilio callback.
 	TwilioAuthToken string
+	// TelnyxPublicKey verifies Telnyx webhooks (Ed25519); nil refuses every Telnyx callback.
+	TelnyxPublicKey ed25519.PublicKey
+	// Telnyx says the server has both Telnyx keys: the admin UI offers telnyx numbers.
+	Telnyx bool
 	// Receiver records what carriers send back; nil leaves the /carrier/ endpoints out.
 	Receiver *carrier.Receiver
 	// OpenAPI is the OpenAPI document of the integration API, served at /openapi.json and
 	// rendered at /docs; nil leaves both out.
 	OpenAPI []byte
+	// APIServer is the servers URL of the served OpenAPI document: the public URL when one is
+	// configured; "" keeps the document's "/" (wherever the document was fetched from).
+	APIServer string
 	// Sessions is the browser session with sign-in, sign-out and /setup (session.go); nil
 	// leaves those pages and the admin UI (ui.go) out.
 	Sessions *Sessions
@@ -63,6 +71,12 @@ type Config struct {
 	BackupRestore string
 	// Static, when set, is served under /static/ (its files are under a "static" directory).
 	Static fs.FS
+	// StreamAccess, when set, is asked when a GET /events stream opens and before each event it
+	// sends whether the request's session may still read (false for a session signed out or
+	// revoked elsewhere, or a disabled user): false ends the stream. Membership is checked anyway.
+	StreamAccess func(r *http.Request, userID string) bool
+	// Done, when closed, ends every open GET /events stream (server shutdown).
+	Done <-chan struct{}
 }
 
 // Handler holds what every handler needs; handlers are its methods, one file per action.
@@ -75,6 +89,8 @@ type Handler struct {
 	now         func() time.Time
 	// backupPage is the superuser's /admin/backup page, for a browser (no Authorization header).
 	backupPage http.Handler
+	// broker wakes the GET /events streams after a commit (events.go).
+	broker *broker
 }
 
 // New builds the HTTP handler with every route and the middleware chain.
@@ -90,9 +106,12 @@ func New(s *store.Store, cfg Config) http.Handler {
 	}
 	if cfg.OpenAPI != nil {
 		cfg.OpenAPI = localizeOpenAPI(cfg.OpenAPI, cfg.Stage, cfg.Provider)
+		cfg.OpenAPI = withAPIServer(cfg.OpenAPI, cfg.APIServer)
 	}
 	h := &Handler{store: s, cfg: cfg, logRequests: cfg.LogRequests, metrics: newMetrics(cfg.Registry), now: s.Now}
 	h.limiters.m = map[string]*limiterEntry{}
+	h.broker = newBroker(cfg.Done)
+	s.OnLive(h.broker.wake)
 	return h.routes()
 }
 

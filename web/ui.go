@@ -30,6 +30,9 @@ type ui struct {
 	ws         store.Workspace // zero when the user has none
 	role       string          // admin or member in ws; superusers count as admin
 	section    string
+	// liveFrom is the workspace's last live event before the page loaded its data: the page's
+	// stream starts after it, so nothing that happens while the page loads is missed.
+	liveFrom uint64
 }
 
 func (u *ui) isAdmin() bool { return u.user.Superuser || u.role == "admin" }
@@ -97,6 +100,10 @@ func (h *Handler) page(need int, fn func(http.ResponseWriter, *http.Request, *ui
 			u.ws = u.workspaces[0]
 		}
 		if u.ws.ID != "" {
+			if u.liveFrom, err = h.store.LastLiveEvent(u.ws.ID); err != nil {
+				h.uiError(w, r, u, err)
+				return
+			}
 			if u.role, err = h.store.MemberRole(u.ws.ID, user.ID); err != nil && !errors.Is(err, store.ErrForbidden) {
 				h.uiError(w, r, u, err)
 				return
@@ -121,7 +128,11 @@ func (h *Handler) page(need int, fn func(http.ResponseWriter, *http.Request, *ui
 // never sends half a page with 200. Pages are never cached or framed.
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, u *ui, status int, title string, page templ.Component) {
 	f := views.Frame{Title: title, UserName: u.user.Name, Superuser: u.user.Superuser, Current: u.ws.ID,
-		Section: u.section, Back: r.URL.Path}
+		Section: u.section, Back: r.URL.Path, Live: u.ws.ID != "", LiveFrom: u.liveFrom}
+	if f.Live {
+		// The header's unread count; a failure to read it only leaves the count out.
+		f.Unread, _ = h.store.UnreadCount(u.ws.ID, u.user.ID)
+	}
 	if f.UserName == "" {
 		f.UserName = u.user.Email
 	}

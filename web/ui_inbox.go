@@ -37,6 +37,13 @@ var doneNotices = map[string]string{
 	"unblock":   "Number unblocked.",
 	"simulate":  "Inbound text simulated.",
 	"optout":    "Opted out: no more texts go to this number.",
+	"unread":    "Marked as unread.",
+	// The live inbox's thread forms (ui_thread_triage.go).
+	"later":     "Reply scheduled: it goes at the time you chose unless the contact writes first.",
+	"close":     "Conversation closed.",
+	"reopen":    "Conversation reopened.",
+	"snooze":    "Conversation snoozed.",
+	"cancelled": "Scheduled reply cancelled.",
 }
 
 // inboxPage is how many conversations a page of the inbox lists.
@@ -58,13 +65,17 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 	if v.Mine {
 		f.AssignedTo = u.user.ID
 	}
-	items, cursor, err := h.store.InboxPage(u.ws.ID, f)
+	v.Unread, v.Mentions, v.ListURL = q.Get("unread") == "1", q.Get("mentions") == "1", inboxListURL(q)
+	items, cursor, live, err := h.liveInboxPage(q, u, f)
+	if !live {
+		items, cursor, err = h.store.InboxPage(u.ws.ID, f)
+	}
 	if err != nil {
 		return v, err
 	}
 	if cursor != "" {
 		next := url.Values{}
-		for _, k := range []string{"status", "assigned", "label", "q"} {
+		for _, k := range []string{"status", "assigned", "label", "q", "unread", "mentions"} {
 			if q.Get(k) != "" {
 				next.Set(k, q.Get(k))
 			}
@@ -90,6 +101,9 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 		}
 		row.When = formatWhen(at, h.now(), loc)
 		v.Rows = append(v.Rows, row)
+	}
+	if err := h.markUnreadRows(u, v.Rows); err != nil {
+		return v, err
 	}
 	if v.Labels, err = h.store.Labels(u.ws.ID); err != nil {
 		return v, err
@@ -126,15 +140,24 @@ func formatWhen(t, now time.Time, loc *time.Location) string {
 // newConversation is POST /inbox: "New conversation" from one of the workspace's numbers to a
 // phone number; it opens the thread (the existing one when there is one).
 func (h *Handler) newConversation(w http.ResponseWriter, r *http.Request, u *ui) {
-	if !h.readUIForm(w, r, u) {
+	files, fileErr, ok := h.readMediaForm(w, r, u)
+	if !ok {
 		return
 	}
 	f := views.NewConversationForm{From: strings.TrimSpace(r.PostForm.Get("from")), To: strings.TrimSpace(r.PostForm.Get("to"))}
 	var conv store.Conversation
 	var err error
-	if !store.ValidE164(f.To) {
+	switch {
+	case !store.ValidE164(f.To):
 		err = store.ValidationError{{Field: "to", Message: store.E164Message}}
-	} else {
+	case fileErr != "":
+		err = store.ValidationError{{Field: "files", Message: fileErr}}
+	case len(files) > 0: // attachments go out as the conversation's first message
+		var m store.Message
+		if m, err = h.store.SendMessage(u.ws.ID, store.SendInput{From: f.From, To: []string{f.To}, Files: files, AuthorID: u.user.ID}); err == nil {
+			conv.ID = m.ConversationID
+		}
+	default:
 		conv, _, err = h.store.CreateConversation(u.ws.ID, f.From, f.To)
 	}
 	if f.Errors = fieldErrors(err, nil); f.Errors != nil {

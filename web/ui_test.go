@@ -316,8 +316,8 @@ func TestUIThreadFlow(t *testing.T) {
 		t.Errorf("a reply to an opted-out contact: %d, want 422 saying so", res.StatusCode)
 	}
 	_, frag := e.send(t, c, "GET", thread+"/items", nil)
-	if !strings.HasPrefix(strings.TrimSpace(frag), `<ol class="thread"`) || !strings.Contains(frag, ">STOP<") || strings.Contains(frag, "<html") {
-		t.Errorf("the items fragment: want the list alone with the inbound STOP, got %.200s", frag)
+	if !strings.HasPrefix(strings.TrimSpace(frag), `<li class="item`) || !strings.Contains(frag, ">STOP<") || strings.Contains(frag, "<html") {
+		t.Errorf("the items fragment: want the thread's items alone with the inbound STOP, got %.200s", frag)
 	}
 }
 
