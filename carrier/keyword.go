@@ -14,7 +14,7 @@ type Keyword = store.Keyword
 // The keyword families. NoKeyword is the zero value: an ordinary text.
 const (
 	NoKeyword    = store.NoKeyword
-	KeywordStop  = store.KeywordStop  // STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT: opt out
+	KeywordStop  = store.KeywordStop  // STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, REVOKE, OPTOUT: opt out
 	KeywordStart = store.KeywordStart // START, UNSTOP, YES: opt back in
 	KeywordHelp  = store.KeywordHelp  // HELP, INFO: the help reply
 )
@@ -22,17 +22,20 @@ const (
 var keywordFamilies = map[string]Keyword{
 	"STOP": KeywordStop, "STOPALL": KeywordStop, "UNSUBSCRIBE": KeywordStop,
 	"CANCEL": KeywordStop, "END": KeywordStop, "QUIT": KeywordStop,
+	"REVOKE": KeywordStop, "OPTOUT": KeywordStop,
 	"START": KeywordStart, "UNSTOP": KeywordStart, "YES": KeywordStart,
 	"HELP": KeywordHelp, "INFO": KeywordHelp,
 }
 
 // MatchKeyword reports the keyword family of an inbound text. The whole text counts, trimmed of
-// Unicode white space and compared case-insensitively: "stop" and " Stop\n" are KeywordStop,
-// "stop please" is NoKeyword, so a sentence that merely contains a keyword never opts anyone
-// out. Case folding is ASCII only, as carriers match: Unicode folding would make "ſtop" (long
-// s) a STOP that no carrier would honour, leaving the two sides disagreeing about an opt-out.
+// Unicode white space and of trailing ASCII punctuation, compared case-insensitively: "stop",
+// " Stop\n", "Stop." and "stop!!" are KeywordStop, "stop please" is NoKeyword, so a sentence
+// that merely contains a keyword never opts anyone out (LikelyOptOut flags those). Case folding
+// is ASCII only, as carriers match: Unicode folding would make "ſtop" (long s) a STOP that no
+// carrier would honour, leaving the two sides disagreeing about an opt-out.
 func MatchKeyword(text string) Keyword {
-	t := strings.TrimFunc(text, unicode.IsSpace)
+	t := strings.TrimLeftFunc(text, unicode.IsSpace)
+	t = strings.TrimRightFunc(t, func(r rune) bool { return unicode.IsSpace(r) || r < 0x80 && unicode.IsPunct(r) })
 	if len(t) > len("UNSUBSCRIBE") {
 		return NoKeyword
 	}

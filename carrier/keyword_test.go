@@ -32,10 +32,19 @@ func TestMatchKeyword(t *testing.T) {
 		{"   ", carrier.NoKeyword},
 		{"stop please", carrier.NoKeyword},
 		{"please stop", carrier.NoKeyword},
-		{"STOP!", carrier.NoKeyword},
+		{"STOP!", carrier.KeywordStop},
+		{"Stop.", carrier.KeywordStop},
+		{" STOP ", carrier.KeywordStop},
+		{"stop?!", carrier.KeywordStop},
+		{"Stop . !", carrier.KeywordStop},
+		{"revoke", carrier.KeywordStop},
+		{"OptOut!", carrier.KeywordStop},
+		{"opt out", carrier.NoKeyword}, // two words: LikelyOptOut flags it
+		{"!STOP", carrier.NoKeyword},   // only trailing punctuation is dropped
+		{"Start!", carrier.KeywordStart},
 		{"S T O P", carrier.NoKeyword},
 		{"STOPP", carrier.NoKeyword},
-		{"yes!", carrier.NoKeyword},
+		{"yes!", carrier.KeywordStart},
 		{"ſtop", carrier.NoKeyword},       // long s folds to s in Unicode, not at carriers
 		{"\u200bSTOP", carrier.NoKeyword}, // zero-width space is not white space
 		{"ＳＴＯＰ", carrier.NoKeyword},       // fullwidth letters
@@ -51,19 +60,21 @@ func TestMatchKeyword(t *testing.T) {
 var keywordWords = map[string]carrier.Keyword{
 	"STOP": carrier.KeywordStop, "STOPALL": carrier.KeywordStop, "UNSUBSCRIBE": carrier.KeywordStop,
 	"CANCEL": carrier.KeywordStop, "END": carrier.KeywordStop, "QUIT": carrier.KeywordStop,
+	"REVOKE": carrier.KeywordStop, "OPTOUT": carrier.KeywordStop,
 	"START": carrier.KeywordStart, "UNSTOP": carrier.KeywordStart, "YES": carrier.KeywordStart,
 	"HELP": carrier.KeywordHelp, "INFO": carrier.KeywordHelp,
 }
 
-// FuzzMatchKeyword: a text is a keyword exactly when, trimmed of white space and upper-cased
-// (ASCII), it is one of the words; never a panic.
+// FuzzMatchKeyword: a text is a keyword exactly when, trimmed of white space and trailing ASCII
+// punctuation and upper-cased (ASCII), it is one of the words; never a panic.
 func FuzzMatchKeyword(f *testing.F) {
 	for _, s := range []string{"STOP", " stop ", "stop please", "Yes", "ſtop", "\xff", "", "help\n\n", "unsubscribe!"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		got := carrier.MatchKeyword(text)
-		trimmed := strings.TrimFunc(text, unicode.IsSpace)
+		trimmed := strings.TrimLeftFunc(text, unicode.IsSpace)
+		trimmed = strings.TrimRightFunc(trimmed, func(r rune) bool { return unicode.IsSpace(r) || r < 0x80 && unicode.IsPunct(r) })
 		want := carrier.NoKeyword
 		ascii := true
 		for _, r := range trimmed {

@@ -38,7 +38,8 @@ func (r *Receiver) Route(to string) (store.PhoneNumber, error) {
 // before is recorded once.
 func (r *Receiver) SMS(n store.PhoneNumber, provider string, in InboundSMS) (store.InboundResult, error) {
 	res, err := r.store.ReceiveMessage(n.WorkspaceID, store.InboundMessage{From: in.From, To: n.Phone, Text: in.Text,
-		Media: in.Media, Provider: provider, ProviderID: in.MessageSID, Keyword: MatchKeyword(in.Text)})
+		Media: in.Media, Provider: provider, ProviderID: in.MessageSID, Keyword: MatchKeyword(in.Text),
+		PossibleOptOut: LikelyOptOut(in.Text)})
 	if err == nil && !res.Duplicate {
 		r.metrics.inbound.WithLabelValues(provider).Inc()
 	}

@@ -13,6 +13,7 @@ import (
 //
 //	+15005550001  refused: invalid number (permanent)
 //	+15005550004  refused: the recipient unsubscribed (permanent, records an opt-out)
+//	+15005550007  refused: filtered by the carrier, 30007 (permanent)
 //	+15005550009  refused: the number cannot receive texts (permanent)
 type Sandbox struct{}
 
@@ -32,6 +33,8 @@ func (Sandbox) Send(ctx context.Context, m Outbound) (string, error) {
 		return "", &PermanentError{Reason: "sandbox 21211: the 'To' number " + m.To + " is not a valid phone number"}
 	case "+15005550004":
 		return "", &PermanentError{Reason: "sandbox 21610: the recipient unsubscribed", Unsubscribed: true}
+	case "+15005550007":
+		return "", &PermanentError{Reason: "sandbox 30007: message filtered by the carrier"}
 	case "+15005550009":
 		return "", &PermanentError{Reason: "sandbox 21614: " + m.To + " is not a mobile number"}
 	}

@@ -15,28 +15,36 @@ import (
 // small — every outcome of a copy rewrites it — so its targets live beside it
 // (BroadcastTargetsOf) and Recipients is only filled in SendBroadcast's answer.
 type Broadcast struct {
-	ID             string     `json:"id"`
-	WorkspaceID    string     `json:"workspaceId"`
-	TenantID       string     `json:"tenantId"`
-	Name           string     `json:"name,omitempty"`
-	From           string     `json:"from"`
-	NumberID       string     `json:"numberId,omitempty"`
-	Text           string     `json:"text,omitempty"`
-	Media          []string   `json:"media,omitempty"`
-	Status         string     `json:"status"`
-	Recipients     []string   `json:"-"`
-	TotalQueued    int        `json:"totalQueued,omitempty"`
-	TotalSent      int        `json:"totalSent,omitempty"`
-	TotalDelivered int        `json:"totalDelivered,omitempty"`
-	TotalFailed    int        `json:"totalFailed,omitempty"`
-	TotalOptedOut  int        `json:"totalOptedOut,omitempty"`
-	CreatedByID    string     `json:"createdById,omitempty"`
-	SendAt         *time.Time `json:"sendAt,omitempty"`
-	StartedAt      *time.Time `json:"startedAt,omitempty"`
-	DeliveredAt    *time.Time `json:"deliveredAt,omitempty"` // when no copy was left queued or sending
-	CancelledAt    *time.Time `json:"cancelledAt,omitempty"`
-	CreatedAt      time.Time  `json:"createdAt"`
-	UpdatedAt      time.Time  `json:"updatedAt"`
+	ID             string   `json:"id"`
+	WorkspaceID    string   `json:"workspaceId"`
+	TenantID       string   `json:"tenantId"`
+	Name           string   `json:"name,omitempty"`
+	From           string   `json:"from"`
+	NumberID       string   `json:"numberId,omitempty"`
+	Text           string   `json:"text,omitempty"`
+	Media          []string `json:"media,omitempty"`
+	Status         string   `json:"status"`
+	Recipients     []string `json:"-"`
+	TotalQueued    int      `json:"totalQueued,omitempty"`
+	TotalSent      int      `json:"totalSent,omitempty"`
+	TotalDelivered int      `json:"totalDelivered,omitempty"`
+	TotalFailed    int      `json:"totalFailed,omitempty"`
+	TotalOptedOut  int      `json:"totalOptedOut,omitempty"`
+	// TotalLandline counts recipients skipped because a carrier flagged their number a landline
+	// (they are counted in TotalFailed too).
+	TotalLandline int `json:"totalLandline,omitempty"`
+	// FailedByCode counts failed copies by the carrier's error code (0: no code), for the
+	// broadcast page's plain-words explanations.
+	FailedByCode map[int]int `json:"failedByCode,omitempty"`
+	// OptOutInstructions: copies whose text lacks STOP get OptOutInstruction appended.
+	OptOutInstructions bool       `json:"optOutInstructions,omitempty"`
+	CreatedByID        string     `json:"createdById,omitempty"`
+	SendAt             *time.Time `json:"sendAt,omitempty"`
+	StartedAt          *time.Time `json:"startedAt,omitempty"`
+	DeliveredAt        *time.Time `json:"deliveredAt,omitempty"` // when no copy was left queued or sending
+	CancelledAt        *time.Time `json:"cancelledAt,omitempty"`
+	CreatedAt          time.Time  `json:"createdAt"`
+	UpdatedAt          time.Time  `json:"updatedAt"`
 	// Outstanding counts copies still queued, held or sending; the broadcast is done at zero.
 	Outstanding int `json:"outstanding,omitempty"`
 	// Fanout is set while recipients are still being queued: the broadcast cannot finish then.
@@ -75,6 +83,8 @@ type BroadcastInput struct {
 	Files                  []Upload // attachments kept with the broadcast; their URLs join Media (media.go)
 	AuthorID               string
 	SendAt                 *time.Time
+	// OptOutInstructions appends OptOutInstruction to each copy whose text lacks "STOP".
+	OptOutInstructions bool
 }
 
 // LatestSendAt is the furthest a broadcast may be scheduled: one calendar year after now.
@@ -154,7 +164,7 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 		now := s.Now()
 		b = Broadcast{ID: s.NewID(), WorkspaceID: workspaceID, TenantID: s.tenantID, Name: strings.TrimSpace(in.Name),
 			From: in.From, NumberID: n.ID, Text: in.Text, Media: orEmpty(in.Media), CreatedByID: in.AuthorID,
-			SendAt: in.SendAt, CreatedAt: now, UpdatedAt: now}
+			SendAt: in.SendAt, CreatedAt: now, UpdatedAt: now, OptOutInstructions: in.OptOutInstructions}
 		if len(in.Files) > 0 {
 			urls, err := s.putUploads(tx, workspaceID, b.ID, in.Files)
 			if err != nil {

@@ -95,6 +95,13 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 			b.TotalOptedOut++
 			continue
 		}
+		// A number a carrier proved cannot take texts (landline) is skipped, counted as failed
+		// with that reason.
+		if _, flagged := numberFlag(tx, workspaceID, r); flagged {
+			b.TotalFailed++
+			b.TotalLandline++
+			continue
+		}
 		conv, created, err := s.conversationFor(tx, fx, workspaceID, n, []string{r}, &now)
 		if err != nil {
 			return false, err
@@ -176,7 +183,7 @@ func (s *Store) copyMaker(tx *bolt.Tx, w *Workspace, b *Broadcast) (func(phone s
 	needContact := tmpl.HasTags() || !quiet.Off()
 	return func(phone string) (string, time.Time, error) {
 		if !needContact {
-			return b.Text, time.Time{}, nil
+			return withOptOutInstruction(b, b.Text), time.Time{}, nil
 		}
 		var c Contact
 		if id := contactIDByPhone(tx, b.WorkspaceID, phone); id != "" {
@@ -194,6 +201,7 @@ func (s *Store) copyMaker(tx *bolt.Tx, w *Workspace, b *Broadcast) (func(phone s
 				return ContactTagValue(&c, name)
 			})
 		}
+		text = withOptOutInstruction(b, text)
 		var hold time.Time
 		if !quiet.Off() {
 			if end, ok := quiet.Until(now, ContactLocation(c.TimeZone, phone, wsLoc, now)); ok {
@@ -202,4 +210,19 @@ func (s *Store) copyMaker(tx *bolt.Tx, w *Workspace, b *Broadcast) (func(phone s
 		}
 		return text, hold, nil
 	}, nil
+}
+
+// OptOutInstruction is what "Add opt-out instructions" appends to a copy.
+const OptOutInstruction = " Reply STOP to opt out."
+
+// withOptOutInstruction appends OptOutInstruction when b asks for it and the copy's own text
+// does not already mention STOP in any case (the rendered text: a merge tag may bring it).
+func withOptOutInstruction(b *Broadcast, text string) string {
+	if !b.OptOutInstructions || strings.Contains(strings.ToUpper(text), "STOP") {
+		return text
+	}
+	if text == "" {
+		return strings.TrimSpace(OptOutInstruction) // a media-only copy
+	}
+	return text + OptOutInstruction
 }

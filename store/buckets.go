@@ -44,7 +44,10 @@ var (
 	bBroadcasts        = []byte("broadcasts")
 	bOptOuts           = []byte("opt_outs")
 	bOptOutPhone       = []byte("idx_opt_out_phone")
-	bTokens            = []byte("api_tokens") // sha256(token) -> Token
+	bOptOutLifts       = []byte("opt_out_lifts") // ws|0|phone|0|id -> OptOutLift (optout_lift.go)
+	bConsents          = []byte("consents")      // ws|0|phone|0|id -> Consent (consent.go)
+	bNumberFlags       = []byte("number_flags")  // ws|phone -> NumberFlag (carrier_codes.go)
+	bTokens            = []byte("api_tokens")    // sha256(token) -> Token
 	bTokenIDs          = []byte("idx_api_token_id")
 	bSubs              = []byte("webhook_subscriptions")
 	bSubEvent          = []byte("idx_webhook_subscription_event")
@@ -83,7 +86,7 @@ var allBuckets = [][]byte{
 	bMeta, bTenants, bWorkspaces, bUsers, bUserEmail, bMemberships, bUserWS, bInvitations,
 	bNumbers, bNumberPhone, bNumberGlobal, bProperties, bPropertyName, bContacts, bContactPhone, bContactEmail,
 	bContactTerms, bContactOrder, bContactNums, bConversations, bConvKey, bMessages, bConvMessages,
-	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
+	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bOptOutLifts, bConsents, bNumberFlags, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 	bSubOwner, bSubPending, bEventPending, bConvActivity,
 	bLiveEvents, bLiveSeq, bUnread, bUnreadCount, bMentions, bMentionLast, bNotifyPrefs,

@@ -105,6 +105,10 @@ type ContactInput struct {
 	Properties map[string]any
 	Source     string
 	TimeZone   *string // IANA name; "" clears it (the phone's zone applies again)
+	// Consent, when given, is added to the number's consent history with the contact's write.
+	Consent *ConsentInput
+	// ConsentBy is the user recording the consent ("" for an integration).
+	ConsentBy string
 }
 
 // checkTimeZone refuses a time zone that is not an IANA name.
@@ -121,7 +125,11 @@ func (s *Store) CreateContact(workspaceID string, in ContactInput) (Contact, err
 	if err := in.checkTimeZone(); err != nil {
 		return c, err
 	}
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+	consent, err := s.consentEntry(&in)
+	if err != nil {
+		return c, err
+	}
+	err = s.update(func(tx *bolt.Tx, fx *effects) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return err
 		}
@@ -136,7 +144,10 @@ func (s *Store) CreateContact(workspaceID string, in ContactInput) (Contact, err
 			return errorf(ErrConflict, "a contact with phone %s already exists", in.Phone)
 		}
 		c, err = s.insertContact(tx, fx, workspaceID, in)
-		return err
+		if err != nil || consent == nil {
+			return err
+		}
+		return s.addConsent(tx, workspaceID, c.Phone(), *consent)
 	})
 	return c, err
 }
@@ -146,12 +157,19 @@ func (s *Store) UpsertContact(workspaceID string, in ContactInput) (c Contact, c
 	if err := in.checkTimeZone(); err != nil {
 		return c, false, err
 	}
+	consent, err := s.consentEntry(&in)
+	if err != nil {
+		return c, false, err
+	}
 	err = s.update(func(tx *bolt.Tx, fx *effects) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return err
 		}
 		c, created, err = s.upsertContact(tx, fx, workspaceID, in, nil)
-		return err
+		if err != nil || consent == nil {
+			return err
+		}
+		return s.addConsent(tx, workspaceID, c.Phone(), *consent)
 	})
 	return c, created, err
 }

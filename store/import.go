@@ -64,9 +64,15 @@ const (
 	colCompany   = "company"
 	colTimeZone  = "timeZone" // the contact's IANA time zone (quiet hours)
 	colGroups    = "groups"   // group names separated by ";": the contact is added to each (created if missing)
+	// The consent columns add an entry (granted) to the number's consent history: consentAt
+	// (RFC 3339, not in the future), consentSource (default import), consentMethod.
+	colConsentAt     = "consentAt"
+	colConsentSource = "consentSource"
+	colConsentMethod = "consentMethod"
 )
 
-var importBaseColumns = []string{colFirstName, colLastName, colPhone, colEmail, colCompany, colTimeZone, colGroups}
+var importBaseColumns = []string{colFirstName, colLastName, colPhone, colEmail, colCompany, colTimeZone, colGroups,
+	colConsentAt, colConsentSource, colConsentMethod}
 
 // importColumn is what one CSV column feeds: a base field or a custom property.
 type importColumn struct {
@@ -178,6 +184,13 @@ func (s *Store) importContacts(workspaceID string, r io.Reader, progress func(Im
 				default:
 					updated++
 				}
+				if ci := pending[i].in.Consent; ci != nil {
+					// Checked when the row was read; recorded with the contact's write.
+					entry, _ := ci.check("consent.", s.Now())
+					if err := s.addConsent(tx, workspaceID, c.Phone(), entry); err != nil {
+						return fmt.Errorf("store: import line %d: %w", pending[i].line, err)
+					}
+				}
 				for _, name := range pending[i].groups {
 					if err := groups.add(s, tx, workspaceID, name, c.ID); err != nil {
 						return fmt.Errorf("store: import line %d: %w", pending[i].line, err)
@@ -228,6 +241,11 @@ func (s *Store) importContacts(workspaceID string, r io.Reader, progress func(Im
 		}
 		line, _ := cr.FieldPos(0)
 		in, groups, reason := importRecord(rec, cols)
+		if reason == "" && in.Consent != nil {
+			if _, errs := in.Consent.check("consent.", s.Now()); errs != nil {
+				reason = importConsentNames.Replace(rowReason(errs))
+			}
+		}
 		if reason != "" {
 			reject(line, reason)
 			continue
@@ -335,6 +353,8 @@ func importRecord(rec []string, cols []importColumn) (ContactInput, []string, st
 				problems = append(problems, "timeZone: must be an IANA time zone such as America/New_York")
 			}
 			in.TimeZone = &v
+		case colConsentAt, colConsentSource, colConsentMethod:
+			importConsentCell(&in, col.base, v)
 		case colGroups:
 			for _, g := range strings.Split(v, ";") {
 				if g = strings.TrimSpace(g); g == "" {

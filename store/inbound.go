@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -41,7 +42,13 @@ type InboundMessage struct {
 	MultipartNum int
 	Segments     int
 	Keyword      Keyword // KeywordStop, KeywordStart, KeywordHelp or NoKeyword
+	// PossibleOptOut: the text asks to stop in other words than a keyword ("stop texting me").
+	// It is flagged for a person (LabelPossibleOptOut on the conversation), never acted on.
+	PossibleOptOut bool
 }
+
+// LabelPossibleOptOut is the conversation label of a text that reads like a request to stop.
+const LabelPossibleOptOut = "possible opt-out"
 
 // InboundResult is what recording an inbound text did.
 type InboundResult struct {
@@ -134,6 +141,17 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		if r.Blocked {
 			return nil
 		}
+		if in.PossibleOptOut && in.Keyword == NoKeyword && !slices.Contains(conv.Labels, LabelPossibleOptOut) {
+			// Flagged in the message's own transaction, so the inbox never shows the text
+			// without its flag; a number already opted out needs no flag.
+			opted, err := s.isOptedOut(tx, workspaceID, in.From)
+			if err != nil {
+				return err
+			}
+			if !opted {
+				conv.Labels = append(slices.Clone(conv.Labels), LabelPossibleOptOut)
+			}
+		}
 		if err := touchConversation(tx, &conv, now, true); err != nil {
 			return err
 		}
@@ -181,6 +199,12 @@ func (s *Store) actOnKeyword(tx *bolt.Tx, fx *effects, w *Workspace, conv *Conve
 			return err
 		}
 		r.Removed = removed
+		// START records consent granted, whether or not an opt-out was lifted: the contact
+		// asked to be texted.
+		if err := s.addConsent(tx, w.ID, in.From, Consent{Status: ConsentGranted, Source: ConsentKeyword,
+			Method: "Texted " + strings.ToUpper(strings.TrimSpace(in.Text)), Evidence: in.Text, At: r.At}); err != nil {
+			return err
+		}
 	case KeywordHelp:
 	default:
 		return nil

@@ -182,6 +182,10 @@ func (s *Store) createOptOut(tx *bolt.Tx, fx *effects, workspaceID, userID, phon
 		return o, false, err
 	}
 	s.addOptOutFilter(workspaceID, phone)
+	// Every opt-out withdraws consent, recorded in the same transaction.
+	if err := s.addConsent(tx, workspaceID, phone, optOutConsent(reason, userID)); err != nil {
+		return o, false, err
+	}
 	convID, err := latestConversationWith(tx, workspaceID, phone)
 	if err != nil {
 		return o, false, err
@@ -232,4 +236,22 @@ func (s *Store) OptOuts(workspaceID string) ([]OptOut, error) {
 		})
 	})
 	return out, err
+}
+
+// optOutConsent is the consent entry an opt-out of reason records: revoked, by the source the
+// consent history names (a carrier's "unsubscribed" is the contact's own STOP, sent to the
+// carrier: source keyword).
+func optOutConsent(reason, userID string) Consent {
+	c := Consent{Status: ConsentRevoked, RecordedBy: userID}
+	switch reason {
+	case OptOutKeyword:
+		c.Source, c.Method = ConsentKeyword, "Texted an opt-out keyword"
+	case OptOutCarrier:
+		c.Source, c.Method = ConsentKeyword, "The carrier reported the recipient unsubscribed"
+	case OptOutAdmin:
+		c.Source, c.Method = ConsentAdmin, "Opted out by a member of the workspace"
+	default:
+		c.Source, c.Method = ConsentAPI, "Opted out through the API"
+	}
+	return c
 }

@@ -86,7 +86,10 @@ func (s *Store) RecordOutcomes(outs []Outcome) error {
 				if err := s.emit(tx, fx, m.WorkspaceID, EventMessageFailed, messagePayload(&m)); err != nil {
 					return err
 				}
-				if err := bc.update(tx, &m, func(b *Broadcast) { b.TotalFailed++; b.Outstanding-- }); err != nil {
+				if err := bc.update(tx, &m, func(b *Broadcast) { b.TotalFailed++; b.Outstanding--; b.countFailure(m.ProviderErr) }); err != nil {
+					return err
+				}
+				if err := flagLandline(tx, &m, now); err != nil {
 					return err
 				}
 				if o.Unsubscribed && m.To != "" {
@@ -148,10 +151,13 @@ func (s *Store) StatusUpdate(provider, providerID, status, reason string) (m Mes
 			}
 		case MessageFailed:
 			m.Status, m.ProviderErr = MessageFailed, reason
+			if err := flagLandline(tx, &m, now); err != nil {
+				return err
+			}
 			if err := s.emit(tx, fx, m.WorkspaceID, EventMessageFailed, messagePayload(&m)); err != nil {
 				return err
 			}
-			if err := bc.update(tx, &m, func(b *Broadcast) { b.TotalFailed++ }); err != nil {
+			if err := bc.update(tx, &m, func(b *Broadcast) { b.TotalFailed++; b.countFailure(m.ProviderErr) }); err != nil {
 				return err
 			}
 		default:

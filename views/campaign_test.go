@@ -24,12 +24,12 @@ func TestContactForms(t *testing.T) {
 
 	v := ContactView{Name: "Ada Lovelace", OptedOut: true, Form: ContactForm{ID: "c1", FirstName: "Ada", Phone: "+14155550123"},
 		Groups: []Option{{"g1", "Patients"}}, Others: []Option{{"g2", "VIP"}}, Conversations: []ContactConversation{{ID: "v1", From: "+14155550100", Status: "open", When: "09:30"}},
-		Notice: "Contact saved."}
+		Notice: "Contact saved.", Compliance: ContactCompliance{OptOutReason: "admin", CanLift: true}}
 	html = render(t, App(frame(), Contact(v)))
 	labelled(t, html)
 	expect(t, html, `<h1 data-testid="contact-title">Ada Lovelace</h1>`, `data-testid="contact-opted-out"`, `role="status" data-testid="flash"`,
 		`action="/contacts/c1"`, `data-testid="contact-phone-value"`, `href="/inbox/v1"`, "From +14155550100", `href="/groups/g1"`,
-		">Remove from Patients<", `<label for="contact-group">Add to group</label>`, `<option value="g2">VIP</option>`, ">Opt back in<", ">Save contact<")
+		">Remove from Patients<", `<label for="contact-group">Add to group</label>`, `<option value="g2">VIP</option>`, ">Lift the opt-out<", `name="reason"`, ">Save contact<")
 	if strings.Contains(html, `name="phone"`) {
 		t.Error("the edit form lets the phone be changed; the phone identifies the contact")
 	}

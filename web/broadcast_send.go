@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -45,6 +46,7 @@ func decodeSendBroadcast(f *fields, provider string, now time.Time) sendBroadcas
 		}
 	}
 	req.in.Text, req.in.Media = f.textOrMedia()
+	req.in.OptOutInstructions = f.boolean("optOutInstructions")
 	return req
 }
 
@@ -110,4 +112,16 @@ func (h *Handler) cancelBroadcast(w http.ResponseWriter, r *http.Request, c *cal
 		return
 	}
 	writeJSON(w, http.StatusOK, newBroadcastResult(&b))
+}
+
+// boolean returns the boolean at name; false when absent or null. A present non-boolean fails.
+func (f *fields) boolean(name string) bool {
+	if !f.present(name) {
+		return false
+	}
+	var b bool
+	if err := json.Unmarshal(f.raw[name], &b); err != nil {
+		f.fail(name, "must be a boolean")
+	}
+	return b
 }

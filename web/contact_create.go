@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/mail"
 
@@ -39,12 +40,49 @@ func decodeContact(f *fields, provider string, firstNameRequired bool) contactRe
 		}
 	}
 	req.in.Source = store.SourceAPI
+	req.in.Consent = decodeConsent(f)
 	return req
+}
+
+// decodeConsent reads the optional consent object {at, source, method, evidence}; its values
+// are checked against the clock by the store (checkConsent), fields named "consent.at", ….
+func decodeConsent(f *fields) *store.ConsentInput {
+	if !f.present("consent") {
+		return nil
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(f.raw["consent"], &raw); err != nil || raw == nil {
+		f.fail("consent", "must be an object with at, source, method and evidence")
+		return nil
+	}
+	str := func(name string) string {
+		v, ok := raw[name]
+		if !ok || v == nil {
+			return ""
+		}
+		s, ok := v.(string)
+		if !ok {
+			f.fail("consent."+name, "must be a string")
+		}
+		return s
+	}
+	return &store.ConsentInput{At: str("at"), Source: str("source"), Method: str("method"), Evidence: str("evidence")}
+}
+
+// checkConsent adds the consent's own failures to the request's, so one 400 names them all.
+func (h *Handler) checkConsent(c *call, in *store.ConsentInput) {
+	if in == nil {
+		return
+	}
+	for _, fe := range h.store.CheckConsent("consent.", *in) {
+		c.f.fail(fe.Field, fe.Message)
+	}
 }
 
 // createContact adds a contact (201); a phone already in the workspace is 409.
 func (h *Handler) createContact(w http.ResponseWriter, r *http.Request, c *call) {
 	req := decodeContact(c.f, h.cfg.Provider, true)
+	h.checkConsent(c, req.in.Consent)
 	if !h.checked(w, r, c, req.workspaceID, store.WorkspaceData{Properties: req.in.Properties}) {
 		return
 	}

@@ -129,6 +129,7 @@ func (h *Handler) routes() http.Handler {
 		post("/inbox/{conversation}/status", roleMember, h.threadStatus)
 		post("/inbox/{conversation}/block", roleMember, h.threadBlock)
 		post("/inbox/{conversation}/simulate", roleMember, h.threadSimulate)
+		post("/inbox/{conversation}/optout", roleMember, h.threadOptOut)
 		// ---- live inbox: triage and send later (ui_thread_triage.go) ----
 		post("/inbox/{conversation}/close", roleMember, h.threadClose)
 		post("/inbox/{conversation}/reopen", roleMember, h.threadReopen)
@@ -167,6 +168,7 @@ func (h *Handler) routes() http.Handler {
 		get("/contacts/import/jobs/{job}/progress", roleMember, h.contactImportProgress)
 		get("/contacts/import/jobs/{job}/errors.csv", roleMember, h.contactImportErrors)
 		// ---- contacts and data (end) ----
+		post("/contacts/{contact}/consent", roleMember, h.contactConsent)
 		get("/groups", roleMember, h.groups)
 		post("/groups", roleMember, h.groupCreate)
 		get("/groups/{group}", roleMember, h.group)

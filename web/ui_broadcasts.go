@@ -109,7 +109,7 @@ func (h *Handler) composeView(u *ui, f views.ComposeForm) (views.ComposeView, er
 // broadcastNew is GET /broadcasts/new.
 func (h *Handler) broadcastNew(w http.ResponseWriter, r *http.Request, u *ui) {
 	u.section = "broadcasts"
-	f := views.ComposeForm{}
+	f := views.ComposeForm{OptOutInstructions: true}
 	if g := r.URL.Query().Get("group"); g != "" {
 		f.GroupIDs = []string{g}
 	}
@@ -146,9 +146,12 @@ func (h *Handler) readCompose(r *http.Request, u *ui, f *views.ComposeForm) (sto
 	f.GroupIDs, f.ExcludeGroupIDs, f.ConversationIDs = r.PostForm["groupIds"], r.PostForm["excludeGroupIds"], r.PostForm["conversationIds"]
 	f.MoreIDs, f.Numbers = get("moreConversationIds"), strings.TrimSpace(r.PostForm.Get("recipients"))
 	f.Later, f.SendAt = r.PostForm.Get("when") == "later", get("sendAt")
+	// A form from a page without the checkbox keeps the default (on); an unticked box sends nothing.
+	f.OptOutInstructions = r.PostForm.Get("optOutInstructions") == "on" || r.PostForm.Get("optOutInstructionsShown") == ""
 	errs := map[string]string{}
 	in := store.BroadcastInput{Name: f.Name, From: f.From, Text: f.Text, Media: []string{}, AuthorID: u.user.ID,
-		GroupIDs: dedupeIDs(f.GroupIDs), ExcludeGroupIDs: dedupeIDs(f.ExcludeGroupIDs),
+		OptOutInstructions: f.OptOutInstructions,
+		GroupIDs:           dedupeIDs(f.GroupIDs), ExcludeGroupIDs: dedupeIDs(f.ExcludeGroupIDs),
 		ConversationIDs: dedupeIDs(append(append([]string{}, f.ConversationIDs...), splitList(f.MoreIDs)...))}
 	if utf8.RuneCountInString(f.Name) > maxName {
 		errs["name"] = fmt.Sprintf("Must be at most %d characters", maxName)
@@ -312,6 +315,7 @@ func (h *Handler) progressOf(u *ui, b *store.Broadcast) views.BroadcastProgress 
 	loc, now := u.ws.Location(), h.now()
 	p := views.BroadcastProgress{ID: b.ID, Status: b.Status, Queued: b.TotalQueued, Sent: b.TotalSent, Delivered: b.TotalDelivered,
 		Failed: b.TotalFailed, OptedOut: b.TotalOptedOut, Outstanding: b.Outstanding}
+	p.Failures = failureRows(b)
 	if b.StartedAt != nil {
 		p.Started = formatWhen(*b.StartedAt, now, loc)
 	}

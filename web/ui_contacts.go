@@ -20,7 +20,8 @@ var contactNotices = map[string]string{
 	"grouped":  "Added to the group.",
 	"ungroup":  "Removed from the group.",
 	"optout":   "Opted out: no more texts go to this number.",
-	"optin":    "Opted back in.",
+	"optin":    "Opt-out lifted; the reason is recorded.",
+	"consent":  "Consent recorded.",
 	"added":    "Member added.",
 	"removed":  "Member removed.",
 	"renamed":  "Group renamed.",
@@ -207,6 +208,9 @@ func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.C
 	if v.OptedOut, err = h.store.IsOptedOut(u.ws.ID, c.Phone()); err != nil {
 		return v, err
 	}
+	if v.Compliance, err = h.complianceView(u, c.Phone()); err != nil {
+		return v, err
+	}
 	in, err := h.store.ContactGroups(u.ws.ID, c.ID)
 	if err != nil {
 		return v, err
@@ -327,30 +331,6 @@ func (h *Handler) contactGroupRemove(w http.ResponseWriter, r *http.Request, u *
 		return
 	}
 	http.Redirect(w, r, "/contacts/"+c.ID+"?done=ungroup", http.StatusSeeOther)
-}
-
-// contactOptOut is POST /contacts/{contact}/optout: optedOut=true opts the number out (reason
-// admin), false opts it back in.
-func (h *Handler) contactOptOut(w http.ResponseWriter, r *http.Request, u *ui) {
-	c, ok := h.contactOf(w, r, u)
-	if !ok || !h.readUIForm(w, r, u) {
-		return
-	}
-	var err error
-	what := "optout"
-	if r.PostForm.Get("optedOut") == "true" {
-		_, _, err = h.store.CreateOptOut(u.ws.ID, u.user.ID, c.Phone(), "admin")
-	} else {
-		what = "optin"
-		_, err = h.store.RemoveOptOut(u.ws.ID, c.Phone())
-	}
-	if errs := fieldErrors(err, nil); errs != nil {
-		h.renderContact(w, r, u, &c, http.StatusUnprocessableEntity, func(v *views.ContactView) {
-			v.Error = "Not changed: " + firstError(errs)
-		})
-		return
-	}
-	http.Redirect(w, r, "/contacts/"+c.ID+"?done="+what, http.StatusSeeOther)
 }
 
 func phoneZone(phone string, at time.Time) bool {

@@ -115,7 +115,13 @@ func TestUIContacts(t *testing.T) {
 	if res.StatusCode != http.StatusUnprocessableEntity {
 		t.Errorf("adding to another workspace's group: %d, want 422", res.StatusCode)
 	}
-	res, _ = e.send(t, c, "POST", page+"/optout", url.Values{"optedOut": {"true"}})
+	// Opting out asks for confirmation first.
+	res, body = e.send(t, c, "POST", page+"/optout", url.Values{"optedOut": {"true"}})
+	wantPage(t, "an opt-out without confirmation", res, body, http.StatusUnprocessableEntity, "I confirm")
+	if out, _ := e.st.IsOptedOut(e.a.ID, "+14155550123"); out {
+		t.Error("an unconfirmed opt out opted the number out")
+	}
+	res, _ = e.send(t, c, "POST", page+"/optout", url.Values{"optedOut": {"true"}, "confirm": {"yes"}})
 	wantRedirect(t, res, page+"?done=optout")
 	if out, _ := e.st.IsOptedOut(e.a.ID, "+14155550123"); !out {
 		t.Error("opt out left the number opted in")
@@ -126,9 +132,23 @@ func TestUIContacts(t *testing.T) {
 	}
 	res, body = e.send(t, c, "GET", page, nil)
 	wantPage(t, "the contact page", res, body, http.StatusOK, `<h1 data-testid="contact-title">Ada King</h1>`, `data-testid="contact-opted-out"`,
-		`href="/inbox/`+conv.ID+`"`, `href="/groups/`+g.ID+`"`, ">Opt back in<", `value="ada@example.org"`, "Time zone America/Los_Angeles (from the number)")
-	res, _ = e.send(t, c, "POST", page+"/optout", url.Values{"optedOut": {"false"}})
+		`href="/inbox/`+conv.ID+`"`, `href="/groups/`+g.ID+`"`, "A workspace admin can lift this opt-out", `value="ada@example.org"`, "Time zone America/Los_Angeles (from the number)",
+		`data-testid="consent-row" data-status="revoked"`)
+	// An admin opt-out is lifted by an admin (not a member) with a confirmation and a reason,
+	// both recorded.
+	res, _ = e.send(t, c, "POST", page+"/optout", url.Values{"optedOut": {"false"}, "confirm": {"yes"}, "reason": {"x"}})
+	if res.StatusCode != http.StatusForbidden {
+		t.Errorf("a member's lift: %d, want 403", res.StatusCode)
+	}
+	ca := e.signIn(t, e.alice)
+	res, body = e.send(t, ca, "GET", page, nil)
+	wantPage(t, "the contact page for an admin", res, body, http.StatusOK, ">Lift the opt-out<", `data-testid="contact-lift-confirm"`)
+	res, body = e.send(t, ca, "POST", page+"/optout", url.Values{"optedOut": {"false"}, "confirm": {"yes"}})
+	wantPage(t, "a lift without a reason", res, body, http.StatusUnprocessableEntity, "ay why the opt-out is lifted")
+	res, _ = e.send(t, ca, "POST", page+"/optout", url.Values{"optedOut": {"false"}, "confirm": {"yes"}, "reason": {"Called to ask for texts again"}})
 	wantRedirect(t, res, page+"?done=optin")
+	res, body = e.send(t, c, "GET", page, nil)
+	wantPage(t, "the contact page after a lift", res, body, http.StatusOK, `data-testid="contact-lifts"`, "Called to ask for texts again")
 	if out, _ := e.st.IsOptedOut(e.a.ID, "+14155550123"); out {
 		t.Error("opt back in left the number opted out")
 	}

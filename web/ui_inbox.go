@@ -36,6 +36,7 @@ var doneNotices = map[string]string{
 	"block":     "Number blocked.",
 	"unblock":   "Number unblocked.",
 	"simulate":  "Inbound text simulated.",
+	"optout":    "Opted out: no more texts go to this number.",
 	"unread":    "Marked as unread.",
 	// The live inbox's thread forms (ui_thread_triage.go).
 	"later":     "Reply scheduled: it goes at the time you chose unless the contact writes first.",

@@ -76,6 +76,10 @@ func commentItem(cm *store.Comment, now time.Time, loc *time.Location, userName 
 func messageItem(m *store.Message, now time.Time, loc *time.Location, userName, contactName map[string]string) views.ThreadItem {
 	it := views.ThreadItem{ID: m.ID, Outbound: m.Outbound, At: formatWhen(m.CreatedAt, now, loc), Text: m.Text, MediaError: m.MediaError,
 		Status: m.Status, Segments: m.Segments, Error: m.ProviderErr}
+	// A failed message with a known carrier code says what happened and what to do, in plain words.
+	if e, ok := store.ExplainCarrierError(m.ProviderErr); ok && m.Status == store.MessageFailed {
+		it.Explain, it.Advice = e.What, e.Do
+	}
 	switch {
 	case m.Outbound && m.AuthorID != "" && userName[m.AuthorID] != "":
 		it.Who = userName[m.AuthorID]
