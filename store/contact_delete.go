@@ -40,11 +40,33 @@ func (s *Store) DeleteContact(workspaceID, phone string, erase bool) (Contact, e
 			return err
 		}
 		if erase {
+			if err := eraseConsents(tx, workspaceID, phone); err != nil {
+				return err
+			}
 			return eraseConversations(tx, fx, workspaceID, phone)
 		}
 		return nil
 	})
 	return c, err
+}
+
+// eraseConsents removes the consent history of phone: it describes the person being erased.
+// The opt-out itself stays in its own buckets, so the number stays opted out.
+func eraseConsents(tx *bolt.Tx, workspaceID, phone string) error {
+	b := tx.Bucket(bConsents)
+	var doomed [][]byte
+	if err := forEachPrefix(b, idxPrefix(workspaceID, phone), func(k, _ []byte) error {
+		doomed = append(doomed, bytes.Clone(k))
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, k := range doomed {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // deleteContactsByID deletes the contacts of ids (bulk delete from the contacts list), skipping
