@@ -82,6 +82,11 @@ func (h *Handler) routes() http.Handler {
 			w.Header().Set("Cache-Control", "public, max-age=3600")
 			files.ServeHTTP(w, r)
 		}))
+		// Browsers ask for /favicon.ico whatever the page's <link rel="icon"> says.
+		mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Cache-Control", "public, max-age=86400")
+			http.ServeFileFS(w, r, h.cfg.Static, "static/favicon.svg")
+		})
 	}
 
 	if ss := h.cfg.Sessions; ss != nil {
@@ -184,7 +189,7 @@ func (h *Handler) routes() http.Handler {
 	}
 
 	// ---- middleware, outermost first: request id, access log and panic recovery ----
-	return h.withRequestID(mux)
+	return h.withRequestID(h.statusPages(mux))
 }
 
 // superuserOnly wraps a page so that only a superuser of the installation opens it; it
