@@ -78,6 +78,11 @@ func TestBrowserPhoneWidth(t *testing.T) {
 	addr := "127.0.0.1:" + testutil.FreePort(t)
 	startServer(t, addr, nil, "-addr", addr, "-data="+f.data, "-log-requests=false", "-hook-allow-cidrs", "127.0.0.0/8")
 	f.base = "http://" + addr
+	if res, err := http.Get(f.base + "/favicon.ico"); err != nil || res.StatusCode != 200 || res.Header.Get("Content-Type") != "image/svg+xml" {
+		t.Fatalf("GET /favicon.ico: %v %v, want the SVG icon", res, err)
+	} else {
+		res.Body.Close()
+	}
 
 	var msg struct {
 		ConversationID string `json:"conversationId"`

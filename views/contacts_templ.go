@@ -464,7 +464,7 @@ func contactForm(f ContactForm) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if f.ID == "" {
-			templ_7745c5c3_Err = Field("contact-phone", "phone", "Phone number", "tel", f.Phone, f.Errors["phone"], "In international format, e.g. +14155550123", templ.Attributes{"required": true, "data-testid": "contact-phone"}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Field("contact-phone", "phone", "Phone number", "tel", f.Phone, f.Errors["phone"], "As you dial it, e.g. (415) 555-0123, or with + and the country code", templ.Attributes{"required": true, "data-testid": "contact-phone"}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

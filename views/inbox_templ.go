@@ -718,7 +718,7 @@ func AddNumber(f AddNumberForm) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = Field("number-phone", "phone", "Phone number", "tel", f.Phone, f.Errors["phone"], "In international format, e.g. +14155550100", templ.Attributes{"required": true, "data-testid": "number-phone"}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Field("number-phone", "phone", "Phone number", "tel", f.Phone, f.Errors["phone"], "As you dial it, e.g. (415) 555-0100, or with + and the country code", templ.Attributes{"required": true, "data-testid": "number-phone"}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -74,7 +74,7 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 	loc := u.ws.Location()
 	for _, it := range items {
 		c := it.Conversation
-		number := strings.Join(c.Addresses, ", ")
+		number := u.showPhones(c.Addresses)
 		row := views.InboxRow{ID: c.ID, Title: it.ContactName, Number: number, Last: it.Last, Status: c.Status,
 			Labels: c.Labels, Assigned: len(c.AssignedUserIDs) > 0}
 		if c.Name != "" {
@@ -101,7 +101,7 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 		if !n.Active {
 			continue
 		}
-		label := n.Phone
+		label := u.showPhone(n.Phone)
 		if n.Name != "" {
 			label += " (" + n.Name + ")"
 		}
@@ -131,10 +131,11 @@ func (h *Handler) newConversation(w http.ResponseWriter, r *http.Request, u *ui)
 	f := views.NewConversationForm{From: strings.TrimSpace(r.PostForm.Get("from")), To: strings.TrimSpace(r.PostForm.Get("to"))}
 	var conv store.Conversation
 	var err error
-	if !store.ValidE164(f.To) {
-		err = store.ValidationError{{Field: "to", Message: store.E164Message}}
-	} else {
-		conv, _, err = h.store.CreateConversation(u.ws.ID, f.From, f.To)
+	var to, from string
+	if to, err = u.readPhone("to", f.To); err == nil {
+		if from, err = u.readPhone("from", f.From); err == nil {
+			conv, _, err = h.store.CreateConversation(u.ws.ID, from, to)
+		}
 	}
 	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
 		v, err := h.inboxView(r, u)

@@ -140,7 +140,10 @@ func (h *Handler) addNumberOnSettings(w http.ResponseWriter, r *http.Request, u 
 	if carrierName == store.ProviderTwilio && h.cfg.TwilioAuthToken == "" {
 		err = store.ValidationError{{Field: "carrier", Message: "twilio needs the server's Twilio credentials; choose sandbox"}}
 	} else {
-		_, err = h.store.CreateNumber(u.ws.ID, store.NumberInput{Phone: f.Phone, Name: f.Name, Carrier: carrierName})
+		var e164 string
+		if e164, err = u.readPhone("phone", f.Phone); err == nil {
+			_, err = h.store.CreateNumber(u.ws.ID, store.NumberInput{Phone: e164, Name: f.Name, Carrier: carrierName})
+		}
 	}
 	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
 		v, verr := h.numbersView(r, u)

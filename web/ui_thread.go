@@ -51,8 +51,8 @@ func (h *Handler) conversationOf(w http.ResponseWriter, r *http.Request, u *ui) 
 // threadView loads what the thread page shows: messages and comments interleaved by time.
 func (h *Handler) threadView(r *http.Request, u *ui, c store.Conversation) (views.ThreadView, error) {
 	q := r.URL.Query()
-	v := views.ThreadView{ID: c.ID, From: c.From, Status: c.Status, Labels: c.Labels, Assigned: c.AssignedUserIDs,
-		Number: strings.Join(c.Addresses, ", "), CanBlock: !c.IsGroup(), Notice: doneNotices[q.Get("done")]}
+	v := views.ThreadView{ID: c.ID, From: u.showPhone(c.From), Status: c.Status, Labels: c.Labels, Assigned: c.AssignedUserIDs,
+		Number: u.showPhones(c.Addresses), CanBlock: !c.IsGroup(), Notice: doneNotices[q.Get("done")]}
 	v.Title = c.Name
 	contactName := map[string]string{}
 	for _, a := range c.Addresses {

@@ -66,3 +66,13 @@ func Format(e164, country string) string {
 	}
 	return phonenumbers.Format(n, phonenumbers.INTERNATIONAL)
 }
+
+// Example is an example number of country in its national format ("(201) 555-0123"), for
+// hints and error messages; "" when libphonenumber has none.
+func Example(country string) string {
+	n := phonenumbers.GetExampleNumber(Country(country))
+	if n == nil {
+		return ""
+	}
+	return phonenumbers.Format(n, phonenumbers.NATIONAL)
+}
