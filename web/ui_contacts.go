@@ -226,6 +226,19 @@ func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.C
 	if v.OptedOut, err = h.store.IsOptedOut(u.ws.ID, c.Phone()); err != nil {
 		return v, err
 	}
+	numbers, err := h.store.Numbers(u.ws.ID)
+	if err != nil {
+		return v, err
+	}
+	for _, n := range numbers {
+		if n.Active {
+			label := u.showPhone(n.Phone)
+			if n.Name != "" {
+				label += " (" + n.Name + ")"
+			}
+			v.Numbers = append(v.Numbers, views.Option{Value: n.Phone, Label: label})
+		}
+	}
 	in, err := h.store.ContactGroups(u.ws.ID, c.ID)
 	if err != nil {
 		return v, err
