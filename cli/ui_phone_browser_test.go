@@ -113,7 +113,7 @@ func TestBrowserPhoneWidth(t *testing.T) {
 
 	shots := newShots(t)
 	t.Logf("screenshots in %s", strings.Join(shots.dirs, " and "))
-	ctx := testutil.StartChromium(t, chrome, 4*time.Minute)
+	ctx := testutil.StartChromium(t, chrome, 6*time.Minute)
 	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
@@ -149,7 +149,7 @@ func TestBrowserPhoneWidth(t *testing.T) {
 	if err != nil || !strings.Contains(invite, "/invite/") {
 		t.Fatalf("invitation link %q: %v", invite, err)
 	}
-	invite = strings.Replace(invite, "http://localhost:", "http://127.0.0.1:", 1)
+	invite = f.base + invite[strings.Index(invite, "/invite/"):] // the link names the default public URL
 	run("create a token",
 		chromedp.EmulateViewport(1280, 900),
 		chromedp.Navigate(f.base+"/settings/tokens"),
@@ -177,6 +177,7 @@ func TestBrowserPhoneWidth(t *testing.T) {
 		{"settings-members", "/settings/members"},
 		{"settings-properties", "/settings/properties"},
 		{"settings-webhooks", "/settings/webhooks"},
+		{"settings-snippets", "/settings/snippets"},
 		{"settings-tokens", "/settings/tokens"},
 		{"admin-workspaces", "/admin/workspaces"},
 		{"admin-users", "/admin/users"},

@@ -135,6 +135,48 @@
     });
   }
 
+  // Snippets: "/shortcut" then Tab (or Enter) in the reply box, or the "Snippets" picker, puts
+  // the snippet in, filled in by the server for this conversation's contact.
+  function fetchSnippet(ta, shortcut, done) {
+    var status = document.getElementById("snippet-status");
+    fetch(ta.getAttribute("data-snippet-url") + "?s=" + encodeURIComponent(shortcut), { credentials: "same-origin" })
+      .then(function (res) {
+        return res.text().then(function (body) {
+          if (res.ok) {
+            if (status) status.textContent = "";
+            done(body);
+          } else if (status) {
+            status.textContent = body || "That snippet could not be loaded.";
+          }
+        });
+      });
+  }
+  function insertAt(ta, from, to, text) {
+    ta.setRangeText(text, from, to, "end");
+    ta.dispatchEvent(new Event("input", { bubbles: true }));
+    ta.focus();
+  }
+  document.addEventListener("keydown", function (e) {
+    var ta = e.target;
+    if (ta.tagName !== "TEXTAREA" || !ta.hasAttribute("data-snippet-url")) return;
+    if ((e.key !== "Tab" && e.key !== "Enter") || e.ctrlKey || e.metaKey || e.altKey || e.shiftKey) return;
+    var before = ta.value.slice(0, ta.selectionStart);
+    var m = /(^|\s)\/([A-Za-z0-9][A-Za-z0-9_-]*)$/.exec(before);
+    if (!m) return;
+    e.preventDefault();
+    var start = ta.selectionStart - m[2].length - 1, end = ta.selectionStart;
+    fetchSnippet(ta, m[2], function (text) { insertAt(ta, start, end, text); });
+  }, true);
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!form.matches || !form.matches("form.snippet-pick")) return;
+    var ta = document.getElementById("reply-text");
+    if (!ta) return;
+    e.preventDefault();
+    var shortcut = form.querySelector("select").value;
+    fetchSnippet(ta, shortcut, function (text) { insertAt(ta, ta.selectionStart, ta.selectionEnd, text); });
+  });
+
   document.addEventListener("DOMContentLoaded", function () {
     wireCopy(document);
     if (location.hash === "#q") {

@@ -56,6 +56,7 @@ var (
 	bSubOwner          = []byte("idx_webhook_subscription_owner")   // see ownerKey (subscription.go)
 	bSubPending        = []byte("idx_webhook_subscription_pending") // sub|delivery -> empty, pending only
 	bEventPending      = []byte("idx_webhook_event_pending")        // event|delivery -> empty, pending only
+	bSnippets          = []byte("snippets")                         // ws|shortcut -> Snippet (snippet.go)
 )
 
 var allBuckets = [][]byte{
@@ -64,7 +65,7 @@ var allBuckets = [][]byte{
 	bContactTerms, bContactOrder, bContactNums, bConversations, bConvKey, bMessages, bConvMessages,
 	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
-	bSubOwner, bSubPending, bEventPending, bConvActivity,
+	bSubOwner, bSubPending, bEventPending, bConvActivity, bSnippets,
 }
 
 // Keys of the meta bucket, declared beside the buckets.
