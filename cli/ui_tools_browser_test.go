@@ -61,6 +61,7 @@ func TestBrowserInboxTools(t *testing.T) {
 		chromedp.Click(testutil.TestID("new-conversation-submit")),
 		chromedp.WaitVisible(testutil.TestID("reply-form")),
 	)
+	thread := eval(`location.href`)
 	run("Ctrl+Enter sends the reply",
 		chromedp.SendKeys(testutil.TestID("reply-text"), "Typed and sent with the keyboard"),
 		chromedp.KeyEvent("\r", chromedp.KeyModifiers(2)), // 2: Ctrl
@@ -76,6 +77,36 @@ func TestBrowserInboxTools(t *testing.T) {
 	if text := eval(`document.querySelector('[data-testid="keys-dialog"]').textContent`); !strings.Contains(text, "Ctrl+Enter") || !strings.Contains(text, "j / k") {
 		t.Fatalf("the keys dialog says %q", text)
 	}
+	run("an admin saves a snippet",
+		chromedp.Navigate(f.base+"/settings/snippets"),
+		chromedp.WaitVisible(testutil.TestID("snippet-form")),
+		chromedp.SendKeys(testutil.TestID("snippet-name"), "Opening hours"),
+		chromedp.SendKeys(testutil.TestID("snippet-shortcut"), "hours"),
+		chromedp.SendKeys(testutil.TestID("snippet-text"), "Hi {{firstName|there}}, we open at 9."),
+		chromedp.Click(testutil.TestID("snippet-save")),
+		chromedp.WaitVisible(testutil.TestID("snippets-list")),
+	)
+	run("/hours then Tab in the reply box puts it in, filled for José",
+		chromedp.Navigate(thread),
+		chromedp.WaitVisible(testutil.TestID("reply-form")),
+		chromedp.SendKeys(testutil.TestID("reply-text"), "/hours"),
+		chromedp.KeyEvent("\t"),
+		poll(`document.querySelector('[data-testid="reply-text"]').value === "Hi José, we open at 9."`, nil,
+			chromedp.WithPollingTimeout(10*time.Second), chromedp.WithPollingInterval(100*time.Millisecond)),
+	)
+	shots.take(ctx, "tools-03-snippet")
+	run("an unknown shortcut says so",
+		chromedp.SendKeys(testutil.TestID("reply-text"), " /nope"),
+		chromedp.KeyEvent("\t"),
+		poll(`document.querySelector('[data-testid="error-snippet"]').textContent.includes("There is no snippet /nope")`, nil,
+			chromedp.WithPollingTimeout(10*time.Second), chromedp.WithPollingInterval(100*time.Millisecond)),
+	)
+	run("the Snippets picker inserts it too",
+		poll(`(document.querySelector('[data-testid="reply-text"]').value = "") === ""`, nil),
+		chromedp.Click(testutil.TestID("snippet-insert")),
+		poll(`document.querySelector('[data-testid="reply-text"]').value === "Hi José, we open at 9."`, nil,
+			chromedp.WithPollingTimeout(10*time.Second), chromedp.WithPollingInterval(100*time.Millisecond)),
+	)
 	run("Send message from the contact page",
 		chromedp.Navigate(f.base+"/contacts"),
 		chromedp.WaitVisible(chromedp.CSS(`a[href^="/contacts/0"]`)),

@@ -267,7 +267,7 @@ func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.C
 		if cv.LastMessageTime != nil {
 			at = *cv.LastMessageTime
 		}
-		v.Conversations = append(v.Conversations, views.ContactConversation{ID: cv.ID, From: cv.From, Status: cv.Status,
+		v.Conversations = append(v.Conversations, views.ContactConversation{ID: cv.ID, From: u.showPhone(cv.From), Status: cv.Status,
 			When: formatWhen(at, now, loc)})
 	}
 	return v, nil
