@@ -123,3 +123,14 @@ func TestBrowserInboxTools(t *testing.T) {
 		chromedp.WaitVisible(testutil.TestID("copy-new-token")),
 	)
 }
+
+// TestAdminSetWorkspaceCountry: set-workspace --country takes a two-letter code in either case
+// and refuses one libphonenumber does not know.
+func TestAdminSetWorkspaceCountry(t *testing.T) {
+	f := newFixture(t)
+	d := "-data=" + f.data
+	if got := ok(t, "admin", "set-workspace", d, "--workspace", f.ws, "--country", "gb"); got != f.ws {
+		t.Fatalf("set-workspace --country gb printed %q, want the workspace id", got)
+	}
+	fails(t, "country", "admin", "set-workspace", d, "--workspace", f.ws, "--country", "XX")
+}
