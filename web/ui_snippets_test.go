@@ -51,4 +51,3 @@ func TestUISnippets(t *testing.T) {
 	res, body = e.send(t, c, "GET", "/inbox/"+conv.ID+"?snippet=nope", nil)
 	wantPage(t, "an unknown snippet by the picker", res, body, http.StatusOK, "There is no snippet /nope")
 }
-
