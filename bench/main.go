@@ -182,15 +182,19 @@ func run(c config) error {
 	api := &apiClient{http: newClient(), base: base + "/v1/integrations/developer/zapier/", token: token, ws: ws}
 
 	// Search.
-	kinds := searchKinds(c.n)
+	kinds := append(searchKinds(c.n), adversarialKinds()...)
 	logf("searching over HTTP: %d query kinds", len(kinds))
 	var slowest []timed
-	results := map[string][]time.Duration{}
+	const searchRuns = 3
+	results := map[string][][]time.Duration{} // kind → run → durations
 	r.note("load average before the searches: " + loadAvg())
 	// One pass unmeasured (the server's first minutes: its page cache and heap warm up), then
-	// every query kind twice.
-	for pass := range 3 {
+	// every query kind searchRuns times; the worst run's p99 is what the target is held to.
+	for pass := range searchRuns + 1 {
 		for _, k := range kinds {
+			if pass > 0 && len(results[k.name]) < pass {
+				results[k.name] = append(results[k.name], nil)
+			}
 			for _, q := range k.queries {
 				t0 := time.Now()
 				if _, err := api.search(q); err != nil {
@@ -198,7 +202,7 @@ func run(c config) error {
 				}
 				d := time.Since(t0)
 				if pass > 0 {
-					results[k.name] = append(results[k.name], d)
+					results[k.name][pass-1] = append(results[k.name][pass-1], d)
 					slowest = append(slowest, timed{k.name + " " + q, d})
 				}
 			}
@@ -206,8 +210,19 @@ func run(c config) error {
 	}
 	r.note("load average after the searches: " + loadAvg())
 	for _, k := range kinds {
-		p50, p99, maxd := percentiles(results[k.name])
-		r.row("search "+k.name+" ("+k.example+")", fmt.Sprintf("p50 %s p99 %s max %s (%d searches)", ms(p50), ms(p99), ms(maxd), len(results[k.name])), "", "p99 ≤ 10 ms")
+		var worstP50, worstP99, worstMax time.Duration
+		var all []string
+		for _, run := range results[k.name] {
+			p50, p99, maxd := percentiles(run)
+			worstP50, worstP99, worstMax = max(worstP50, p50), max(worstP99, p99), max(worstMax, maxd)
+			all = append(all, ms(p99))
+		}
+		target := "p99 ≤ 10 ms"
+		if strings.HasPrefix(k.name, "adversarial") {
+			target = "p99 ≤ 10 ms, max ≤ 50 ms"
+		}
+		r.row("search "+k.name+" ("+k.example+")", fmt.Sprintf("worst of %d runs: p50 %s p99 %s max %s (p99 per run: %s; %d queries)",
+			len(results[k.name]), ms(worstP50), ms(worstP99), ms(worstMax), strings.Join(all, ", "), len(k.queries)), "", target)
 	}
 	slices.SortFunc(slowest, func(a, b timed) int { return int(b.d - a.d) })
 	for _, s := range slowest[:min(8, len(slowest))] {

@@ -54,6 +54,12 @@ type Dispatcher struct {
 	loopDone chan struct{}
 	recDone  chan struct{}
 	workers  sync.WaitGroup
+	// unrecorded holds a token for each message handed to the carrier whose outcome is not
+	// recorded yet: a worker takes one before the call, the recorder returns it once the outcome
+	// is committed. A crash re-sends exactly those messages (the carrier may have accepted them),
+	// so their number is the crash window: at most 2×Workers, one call per worker at the carrier
+	// and one accepted outcome per worker waiting for the recorder's next batch.
+	unrecorded chan struct{}
 
 	mu       sync.Mutex
 	inflight int // claimed, outcome not yet recorded
@@ -99,10 +105,12 @@ func NewDispatcher(s *store.Store, opts Options) *Dispatcher {
 	}
 	return &Dispatcher{store: s, opts: opts, wake: make(chan struct{}, 1), stop: make(chan struct{}),
 		jobs: make(chan job, opts.Batch), results: make(chan result, opts.Batch), loopDone: make(chan struct{}), recDone: make(chan struct{}),
-		limiters: map[string]*numberLimiter{}}
+		limiters: map[string]*numberLimiter{}, unrecorded: make(chan struct{}, 2*opts.Workers)}
 }
 
 // maxInflight bounds claimed-but-unrecorded messages, so a stop never waits on a mountain.
+// (Claimed messages not yet handed to the carrier are not sent twice by a crash: they are
+// re-queued at the next start and sent once. Those handed to it are bounded by unrecorded.)
 func (d *Dispatcher) maxInflight() int { return 4 * d.opts.Batch }
 
 // Start re-queues messages a crash left `sending`, then starts the workers.
@@ -251,6 +259,7 @@ func (d *Dispatcher) limiter(n *store.PhoneNumber) *numberLimiter {
 func (d *Dispatcher) worker() {
 	defer d.workers.Done()
 	for j := range d.jobs {
+		d.unrecorded <- struct{}{} // returned by the recorder
 		d.results <- d.send(j)
 	}
 }
@@ -334,6 +343,9 @@ func (d *Dispatcher) record(batch []result) {
 		for _, r := range batch {
 			d.opts.Metrics.countOutcome(r.carrier, &r.out)
 		}
+	}
+	for range batch {
+		<-d.unrecorded
 	}
 	d.mu.Lock()
 	d.inflight -= len(batch)

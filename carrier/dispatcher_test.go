@@ -132,7 +132,7 @@ func (e *env) send(t *testing.T, from, to, text string) store.Message {
 // eventually polls cond for up to 10 s (the dispatcher works in the background).
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting until %s", what)

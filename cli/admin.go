@@ -70,7 +70,7 @@ func adminCommands() map[string]adminCommand {
 		"create-user":      {"--email E --name N [--password P | --password-stdin] [--superuser]", adminCreateUser},
 		"create-workspace": {"--name N", adminCreateWorkspace},
 		"add-member":       {"--workspace W --user U", adminAddMember},
-		"add-number":       {"--workspace W --phone +1… [--name N] [--carrier sandbox|twilio] [--rate R]", adminAddNumber},
+		"add-number":       {"--workspace W --phone +1… [--name N] [--carrier sandbox|twilio|telnyx] [--rate R]", adminAddNumber},
 		"list-numbers":     {"[--workspace W]", adminListNumbers},
 		"list-workspaces":  {"", adminListWorkspaces},
 		"list-users":       {"", adminListUsers},
@@ -81,8 +81,14 @@ func adminCommands() map[string]adminCommand {
 		"add-property":     {"--workspace W --name N --type text|number|boolean|date", adminAddProperty},
 		"create-token":     {"--user U [--name N]", adminCreateToken},
 		"revoke-token":     {"--token T", adminRevokeToken},
-		"import-contacts":  {"--workspace W FILE.csv", adminImportContacts},
+		"import-contacts":  {"--workspace W FILE.csv", adminImportContactsAny}, // contacts.go
+		"export-contacts":  {"--workspace W", adminExportContacts},             // contacts.go
 		"compact":          {"", adminCompact},
+
+		// Accounts: password and two-factor resets, the e-mail check (admin_users.go).
+		"reset-password": {"--user U [--password-stdin] [--base-url URL]", adminResetPassword},
+		"reset-2fa":      {"--user U", adminReset2FA},
+		"test-email":     {"--to ADDR [-smtp-url URL -smtp-from F]", adminTestEmail},
 
 		// Webhooks (admin_webhooks.go).
 		"list-subscriptions":  {"[--workspace W]", adminListSubscriptions},

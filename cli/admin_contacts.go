@@ -2,9 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
-	"runtime/debug"
-	"time"
 
 	"switchboard/store"
 )
@@ -62,40 +59,6 @@ func adminAddProperty(a *adminEnv, args []string) error {
 			return err
 		}
 		fmt.Fprintln(a.stdout, p.ID)
-		return nil
-	})
-}
-
-func adminImportContacts(a *adminEnv, args []string) error {
-	ws := a.fs.String("workspace", "", "workspace id")
-	return a.withStore(args, func(s *store.Store) error {
-		if err := required("workspace", *ws); err != nil {
-			return err
-		}
-		if a.fs.NArg() != 1 {
-			return fmt.Errorf("give exactly one CSV file after the flags")
-		}
-		f, err := os.Open(a.fs.Arg(0))
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		// An import is a batch job that allocates a little per row and keeps little: a higher
-		// collection target trades some memory for fewer collections (a quarter of an import's
-		// CPU at the default).
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
-		start := time.Now()
-		rep, err := s.ImportContacts(*ws, f, func(p store.ImportProgress) {
-			fmt.Fprintf(a.stderr, "\rimported %d rows (%s)", p.Rows, time.Since(start).Round(time.Second))
-		})
-		fmt.Fprintln(a.stderr)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(a.stdout, "imported %d, updated %d, rejected %d\n", rep.Imported, rep.Updated, rep.Rejected)
-		for _, e := range rep.Errors {
-			fmt.Fprintf(a.stdout, "line %d: %s\n", e.Line, e.Reason)
-		}
 		return nil
 	})
 }

@@ -12,10 +12,12 @@ func adminAddNumber(a *adminEnv, args []string) error {
 	ws := a.fs.String("workspace", "", "workspace id")
 	phone := a.fs.String("phone", "", "E.164 number, e.g. +14155550100")
 	name := a.fs.String("name", "", "label shown in dropdowns")
-	carrierName := a.fs.String("carrier", "", "sandbox or twilio (default $SWITCHBOARD_CARRIER, else sandbox)")
+	carrierName := a.fs.String("carrier", "", "sandbox, twilio or telnyx (default $SWITCHBOARD_CARRIER, else sandbox)")
 	rate := a.fs.String("rate", "", "messages per second, 0 = unlimited (default: the server's -send-rate; sandbox: unlimited)")
 	var tw twilioConfig
 	twilioFlags(a.fs, &tw)
+	var tx telnyxConfig
+	telnyxFlags(a.fs, &tx)
 	if err := applyEnv(a.fs); err != nil {
 		return err
 	}
@@ -29,6 +31,9 @@ func adminAddNumber(a *adminEnv, args []string) error {
 		}
 		if in.Carrier == store.ProviderTwilio && !tw.configured() {
 			return fmt.Errorf("--carrier twilio needs the Twilio credentials: set SWITCHBOARD_TWILIO_ACCOUNT_SID and SWITCHBOARD_TWILIO_AUTH_TOKEN (or --twilio-account-sid and --twilio-auth-token), as for serve")
+		}
+		if in.Carrier == store.ProviderTelnyx && !tx.configured() {
+			return fmt.Errorf("--carrier telnyx needs the Telnyx API key: set SWITCHBOARD_TELNYX_API_KEY (or --telnyx-api-key), as for serve")
 		}
 		if *rate != "" {
 			r, err := strconv.ParseFloat(*rate, 64)

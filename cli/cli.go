@@ -30,6 +30,9 @@ Usage:
   switchboard serve [flags]            run the server (see 'switchboard serve -h')
   switchboard admin COMMAND [flags]    administer the data file (see 'switchboard admin help')
   switchboard backup [-data DIR] FILE  write a consistent copy of the database to FILE
+  switchboard restore -data DIR [--force] SOURCE
+                                       put a backup in place (a .db or .db.gz file,
+                                       s3://BUCKET/KEY, file:///PATH, or latest)
 `
 
 // run dispatches a subcommand; the program exits in one place, main.
@@ -45,6 +48,8 @@ func run(args []string, stdout, stderr io.Writer, a Assets) error {
 		return admin(args[1:], stdout, stderr)
 	case "backup":
 		return backup(args[1:], stdout, stderr)
+	case "restore":
+		return restore(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"switchboard/carrier"
+	"switchboard/mail"
 )
 
 // config is the server's configuration: flags, each also settable as SWITCHBOARD_<NAME>.
@@ -15,6 +18,7 @@ type config struct {
 	Addr           string
 	Data           string
 	BaseURL        string
+	BaseURLSet     bool // -base-url (or its variable) was given, not defaulted
 	Stage          string
 	Provider       string
 	Carrier        string
@@ -24,6 +28,20 @@ type config struct {
 	LogRequests    bool
 	SendRate       float64
 	Twilio         twilioConfig
+	Telnyx         telnyxConfig
+	Backup         backupConfig // scheduled off-site backups (backup_offsite.go)
+	// MaxConnections bounds the open connections (-max-connections).
+	MaxConnections int
+	// RequireTwoFactor sends every user without two-factor to enrolment (-require-2fa).
+	RequireTwoFactor bool
+	// Mail is the SMTP server and sender (-smtp-url, -smtp-from); its URL "" sends no e-mail.
+	Mail mail.Config
+}
+
+// mailFlags registers -smtp-url and -smtp-from on fs (serve, and admin test-email).
+func mailFlags(fs *flag.FlagSet, m *mail.Config) {
+	fs.StringVar(&m.URL, "smtp-url", "", "SMTP server for e-mail: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://user:pass@host:465; empty sends none")
+	fs.StringVar(&m.From, "smtp-from", "", `sender of e-mail, e.g. "Switchboard <sms@example.com>"`)
 }
 
 // twilioConfig is the Twilio account the twilio adapter uses; the auth token is never logged
@@ -42,6 +60,35 @@ func twilioFlags(fs *flag.FlagSet, t *twilioConfig) {
 	fs.StringVar(&t.AccountSID, "twilio-account-sid", "", "Twilio account SID (for numbers with carrier twilio)")
 	fs.StringVar(&t.AuthToken, "twilio-auth-token", "", "Twilio auth token: signs API calls and verifies callbacks; never logged")
 	fs.StringVar(&t.BaseURL, "twilio-base-url", "https://api.twilio.com", "Twilio REST API base URL (tests point it at a local server)")
+}
+
+// telnyxConfig is the Telnyx account the telnyx adapter uses: the API key signs sends (never
+// logged or shown back), the public key verifies webhooks.
+type telnyxConfig struct {
+	APIKey    string
+	PublicKey string // base64 Ed25519, checked by check
+	BaseURL   string
+}
+
+func (t telnyxConfig) configured() bool { return t.APIKey != "" }
+
+// telnyxFlags registers the Telnyx flags on fs (their SWITCHBOARD_TELNYX_* variables apply
+// through applyEnv).
+func telnyxFlags(fs *flag.FlagSet, t *telnyxConfig) {
+	fs.StringVar(&t.APIKey, "telnyx-api-key", "", "Telnyx API key (for numbers with carrier telnyx); never logged")
+	fs.StringVar(&t.PublicKey, "telnyx-public-key", "", "Telnyx public key (base64 Ed25519, from the portal): verifies webhooks")
+	fs.StringVar(&t.BaseURL, "telnyx-base-url", carrier.DefaultTelnyxBaseURL, "Telnyx API base URL (tests point it at a local server)")
+}
+
+// check validates the public key's form and normalises the base URL.
+func (t *telnyxConfig) check() error {
+	t.BaseURL = strings.TrimRight(t.BaseURL, "/")
+	if t.PublicKey != "" {
+		if _, err := carrier.ParseTelnyxPublicKey(t.PublicKey); err != nil {
+			return fmt.Errorf("-telnyx-public-key: %v", err)
+		}
+	}
+	return nil
 }
 
 // applyEnv sets every flag of fs that has a SWITCHBOARD_<NAME> variable (except -data, which
@@ -83,13 +130,18 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	fs.StringVar(&c.BaseURL, "base-url", "", "public URL, used in OAuth redirects and carrier callbacks (default http://localhost:PORT)")
 	fs.StringVar(&c.Stage, "stage", "v1", "stage path segment of the integration API")
 	fs.StringVar(&c.Provider, "provider", "zapier", "developerProvider value and {provider} path segment")
-	fs.StringVar(&c.Carrier, "carrier", "sandbox", "carrier adapter: sandbox or twilio")
+	fs.StringVar(&c.Carrier, "carrier", "sandbox", "carrier adapter: sandbox, twilio or telnyx")
 	fs.DurationVar(&c.AccessTokenTTL, "access-token-ttl", 24*time.Hour, "OAuth access token lifetime")
 	fs.StringVar(&cidrs, "hook-allow-cidrs", "", "comma-separated CIDRs webhook URLs may reach despite the SSRF guard (e.g. 127.0.0.0/8)")
 	fs.Float64Var(&c.RateLimit, "rate-limit", 100, "integration API requests per second per token (burst twice that); 0 turns it off")
 	fs.BoolVar(&c.LogRequests, "log-requests", true, "log one line per HTTP request")
 	fs.Float64Var(&c.SendRate, "send-rate", 1, "messages per second per number for numbers without a rate of their own (0 = unlimited; sandbox numbers default to unlimited)")
 	twilioFlags(fs, &c.Twilio)
+	telnyxFlags(fs, &c.Telnyx)
+	backupFlags(fs, &c.Backup, true)
+	fs.IntVar(&c.MaxConnections, "max-connections", 10_000, "most open client connections; more wait to be accepted")
+	fs.BoolVar(&c.RequireTwoFactor, "require-2fa", false, "require two-factor sign-in for every user")
+	mailFlags(fs, &c.Mail)
 	// Environment first, so that flags given on the command line win.
 	if err := applyEnv(fs); err != nil {
 		return c, err
@@ -112,8 +164,14 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	if c.AccessTokenTTL <= 0 {
 		return c, fmt.Errorf("-access-token-ttl must be positive")
 	}
-	if c.Carrier != "sandbox" && c.Carrier != "twilio" {
-		return c, fmt.Errorf("-carrier must be sandbox or twilio")
+	if c.Carrier != "sandbox" && c.Carrier != "twilio" && c.Carrier != "telnyx" {
+		return c, fmt.Errorf("-carrier must be sandbox, twilio or telnyx")
+	}
+	if err := c.Mail.Check(); err != nil {
+		return c, err
+	}
+	if c.MaxConnections < 1 {
+		return c, fmt.Errorf("-max-connections must be 1 or more")
 	}
 	if c.SendRate < 0 {
 		return c, fmt.Errorf("-send-rate must be 0 or more messages per second")
@@ -121,11 +179,18 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	if (c.Twilio.AccountSID == "") != (c.Twilio.AuthToken == "") {
 		return c, fmt.Errorf("-twilio-account-sid and -twilio-auth-token go together: set both or neither")
 	}
+	if err := c.Backup.check(); err != nil {
+		return c, err
+	}
 	c.Twilio.BaseURL = strings.TrimRight(c.Twilio.BaseURL, "/")
+	if err := c.Telnyx.check(); err != nil {
+		return c, err
+	}
 	c.Stage = strings.Trim(c.Stage, "/")
 	if c.Stage == "" || strings.Contains(c.Stage, "/") {
 		return c, fmt.Errorf("-stage must be one path segment such as v1")
 	}
+	c.BaseURLSet = c.BaseURL != ""
 	if c.BaseURL == "" {
 		_, port, _ := net.SplitHostPort(c.Addr)
 		if port == "" {

@@ -213,7 +213,9 @@ func startServer(t testing.TB, addr string, env []string, args ...string) *serve
 		res, err := http.Get(s.base + "/healthz")
 		if err == nil {
 			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
+			// The banner is written before serving starts, but the pipe's copier may not have
+			// put it into the buffer yet: wait for it so tests can read it whole.
+			if res.StatusCode == http.StatusOK && strings.Contains(s.stdout.String(), "  data:") {
 				return s
 			}
 		}

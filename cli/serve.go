@@ -13,12 +13,17 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/net/netutil"
 
 	"switchboard/carrier"
+	"switchboard/mail"
+	"switchboard/media"
 	"switchboard/oauth"
 	"switchboard/store"
 	"switchboard/web"
@@ -34,6 +39,9 @@ type serverInfo struct {
 }
 
 func serverInfoPath(dataDir string) string { return filepath.Join(dataDir, "server.json") }
+
+// sessionKeyPath is the file of the session cookie keys (web.SessionConfig.KeyFile).
+func sessionKeyPath(dataDir string) string { return filepath.Join(dataDir, "session.key") }
 
 func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -61,6 +69,9 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
+	// A flood of connections waits in the kernel's backlog beyond the bound instead of each
+	// holding a goroutine and its buffers.
+	ln = netutil.LimitListener(ln, cfg.MaxConnections)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -71,6 +82,7 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 		return err
 	}
 	srv := newHTTPServer(app.handler)
+	srv.RegisterOnShutdown(app.endStreams) // open GET /events streams end, so Shutdown need not wait for them
 	if err := writeServerInfo(cfg.Data, info); err != nil {
 		ln.Close()
 		app.stop()
@@ -119,6 +131,8 @@ type app struct {
 	handler  http.Handler
 	stops    []func()
 	setupURL string
+	// endStreams ends the open event streams (web.Config.Done) when the server shuts down.
+	endStreams func()
 }
 
 // stop stops the workers in reverse order of their start.
@@ -152,6 +166,14 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 		carriers[store.ProviderTwilio] = carrier.NewTwilio(carrier.TwilioConfig{AccountSID: cfg.Twilio.AccountSID,
 			AuthToken: cfg.Twilio.AuthToken, BaseURL: cfg.Twilio.BaseURL, StatusCallbackURL: cfg.BaseURL + "/carrier/twilio/status"})
 	}
+	if cfg.Telnyx.configured() {
+		carriers[store.ProviderTelnyx] = carrier.NewTelnyx(carrier.TelnyxConfig{APIKey: cfg.Telnyx.APIKey,
+			BaseURL: cfg.Telnyx.BaseURL, WebhookURL: cfg.BaseURL + "/carrier/telnyx/webhook"})
+	}
+	wcfg.Telnyx = cfg.Telnyx.configured() && cfg.Telnyx.PublicKey != ""
+	if cfg.Telnyx.PublicKey != "" {
+		wcfg.TelnyxPublicKey, _ = carrier.ParseTelnyxPublicKey(cfg.Telnyx.PublicKey) // checked by parseServeConfig
+	}
 	cm := carrier.NewMetrics(reg, s)
 	disp := carrier.NewDispatcher(s, carrier.Options{Carriers: carriers, DefaultRate: cfg.SendRate, Metrics: cm})
 	s.OnOutbox(disp.Wake)
@@ -164,16 +186,45 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	s.OnSchedule(sched.Wake)
 	sched.Start()
 	a.stops = append(a.stops, sched.Stop)
+	// Media (MMS): kept files' URLs start with the public URL, so carriers can fetch them, and
+	// inbound Twilio media are fetched into the store from its durable queue.
+	s.SetPublicURL(cfg.BaseURL)
+	if cfg.Twilio.configured() {
+		fetcher, err := media.NewFetcher(s, media.FetcherOptions{BaseURL: cfg.Twilio.BaseURL,
+			AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken})
+		if err != nil {
+			a.stop()
+			return nil, err
+		}
+		s.OnMediaFetch(fetcher.Wake)
+		fetcher.Start()
+		a.stops = append(a.stops, fetcher.Stop)
+	}
 	wcfg.Receiver = carrier.NewReceiver(s, cm)
 	wcfg.BaseURL, wcfg.TwilioAuthToken = cfg.BaseURL, cfg.Twilio.AuthToken
+	if cfg.BaseURLSet {
+		wcfg.APIServer = cfg.BaseURL
+	}
 	// The browser session (sign-in, sign-out, /setup) and /static/ are web's; the OAuth
 	// authorization server asks the session who is signed in, and web routes its
 	// endpoints.
-	sess, err := web.NewSessions(s, web.SessionConfig{BaseURL: cfg.BaseURL})
+	// The cookie keys live in a file beside the database, never in it: a backup of the database
+	// cannot sign a session cookie.
+	// E-mail (invitations, reset links) goes through the store's outbox; the worker sends it.
+	scfg := web.SessionConfig{BaseURL: cfg.BaseURL, KeyFile: sessionKeyPath(cfg.Data), RequireTwoFactor: cfg.RequireTwoFactor}
+	if cfg.Mail.Enabled() {
+		mw := mail.NewWorker(s, cfg.Mail, nil)
+		mw.Start()
+		a.stops = append(a.stops, mw.Stop)
+		scfg.Mail = mw
+	}
+	sess, err := web.NewSessions(s, scfg)
 	if err != nil {
 		a.stop()
 		return nil, err
 	}
+	// Sessions idle or past their maximum age are deleted at start and then hourly.
+	a.stops = append(a.stops, sweeper{name: "session sweep", interval: time.Hour, atStart: true, run: sess.SweepStale}.start())
 	prov, err := oauth.New(s, oauth.Config{AccessTokenTTL: cfg.AccessTokenTTL, Session: sess})
 	if err != nil {
 		a.stop()
@@ -192,6 +243,18 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	// Workspace message retention: messages older than a workspace's retention days are
 	// deleted at start and then hourly, in bounded transactions.
 	a.stops = append(a.stops, sweeper{name: "retention sweep", interval: time.Hour, atStart: true, run: s.SweepRetention}.start())
+	// Snoozed conversations reopen when their time passes: checked at start and every 15 s.
+	a.stops = append(a.stops, sweeper{name: "snooze sweep", interval: 15 * time.Second, atStart: true, run: s.SweepSnoozed}.start())
+	// Scheduled off-site backups (-backup-url), listed on /admin/backup.
+	stopBackups, err := startBackups(s, cfg.Backup, reg, &wcfg)
+	if err != nil {
+		a.stop()
+		return nil, err
+	}
+	a.stops = append(a.stops, stopBackups)
+	streams := make(chan struct{})
+	a.endStreams = sync.OnceFunc(func() { close(streams) })
+	wcfg.Done = streams
 	a.handler = web.New(s, wcfg)
 	return a, nil
 }
@@ -206,6 +269,12 @@ func checkCarriers(s *store.Store, cfg config) error {
 		if n.CarrierName() == store.ProviderTwilio && !cfg.Twilio.configured() {
 			return fmt.Errorf("number %s uses the twilio carrier, but the Twilio credentials are not set: "+
 				"set SWITCHBOARD_TWILIO_ACCOUNT_SID and SWITCHBOARD_TWILIO_AUTH_TOKEN (or -twilio-account-sid and -twilio-auth-token)", n.Phone)
+		}
+		// A Telnyx number needs the API key to send and the public key to believe its webhooks
+		// (inbound texts and receipts): without either it would fail silently.
+		if n.CarrierName() == store.ProviderTelnyx && (!cfg.Telnyx.configured() || cfg.Telnyx.PublicKey == "") {
+			return fmt.Errorf("number %s uses the telnyx carrier, but the Telnyx keys are not set: "+
+				"set SWITCHBOARD_TELNYX_API_KEY and SWITCHBOARD_TELNYX_PUBLIC_KEY (or -telnyx-api-key and -telnyx-public-key)", n.Phone)
 		}
 	}
 	return nil
@@ -222,15 +291,22 @@ func writeServerInfo(dataDir string, info serverInfo) error {
 	return nil
 }
 
-func printBanner(w io.Writer, cfg config, a *app) {
+// printBanner writes the banner in one write, so a reader of the pipe sees it whole.
+func printBanner(out io.Writer, cfg config, a *app) {
+	w := new(strings.Builder)
 	fmt.Fprintf(w, "Switchboard is listening on %s\n", cfg.Addr)
 	fmt.Fprintf(w, "  integration API: %s/%s/integrations/developer/%s/<action>\n", cfg.BaseURL, cfg.Stage, cfg.Provider)
 	fmt.Fprintf(w, "  admin UI:        %s/inbox (sign in at %s/login)\n", cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  health:          %s/healthz  %s/readyz  %s/metrics\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  OAuth 2.0:       %s/oauth/authorize  %s/oauth/token  %s/oauth/revoke\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
-	fmt.Fprintf(w, "  carrier:         %s/carrier/twilio/sms  …/status  …/voice (Twilio), %s/carrier/sandbox/sms (sandbox)\n", cfg.BaseURL, cfg.BaseURL)
+	fmt.Fprintf(w, "  OAuth discovery: %s/.well-known/oauth-authorization-server\n", cfg.BaseURL)
+	fmt.Fprintf(w, "  carrier:         %s/carrier/twilio/sms  …/status  …/voice (Twilio), %s/carrier/telnyx/webhook (Telnyx), %s/carrier/sandbox/sms (sandbox)\n", cfg.BaseURL, cfg.BaseURL, cfg.BaseURL)
 	fmt.Fprintf(w, "  data:            %s\n", dbPath(cfg.Data))
+	if b := cfg.Backup; b.URL != "" {
+		fmt.Fprintf(w, "  backups:         every %s to %s, keeping the newest %d\n", b.Every, b.URL, b.Keep)
+	}
 	if a.setupURL != "" {
 		fmt.Fprintf(w, "No admin yet. Finish setup (one-time link): %s\n", a.setupURL)
 	}
+	io.WriteString(out, w.String())
 }

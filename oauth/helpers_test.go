@@ -109,7 +109,7 @@ func (f *fixture) build() error {
 	if _, err := s.AddNumber(f.ws.ID, fromPhone, "Main line"); err != nil {
 		return err
 	}
-	sess, err := web.NewSessions(s, web.SessionConfig{})
+	sess, err := web.NewSessions(s, web.SessionConfig{KeyFile: filepath.Join(f.dir, "session.key")})
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,8 @@ func (f *fixture) build() error {
 	if f.pub, _, err = p.CreateClient(oauth.NewClient{Name: "Desktop app", RedirectURIs: []string{"http://127.0.0.1:7777/cb"}, Public: true}); err != nil {
 		return err
 	}
-	// Sign in once through the real form; the session key lives in the copied database.
+	// Sign in once through the real form; the session lives in the copied database, the cookie
+	// keys in the fixture's key file.
 	srv := httptest.NewServer(web.New(s, web.Config{Sessions: sess, OAuth: p}))
 	defer srv.Close()
 	res, err := http.PostForm(srv.URL+"/oauth/login", url.Values{"email": {f.user.Email}, "password": {password}})
@@ -162,7 +163,7 @@ func newEnv(t testing.TB, opts ...func(*oauth.Config)) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	sess, err := web.NewSessions(s, web.SessionConfig{BaseURL: "http://switchboard.test"})
+	sess, err := web.NewSessions(s, web.SessionConfig{BaseURL: "http://switchboard.test", KeyFile: filepath.Join(shared.dir, "session.key")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,8 +70,9 @@ func (p *Provider) tokenRequest(w http.ResponseWriter, r *http.Request) (tokenRe
 	return p.refresh(c, tgr.Refresh, tgr.Scope)
 }
 
-// Revoke is POST /oauth/revoke (RFC 7009): 200 with an empty body whether or not the token
-// was known; the client must authenticate like at the token endpoint.
+// Revoke is POST /oauth/revoke (RFC 7009): 200 whether or not the token was known; the client
+// must authenticate like at the token endpoint. The answer is the JSON object {} with its
+// Content-Type, since clients (simple-oauth2's revokeAll) parse every answer as JSON.
 func (p *Provider) Revoke(w http.ResponseWriter, r *http.Request) {
 	err := func() error {
 		if err := parseEndpointForm(w, r); err != nil {
@@ -96,7 +97,9 @@ func (p *Provider) Revoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte("{}"))
 }
 
 // parseEndpointForm reads the form body strictly (RFC 6749 §3.2): parameters only in an

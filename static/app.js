@@ -49,4 +49,6 @@
     wireCounters(document);
     wireAutosubmit(document);
   });
+  // A form answered in place (htmx) brings a new textarea: count its segments too.
+  document.addEventListener("htmx:load", function (e) { wireCounters(e.target); });
 })();

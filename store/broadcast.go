@@ -72,6 +72,7 @@ type BroadcastInput struct {
 	ExcludeConversationIDs []string
 	Text                   string
 	Media                  []string
+	Files                  []Upload // attachments kept with the broadcast; their URLs join Media (media.go)
 	AuthorID               string
 	SendAt                 *time.Time
 }
@@ -154,6 +155,13 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 		b = Broadcast{ID: s.NewID(), WorkspaceID: workspaceID, TenantID: s.tenantID, Name: strings.TrimSpace(in.Name),
 			From: in.From, NumberID: n.ID, Text: in.Text, Media: orEmpty(in.Media), CreatedByID: in.AuthorID,
 			SendAt: in.SendAt, CreatedAt: now, UpdatedAt: now}
+		if len(in.Files) > 0 {
+			urls, err := s.putUploads(tx, workspaceID, b.ID, in.Files)
+			if err != nil {
+				return err
+			}
+			b.Media = append(b.Media, urls...)
+		}
 		if err := putJSON(tx.Bucket(bBroadcastTargets), wsKey(workspaceID, b.ID), targets); err != nil {
 			return err
 		}
@@ -378,6 +386,9 @@ func (s *Store) cancelCopies(tx *bolt.Tx, fx *effects, b *Broadcast, max int) (i
 		}
 		m.Status, m.UpdatedAt = MessageCancelled, now
 		if err := putJSON(tx.Bucket(bMessages), key, m); err != nil {
+			return 0, err
+		}
+		if err := s.liveMessage(tx, fx, &m); err != nil {
 			return 0, err
 		}
 	}

@@ -99,11 +99,23 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 		if err != nil {
 			return false, err
 		}
+		if created {
+			// A broadcast copy does not open a conversation: only the contact's reply does.
+			if err := startClosed(tx, &conv); err != nil {
+				return false, err
+			}
+		}
 		text, holdUntil, err := copyOf(r)
 		if err != nil {
 			return false, err
 		}
 		msg := SendInput{Text: text, Media: b.Media, AuthorID: b.CreatedByID}
+		if tooLongFilled(text) {
+			if err := s.failCopy(tx, fx, &conv, created, now, msg, &b, "text "+filledTooLong); err != nil {
+				return false, err
+			}
+			continue
+		}
 		if _, err := s.queueCopy(tx, fx, &conv, created, now, msg, b.ID, holdUntil); err != nil {
 			return false, err
 		}

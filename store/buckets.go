@@ -57,6 +57,27 @@ var (
 	bSubPending        = []byte("idx_webhook_subscription_pending") // sub|delivery -> empty, pending only
 	bEventPending      = []byte("idx_webhook_event_pending")        // event|delivery -> empty, pending only
 	bSnippets          = []byte("snippets")                         // ws|shortcut -> Snippet (snippet.go)
+	// The live inbox's push (live_event.go, unread.go, notify_prefs.go).
+	bLiveEvents  = []byte("live_events")         // ws|seq(8) -> at|kind|target|JSON
+	bLiveSeq     = []byte("live_event_seq")      // ws -> last seq(8)
+	bUnread      = []byte("unread")              // ws|user|conversation -> empty
+	bUnreadCount = []byte("unread_count")        // ws|user -> count(8)
+	bMentions    = []byte("idx_mentions")        // ws|user|at(8)|conversation -> empty
+	bMentionLast = []byte("mention_last")        // ws|user|conversation -> at(8)
+	bNotifyPrefs = []byte("notification_prefs")  // user -> NotificationPrefs
+	bImportJobs  = []byte("contact_import_jobs") // ws|id -> ImportJob (import_job.go)
+	// The live inbox (message_words.go, conversation_log.go, snooze.go).
+	bMsgWords    = []byte("idx_message_words")       // per-workspace bucket: word postings
+	bMsgSlots    = []byte("idx_message_slots")       // per-workspace bucket: num → conversation
+	bConvEntries = []byte("conversation_entries")    // ws|id -> ConversationEntry
+	bConvSnooze  = []byte("idx_conversation_snooze") // until(8)|ws|conversation -> empty
+	// Accounts: sign-in sessions, two-factor, password resets and the e-mail outbox.
+	bSessions    = []byte("sessions")         // sha256(token) -> Session (session.go)
+	bSessionUser = []byte("idx_session_user") // user|session id -> sha256(token)
+	bTwoFactor   = []byte("user_two_factor")  // user -> two-factor record (totp.go)
+	bResets      = []byte("password_resets")  // sha256(token) -> PasswordReset (reset.go)
+	bMail        = []byte("mail")             // id -> Mail (mail.go)
+	bMailQueue   = []byte("mail_queue")       // due(8)|id -> empty
 )
 
 var allBuckets = [][]byte{
@@ -66,6 +87,11 @@ var allBuckets = [][]byte{
 	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 	bSubOwner, bSubPending, bEventPending, bConvActivity, bSnippets,
+	bLiveEvents, bLiveSeq, bUnread, bUnreadCount, bMentions, bMentionLast, bNotifyPrefs,
+	bImportJobs,
+	bMedia, bMediaChunks, bMediaOwner, bMediaFetch, // media.go
+	bMsgWords, bMsgSlots, bConvEntries, bConvSnooze,
+	bSessions, bSessionUser, bTwoFactor, bResets, bMail, bMailQueue,
 }
 
 // Keys of the meta bucket, declared beside the buckets.

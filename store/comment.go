@@ -64,6 +64,9 @@ func (s *Store) CreateComment(workspaceID string, in CommentInput) (Comment, err
 		if err := tx.Bucket(bConvMessages).Put(idxKey(workspaceID, "c"+conv.ID, c.ID), nil); err != nil {
 			return err
 		}
+		if err := s.liveComment(tx, fx, &conv, &c); err != nil {
+			return err
+		}
 		return s.emit(tx, fx, workspaceID, EventCommentCreated, CommentPayload{
 			ConversationID: c.ConversationID, CreatedAt: FormatTime(c.CreatedAt), Text: c.Text, WorkspaceID: workspaceID})
 	})

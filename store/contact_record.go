@@ -427,7 +427,7 @@ func recordText(rec []byte) (first, last, company, email, phone string, err erro
 			company = r.str()
 		case ctEmail:
 			email = r.str()
-		case ctAvatar, ctSource, ctTenant, ctFlags, ctProps, ctAddresses:
+		case ctAvatar, ctSource, ctTenant, ctFlags, ctProps, ctAddresses, ctTimeZone:
 			r.raw()
 		case ctSourceCode:
 			r.byte()

@@ -27,6 +27,8 @@ type Conversation struct {
 	LastMessageTime         *time.Time `json:"lastMessageTime"`
 	CreatedAt               time.Time  `json:"createdAt"`
 	UpdatedAt               time.Time  `json:"updatedAt"`
+	// SnoozedUntil is when a snoozed conversation reopens by itself (nil: until the contact writes).
+	SnoozedUntil *time.Time `json:"snoozedUntil,omitempty"`
 }
 
 // IsGroup reports whether the conversation has more than one contact address.
@@ -172,7 +174,10 @@ func touchConversation(tx *bolt.Tx, c *Conversation, at time.Time, inbound bool)
 	}
 	c.UpdatedAt = at
 	if inbound {
-		c.Status = ConversationOpen
+		// The contact's text reopens a closed or snoozed conversation (its snooze time goes).
+		if err := setStatus(tx, c, ConversationOpen, nil); err != nil {
+			return err
+		}
 	}
 	return putJSON(tx.Bucket(bConversations), wsKey(c.WorkspaceID, c.ID), c)
 }
@@ -273,7 +278,7 @@ func activityKey(c *Conversation) []byte {
 }
 
 func putActivity(tx *bolt.Tx, c *Conversation) error {
-	return tx.Bucket(bConvActivity).Put(activityKey(c), nil)
+	return tx.Bucket(bConvActivity).Put(activityKey(c), activityValue(tx, c)) // inbox_search.go
 }
 
 func deleteActivity(tx *bolt.Tx, c *Conversation) error {
@@ -285,6 +290,12 @@ type ConversationUpdate struct {
 	Status          *string
 	AssignedUserIDs *[]string // each a member of the workspace
 	Labels          *[]string
+	// SnoozeUntil, with Status snoozed, is when the conversation reopens by itself: in the
+	// future, at most a year ahead (nil: until the contact writes).
+	SnoozeUntil *time.Time
+	// ActorID is the user making the change ("" for the API): the thread's activity entries
+	// name them, and a user they assign is notified unless it is themselves.
+	ActorID string
 }
 
 // UpdateConversation sets a conversation's status, assignees or labels. It does not move the
@@ -315,10 +326,15 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 			errs = append(errs, FieldError{"labels", "must be at most 20 labels"})
 		}
 	}
+	if u.Status != nil && *u.Status == ConversationSnoozed {
+		if fe := checkSnooze(u.SnoozeUntil, s.Now()); fe != nil { // snooze.go
+			errs = append(errs, *fe)
+		}
+	}
 	if errs != nil {
 		return c, errs
 	}
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
 		ok, err := getJSON(tx.Bucket(bConversations), wsKeyChecked(workspaceID, id), &c)
 		if err != nil {
 			return err
@@ -326,6 +342,7 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 		if !ok {
 			return errorf(ErrNotFound, "conversation not found")
 		}
+		before := c
 		if u.AssignedUserIDs != nil {
 			ids := NormalizeGroup(*u.AssignedUserIDs)
 			if fe, ok := checkMentions(tx, workspaceID, ids); !ok {
@@ -335,13 +352,24 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 			c.AssignedUserIDs = orEmpty(ids)
 		}
 		if u.Status != nil {
-			c.Status = *u.Status
+			if err := setStatus(tx, &c, *u.Status, u.SnoozeUntil); err != nil {
+				return err
+			}
 		}
 		if u.Labels != nil {
 			c.Labels = orEmpty(labels)
 		}
 		c.UpdatedAt = s.Now()
-		return putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c)
+		if err := s.logChanges(tx, fx, &before, &c, u.ActorID); err != nil { // conversation_log.go
+			return err
+		}
+		if err := putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c); err != nil {
+			return err
+		}
+		if u.AssignedUserIDs != nil {
+			return s.liveAssigned(tx, fx, &c, before.AssignedUserIDs, u.ActorID) // live_changes.go
+		}
+		return nil
 	})
 	return c, err
 }

@@ -17,13 +17,14 @@ const (
 	EventCommentCreated   = "comment.created"
 	EventContactCreated   = "contact.created"
 	EventContactUpdated   = "contact.updated"
+	EventContactDeleted   = "contact.deleted" // deleted or erased; the Contact payload as it was
 	EventOptOutCreated    = "opt_out.created"
 	EventCallReceived     = "call.received"
 )
 
 // EventNames lists every event a webhook can subscribe to.
 var EventNames = []string{EventMessageReceived, EventMessageSent, EventMessageDelivered, EventMessageFailed, EventCommentCreated,
-	EventContactCreated, EventContactUpdated, EventOptOutCreated, EventCallReceived}
+	EventContactCreated, EventContactUpdated, EventOptOutCreated, EventCallReceived, EventContactDeleted}
 
 // ValidEventName reports whether name is a known event.
 func ValidEventName(name string) bool { return slices.Contains(EventNames, name) }
@@ -124,14 +125,15 @@ func contactPayload(c *Contact) ContactPayload {
 // MessagePayload is the message.* webhook payload: the seed's Message fields plus the message's
 // id and status, so that a receiver can match receipts to sends.
 type MessagePayload struct {
-	ConversationID string `json:"conversationId"`
-	CreatedAt      string `json:"createdAt"`
-	From           string `json:"from"`
-	ID             string `json:"id"`
-	Status         string `json:"status"`
-	Text           string `json:"text"`
-	To             string `json:"to"`
-	WorkspaceID    string `json:"workspaceId"`
+	ConversationID string   `json:"conversationId"`
+	CreatedAt      string   `json:"createdAt"`
+	From           string   `json:"from"`
+	ID             string   `json:"id"`
+	Media          []string `json:"media"` // URLs; [] when none
+	Status         string   `json:"status"`
+	Text           string   `json:"text"`
+	To             string   `json:"to"`
+	WorkspaceID    string   `json:"workspaceId"`
 }
 
 func messagePayload(m *Message) MessagePayload {
@@ -140,7 +142,7 @@ func messagePayload(m *Message) MessagePayload {
 		to = joinAddresses(m.Group)
 	}
 	return MessagePayload{ConversationID: m.ConversationID, CreatedAt: FormatTime(m.CreatedAt), From: m.From,
-		ID: m.ID, Status: m.Status, Text: m.Text, To: to, WorkspaceID: m.WorkspaceID}
+		ID: m.ID, Media: orEmpty(m.Media), Status: m.Status, Text: m.Text, To: to, WorkspaceID: m.WorkspaceID}
 }
 
 // CommentPayload is the comment.created webhook payload.

@@ -162,3 +162,35 @@ func SetInboxScan(n int) (restore func()) {
 	inboxScan = n
 	return func() { inboxScan = prev }
 }
+
+// SearchWork is the work one search did: postings entries decoded, records read, phone index
+// entries scanned.
+type SearchWork = searchWork
+
+// SearchContactsWork is SearchContacts also returning the work it did.
+func SearchContactsWork(s *Store, workspaceID, searchText string) ([]Contact, SearchWork, error) {
+	return s.searchContacts(workspaceID, searchText)
+}
+
+// SetSearchBounds sets the candidate count at which a search verifies on records and the
+// budget of a tiny-digit walk until restore is called.
+func SetSearchBounds(verify, tinyWalk int) (restore func()) {
+	v, w := verifyDirect, tinyWalkBudget
+	verifyDirect, tinyWalkBudget = verify, tinyWalk
+	return func() { verifyDirect, tinyWalkBudget = v, w }
+}
+
+// PostingsEntries is how many entries the workspace's postings hold, all terms together.
+func PostingsEntries(s *Store, workspaceID string) (int, error) {
+	n := 0
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := wsBucket(tx, bContactTerms, idKey(workspaceID))
+		if b == nil {
+			return nil
+		}
+		var err error
+		n, err = addPostingsN(b, newNumSet(uint32(wsBucket(tx, bContactNums, idKey(workspaceID)).Sequence())), "", false)
+		return err
+	})
+	return n, err
+}

@@ -102,6 +102,12 @@ type importRow struct {
 // Rows are written in transactions of ImportBatchSize rows; progress (may be nil) is called
 // after each commit. An error stops the import; the report then counts what was committed.
 func (s *Store) ImportContacts(workspaceID string, r io.Reader, progress func(ImportProgress)) (ImportReport, error) {
+	return s.importContacts(workspaceID, r, progress, nil)
+}
+
+// importContacts is ImportContacts calling onReject, when not nil, with every rejected row (the
+// report lists only the first MaxImportErrors).
+func (s *Store) importContacts(workspaceID string, r io.Reader, progress func(ImportProgress), onReject func(ImportRowError)) (ImportReport, error) {
 	rep := ImportReport{Errors: []ImportRowError{}}
 	var types map[string]string
 	if err := s.db.View(func(tx *bolt.Tx) error {
@@ -133,6 +139,9 @@ func (s *Store) ImportContacts(workspaceID string, r io.Reader, progress func(Im
 	var pending []importRow
 	batchSize := importFirstBatch
 	reject := func(line int, reason string) {
+		if onReject != nil {
+			onReject(ImportRowError{line, reason})
+		}
 		rep.Rejected++
 		if len(rep.Errors) < MaxImportErrors {
 			rep.Errors = append(rep.Errors, ImportRowError{line, reason})

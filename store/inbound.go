@@ -118,6 +118,13 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		if err := putMessage(tx, &m); err != nil {
 			return err
 		}
+		// Twilio's media URLs need the account's credentials and vanish when the account deletes
+		// them: they are fetched into the store after this commit (media_fetch.go).
+		if in.Provider == ProviderTwilio {
+			if err := s.queueMediaFetches(tx, &m); err != nil {
+				return err
+			}
+		}
 		r.Message = m
 		if in.ProviderID != "" {
 			if err := tx.Bucket(bMsgProvider).Put(providerKey(in.Provider, in.ProviderID), wsKey(workspaceID, m.ID)); err != nil {
@@ -128,6 +135,14 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 			return nil
 		}
 		if err := touchConversation(tx, &conv, now, true); err != nil {
+			return err
+		}
+		// The live inbox hears of it: the message, who it is unread for, who is notified.
+		if err := s.liveInbound(tx, fx, &conv, &m, c); err != nil {
+			return err
+		}
+		// Replies sent later wait for no answer: the contact's text cancels them.
+		if err := s.cancelSendLater(tx, fx, workspaceID, conv.ID, ReplyFirstError); err != nil {
 			return err
 		}
 		// The contact's last inbound time is not part of its search document or its webhook
@@ -142,6 +157,9 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		}
 		return s.actOnKeyword(tx, fx, &w, &conv, in, &r)
 	})
+	if err == nil && !r.Duplicate && in.Provider == ProviderTwilio && len(r.Message.Media) > 0 {
+		s.notifyMedia()
+	}
 	return r, err
 }
 
@@ -275,11 +293,15 @@ func (s *Store) SetBlocked(workspaceID, userID, phone string, blocked bool) erro
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return fx.refuse(err)
 		}
+		if isBlocked(tx, workspaceID, phone) == blocked {
+			return nil
+		}
+		// The change shows in the threads with the number (conversation_log.go).
+		if err := s.logBlock(tx, fx, workspaceID, userID, phone, blocked); err != nil {
+			return err
+		}
 		if !blocked {
 			return tx.Bucket(bBlocked).Delete(blockKey(workspaceID, phone))
-		}
-		if isBlocked(tx, workspaceID, phone) {
-			return nil
 		}
 		return putJSON(tx.Bucket(bBlocked), blockKey(workspaceID, phone), Block{Phone: phone, UserID: userID, CreatedAt: s.Now()})
 	})

@@ -44,6 +44,10 @@ func TestRecordInboundMessageCreatesContactAndConversation(t *testing.T) {
 	}
 	want := map[string]any{"conversationId": conv.ID, "createdAt": store.FormatTime(m.CreatedAt), "from": "+14155550199",
 		"id": m.ID, "status": store.MessageReceived, "text": "hi there", "to": testFrom, "workspaceId": h.ws}
+	if media, ok := p["media"].([]any); !ok || len(media) != 0 {
+		t.Errorf("payload media = %#v, want []", p["media"])
+	}
+	delete(p, "media")
 	if len(p) != len(want) {
 		t.Fatalf("payload = %v, want exactly %v", p, want)
 	}

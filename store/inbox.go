@@ -3,9 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/hex"
-	"errors"
 	"slices"
-	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -22,7 +20,8 @@ type InboxFilter struct {
 	AssignedTo string // a user id
 	Unassigned bool
 	Label      string
-	// Search matches the contact's name (case-insensitive substring) or number (digits).
+	// Search matches the contact (name prefixes, folded; number digits in any formatting) or
+	// the words of one of the conversation's messages (inbox_search.go).
 	Search string
 	// Limit caps the result (default 50, at most 200).
 	Limit int
@@ -52,84 +51,11 @@ func (s *Store) Inbox(workspaceID string, f InboxFilter) ([]InboxItem, error) {
 	return items, err
 }
 
-// InboxPage is Inbox with the cursor of the next page: "" when the list is at its end. A page
-// holds up to f.Limit rows but examines at most inboxScan conversations, so a selective filter
+// InboxPage is Inbox with the cursor of the next page: "" when no more conversations match. A
+// page holds up to f.Limit rows but reads at most inboxScan conversations, so a selective filter
 // may return fewer rows (even none) and a cursor to continue from.
 func (s *Store) InboxPage(workspaceID string, f InboxFilter) ([]InboxItem, string, error) {
-	if f.Limit <= 0 {
-		f.Limit = 50
-	}
-	f.Limit = min(f.Limit, 200)
-	search := strings.ToLower(strings.TrimSpace(f.Search))
-	digits := strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return r
-		}
-		return -1
-	}, search)
-	out := []InboxItem{}
-	next := ""
-	err := s.db.View(func(tx *bolt.Tx) error {
-		if _, ok := ParseID(workspaceID); !ok {
-			return nil
-		}
-		scanned := 0
-		prefix := idKey(workspaceID)
-		convs := tx.Bucket(bConversations)
-		cur := tx.Bucket(bConvActivity).Cursor()
-		start := append(slices.Clone(prefix), bytes.Repeat([]byte{0xff}, 25)...)
-		if b, ok := decodeCursor(f.Before); ok {
-			start = append(slices.Clone(prefix), b...) // the row itself is skipped by Prev below
-		}
-		var lastKey []byte
-		k, _ := cur.Seek(start)
-		if k == nil {
-			k, _ = cur.Last()
-		} else {
-			k, _ = cur.Prev()
-		}
-		for ; k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Prev() {
-			if len(k) != 40 {
-				continue
-			}
-			if len(out) == f.Limit || scanned == inboxScan {
-				// More rows may follow: continue after the last one examined.
-				next = hex.EncodeToString(lastKey[16:])
-				return nil
-			}
-			scanned++
-			lastKey = k
-			var c Conversation
-			ok, err := getJSON(convs, wsKey(workspaceID, idFromKey(k[24:])), &c)
-			if err != nil {
-				return err
-			}
-			if !ok || !f.keeps(&c) {
-				continue
-			}
-			item := InboxItem{Conversation: c, Cursor: hex.EncodeToString(k[16:])}
-			if !c.IsGroup() && len(c.Addresses) == 1 {
-				if id := contactIDByPhone(tx, workspaceID, c.Addresses[0]); id != "" {
-					if ct, err := getContact(tx, workspaceID, id); err == nil {
-						item.ContactName = strings.TrimSpace(ct.FirstName + " " + ct.LastName)
-					} else if !errors.Is(err, ErrNotFound) {
-						return err
-					}
-				}
-			}
-			if search != "" {
-				name := strings.ToLower(item.ContactName + " " + c.Name)
-				numberHit := digits != "" && strings.Contains(c.InboundChannelAddresses, digits)
-				if !strings.Contains(name, search) && !numberHit {
-					continue
-				}
-			}
-			item.Last = lastMessageText(tx, workspaceID, c.ID)
-			out = append(out, item)
-		}
-		return nil
-	})
-	return out, next, err
+	return s.inboxPage(workspaceID, f) // inbox_search.go
 }
 
 // decodeCursor turns a row's Cursor back into the key's activity and id (24 bytes).

@@ -60,8 +60,9 @@ func (r *invitationRecord) current(now time.Time) InvitationEntry {
 }
 
 // CreateInvitation invites email to workspaceID with role (admin or member); the plain one-time
-// token, for the link /invite/{token}, is returned only now.
-func (s *Store) CreateInvitation(workspaceID, email, role string) (InvitationEntry, string, error) {
+// token, for the link /invite/{token}, is returned only now. A mailFor given queues the
+// invitation e-mail in the same transaction.
+func (s *Store) CreateInvitation(workspaceID, email, role string, mailFor ...MailFor) (InvitationEntry, string, error) {
 	email = strings.TrimSpace(email)
 	var errs ValidationError
 	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email || len(email) > 254 {
@@ -86,6 +87,13 @@ func (s *Store) CreateInvitation(workspaceID, email, role string) (InvitationEnt
 		b := tx.Bucket(bInvitations)
 		if err := b.Put(invTokenKey(rec.TokenHash), wsKey(workspaceID, rec.ID)); err != nil {
 			return err
+		}
+		for _, f := range mailFor {
+			if m := f(plain); m != nil {
+				if err := s.queueMail(tx, m); err != nil {
+					return err
+				}
+			}
 		}
 		return putJSON(b, wsKey(workspaceID, rec.ID), rec)
 	})

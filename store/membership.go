@@ -114,6 +114,7 @@ func (s *Store) RemoveMember(workspaceID, userID string) error {
 		if err := tx.Bucket(bUserWS).Delete(wsKey(userID, workspaceID)); err != nil {
 			return err
 		}
+		fx.wakeLive(workspaceID) // the user's open streams end
 		_, err := s.endSubscriptions(tx, ownerPrefix(ownerMember, workspaceID, userID),
 			"the user who made the subscription is no longer a member of the workspace")
 		return err

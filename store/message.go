@@ -21,6 +21,7 @@ type Message struct {
 	Group             []string   `json:"group,omitempty"`
 	Text              string     `json:"text,omitempty"`
 	Media             []string   `json:"media,omitempty"`
+	MediaError        string     `json:"mediaError,omitempty"` // inbound media that could not be kept, and why
 	MultipartID       string     `json:"multipartId,omitempty"`
 	MultipartNum      int        `json:"multipartNum,omitempty"`
 	Segments          int        `json:"segments,omitempty"`
@@ -40,6 +41,10 @@ type Message struct {
 	ReadAt            *time.Time `json:"readAt,omitempty"`
 	CreatedAt         time.Time  `json:"createdAt"`
 	UpdatedAt         time.Time  `json:"updatedAt,omitzero"`
+	// WordNum is the message's num in the message-word index (0: not indexed).
+	WordNum uint32 `json:"wordNum,omitempty"`
+	// SendAt is when a message sent later goes out (status scheduled until then).
+	SendAt *time.Time `json:"sendAt,omitempty"`
 }
 
 // Recipients are the addresses an outbound message goes to: its To, or its group.
@@ -79,11 +84,15 @@ const (
 
 // SendInput is an outbound text: To holds one address (1:1) or several (a group).
 type SendInput struct {
-	From     string
-	To       []string
-	Text     string
-	Media    []string
+	From  string
+	To    []string
+	Text  string
+	Media []string
+	// Files are attachments to keep with the message (media.go); their URLs join Media.
+	Files    []Upload
 	AuthorID string
+	// SendAt, when set, holds a single send until then (status scheduled; send_later.go).
+	SendAt time.Time
 	// CheckMember, when set, makes the send check the workspace (ErrNotFound) and AuthorID's
 	// membership (ErrForbidden) in its own write transaction, instead of the caller spending a
 	// read transaction on them first.
@@ -138,16 +147,35 @@ func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 		if msg != "" {
 			return fx.refuse(ValidationError{{"text", msg}})
 		}
+		// The text is filled in before anything is written, so that one too long once filled
+		// in is refused with nothing changed.
+		if in.Text, err = renderFor(tx, workspaceID, in.Text, to); err != nil {
+			return err
+		}
+		if tooLongFilled(in.Text) {
+			return fx.refuse(ValidationError{{"text", filledTooLong}})
+		}
 		now := s.Now()
+		if !in.SendAt.IsZero() {
+			if msg := CheckSendAt(in.SendAt, now); msg != "" {
+				return fx.refuse(ValidationError{{"sendAt", msg}})
+			}
+		}
 		conv, created, err := s.conversationFor(tx, fx, workspaceID, n, to, &now)
 		if err != nil {
 			return err
 		}
-		if in.Text, err = renderFor(tx, workspaceID, in.Text, to); err != nil {
+		m, err = s.sendOrHold(tx, fx, &conv, created, now, in) // send_later.go
+		if err != nil || len(in.Files) == 0 {
 			return err
 		}
-		m, err = s.queueMessage(tx, fx, &conv, created, now, in, PriorityNormal, "")
-		return err
+		// Attachments are kept in the same transaction as their message, owned by it.
+		urls, err := s.putUploads(tx, workspaceID, m.ID, in.Files)
+		if err != nil {
+			return err
+		}
+		m.Media = append(m.Media, urls...)
+		return putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m)
 	})
 	return m, err
 }
@@ -190,12 +218,19 @@ func (s *Store) storeMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convC
 	if !holdUntil.IsZero() {
 		m.Status = MessageScheduled
 	}
+	if !in.SendAt.IsZero() {
+		at := in.SendAt.UTC()
+		m.SendAt = &at
+	}
 	if conv.IsGroup() {
 		m.Group = conv.Addresses
 	} else {
 		m.To = conv.Addresses[0]
 	}
 	if err := putMessage(tx, &m); err != nil {
+		return m, err
+	}
+	if err := s.liveNewMessage(tx, fx, &m); err != nil {
 		return m, err
 	}
 	var queued error
@@ -217,6 +252,9 @@ func (s *Store) storeMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convC
 }
 
 func putMessage(tx *bolt.Tx, m *Message) error {
+	if err := indexMessage(tx, m); err != nil {
+		return err
+	}
 	if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
 		return err
 	}

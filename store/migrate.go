@@ -32,7 +32,8 @@ var migrations = []migration{
 		}
 		return indexSubscriptionOwners(s, tx)
 	}},
-	{name: "conversation activity index for the inbox", run: indexConversationActivity}, // 4→5
+	{name: "conversation activity index for the inbox", run: indexConversationActivity},                                  // 4→5
+	{name: "message words and contact nums for inbox search", batches: indexMessageWordBatches, run: migrateInboxSearch}, // 5→6
 }
 
 // SchemaVersion is the version this binary writes; migrations bring older files forward.

@@ -101,6 +101,9 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 					if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
 						return err
 					}
+					if err := s.liveMessage(tx, fx, &m); err != nil {
+						return err
+					}
 					continue
 				}
 				// A recipient who opted out after this was queued (texted STOP while a broadcast
@@ -148,6 +151,9 @@ func (s *Store) skipOptedOut(tx *bolt.Tx, fx *effects, bc broadcastCache, m *Mes
 	m.Status, m.ProviderErr, m.UpdatedAt = MessageFailed, "recipient "+m.To+" has opted out", now
 	fx.depth--
 	if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), *m); err != nil {
+		return false, err
+	}
+	if err := s.liveMessage(tx, fx, m); err != nil {
 		return false, err
 	}
 	if err := s.emit(tx, fx, m.WorkspaceID, EventMessageFailed, messagePayload(m)); err != nil {

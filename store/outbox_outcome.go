@@ -98,6 +98,9 @@ func (s *Store) RecordOutcomes(outs []Outcome) error {
 			if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
 				return err
 			}
+			if err := s.liveMessage(tx, fx, &m); err != nil {
+				return err
+			}
 		}
 		return bc.flush(tx, now)
 	})
@@ -155,6 +158,9 @@ func (s *Store) StatusUpdate(provider, providerID, status, reason string) (m Mes
 			return nil
 		}
 		if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
+			return err
+		}
+		if err := s.liveMessage(tx, fx, &m); err != nil {
 			return err
 		}
 		changed = true

@@ -17,7 +17,7 @@ type PhoneNumber struct {
 	Name        string    `json:"name"`
 	Active      bool      `json:"active"`
 	CreatedAt   time.Time `json:"createdAt"`
-	// Carrier is the adapter that sends and receives for this number: sandbox or twilio.
+	// Carrier is the adapter that sends and receives for this number: sandbox, twilio or telnyx.
 	Carrier string `json:"carrier,omitempty"`
 	// Rate is the send rate in messages per second (0 = unlimited); nil takes the server's
 	// -send-rate (sandbox numbers: unlimited).
@@ -48,6 +48,7 @@ func (n *PhoneNumber) SendRate(defaultRate float64) float64 {
 const (
 	ProviderSandbox = "sandbox"
 	ProviderTwilio  = "twilio"
+	ProviderTelnyx  = "telnyx"
 )
 
 // NumberInput describes a number to add: Carrier "" is sandbox, Rate nil the server's default.
@@ -76,9 +77,9 @@ func (s *Store) CreateNumber(workspaceID string, in NumberInput) (PhoneNumber, e
 		errs = append(errs, FieldError{"name", "must be at most 255 characters"})
 	}
 	switch in.Carrier {
-	case "", ProviderSandbox, ProviderTwilio:
+	case "", ProviderSandbox, ProviderTwilio, ProviderTelnyx:
 	default:
-		errs = append(errs, FieldError{"carrier", "must be sandbox or twilio"})
+		errs = append(errs, FieldError{"carrier", "must be sandbox, twilio or telnyx"})
 	}
 	if in.Rate != nil && (*in.Rate < 0 || math.IsNaN(*in.Rate) || math.IsInf(*in.Rate, 0)) {
 		errs = append(errs, FieldError{"rate", "must be a number of messages per second, 0 or more (0 = unlimited)"})

@@ -96,7 +96,13 @@ func (s *Store) SweepMessages(workspaceID string, cutoff time.Time) (int, error)
 // that holds messages must drop its entry here.
 func deleteMessageRecord(tx *bolt.Tx, workspaceID string, key []byte, conversationID, provider string, providerIDs []string) error {
 	id := ulid.ULID(key[16:]).String()
+	if err := unindexMessage(tx, key); err != nil {
+		return err
+	}
 	if err := tx.Bucket(bConvMessages).Delete(idxKey(workspaceID, conversationID, id)); err != nil {
+		return err
+	}
+	if err := deleteOwnerMedia(tx, workspaceID, id); err != nil { // its attachments go with it
 		return err
 	}
 	// The carrier's ids: a late receipt for a deleted message finds nothing, as it should.

@@ -57,6 +57,13 @@ type searcher struct {
 	recs, email, terms, order, num *bolt.Bucket
 	q                              Query
 	verify                         bool // a query word the candidate sets do not decide exactly
+	work                           searchWork
+}
+
+// searchWork counts what one search read: postings entries decoded, records read to verify
+// or order candidates, phone index entries scanned. Tests bound it; it costs an increment.
+type searchWork struct {
+	Postings, Records, Phones int
 }
 
 // contact reads the contact of id; ok is false when there is none.
@@ -75,6 +82,7 @@ func (s *searcher) check(id [16]byte, needSort bool) (sort []byte, ok bool) {
 	if !s.verify && !needSort {
 		return nil, true
 	}
+	s.work.Records++
 	v := s.recs.Get(id[:])
 	if v == nil {
 		return nil, false
@@ -95,10 +103,16 @@ func (s *searcher) check(id [16]byte, needSort bool) (sort []byte, ok bool) {
 // phone's digits. Order: exact phone or email equality first, then folded first name, last
 // name, id; unnamed contacts last; at most SearchLimit.
 func (s *Store) SearchContacts(workspaceID, searchText string) ([]Contact, error) {
+	out, _, err := s.searchContacts(workspaceID, searchText)
+	return out, err
+}
+
+func (s *Store) searchContacts(workspaceID, searchText string) ([]Contact, searchWork, error) {
+	var work searchWork
 	out := []Contact{}
 	wsID, ok := ParseID(workspaceID)
 	if !ok {
-		return out, nil
+		return out, work, nil
 	}
 	q := ParseQuery(searchText)
 	err := s.db.View(func(tx *bolt.Tx) error {
@@ -111,6 +125,7 @@ func (s *Store) SearchContacts(workspaceID, searchText string) ([]Contact, error
 			return nil
 		}
 		ids, err := sr.search()
+		work = sr.work
 		if err != nil {
 			return err
 		}
@@ -121,7 +136,7 @@ func (s *Store) SearchContacts(workspaceID, searchText string) ([]Contact, error
 		}
 		return nil
 	})
-	return out, err
+	return out, work, err
 }
 
 func (s *searcher) search() ([][16]byte, error) {
@@ -174,37 +189,25 @@ func (s *searcher) search() ([][16]byte, error) {
 	// The candidates: the contacts having, for each text word, a term it prefixes, and for
 	// each digit word its grams. A digit word shorter than a gram is not indexed and a longer
 	// one's grams may occur apart: such words are verified on the contacts found.
-	type set struct {
-		prefix string
-		exact  bool
-	}
-	var words [][]set
-	for _, w := range q.Text {
-		words = append(words, []set{{"t" + w, false}})
-	}
-	for _, d := range q.Digits {
-		switch {
-		case len(d) == digitGram-1:
-			// Found exactly through the grams it starts or ends: a few thousand postings.
-			var ts []set
-			for _, t := range shortDigitTerms(d) {
-				ts = append(ts, set{t, true})
-			}
-			words = append(words, ts)
-			continue
-		case len(d) != digitGram:
-			// Shorter words match most phones (checked on the contacts found); longer ones are
-			// found through grams that may also occur apart.
-			s.verify = true
-		}
-		for _, g := range digitGrams(d) {
-			words = append(words, []set{{"d" + g, true}})
-		}
-	}
-	if len(words) == 0 {
-		return appendHits(exact, s.walk(nil, skip, limit)), nil
+	words, tiny := s.postingWords()
+	if tiny {
+		s.verify = true
 	}
 	maxNum := uint32(s.num.Sequence())
+	if len(words) == 0 {
+		// Only one-digit words: walk the display order reading phones, as
+		// long as matches come often enough; else read every phone once from the phone index.
+		if rest, ok := s.walkN(nil, skip, limit, -1, tinyWalkBudget); ok {
+			return appendHits(exact, rest), nil
+		}
+		cands := getNumSet(maxNum)
+		defer putNumSet(cands)
+		for i := range cands {
+			cands[i] = ^uint64(0)
+		}
+		s.phoneFilter(cands)
+		return appendHits(exact, s.plan(cands, maxNum, skip, limit)), nil
+	}
 	var cands numSet
 	defer func() {
 		if cands != nil {
@@ -212,9 +215,14 @@ func (s *searcher) search() ([][16]byte, error) {
 		}
 	}()
 	for _, w := range words {
+		if cands != nil && cands.count() <= verifyDirect {
+			// Few enough candidates to read: the words left are checked on their records.
+			s.verify = true
+			break
+		}
 		ws := getNumSet(maxNum)
-		for _, st := range w {
-			if err := addPostings(s.terms, ws, st.prefix, st.exact); err != nil {
+		for _, st := range w.sets {
+			if err := s.addPostings(ws, st.prefix, st.exact); err != nil {
 				putNumSet(ws)
 				return nil, err
 			}
@@ -226,19 +234,40 @@ func (s *searcher) search() ([][16]byte, error) {
 			putNumSet(ws)
 		}
 	}
+	if n := cands.count(); s.verify && n > verifyDirect {
+		// Every text word was intersected (no early stop above), so only digit words are left
+		// undecided. When matches come soon in display order a walk finds them, reading a few
+		// records; else, when reading every candidate would cost more than one pass over the
+		// phone index, that pass decides every digit word.
+		if steps, ok := s.walkEstimate(cands, n, maxNum, limit); ok && steps*walkStepCost < n*rankCost {
+			if rest, ok := s.walkN(cands, skip, limit, max(walkBudget, 4*steps), tinyWalkBudget); ok {
+				return appendHits(exact, rest), nil
+			}
+		}
+		if n*recordCost > int(maxNum) {
+			s.phoneFilter(cands)
+			s.verify = false
+		}
+	}
+	return appendHits(exact, s.plan(cands, maxNum, skip, limit)), nil
+}
+
+// plan orders the candidates (every query word decided, or s.verify set) and returns the first
+// limit that match.
+func (s *searcher) plan(cands numSet, maxNum uint32, skip func([16]byte) bool, limit int) [][16]byte {
 	n := cands.count()
 	if n == 0 || limit == 0 {
-		return appendHits(exact, nil), nil
+		return nil
 	}
 	// Walking the display order finds the first matches soonest when candidates are many and
 	// sort early; ranking reads every candidate's rank. Samples of ranks say how far the walk
 	// would go; a walk that goes much further than that gives up and ranks.
 	if steps, ok := s.walkEstimate(cands, n, maxNum, limit); ok && steps*walkStepCost < n*rankCost {
-		if rest, ok := s.walkN(cands, skip, limit, max(walkBudget, 4*steps)); ok {
-			return appendHits(exact, rest), nil
+		if rest, ok := s.walkN(cands, skip, limit, max(walkBudget, 4*steps), -1); ok {
+			return rest
 		}
 	}
-	return appendHits(exact, s.byRank(cands, n, skip, limit)), nil
+	return s.byRank(cands, n, skip, limit)
 }
 
 func appendHits(exact []hit, rest [][16]byte) [][16]byte {
@@ -252,7 +281,7 @@ func appendHits(exact []hit, rest [][16]byte) [][16]byte {
 // walk visits contacts in display order, keeping those in cands (every one when nil) that are
 // not skipped and match q, up to limit.
 func (s *searcher) walk(cands numSet, skip func([16]byte) bool, limit int) [][16]byte {
-	out, _ := s.walkN(cands, skip, limit, -1)
+	out, _ := s.walkN(cands, skip, limit, -1, -1)
 	return out
 }
 
@@ -302,13 +331,14 @@ func (s *searcher) walkEstimate(cands numSet, n int, maxNum uint32, limit int) (
 	return int(uint64(below+1) * uint64(maxNum) / uint64(total)), true
 }
 
-// walkN is walk giving up (ok false) after budget contacts that are not candidates (-1: never).
+// walkN is walk giving up (ok false) after budget contacts that are not candidates, or after
+// failBudget candidates that fail verification (-1: never).
 // Contacts with equal sort keys are ordered by num in the index but by id in results, so the
 // walk goes on through the last one's equals and sorts them.
-func (s *searcher) walkN(cands numSet, skip func([16]byte) bool, limit, budget int) ([][16]byte, bool) {
+func (s *searcher) walkN(cands numSet, skip func([16]byte) bool, limit, budget, failBudget int) ([][16]byte, bool) {
 	var found []hit
 	sl := newSlotReader(s.num)
-	others := 0
+	others, failed := 0, 0
 	c := s.order.Cursor()
 	for k, _ := c.First(); k != nil && len(k) > 4; k, _ = c.Next() {
 		sk, num := k[:len(k)-4], chunkFirst(k)
@@ -329,6 +359,9 @@ func (s *searcher) walkN(cands numSet, skip func([16]byte) bool, limit, budget i
 			if s.q.Empty() {
 				// Listing everything: nothing to verify.
 			} else if _, ok := s.check(id, false); !ok {
+				if failed++; failBudget >= 0 && failed > failBudget {
+					return nil, false
+				}
 				continue
 			}
 		}

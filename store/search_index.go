@@ -423,6 +423,12 @@ func (s numSet) count() int {
 // addPostings adds to s the nums of every term starting with prefix (the term itself and
 // nothing else when exact): decoded straight into the bitset, with no list in between.
 func addPostings(b *bolt.Bucket, s numSet, prefix string, exact bool) error {
+	_, err := addPostingsN(b, s, prefix, exact)
+	return err
+}
+
+// addPostingsN is addPostings also returning how many entries it decoded.
+func addPostingsN(b *bolt.Bucket, s numSet, prefix string, exact bool) (entries int, err error) {
 	p := []byte(prefix)
 	if exact {
 		p = append(p, 0)
@@ -430,10 +436,11 @@ func addPostings(b *bolt.Bucket, s numSet, prefix string, exact bool) error {
 	c := b.Cursor()
 	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
 		if len(k) < 5 || k[len(k)-5] != 0 {
-			return errBadChunk
+			return entries, errBadChunk
 		}
 		n := uint64(chunkFirst(k))
 		s.add(uint32(n))
+		entries++
 		for i := 0; i < len(v); {
 			// Most deltas of a common term are one byte: decoded inline, the rest by Uvarint.
 			if b := v[i]; b < 0x80 && b > 0 {
@@ -442,16 +449,17 @@ func addPostings(b *bolt.Bucket, s numSet, prefix string, exact bool) error {
 			} else {
 				d, w := binary.Uvarint(v[i:])
 				if w <= 0 || d == 0 {
-					return errBadChunk
+					return entries, errBadChunk
 				}
 				n += d
 				i += w
 			}
 			if n > 1<<32-1 {
-				return errBadChunk
+				return entries, errBadChunk
 			}
 			s.add(uint32(n))
+			entries++
 		}
 	}
-	return nil
+	return entries, nil
 }

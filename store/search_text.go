@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"strings"
 	"switchboard/internal/textfold"
 	"unicode"
@@ -66,12 +67,29 @@ func ParseQuery(searchText string) Query {
 	if len(pieces) > 0 && len(q.Digits) == len(pieces) {
 		q.ExactDigits = strings.Join(q.Digits, "")
 	}
-	q.Text = dedupe(q.Text)
-	q.Digits = dedupe(q.Digits)
+	q.Text = dropImplied(dedupe(q.Text), strings.HasPrefix)
+	q.Digits = dropImplied(dedupe(q.Digits), strings.Contains)
 	if len(pieces) > 0 {
 		q.Exact = strings.ToLower(strings.TrimSpace(searchText))
 	}
 	return q
+}
+
+// dropImplied removes every word implied by another: a text word that prefixes another text
+// word (whatever the longer one prefixes, the shorter one prefixes too), a digit word contained
+// in another digit word. in holds no duplicates. The search then does the work of each word
+// once, whatever the query repeats.
+func dropImplied(in []string, implied func(longer, shorter string) bool) []string {
+	if len(in) < 2 {
+		return in
+	}
+	out := in[:0:0]
+	for i, w := range in {
+		if !slices.ContainsFunc(in, func(o string) bool { return o != w && len(o) > len(w) && implied(o, w) }) {
+			out = append(out, in[i])
+		}
+	}
+	return out
 }
 
 func isASCIIDigits(s string) bool {

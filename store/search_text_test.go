@@ -40,8 +40,9 @@ func TestParseQuery(t *testing.T) {
 		{"José", []string{"jose"}, nil, ""},
 		{"555-01", nil, []string{"55501"}, "55501"},
 		{"(415)", nil, []string{"415"}, "415"},
-		{"+1 (415) 555.0123", nil, []string{"1", "415", "5550123"}, "14155550123"},
-		{"+1 (202) 555-0147", nil, []string{"1", "202", "5550147"}, "12025550147"},
+		// "1" is implied by "5550123" (a phone holding one holds the other): dropped.
+		{"+1 (415) 555.0123", nil, []string{"415", "5550123"}, "14155550123"},
+		{"+1 (202) 555-0147", nil, []string{"202", "5550147"}, "12025550147"},
 		{"+1 - 202", nil, []string{"1", "202"}, ""}, // "-" is no digit word, so not every piece is one
 		{"+14155550123", nil, []string{"14155550123"}, "14155550123"},
 		{"ana 0123", []string{"ana"}, []string{"0123"}, ""},
@@ -55,6 +56,13 @@ func TestParseQuery(t *testing.T) {
 		{"Ana ana ANA", []string{"ana"}, nil, ""},
 		{"12 12", nil, []string{"12"}, "1212"}, // joined before de-duplication
 		{"１２３", []string{"123"}, nil, ""},      // full-width digits are not ASCII digits
+		// Words implied by another are dropped: a text word prefixing another text word, a
+		// digit word inside another digit word.
+		{"an ana anabel bo", []string{"anabel", "bo"}, nil, ""},
+		{"anabel an", []string{"anabel"}, nil, ""},
+		{"1 12 123 9", nil, []string{"123", "9"}, "1121239"},
+		{"1 2 1 2 1 2", nil, []string{"1", "2"}, "121212"},
+		{"ana 1", []string{"ana"}, []string{"1"}, ""},
 	} {
 		q := store.ParseQuery(tc.in)
 		if !slices.Equal(q.Text, tc.text) || !slices.Equal(q.Digits, tc.digits) || q.ExactDigits != tc.exactDigits {

@@ -26,6 +26,10 @@ type Options struct {
 	Timeout time.Duration
 	// ReadOnly opens without the write lock.
 	ReadOnly bool
+	// LiveKeepEvents and LiveKeepFor bound the live event log of each workspace: an event is
+	// pruned once it is beyond both (0: 10,000 events, 24 hours).
+	LiveKeepEvents uint64
+	LiveKeepFor    time.Duration
 }
 
 // Store is the one handle on the database.
@@ -41,6 +45,9 @@ type Store struct {
 	onEvents   func()
 	onOutbox   func()
 	onSchedule func()
+	onLive     func(workspaceIDs []string)
+	onMedia    func()       // media fetches queued (media_fetch.go)
+	mediaBase  atomic.Value // string: the public URL media URLs start with (media.go)
 	tenantID   string
 	idMu       sync.Mutex
 	idEntropy  *ulid.MonotonicEntropy
@@ -48,6 +55,9 @@ type Store struct {
 	depth      atomic.Int64 // messages queued or sending (OutboxDepth)
 
 	batchReruns atomic.Int64 // see BatchReruns
+
+	liveKeepEvents uint64        // see Options.LiveKeepEvents
+	liveKeepFor    time.Duration // see Options.LiveKeepFor
 }
 
 // Open opens (creating if needed) the database at path, runs migrations and builds the
@@ -70,7 +80,13 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	s := &Store{db: db, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{},
-		idEntropy: ulid.Monotonic(rand.Reader, 0)}
+		idEntropy: ulid.Monotonic(rand.Reader, 0), liveKeepEvents: opts.LiveKeepEvents, liveKeepFor: opts.LiveKeepFor}
+	if s.liveKeepEvents == 0 {
+		s.liveKeepEvents = defaultLiveKeepEvents
+	}
+	if s.liveKeepFor == 0 {
+		s.liveKeepFor = defaultLiveKeepFor
+	}
 	// Ids made before this open (by an earlier process) carry at most this millisecond; starting
 	// at the next one keeps every new id sorting after them, whatever the random entropy says.
 	s.lastMS = ulid.Timestamp(opts.Now()) + 1

@@ -165,6 +165,10 @@ func (s *Store) Authenticate(plain string) (Token, error) {
 		if !ok {
 			return errorf(ErrNotFound, "invalid token")
 		}
+		// A disabled user's tokens, personal and OAuth alike, stop working at once.
+		if u, err := getUser(tx, t.UserID); err != nil || u.Disabled {
+			return errorf(ErrNotFound, "invalid token")
+		}
 		return nil
 	})
 	if err == nil && t.ExpiresAt != nil && !s.Now().Before(*t.ExpiresAt) {

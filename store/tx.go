@@ -31,6 +31,7 @@ type effects struct {
 	depth     int64 // change in the number of messages queued or sending
 	scheduled bool  // a broadcast was scheduled
 	optOuts   []optOutRef
+	live      []string // workspaces whose live streams must be woken (live_event.go)
 	refused   error
 	// postings, when set (imports), collects new contacts' search postings to be written term
 	// by term before the transaction commits (search_index.go).
@@ -113,6 +114,7 @@ func (s *Store) applyEffects(fx *effects) {
 		s.addOptOutFilter(o.ws, o.phone)
 	}
 	s.notify(fx.events, fx.outbox)
+	s.notifyLive(fx.live)
 	if fx.scheduled {
 		s.hookMu.RLock()
 		f := s.onSchedule

@@ -19,6 +19,11 @@ type User struct {
 	Superuser    bool      `json:"superuser"`
 	CreatedAt    time.Time `json:"createdAt"`
 	UpdatedAt    time.Time `json:"updatedAt"`
+
+	// Disabled users cannot sign in; their sessions and tokens stop working (account.go).
+	Disabled bool `json:"disabled,omitempty"`
+	// TwoFactor is set once the user has enrolled an authenticator app (totp.go).
+	TwoFactor bool `json:"twoFactor,omitempty"`
 }
 
 // NewUser is the input of CreateUser.

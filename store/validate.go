@@ -25,9 +25,21 @@ func ValidE164(s string) bool { return e164.MatchString(s) }
 // MaxMediaURL is the longest accepted mediaUrl.
 const MaxMediaURL = 2048
 
-// ValidMediaURL reports whether s is an absolute http(s) URL of at most 2048 characters.
+// MediaURLPattern is the whole rule for a mediaUrl besides its length, written so that the
+// OpenAPI document can state it exactly (ECMA-262 and RE2 read it alike): an http or https
+// scheme in any case, "://", a host name or IPv4 address (letters, digits and -._~) with an
+// optional numeric port, then optionally a path, query or fragment of printable characters
+// without spaces, where every % starts a %XX escape. No user:password@ and no IPv6 literal
+// (net/url's rules for those cannot be stated as a pattern both sides read alike).
+const MediaURLPattern = `^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9._~-]+(?::[0-9]*)?(?:[/?#](?:[^\x00-\x20\x7f%]|%[0-9A-Fa-f]{2})*)?$`
+
+var mediaURL = regexp.MustCompile(MediaURLPattern)
+
+// ValidMediaURL reports whether s is an absolute http(s) URL of at most 2048 characters that
+// matches MediaURLPattern. Everything the pattern admits parses with net/url to an http(s) URL
+// with a host (the fuzz test holds it to that); the parse stays as a second guard.
 func ValidMediaURL(s string) bool {
-	if runeLen(s) > MaxMediaURL {
+	if runeLen(s) > MaxMediaURL || !utf8.ValidString(s) || !mediaURL.MatchString(s) {
 		return false
 	}
 	u, err := url.Parse(s)

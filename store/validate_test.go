@@ -66,6 +66,13 @@ func TestValidMediaURL(t *testing.T) {
 		{"https://:80/x", false},
 		{"", false},
 		{"https://exa mple.com/", false},
+		{"https://user:pw@example.com/x.png", false},
+		{"https://[2001:db8::1]/x.png", false},
+		{"https://example.com/a b.png", false},
+		{"https://example.com/100%.png", false},
+		{"https://example.com/100%25.png?q=%E2%9C%93#top", true},
+		{"https://example.com:/x", true},
+		{"https://cdn.example.com/café.jpg", true},
 		{"https://example.com/\x00", false},
 	} {
 		if got := store.ValidMediaURL(tc.in); got != tc.want {
@@ -157,7 +164,7 @@ func FuzzValidE164(f *testing.F) {
 }
 
 func FuzzValidMediaURL(f *testing.F) {
-	for _, s := range []string{"https://example.com/a.png", "http://x", "ftp://x", "https://", "//x", "https://[::1]:80/", "http://a b"} {
+	for _, s := range []string{"https://example.com/a.png", "http://x", "ftp://x", "https://", "//x", "https://[::1]:80/", "http://a b", "https://a:/%41?%zz#b", "HTTP://a.b/é"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -6,10 +6,10 @@ import (
 )
 
 func TestContactsSearch(t *testing.T) {
-	html := render(t, Contacts(ContactsView{Q: "ada", Rows: []ContactRow{{ID: "c1", Name: "Ada Lovelace", Phone: "+14155550123", Email: "ada@example.com"}, {ID: "c2", Phone: "+14155550124"}}}))
+	html := render(t, Contacts(ContactsView{Q: "ada", Total: 2, Searchy: true, Rows: []ContactRow{{ID: "c1", Name: "Ada Lovelace", Phone: "+14155550123", Email: "ada@example.com"}, {ID: "c2", Phone: "+14155550124"}}}))
 	labelled(t, html)
 	expect(t, html, `role="search"`, `<label for="contact-q">`, `value="ada"`, `<th scope="col">Name</th>`,
-		`href="/contacts/c1" data-testid="contact-link">Ada Lovelace`, ">Unnamed<", `role="status" data-testid="contacts-count"`, "2 contacts found", ">New contact<")
+		`href="/contacts/c1" data-testid="contact-link">Ada Lovelace`, ">Unnamed<", `role="status" data-testid="contacts-count"`, "<strong>2</strong> contacts", ">New contact<", ">Export CSV<", `data-testid="contact-select"`)
 	html = render(t, Contacts(ContactsView{Q: "zzz"}))
 	expect(t, html, `data-testid="contacts-empty"`, "No contact matches “zzz”")
 }

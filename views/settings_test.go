@@ -38,7 +38,7 @@ func TestSettingsPagesAreLabelled(t *testing.T) {
 		{"oauth", render(t, OAuthClients(OAuthClientsView{Secret: "sbs_x", SecretFor: "Zapier", Rows: []OAuthClientRow{{ID: "c1", Name: "Zapier"}},
 			Grants: []GrantRow{{ID: "g1", Client: "Zapier", User: "Dana"}}, Errors: errs})),
 			[]string{`role="status" data-testid="client-secret-box"`, `value="sbs_x"`, ">Rotate secret<", ">Revoke grant<", `data-testid="error-redirect-uri"`}},
-		{"backup", render(t, AdminBackup()), []string{`href="/admin/backup/download"`, "Download backup"}},
+		{"backup", render(t, AdminBackup(AdminBackupView{})), []string{`href="/admin/backup/download"`, "Download backup"}},
 		{"invite", render(t, Invite(InviteView{Token: "sbi_1", Workspace: "Acme", Email: "a@b.c", Role: "admin"})),
 			[]string{"Join Acme", "as an <strong>admin", `action="/invite/sbi_1"`, `href="/login?next=/invite/sbi_1"`}},
 		{"invite refused", render(t, Invite(InviteView{Refused: "This invitation link has expired."})),

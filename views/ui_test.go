@@ -91,11 +91,15 @@ func TestThread(t *testing.T) {
 		Error: "The reply was not sent: see the form."}
 	html := render(t, Thread(v))
 	labelled(t, html)
-	expect(t, html, `data-testid="thread-items"`, `hx-get="/inbox/c1/items"`, `hx-trigger="every 3s"`,
+	expect(t, html, `data-testid="thread-items"`, `data-items-url="/inbox/c1/items"`, `data-conversation="c1"`, `data-testid="mark-unread"`,
 		`data-testid="message-segments">2 segments<`, `data-testid="message-error">twilio 30003: unreachable<`,
 		`data-testid="thread-comment"`, `Mentions: @Mo`, `>draft</textarea>`, `1 segment (GSM-7)`, `data-testid="error-text">too long<`,
 		`role="alert" data-testid="form-error">The reply was not sent`, `value="u2" checked`, `>Block +14155550123<`,
 		`action="/inbox/c1/simulate"`, `>Simulate inbound text<`, `>Send reply<`)
+	// The thread is pushed (live.js), never polled.
+	if strings.Contains(html, "hx-trigger") {
+		t.Error("the thread page must not poll its items")
+	}
 	// The order of the items is the order given (time order, chosen by the handler).
 	if strings.Index(html, ">Hi<") > strings.Index(html, ">VIP<") || strings.Index(html, ">VIP<") > strings.Index(html, ">Hello<") {
 		t.Error("want the items in the given order")
@@ -105,5 +109,24 @@ func TestThread(t *testing.T) {
 	expect(t, html, `>Unblock +14155550123<`, `data-testid="thread-blocked"`)
 	if strings.Contains(html, "simulate-form") {
 		t.Error("a non-sandbox number offers no simulated inbound")
+	}
+}
+
+func TestUnreadInFrameAndRows(t *testing.T) {
+	f := Frame{Title: "Inbox", UserName: "Dana", Current: "w1", Section: "inbox", Unread: 3, Live: true,
+		Workspaces: []Option{{"w1", "Acme"}}}
+	html := render(t, App(f, Inbox(InboxView{Numbers: []Option{{"+14155550100", "Main"}},
+		Rows: []InboxRow{{ID: "c1", Title: "Ada", Number: "+1", Status: "open", Unread: true}, {ID: "c2", Title: "Bo", Number: "+2", Status: "open"}}})))
+	expect(t, html, `<title>(3) Inbox · Switchboard</title>`, `data-testid="unread-count" data-count="3"`, `data-live="/events?after=0"`,
+		`src="/static/live.js"`, `data-id="c1" class="unread" data-unread="true"`, `data-testid="enable-notifications"`,
+		`name="unread" value="1"`, `name="mentions" value="1"`)
+	if strings.Contains(html, `data-id="c2" class="unread"`) {
+		t.Error("a read row is marked unread")
+	}
+	f.Unread, f.Live = 0, false
+	html = render(t, App(f, Inbox(InboxView{})))
+	expect(t, html, `<title>Inbox · Switchboard</title>`)
+	if strings.Contains(html, "live.js") || strings.Contains(html, "enable-notifications") {
+		t.Error("a page without a workspace listens to events")
 	}
 }

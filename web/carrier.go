@@ -54,7 +54,7 @@ func (h *Handler) twilioVerified(w http.ResponseWriter, r *http.Request) (url.Va
 	form := r.PostForm
 	full := h.cfg.BaseURL + r.URL.RequestURI()
 	if err != nil || !carrier.ValidTwilioSignature(h.cfg.TwilioAuthToken, full, form, r.Header.Get("X-Twilio-Signature")) {
-		slog.WarnContext(r.Context(), "twilio callback with a missing or wrong signature", "request_id", requestID(r.Context()), "path", r.URL.Path)
+		slog.WarnContext(r.Context(), "twilio callback with a missing or wrong signature", "request_id", requestID(r.Context()), "path", logPath(r.URL.Path))
 		writeError(w, http.StatusForbidden, "missing or invalid X-Twilio-Signature")
 		return nil, false
 	}
@@ -126,7 +126,7 @@ func (h *Handler) callbackIgnorable(r *http.Request, err error) bool {
 	var verrs store.ValidationError
 	var se *store.Error
 	if errors.As(err, &verrs) || errors.As(err, &se) || errors.Is(err, carrier.ErrUnknownNumber) || isParseError(err) {
-		slog.WarnContext(r.Context(), "carrier callback not recorded", "request_id", requestID(r.Context()), "path", r.URL.Path, "reason", err.Error())
+		slog.WarnContext(r.Context(), "carrier callback not recorded", "request_id", requestID(r.Context()), "path", logPath(r.URL.Path), "reason", err.Error())
 		return true
 	}
 	return false
@@ -177,6 +177,12 @@ func (h *Handler) receiveCall(r *http.Request, form url.Values, check func(n sto
 func (h *Handler) sandboxMember(w http.ResponseWriter, r *http.Request) (func(n store.PhoneNumber) error, bool) {
 	tok, ok := h.authenticate(w, r)
 	if !ok {
+		return nil, false
+	}
+	// The sandbox endpoints take the API's token, and its rate limit with it.
+	if wait, ok := h.limiters.allow(tok.ID, h.cfg.RateLimit, h.now()); !ok {
+		w.Header().Set("Retry-After", retryAfter(wait))
+		writeError(w, http.StatusTooManyRequests, "rate limit exceeded: at most "+formatRate(h.cfg.RateLimit)+" requests per second per token")
 		return nil, false
 	}
 	return func(n store.PhoneNumber) error {

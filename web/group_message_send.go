@@ -36,6 +36,9 @@ func (h *Handler) sendGroupMessage(w http.ResponseWriter, r *http.Request, c *ca
 	if h.invalid(w, r, c, req.workspaceID, store.WorkspaceData{From: req.in.From}) {
 		return
 	}
+	if h.refuseArchived(w, r, c, req.workspaceID) {
+		return
+	}
 	// The workspace and membership checks (404, 403) run in the send's own transaction.
 	req.in.AuthorID, req.in.CheckMember = c.token.UserID, true
 	m, err := h.store.SendMessage(req.workspaceID, req.in)

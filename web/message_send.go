@@ -22,10 +22,15 @@ func decodeSendMessage(f *fields, provider string) sendMessageRequest {
 	return req
 }
 
-// sendMessage queues one message in the conversation of from and to (202).
+// sendMessage queues one message in the conversation of from and to (202); with sendAt it is
+// held, status scheduled, until then.
 func (h *Handler) sendMessage(w http.ResponseWriter, r *http.Request, c *call) {
 	req := decodeSendMessage(c.f, h.cfg.Provider)
+	req.in.SendAt = sendAtField(c.f, h.now()) // send_later.go
 	if h.invalid(w, r, c, req.workspaceID, store.WorkspaceData{From: req.in.From, Text: req.in.Text}) {
+		return
+	}
+	if h.refuseArchived(w, r, c, req.workspaceID) {
 		return
 	}
 	// The workspace and membership checks (404, 403) run in the send's own transaction.
@@ -35,6 +40,11 @@ func (h *Handler) sendMessage(w http.ResponseWriter, r *http.Request, c *call) {
 		writeStoreError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, messageResult{ConversationID: m.ConversationID, From: m.From, ID: m.ID,
-		Text: m.Text, To: m.To, WorkspaceID: m.WorkspaceID})
+	res := messageResult{ConversationID: m.ConversationID, From: m.From, ID: m.ID,
+		Text: m.Text, To: m.To, WorkspaceID: m.WorkspaceID}
+	if m.SendAt != nil {
+		// A send held for later says so; a send now keeps the seed's six fields.
+		res.Status, res.SendAt = m.Status, store.FormatTime(*m.SendAt)
+	}
+	writeJSON(w, http.StatusAccepted, res)
 }

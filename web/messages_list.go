@@ -60,17 +60,18 @@ func (h *Handler) listMessages(w http.ResponseWriter, r *http.Request, c *call) 
 
 // messageListResult is the Message result with what a status look-up needs.
 type messageListResult struct {
-	ConversationID string `json:"conversationId"`
-	CreatedAt      string `json:"createdAt"`
-	Direction      string `json:"direction"`
-	Error          string `json:"error"`
-	From           string `json:"from"`
-	ID             string `json:"id"`
-	Segments       int    `json:"segments"`
-	Status         string `json:"status"`
-	Text           string `json:"text"`
-	To             string `json:"to"`
-	WorkspaceID    string `json:"workspaceId"`
+	ConversationID string   `json:"conversationId"`
+	CreatedAt      string   `json:"createdAt"`
+	Direction      string   `json:"direction"`
+	Error          string   `json:"error"`
+	From           string   `json:"from"`
+	ID             string   `json:"id"`
+	Media          []string `json:"media"` // URLs; [] when none
+	Segments       int      `json:"segments"`
+	Status         string   `json:"status"`
+	Text           string   `json:"text"`
+	To             string   `json:"to"`
+	WorkspaceID    string   `json:"workspaceId"`
 }
 
 func newMessageListResult(m *store.Message) messageListResult {
@@ -79,6 +80,14 @@ func newMessageListResult(m *store.Message) messageListResult {
 		to = strings.Join(m.Group, "-")
 	}
 	return messageListResult{ConversationID: m.ConversationID, CreatedAt: store.FormatTime(m.CreatedAt),
-		Direction: m.Direction(), Error: m.ProviderErr, From: m.From, ID: m.ID, Segments: m.Segments,
+		Direction: m.Direction(), Error: m.ProviderErr, From: m.From, ID: m.ID, Media: orEmptyList(m.Media), Segments: m.Segments,
 		Status: m.Status, Text: m.Text, To: to, WorkspaceID: m.WorkspaceID}
+}
+
+// orEmptyList makes a nil list [] in JSON.
+func orEmptyList(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
 }

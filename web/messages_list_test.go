@@ -27,10 +27,10 @@ func TestListMessages(t *testing.T) {
 	if len(all) != 25 {
 		t.Fatalf("default limit: %d messages, want 25", len(all))
 	}
-	wantKeys(t, all[0], "conversationId", "createdAt", "direction", "error", "from", "id", "segments", "status", "text", "to", "workspaceId")
+	wantKeys(t, all[0], "conversationId", "createdAt", "direction", "error", "from", "id", "media", "segments", "status", "text", "to", "workspaceId")
 	wantField(t, all[0], "direction", "inbound")
 	for i, m := range all[1:] {
-		wantKeys(t, m, "conversationId", "createdAt", "direction", "error", "from", "id", "segments", "status", "text", "to", "workspaceId")
+		wantKeys(t, m, "conversationId", "createdAt", "direction", "error", "from", "id", "media", "segments", "status", "text", "to", "workspaceId")
 		if want := sent[len(sent)-1-i]; m["id"] != want {
 			t.Fatalf("message %d is %v, want %s (newest first)", i+1, m["id"], want)
 		}
@@ -110,7 +110,7 @@ func TestMessageWebhookPayloads(t *testing.T) {
 	m := e.post(t, "send-message-action", e.body(obj{"from": fromNumber, "to": toNumber, "text": "your table is ready"})).want(t, http.StatusAccepted).object(t)
 	id := m["id"].(string)
 	e.waitStatus(t, id, "delivered")
-	keys := []string{"conversationId", "createdAt", "from", "id", "status", "text", "to", "workspaceId"}
+	keys := []string{"conversationId", "createdAt", "from", "id", "media", "status", "text", "to", "workspaceId"}
 	for _, c := range []struct{ sub, status string }{{sentSub, "sent"}, {delSub, "delivered"}} {
 		p := e.emitted(t, c.sub)
 		if len(p) != 1 {

@@ -59,14 +59,14 @@ func (h *Handler) withRequestID(next http.Handler) http.Handler {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				slog.ErrorContext(r.Context(), "panic", "request_id", id, "method", r.Method, "path", r.URL.Path, "panic", p)
+				slog.ErrorContext(r.Context(), "panic", "request_id", id, "method", r.Method, "path", logPath(r.URL.Path), "panic", p)
 				if rec.status == 0 {
 					writeError(rec, http.StatusInternalServerError, "internal error")
 				}
 			}
 			h.metrics.observeRequest(r, rec.status, time.Since(start))
 			if h.logRequests {
-				slog.InfoContext(r.Context(), "request", "request_id", id, "method", r.Method, "path", r.URL.Path,
+				slog.InfoContext(r.Context(), "request", "request_id", id, "method", r.Method, "path", logPath(r.URL.Path),
 					"status", rec.status, "duration_ms", time.Since(start).Milliseconds())
 			}
 		}()

@@ -14,8 +14,9 @@ import (
 // path does not take (405) — with the product's own HTML page (a heading, the layout, a link
 // home) instead of the standard library's line of text. The API keeps its JSON errors (its
 // catch-all route answers them before this), and the machine endpoints — the OAuth token and
-// revocation endpoints, the carrier callbacks, health and metrics, static files — keep the plain
-// answers their callers parse.
+// revocation endpoints, the OAuth metadata and other /.well-known documents, the OpenAPI
+// document, the carrier callbacks, health and metrics, static files, the push stream and media
+// files — keep the plain answers their callers parse.
 func (h *Handler) statusPages(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, pattern := mux.Handler(r); pattern != "" || machinePath(r.URL.Path) {
@@ -57,7 +58,8 @@ func (h *Handler) statusPages(mux *http.ServeMux) http.Handler {
 
 // machinePath reports whether path belongs to a caller that is not a person with a browser.
 func machinePath(path string) bool {
-	for _, p := range []string{"/oauth/token", "/oauth/revoke", "/carrier/", "/healthz", "/readyz", "/metrics", "/static/"} {
+	for _, p := range []string{"/oauth/token", "/oauth/revoke", "/carrier/", "/healthz", "/readyz", "/metrics", "/static/",
+		"/.well-known/", "/openapi.json", "/events", "/media/"} {
 		if path == p || strings.HasPrefix(path, p) && strings.HasSuffix(p, "/") {
 			return true
 		}

@@ -83,6 +83,7 @@ func TestOpenAPIErrorAnswers(t *testing.T) {
 		"create-contact-action":           {"firstName": "A", "phone": toNumber},
 		"create-or-update-contact-action": {"phone": toNumber},
 		"create-opt-out-action":           {"phone": toNumber},
+		"delete-contact-action":           {"phone": toNumber},
 		"cancel-broadcast-action":         {"broadcastId": "01ARZ3NDEKTSV4RRFFQ69G5FAV"},
 		"add-contact-to-group-action":     {"phone": toNumber, "group": "G"},
 		"subscribe-webhook":               {"eventName": "contact.created", "hookUrl": "https://hooks.example.com/x"},

@@ -65,6 +65,6 @@ func writeStoreError(w http.ResponseWriter, r *http.Request, err error) {
 			return
 		}
 	}
-	slog.ErrorContext(r.Context(), "internal error", "request_id", requestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
+	slog.ErrorContext(r.Context(), "internal error", "request_id", requestID(r.Context()), "method", r.Method, "path", logPath(r.URL.Path), "err", err)
 	writeError(w, http.StatusInternalServerError, "internal error")
 }

@@ -38,6 +38,8 @@ type messageResult struct {
 	Text           string `json:"text"`
 	To             string `json:"to"`
 	WorkspaceID    string `json:"workspaceId"`
+	Status         string `json:"status,omitempty"` // scheduled, with sendAt; absent for a send now
+	SendAt         string `json:"sendAt,omitempty"`
 }
 
 type broadcastResult struct {

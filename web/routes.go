@@ -47,6 +47,10 @@ func (h *Handler) routes() http.Handler {
 	// With a bearer token: the backup stream (`switchboard backup`); without: the superuser's
 	// page (h.backupPage, set below when the UI is on).
 	mux.HandleFunc("GET /admin/backup", h.backup)
+	// Contacts and data: the CLI's export and import while a server runs, guarded like the
+	// backup stream (admin_contacts.go).
+	mux.HandleFunc("GET /admin/contacts/export", h.adminExportContacts)
+	mux.HandleFunc("POST /admin/contacts/import", h.adminImportContacts)
 
 	// ---- API documentation ----
 	if h.cfg.OpenAPI != nil {
@@ -61,6 +65,7 @@ func (h *Handler) routes() http.Handler {
 		mux.HandleFunc("POST /carrier/twilio/voice", h.twilioVoice)
 		mux.HandleFunc("POST /carrier/sandbox/sms", h.sandboxSMS)
 		mux.HandleFunc("POST /carrier/sandbox/voice", h.sandboxVoice)
+		mux.HandleFunc("POST /carrier/telnyx/webhook", h.telnyxWebhook) // Ed25519-signed, web/carrier_telnyx.go
 	}
 
 	// ---- OAuth 2.0 authorization server (handlers are the oauth package's) ----
@@ -69,6 +74,7 @@ func (h *Handler) routes() http.Handler {
 		mux.Handle("POST /oauth/authorize", forms.Handler(http.HandlerFunc(p.Authorize))) // the consent form
 		mux.HandleFunc("POST /oauth/token", p.Token)
 		mux.HandleFunc("POST /oauth/revoke", p.Revoke)
+		mux.HandleFunc("GET /.well-known/oauth-authorization-server", h.oauthMetadata) // RFC 8414
 	}
 
 	// ---- static files ----
@@ -89,6 +95,9 @@ func (h *Handler) routes() http.Handler {
 		})
 	}
 
+	// ---- media (MMS attachments): served without sign-in, the random token is the key ----
+	mux.HandleFunc("GET /media/{token}/{name}", h.serveMedia)
+
 	if ss := h.cfg.Sessions; ss != nil {
 		// ---- the browser session: sign-in, sign-out, first-run setup ----
 		mux.HandleFunc("GET /oauth/login", ss.loginPage)
@@ -100,6 +109,16 @@ func (h *Handler) routes() http.Handler {
 		mux.Handle("POST /logout", forms.Handler(http.HandlerFunc(ss.logout)))
 		mux.HandleFunc("GET /setup", ss.setupPage)
 		mux.Handle("POST /setup", forms.Handler(http.HandlerFunc(ss.setup)))
+		// ---- accounts: second factor, enrolment, password reset (begin) ----
+		mux.HandleFunc("GET /login/code", ss.codePage)
+		mux.Handle("POST /login/code", forms.Handler(http.HandlerFunc(ss.code)))
+		mux.HandleFunc("GET /login/enrol", ss.enrolPage)
+		mux.Handle("POST /login/enrol", forms.Handler(http.HandlerFunc(ss.enrol)))
+		mux.HandleFunc("GET /forgot", ss.forgotPage)
+		mux.Handle("POST /forgot", forms.Handler(http.HandlerFunc(ss.forgot)))
+		mux.HandleFunc("GET /reset/{token}", ss.resetPage)
+		mux.Handle("POST /reset/{token}", forms.Handler(http.HandlerFunc(ss.reset)))
+		// ---- accounts (end) ----
 
 		// ---- admin UI: the workspace switcher and the inbox ----
 		mux.HandleFunc("GET /{$}", h.root)
@@ -108,7 +127,6 @@ func (h *Handler) routes() http.Handler {
 		get("/inbox", roleSignedIn, h.inbox)
 		post("/inbox", roleMember, h.newConversation)
 		get("/inbox/{conversation}", roleMember, h.thread)
-		get("/inbox/{conversation}/items", roleMember, h.threadItems)
 		get("/inbox/{conversation}/snippet", roleMember, h.threadSnippet)
 		post("/inbox/{conversation}/reply", roleMember, h.threadReply)
 		post("/inbox/{conversation}/comment", roleMember, h.threadComment)
@@ -117,6 +135,22 @@ func (h *Handler) routes() http.Handler {
 		post("/inbox/{conversation}/status", roleMember, h.threadStatus)
 		post("/inbox/{conversation}/block", roleMember, h.threadBlock)
 		post("/inbox/{conversation}/simulate", roleMember, h.threadSimulate)
+		// ---- live inbox: triage and send later (ui_thread_triage.go) ----
+		post("/inbox/{conversation}/close", roleMember, h.threadClose)
+		post("/inbox/{conversation}/reopen", roleMember, h.threadReopen)
+		post("/inbox/{conversation}/snooze", roleMember, h.threadSnooze)
+		post("/inbox/{conversation}/messages/{message}/cancel", roleMember, h.threadCancelMessage)
+		// ---- end live inbox ----
+
+		// ---- live inbox: the push stream, unread, list and thread fragments, profile ----
+		mux.HandleFunc("GET /events", h.events) // its own session check: 401, not a redirect
+		get("/inbox/list", roleMember, h.inboxList)
+		get("/inbox/unread", roleMember, h.unreadCount)
+		get("/inbox/{conversation}/items", roleMember, h.threadItems)
+		post("/inbox/{conversation}/unread", roleMember, h.threadMarkUnread)
+		get("/settings/profile", roleSignedIn, h.profile)
+		post("/settings/profile/notifications", roleSignedIn, h.saveNotifications)
+		// ---- end live inbox ----
 
 		// ---- admin UI: contacts, groups, broadcasts ----
 		get("/contacts", roleMember, h.contacts)
@@ -129,6 +163,18 @@ func (h *Handler) routes() http.Handler {
 		post("/contacts/{contact}/groups", roleMember, h.contactGroupAdd)
 		post("/contacts/{contact}/groups/remove", roleMember, h.contactGroupRemove)
 		post("/contacts/{contact}/optout", roleMember, h.contactOptOut)
+		// ---- contacts and data: list bulk actions, export, delete and erase, import (begin) ----
+		post("/contacts/bulk", roleMember, h.contactsBulk)
+		get("/contacts/export", roleMember, h.contactsExport)
+		post("/contacts/{contact}/delete", roleMember, h.contactDelete)
+		get("/inbox/export", roleMember, h.inboxExport)
+		get("/contacts/import", roleMember, h.contactImport)
+		post("/contacts/import", roleMember, h.contactImportUpload)
+		get("/contacts/import/jobs/{job}", roleMember, h.contactImportJob)
+		post("/contacts/import/jobs/{job}", roleMember, h.contactImportMap)
+		get("/contacts/import/jobs/{job}/progress", roleMember, h.contactImportProgress)
+		get("/contacts/import/jobs/{job}/errors.csv", roleMember, h.contactImportErrors)
+		// ---- contacts and data (end) ----
 		get("/groups", roleMember, h.groups)
 		post("/groups", roleMember, h.groupCreate)
 		get("/groups/{group}", roleMember, h.group)
@@ -169,6 +215,15 @@ func (h *Handler) routes() http.Handler {
 		get("/settings/webhooks/{sub}/log", roleAdmin, h.webhookLog)
 		post("/settings/webhooks/{sub}/{action}", roleAdmin, h.webhookAction)
 		post("/settings/webhooks/deliveries/{delivery}/redeliver", roleAdmin, h.redeliver)
+		// ---- accounts: the signed-in user's own profile, password, two-factor and sessions (ui_profile.go) ----
+		post("/settings/profile", roleSignedIn, h.saveProfile)
+		post("/settings/profile/password", roleSignedIn, h.changePassword)
+		get("/settings/profile/2fa", roleSignedIn, h.twoFactorSetup)
+		post("/settings/profile/2fa", roleSignedIn, h.twoFactorConfirm)
+		post("/settings/profile/2fa/off", roleSignedIn, h.twoFactorOff)
+		post("/settings/profile/sessions/{session}/end", roleSignedIn, h.endSession)
+		post("/settings/profile/sessions/end-others", roleSignedIn, h.endOtherSessions)
+		// ---- accounts (end) ----
 
 		// The invitation link works signed out too (a new account), so it is not a page() route.
 		mux.HandleFunc("GET /invite/{token}", h.invitePage)
@@ -180,6 +235,10 @@ func (h *Handler) routes() http.Handler {
 		post("/admin/workspaces/{ws}/rename", roleSignedIn, su(h.adminRenameWorkspace))
 		post("/admin/workspaces/{ws}/archive", roleSignedIn, su(h.adminArchiveWorkspace))
 		get("/admin/users", roleSignedIn, su(h.adminUsers))
+		// ---- accounts: user management (ui_admin_users.go) ----
+		post("/admin/users/{user}/{action}", roleSignedIn, su(h.adminUserAction))
+		post("/admin/users/require-2fa", roleSignedIn, su(h.adminRequire2FA))
+		// ---- accounts (end) ----
 		get("/admin/oauth-clients", roleSignedIn, su(h.adminOAuthClients))
 		post("/admin/oauth-clients", roleSignedIn, su(h.adminCreateClient))
 		post("/admin/oauth-clients/{client}/rotate", roleSignedIn, su(h.adminRotateClient))

@@ -5,6 +5,7 @@ package web
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"io"
 	"io/fs"
@@ -17,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
+	"switchboard/backup"
 	"switchboard/carrier"
 	"switchboard/oauth"
 	"switchboard/store"
@@ -45,19 +47,36 @@ type Config struct {
 	BaseURL string
 	// TwilioAuthToken verifies X-Twilio-Signature; "" refuses every Twilio callback.
 	TwilioAuthToken string
+	// TelnyxPublicKey verifies Telnyx webhooks (Ed25519); nil refuses every Telnyx callback.
+	TelnyxPublicKey ed25519.PublicKey
+	// Telnyx says the server has both Telnyx keys: the admin UI offers telnyx numbers.
+	Telnyx bool
 	// Receiver records what carriers send back; nil leaves the /carrier/ endpoints out.
 	Receiver *carrier.Receiver
 	// OpenAPI is the OpenAPI document of the integration API, served at /openapi.json and
 	// rendered at /docs; nil leaves both out.
 	OpenAPI []byte
+	// APIServer is the servers URL of the served OpenAPI document: the public URL when one is
+	// configured; "" keeps the document's "/" (wherever the document was fetched from).
+	APIServer string
 	// Sessions is the browser session with sign-in, sign-out and /setup (session.go); nil
 	// leaves those pages and the admin UI (ui.go) out.
 	Sessions *Sessions
 	// OAuth is the authorization server: web routes its endpoints to it, and the superuser pages
 	// manage its clients and grants; nil leaves the endpoints out and those pages empty.
 	OAuth *oauth.Provider
+	// Backups is the scheduler of off-site backups, listed on /admin/backup with BackupRestore
+	// (the command that restores the newest); nil when -backup-url is not set.
+	Backups       *backup.Scheduler
+	BackupRestore string
 	// Static, when set, is served under /static/ (its files are under a "static" directory).
 	Static fs.FS
+	// StreamAccess, when set, is asked when a GET /events stream opens and before each event it
+	// sends whether the request's session may still read (false for a session signed out or
+	// revoked elsewhere, or a disabled user): false ends the stream. Membership is checked anyway.
+	StreamAccess func(r *http.Request, userID string) bool
+	// Done, when closed, ends every open GET /events stream (server shutdown).
+	Done <-chan struct{}
 }
 
 // Handler holds what every handler needs; handlers are its methods, one file per action.
@@ -70,6 +89,10 @@ type Handler struct {
 	now         func() time.Time
 	// backupPage is the superuser's /admin/backup page, for a browser (no Authorization header).
 	backupPage http.Handler
+	// broker wakes the GET /events streams after a commit (events.go).
+	broker *broker
+	// imports holds the ids of the contact imports running in this process (ui_contacts_import.go).
+	imports sync.Map
 }
 
 // New builds the HTTP handler with every route and the middleware chain.
@@ -85,9 +108,12 @@ func New(s *store.Store, cfg Config) http.Handler {
 	}
 	if cfg.OpenAPI != nil {
 		cfg.OpenAPI = localizeOpenAPI(cfg.OpenAPI, cfg.Stage, cfg.Provider)
+		cfg.OpenAPI = withAPIServer(cfg.OpenAPI, cfg.APIServer)
 	}
 	h := &Handler{store: s, cfg: cfg, logRequests: cfg.LogRequests, metrics: newMetrics(cfg.Registry), now: s.Now}
 	h.limiters.m = map[string]*limiterEntry{}
+	h.broker = newBroker(cfg.Done)
+	s.OnLive(h.broker.wake)
 	return h.routes()
 }
 
@@ -119,6 +145,7 @@ func (h *Handler) actions() []action {
 		{"add-contact-to-group-action", h.addContactToGroup},
 		{"subscribe-webhook", h.subscribeWebhook},
 		{"unsubscribe-webhook", h.unsubscribeWebhook},
+		{"delete-contact-action", h.deleteContact}, // contacts and data
 	}
 }
 
@@ -247,13 +274,36 @@ func (h *Handler) invalid(w http.ResponseWriter, r *http.Request, c *call, works
 	return true
 }
 
-// authorize checks the workspace (404) and the token user's membership (403).
+// authorize checks the workspace (404), the token user's membership (403), and that the
+// workspace is not archived (403 "workspace is archived": an archived workspace is read-only
+// to the API, reads included).
 func (h *Handler) authorize(w http.ResponseWriter, r *http.Request, c *call, workspaceID string) bool {
 	if err := h.store.Authorize(workspaceID, c.token.UserID); err != nil {
 		writeStoreError(w, r, err)
 		return false
 	}
-	return true
+	return !h.refuseArchived(w, r, c, workspaceID)
+}
+
+// refuseArchived answers 403 "workspace is archived" and returns true when the workspace is
+// archived. Actions whose store call authorizes on its own call it after their body checks; the
+// workspace (404) and membership (403) checks still come first, so that only a member learns
+// that a workspace is archived.
+func (h *Handler) refuseArchived(w http.ResponseWriter, r *http.Request, c *call, workspaceID string) bool {
+	archived, err := h.store.WorkspaceArchived(workspaceID)
+	if err != nil {
+		writeStoreError(w, r, err)
+		return true
+	}
+	if archived {
+		if err := h.store.Authorize(workspaceID, c.token.UserID); err != nil {
+			writeStoreError(w, r, err)
+			return true
+		}
+		writeError(w, http.StatusForbidden, "workspace is archived")
+		return true
+	}
+	return false
 }
 
 func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {

@@ -98,7 +98,7 @@ func (ss *Sessions) setup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ss.setupHash = nil
-	if err := ss.startSession(w, r, u); err != nil {
+	if err := ss.startSession(w, r, u, ""); err != nil {
 		renderMessage(w, r, http.StatusInternalServerError, "Something went wrong", "The administrator was created; sign in.")
 		return
 	}

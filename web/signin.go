@@ -4,7 +4,9 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -23,62 +25,108 @@ const maxSignInForm = 64 << 10
 
 // loginPage is GET /login and GET /oauth/login.
 func (ss *Sessions) loginPage(w http.ResponseWriter, r *http.Request) {
-	next := r.URL.Query().Get("next")
-	if !localPath(next) {
-		next = ""
-	}
-	renderBare(w, r, http.StatusOK, "Sign in", views.Login(views.LoginForm{Next: next, Action: r.URL.Path}))
+	f := views.LoginForm{Next: localNext(r.URL.Query().Get("next")), Action: r.URL.Path}
+	renderBare(w, r, http.StatusOK, "Sign in", views.Login(f))
 }
 
-// login is POST /login and POST /oauth/login: email and password, rate-limited per account and
-// per address.
+// login is POST /login and POST /oauth/login: email and password, rate-limited per account
+// and client network, and per network.
 func (ss *Sessions) login(w http.ResponseWriter, r *http.Request) {
 	if err := readForm(w, r); err != nil {
 		formError(w, r, err)
 		return
 	}
-	f := views.LoginForm{Email: strings.TrimSpace(r.PostForm.Get("email")), Next: r.PostForm.Get("next"), Action: r.URL.Path}
-	if !localPath(f.Next) {
-		f.Next = ""
-	}
+	f := views.LoginForm{Email: strings.TrimSpace(r.PostForm.Get("email")), Next: localNext(r.PostForm.Get("next")),
+		Action: r.URL.Path}
 	password := r.PostForm.Get("password")
-	account, addr := "account:"+strings.ToLower(f.Email), "addr:"+clientAddr(r)
+	network := clientNetwork(r)
 	now := ss.now()
-	// The try is counted before the password is checked: counting only failures,
-	// after a bcrypt comparison that takes a while, let many concurrent tries pass the check.
-	refund, allowed := ss.limits.attempt(now, account, addr)
+	// The try is counted before the password is checked: counting only failures, after a
+	// bcrypt comparison that takes a while, let many concurrent tries pass the check. The
+	// account's tries are counted per client network, so that failures from one network never
+	// lock its owner out from another.
+	refund, allowed := ss.limits.attempt(now, "account:"+strings.ToLower(f.Email)+"|"+network, "net:"+network)
 	if !allowed {
 		f.Error = "Too many failed sign-ins. Wait a minute and try again."
 		w.Header().Set("Retry-After", "60")
 		renderBare(w, r, http.StatusTooManyRequests, "Sign in", views.Login(f))
 		return
 	}
-	u, err := ss.s.UserByEmail(f.Email)
-	ok := err == nil && store.CheckPassword(u, password)
-	if err != nil {
-		ss.spendBcrypt(password) // an unknown email takes as long as a wrong password
-	}
+	u, ok := ss.checkPassword(f.Email, password)
 	if !ok {
 		f.Error = "Email or password is wrong."
 		renderBare(w, r, http.StatusUnauthorized, "Sign in", views.Login(f))
 		return
 	}
 	refund() // a right password costs nothing: only failures use up tries
-	if err := ss.startSession(w, r, u); err != nil {
+	if u.Disabled {
+		f.Error = "This account is disabled. Ask an administrator to enable it."
+		renderBare(w, r, http.StatusForbidden, "Sign in", views.Login(f))
+		return
+	}
+	stage := ""
+	switch {
+	case u.TwoFactor:
+		stage = store.SessionStageCode
+	case ss.twoFactorRequired():
+		stage = store.SessionStageEnrol
+	}
+	if err := ss.startSession(w, r, u, stage); err != nil {
 		renderMessage(w, r, http.StatusInternalServerError, "Something went wrong", "Please try again.")
 		return
 	}
-	if f.Next == "" && r.URL.Path == "/login" {
-		f.Next = "/" // the admin UI's sign-in goes on to the inbox
+	ss.afterPassword(w, r, u, stage, f.Next)
+}
+
+// afterPassword sends a browser whose password was right on: to the code or enrolment page
+// when the session still owes the second factor, else to next.
+func (ss *Sessions) afterPassword(w http.ResponseWriter, r *http.Request, u store.User, stage, next string) {
+	oauthFlow := strings.HasPrefix(r.URL.Path, "/oauth/")
+	if next == "" && !oauthFlow {
+		next = "/" // the admin UI's sign-in goes on to the inbox
 	}
-	if f.Next != "" {
-		http.Redirect(w, r, f.Next, http.StatusSeeOther)
+	q := ""
+	if next != "" {
+		q = "?next=" + url.QueryEscape(next)
+	}
+	switch stage {
+	case store.SessionStageCode:
+		http.Redirect(w, r, "/login/code"+q, http.StatusSeeOther)
+		return
+	case store.SessionStageEnrol:
+		http.Redirect(w, r, "/login/enrol"+q, http.StatusSeeOther)
+		return
+	}
+	if next != "" {
+		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
 	renderBare(w, r, http.StatusOK, "Signed in", views.Notice("Signed in", "You are signed in as "+u.Email+".", "/inbox", "Continue to the inbox"))
 }
 
-// logout is POST /oauth/logout and the admin UI's POST /logout, which goes on to the sign-in page.
+// checkPassword finds the user of email and checks password. bcrypt runs whatever the case (no
+// such user, a user without a password) so that the answer's time tells nothing.
+func (ss *Sessions) checkPassword(email, password string) (store.User, bool) {
+	u, err := ss.s.UserByEmail(email)
+	if err != nil || u.PasswordHash == "" {
+		ss.spendBcrypt(password)
+		return store.User{}, false
+	}
+	return u, store.CheckPassword(u, password)
+}
+
+// twoFactorRequired reports whether every user must have two-factor (the flag, or the
+// superuser's setting).
+func (ss *Sessions) twoFactorRequired() bool {
+	if ss.cfg.RequireTwoFactor {
+		return true
+	}
+	on, _ := ss.s.TwoFactorRequired()
+	return on
+}
+
+// logout is POST /oauth/logout and the admin UI's POST /logout, which goes on to the sign-in
+// page. The stored session is deleted: a copy of the cookie signs no one in afterwards.
 func (ss *Sessions) logout(w http.ResponseWriter, r *http.Request) {
 	ss.endSession(w, r)
 	if r.URL.Path == "/logout" {
@@ -122,7 +170,7 @@ func renderBare(w http.ResponseWriter, r *http.Request, status int, title string
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'")
 	templ.Handler(views.Layout(title, page), templ.WithStatus(status)).ServeHTTP(w, r)
 }
 
@@ -130,13 +178,36 @@ func renderMessage(w http.ResponseWriter, r *http.Request, status int, heading, 
 	renderBare(w, r, status, heading, views.Message(heading, text, status >= 400))
 }
 
-// localPath reports whether next is a path on this server (an open-redirect guard).
-func localPath(next string) bool {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return false
+// localNext returns next, cleaned the way http.Redirect cleans it, when it is a path on this
+// server, else "" (an open-redirect guard). After cleaning it must start with one "/" and be
+// neither "//…" nor "/\…"; a backslash anywhere (raw or percent-encoded) and control
+// characters, which browsers drop or read as "/", are refused outright.
+func localNext(next string) string {
+	if next == "" || !strings.HasPrefix(next, "/") {
+		return ""
+	}
+	if strings.ContainsFunc(next, func(c rune) bool { return c < 0x20 || c == 0x7f || c == '\\' }) {
+		return ""
 	}
 	u, err := url.Parse(next)
-	return err == nil && u.Scheme == "" && u.Host == ""
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
+		return ""
+	}
+	if strings.Contains(u.Path, "\\") || strings.ContainsFunc(u.Path, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
+		return ""
+	}
+	clean := path.Clean(u.EscapedPath())
+	if strings.HasSuffix(u.EscapedPath(), "/") && clean != "/" {
+		clean += "/"
+	}
+	if !strings.HasPrefix(clean, "/") || strings.HasPrefix(clean, "//") || strings.HasPrefix(clean, "/\\") ||
+		strings.HasPrefix(u.Path, "//") {
+		return ""
+	}
+	if u.RawQuery != "" {
+		clean += "?" + u.RawQuery
+	}
+	return clean
 }
 
 // clientAddr is the connection's address; forwarded headers are not trusted, since anyone
@@ -149,8 +220,29 @@ func clientAddr(r *http.Request) string {
 	return host
 }
 
-// loginLimits counts failed sign-ins per key (an account or an address) with token buckets:
-// an account gets 5 failures, then one a minute; an address 20, then one every 6 seconds.
+// clientNetwork is the network the client's address belongs to, as sign-in throttling counts
+// it: the /24 of an IPv4 address, the /64 of an IPv6 one (one household or one host's range).
+func clientNetwork(r *http.Request) string {
+	addr, err := netip.ParseAddr(clientAddr(r))
+	if err != nil {
+		return clientAddr(r)
+	}
+	addr = addr.Unmap()
+	bits := 64
+	if addr.Is4() {
+		bits = 24
+	}
+	p, err := addr.Prefix(bits)
+	if err != nil {
+		return addr.String()
+	}
+	return p.String()
+}
+
+// loginLimits counts failed sign-ins per key (an account from one client network, or a
+// network) with token buckets: an account from one network gets 5 failures, then one a minute;
+// a network 20, then one every 6 seconds. Two-factor codes count per account ("code:"), 5 then
+// one a minute.
 // Every try takes a token before the password is checked; a successful one gives it back, so a
 // user who types the password right is never slowed.
 type loginLimits struct {
@@ -161,7 +253,7 @@ type loginLimits struct {
 func newLoginLimits() *loginLimits { return &loginLimits{m: map[string]*rate.Limiter{}} }
 
 func limitFor(key string) (rate.Limit, int) {
-	if strings.HasPrefix(key, "account:") {
+	if strings.HasPrefix(key, "account:") || strings.HasPrefix(key, "code:") {
 		return rate.Every(time.Minute), 5
 	}
 	return rate.Every(6 * time.Second), 20

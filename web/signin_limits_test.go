@@ -1,6 +1,8 @@
 package web
 
 import (
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 )
@@ -31,13 +33,39 @@ func TestLoginLimits(t *testing.T) {
 	}
 }
 
-func TestLocalPath(t *testing.T) {
-	for next, want := range map[string]bool{
-		"/oauth/authorize?client_id=x": true, "/": true, "": false, "//evil.example/": false,
-		"/\\evil.example": false, "https://evil.example/": false, "javascript:alert(1)": false,
+// TestLocalNext: a next or back of any foreign form is refused, checked on the path as
+// http.Redirect will clean it, so /./\host (cleaned to /\host, which browsers read as //host)
+// cannot slip through.
+func TestLocalNext(t *testing.T) {
+	for next, want := range map[string]string{
+		"/oauth/authorize?client_id=x": "/oauth/authorize?client_id=x", "/": "/", "/inbox/": "/inbox/",
+		"/a/../inbox": "/inbox", "": "", "//evil.example/": "", "/\\evil.example": "", "/./\\evil.example": "",
+		"/.//evil.example": "/evil.example", "https://evil.example/": "", "javascript:alert(1)": "", "/%5Cevil.example": "",
+		"/%5cevil.example": "", "/%2F%2Fevil.example": "", "/\tevil": "", "/\t/evil.example": "",
+		"/\n/evil.example": "", "\\\\evil.example": "", "/../\\evil.example": "", "evil.example": "",
+		"///evil.example": "", "/x/..//evil.example": "/evil.example",
 	} {
-		if got := localPath(next); got != want {
-			t.Errorf("localPath(%q) = %v, want %v", next, got, want)
+		if got := localNext(next); got != want {
+			t.Errorf("localNext(%q) = %q, want %q", next, got, want)
 		}
 	}
+}
+
+// FuzzLocalNext: whatever comes in, what comes out is "" or a path that a browser resolves on
+// this server.
+func FuzzLocalNext(f *testing.F) {
+	for _, s := range []string{"/", "/inbox?x=1", "//h", "/\\h", "/./\\h", "https://h", "/%5Ch", "/%2F%2Fh", "/\t/h"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, next string) {
+		got := localNext(next)
+		if got == "" {
+			return
+		}
+		u, err := url.Parse(got)
+		if err != nil || u.Host != "" || u.Scheme != "" || !strings.HasPrefix(got, "/") ||
+			strings.HasPrefix(got, "//") || strings.ContainsAny(got, "\\\t\r\n") || strings.HasPrefix(u.Path, "//") {
+			t.Fatalf("localNext(%q) = %q: not a local path", next, got)
+		}
+	})
 }

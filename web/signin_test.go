@@ -10,19 +10,19 @@ import (
 	"testing/fstest"
 )
 
-// failLogins records n failed sign-ins for an account and an address, as n wrong passwords
-// would, without spending n bcrypt comparisons (seconds each under -race).
-func failLogins(ss *Sessions, email, addr string, n int) {
+// failLogins records n failed sign-ins for an account from a network and for the network, as
+// n wrong passwords would, without spending n bcrypt comparisons (seconds each under -race).
+func failLogins(ss *Sessions, email, network string, n int) {
 	for i := 0; i < n; i++ {
-		ss.limits.fail("account:"+email, ss.now())
-		ss.limits.fail("addr:"+addr, ss.now())
+		ss.limits.fail("account:"+email+"|"+network, ss.now())
+		ss.limits.fail("net:"+network, ss.now())
 	}
 }
 
 func TestFailedSignInsAreRateLimited(t *testing.T) {
 	t.Parallel()
 	e := newUIEnv(t)
-	failLogins(e.sess, e.alice.Email, "127.0.0.1", 5)
+	failLogins(e.sess, e.alice.Email, "127.0.0.0/24", 5)
 	// The right password is refused too while the account is locked, without a bcrypt run.
 	res, body := e.send(t, e.browser(t), "POST", "/oauth/login", url.Values{"email": {e.alice.Email}, "password": {uiPassword}})
 	if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" || !strings.Contains(body, `data-testid="login-error"`) {

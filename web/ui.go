@@ -30,6 +30,12 @@ type ui struct {
 	ws         store.Workspace // zero when the user has none
 	role       string          // admin or member in ws; superusers count as admin
 	section    string
+	// home is the session's current workspace; a page of another of the user's workspaces
+	// (a conversation link) acts on ws without switching it.
+	home string
+	// liveFrom is the workspace's last live event before the page loaded its data: the page's
+	// stream starts after it, so nothing that happens while the page loads is missed.
+	liveFrom uint64
 }
 
 func (u *ui) isAdmin() bool { return u.user.Superuser || u.role == "admin" }
@@ -47,9 +53,18 @@ func (h *Handler) root(w http.ResponseWriter, r *http.Request) {
 // and calls fn. Signed out, a GET goes to the sign-in page and back; a POST to the sign-in page.
 func (h *Handler) page(need int, fn func(http.ResponseWriter, *http.Request, *ui)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r = h.cfg.Sessions.remember(r) // one session read for the page's questions
 		user, ok := h.cfg.Sessions.CurrentUser(r)
 		if !ok {
 			to := "/login"
+			// A session that passed the password but owes the second factor, or enrolment,
+			// goes there and nowhere else.
+			switch h.cfg.Sessions.PendingStage(r) {
+			case store.SessionStageCode:
+				to = "/login/code"
+			case store.SessionStageEnrol:
+				to = "/login/enrol"
+			}
 			if r.Method == http.MethodGet {
 				next := r.URL.RequestURI()
 				if r.Header.Get("HX-Request") == "true" {
@@ -96,7 +111,12 @@ func (h *Handler) page(need int, fn func(http.ResponseWriter, *http.Request, *ui
 		if u.ws.ID == "" && len(u.workspaces) > 0 {
 			u.ws = u.workspaces[0]
 		}
+		u.home = u.ws.ID
 		if u.ws.ID != "" {
+			if u.liveFrom, err = h.store.LastLiveEvent(u.ws.ID); err != nil {
+				h.uiError(w, r, u, err)
+				return
+			}
 			if u.role, err = h.store.MemberRole(u.ws.ID, user.ID); err != nil && !errors.Is(err, store.ErrForbidden) {
 				h.uiError(w, r, u, err)
 				return
@@ -121,7 +141,11 @@ func (h *Handler) page(need int, fn func(http.ResponseWriter, *http.Request, *ui
 // never sends half a page with 200. Pages are never cached or framed.
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, u *ui, status int, title string, page templ.Component) {
 	f := views.Frame{Title: title, UserName: u.user.Name, Superuser: u.user.Superuser, Current: u.ws.ID,
-		Section: u.section, Back: r.URL.Path}
+		Section: u.section, Back: r.URL.Path, Live: u.ws.ID != "", LiveFrom: u.liveFrom}
+	if f.Live {
+		// The header's unread count; a failure to read it only leaves the count out.
+		f.Unread, _ = h.store.UnreadCount(u.ws.ID, u.user.ID)
+	}
 	if f.UserName == "" {
 		f.UserName = u.user.Email
 	}
@@ -131,7 +155,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, u *ui, status i
 	setPageHeaders(w)
 	templ.Handler(views.App(f, page), templ.WithStatus(status), templ.WithErrorHandler(func(r *http.Request, err error) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			slog.ErrorContext(r.Context(), "render", "request_id", requestID(r.Context()), "path", r.URL.Path, "error", err)
+			slog.ErrorContext(r.Context(), "render", "request_id", requestID(r.Context()), "path", logPath(r.URL.Path), "error", err)
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			w.WriteHeader(http.StatusInternalServerError)
 			_, _ = w.Write([]byte("Something went wrong. Please try again.\n"))
@@ -149,7 +173,7 @@ func setPageHeaders(w http.ResponseWriter) {
 	hd := w.Header()
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Frame-Options", "DENY")
-	hd.Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+	hd.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 }
 
 func (h *Handler) forbidden(w http.ResponseWriter, r *http.Request, u *ui, text string) {
@@ -184,7 +208,7 @@ func (h *Handler) uiError(w http.ResponseWriter, r *http.Request, u *ui, err err
 	case errors.Is(err, store.ErrForbidden):
 		h.forbidden(w, r, u, "You are not a member of this workspace.")
 	default:
-		slog.ErrorContext(r.Context(), "ui", "request_id", requestID(r.Context()), "path", r.URL.Path, "error", err)
+		slog.ErrorContext(r.Context(), "ui", "request_id", requestID(r.Context()), "path", logPath(r.URL.Path), "error", err)
 		h.render(w, r, u, http.StatusInternalServerError, "Something went wrong", views.ErrorPage("Something went wrong", "Please try again."))
 	}
 }
@@ -248,9 +272,15 @@ func (h *Handler) switchWorkspace(w http.ResponseWriter, r *http.Request, u *ui)
 		h.uiError(w, r, u, err)
 		return
 	}
-	back := r.PostForm.Get("back")
-	// A page of another workspace's thing makes no sense in this one: go to its section.
-	if !strings.HasPrefix(back, "/") || strings.HasPrefix(back, "//") || strings.HasPrefix(back, "/inbox/") {
+	back := localNext(r.PostForm.Get("back"))
+	// A page of another workspace's thing makes no sense in this one: go to its section. A
+	// conversation of the chosen workspace (the thread page's "Switch to" form) stays.
+	if conv, ok := strings.CutPrefix(back, "/inbox/"); ok {
+		if _, err := h.store.Conversation(id, strings.TrimSuffix(conv, "/")); err != nil {
+			back = "/inbox"
+		}
+	}
+	if back == "" {
 		back = "/inbox"
 	}
 	for _, section := range []string{"/contacts/", "/groups/", "/broadcasts/"} {

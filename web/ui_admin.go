@@ -1,12 +1,14 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"switchboard/oauth"
 	"switchboard/store"
@@ -118,25 +120,12 @@ func (h *Handler) adminArchiveWorkspace(w http.ResponseWriter, r *http.Request, 
 }
 
 func (h *Handler) adminUsers(w http.ResponseWriter, r *http.Request, u *ui) {
-	users, err := h.store.Users()
+	v, err := h.adminUsersView(u)
 	if err != nil {
 		h.uiError(w, r, u, err)
 		return
 	}
-	var v views.AdminUsersView
-	for _, usr := range users {
-		wss, err := h.store.UserWorkspaces(usr.ID)
-		if err != nil {
-			h.uiError(w, r, u, err)
-			return
-		}
-		names := make([]string, 0, len(wss))
-		for _, ws := range wss {
-			names = append(names, ws.Name)
-		}
-		v.Rows = append(v.Rows, views.AdminUserRow{Name: usr.Name, Email: usr.Email, Superuser: usr.Superuser,
-			Created: fmtTime(usr.CreatedAt, u.ws.Location()), Workspaces: strings.Join(names, ", ")})
-	}
+	v.Notice = adminUserNotices[r.URL.Query().Get("done")]
 	h.render(w, r, u, http.StatusOK, "Users", views.AdminUsers(v))
 }
 
@@ -291,7 +280,50 @@ func (h *Handler) oauthError(w http.ResponseWriter, r *http.Request, u *ui, err 
 // ---- backup ----
 
 func (h *Handler) adminBackup(w http.ResponseWriter, r *http.Request, u *ui) {
-	h.render(w, r, u, http.StatusOK, "Backup", views.AdminBackup())
+	h.render(w, r, u, http.StatusOK, "Backup", views.AdminBackup(h.adminBackupView(r, u)))
+}
+
+// adminBackupView lists the scheduled backups at -backup-url (a listing that fails is shown,
+// not a 500: the download beside it still works) and the latest failure.
+func (h *Handler) adminBackupView(r *http.Request, u *ui) views.AdminBackupView {
+	var v views.AdminBackupView
+	sched := h.cfg.Backups
+	if sched == nil {
+		return v
+	}
+	loc := u.ws.Location()
+	v.Target, v.Every, v.Keep, v.Restore = sched.Target().String(), sched.Every().String(), strconv.Itoa(sched.Keep()), h.cfg.BackupRestore
+	st := sched.Status()
+	if st.Failing() {
+		v.LastFailure = fmtTime(st.LastFailure, loc) + ": " + st.LastError
+	} else if !st.LastFailure.IsZero() {
+		v.PastFailure = fmtTime(st.LastFailure, loc) + ": " + st.LastError
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+	defer cancel()
+	objs, err := sched.List(ctx)
+	if err != nil {
+		v.ListError = err.Error()
+		return v
+	}
+	for _, o := range objs {
+		v.Rows = append(v.Rows, views.AdminBackupRow{Name: o.Name, Taken: fmtTime(o.Time, loc), Size: humanBytes(o.Size)})
+	}
+	return v
+}
+
+// humanBytes shows a size the way file managers do: 1.5 MB (powers of 1000).
+func humanBytes(n int64) string {
+	const unit = 1000
+	if n < unit {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return strconv.FormatFloat(float64(n)/float64(div), 'f', 1, 64) + " " + string("kMGTPE"[exp]) + "B"
 }
 
 // adminBackupDownload streams store.Backup as an attachment to a signed-in superuser.

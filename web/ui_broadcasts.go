@@ -154,8 +154,8 @@ func (h *Handler) readCompose(r *http.Request, u *ui, f *views.ComposeForm) (sto
 		errs["name"] = fmt.Sprintf("Must be at most %d characters", maxName)
 	}
 	switch {
-	case f.Text == "" && f.Media == "":
-		errs["text"] = "Write the text, or give a media URL"
+	case f.Text == "" && f.Media == "" && !hasFiles(r):
+		errs["text"] = "Write the text, attach a file or give a media URL"
 	case utf8.RuneCountInString(f.Text) > maxText:
 		errs["text"] = fmt.Sprintf("Must be at most %d characters", maxText)
 	}
@@ -247,11 +247,19 @@ func dedupeIDs(ids []string) []string {
 // broadcastCreate is POST /broadcasts/new: send now or schedule, then the progress page.
 func (h *Handler) broadcastCreate(w http.ResponseWriter, r *http.Request, u *ui) {
 	u.section = "broadcasts"
-	if !h.readUIForm(w, r, u) {
+	files, fileErr, ok := h.readMediaForm(w, r, u)
+	if !ok {
 		return
 	}
 	var f views.ComposeForm
 	in, errs := h.readCompose(r, u, &f)
+	in.Files = files
+	if fileErr != "" {
+		if errs == nil {
+			errs = map[string]string{}
+		}
+		errs["files"] = fileErr
+	}
 	var b store.Broadcast
 	if errs == nil {
 		var err error

@@ -37,22 +37,6 @@ func contactName(c *store.Contact) string {
 	return strings.TrimSpace(c.FirstName + " " + c.LastName)
 }
 
-// contacts is GET /contacts: the search of find-contact-action; an empty query lists
-// the first 100.
-func (h *Handler) contacts(w http.ResponseWriter, r *http.Request, u *ui) {
-	u.section = "contacts"
-	v := views.ContactsView{Q: strings.TrimSpace(r.URL.Query().Get("q")), Notice: contactNotices[r.URL.Query().Get("done")]}
-	found, err := h.store.SearchContacts(u.ws.ID, v.Q)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	for _, c := range found {
-		v.Rows = append(v.Rows, views.ContactRow{ID: c.ID, Name: contactName(&c), Phone: u.showPhone(c.Phone()), Email: c.Email, Company: c.Company})
-	}
-	h.render(w, r, u, http.StatusOK, "Contacts", views.Contacts(v))
-}
-
 // propFields are the workspace's custom properties with c's values as text (c nil: empty).
 func (h *Handler) propFields(u *ui, c *store.Contact) ([]views.PropField, error) {
 	props, err := h.store.Properties(u.ws.ID)
@@ -275,6 +259,9 @@ func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.C
 
 func (h *Handler) renderContact(w http.ResponseWriter, r *http.Request, u *ui, c *store.Contact, status int, edit func(*views.ContactView)) {
 	v, err := h.contactView(r, u, c)
+	if err == nil {
+		err = h.contactMessages(r, u, c, &v)
+	}
 	if err != nil {
 		h.uiError(w, r, u, err)
 		return

@@ -36,6 +36,13 @@ var doneNotices = map[string]string{
 	"block":     "Number blocked.",
 	"unblock":   "Number unblocked.",
 	"simulate":  "Inbound text simulated.",
+	"unread":    "Marked as unread.",
+	// The live inbox's thread forms (ui_thread_triage.go).
+	"later":     "Reply scheduled: it goes at the time you chose unless the contact writes first.",
+	"close":     "Conversation closed.",
+	"reopen":    "Conversation reopened.",
+	"snooze":    "Conversation snoozed.",
+	"cancelled": "Scheduled reply cancelled.",
 }
 
 // inboxPage is how many conversations a page of the inbox lists.
@@ -57,13 +64,17 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 	if v.Mine {
 		f.AssignedTo = u.user.ID
 	}
-	items, cursor, err := h.store.InboxPage(u.ws.ID, f)
+	v.Unread, v.Mentions, v.ListURL = q.Get("unread") == "1", q.Get("mentions") == "1", inboxListURL(q)
+	items, cursor, live, err := h.liveInboxPage(q, u, f)
+	if !live {
+		items, cursor, err = h.store.InboxPage(u.ws.ID, f)
+	}
 	if err != nil {
 		return v, err
 	}
 	if cursor != "" {
 		next := url.Values{}
-		for _, k := range []string{"status", "assigned", "label", "q"} {
+		for _, k := range []string{"status", "assigned", "label", "q", "unread", "mentions"} {
 			if q.Get(k) != "" {
 				next.Set(k, q.Get(k))
 			}
@@ -89,6 +100,9 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 		}
 		row.When = formatWhen(at, h.now(), loc)
 		v.Rows = append(v.Rows, row)
+	}
+	if err := h.markUnreadRows(u, v.Rows); err != nil {
+		return v, err
 	}
 	if v.Labels, err = h.store.Labels(u.ws.ID); err != nil {
 		return v, err
@@ -125,7 +139,8 @@ func formatWhen(t, now time.Time, loc *time.Location) string {
 // newConversation is POST /inbox: "New conversation" from one of the workspace's numbers to a
 // phone number; it opens the thread (the existing one when there is one).
 func (h *Handler) newConversation(w http.ResponseWriter, r *http.Request, u *ui) {
-	if !h.readUIForm(w, r, u) {
+	files, fileErr, ok := h.readMediaForm(w, r, u)
+	if !ok {
 		return
 	}
 	f := views.NewConversationForm{From: strings.TrimSpace(r.PostForm.Get("from")), To: strings.TrimSpace(r.PostForm.Get("to"))}
@@ -133,9 +148,19 @@ func (h *Handler) newConversation(w http.ResponseWriter, r *http.Request, u *ui)
 	var err error
 	var to, from string
 	if to, err = u.readPhone("to", f.To); err == nil {
-		if from, err = u.readPhone("from", f.From); err == nil {
-			conv, _, err = h.store.CreateConversation(u.ws.ID, from, to)
+		from, err = u.readPhone("from", f.From)
+	}
+	switch {
+	case err != nil:
+	case fileErr != "":
+		err = store.ValidationError{{Field: "files", Message: fileErr}}
+	case len(files) > 0: // attachments go out as the conversation's first message
+		var m store.Message
+		if m, err = h.store.SendMessage(u.ws.ID, store.SendInput{From: from, To: []string{to}, Files: files, AuthorID: u.user.ID}); err == nil {
+			conv.ID = m.ConversationID
 		}
+	default:
+		conv, _, err = h.store.CreateConversation(u.ws.ID, from, to)
 	}
 	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
 		v, err := h.inboxView(r, u)

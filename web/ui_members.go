@@ -73,7 +73,20 @@ func (h *Handler) invite(w http.ResponseWriter, r *http.Request, u *ui) {
 		return
 	}
 	email, role := strings.TrimSpace(r.PostForm.Get("email")), r.PostForm.Get("role")
-	_, plain, err := h.store.CreateInvitation(u.ws.ID, email, role)
+	var mailFor []store.MailFor
+	m := h.cfg.Sessions.mailer()
+	if m != nil {
+		link := h.publicURL(r) + "/invite/"
+		mailFor = append(mailFor, func(token string) *store.Mail {
+			return &store.Mail{To: email, Subject: "You are invited to " + u.ws.Name + " on Switchboard",
+				Body: u.user.Name + " invited you to the workspace " + u.ws.Name + " on Switchboard as " + article(role) + " " + role + ".\n\n" +
+					"Accept the invitation here (the link works once, for 7 days):\n" + link + token + "\n"}
+		})
+	}
+	_, plain, err := h.store.CreateInvitation(u.ws.ID, email, role, mailFor...)
+	if err == nil && m != nil {
+		m.Wake()
+	}
 	errs := fieldErrors(err, nil)
 	v, verr := h.membersView(r, u)
 	if verr != nil {
@@ -85,7 +98,7 @@ func (h *Handler) invite(w http.ResponseWriter, r *http.Request, u *ui) {
 		h.render(w, r, u, http.StatusUnprocessableEntity, "Members", views.Members(v))
 		return
 	}
-	v.Link, v.Invited, v.Email, v.Role = h.publicURL(r)+"/invite/"+plain, email, "", ""
+	v.Link, v.Invited, v.Email, v.Role, v.Mailed = h.publicURL(r)+"/invite/"+plain, email, "", "", m != nil
 	h.render(w, r, u, http.StatusOK, "Members", views.Members(v))
 }
 

@@ -100,7 +100,7 @@ var numberNotices = map[string]string{"number": "Number added.", "renamed": "Num
 	"deactivated": "Number deactivated: it no longer sends or appears as a sender.", "activated": "Number activated."}
 
 func (h *Handler) numbersView(r *http.Request, u *ui) (views.NumbersView, error) {
-	v := views.NumbersView{Twilio: h.cfg.TwilioAuthToken != "", Notice: numberNotices[r.URL.Query().Get("done")]}
+	v := views.NumbersView{Twilio: h.cfg.TwilioAuthToken != "", Telnyx: h.cfg.Telnyx, Notice: numberNotices[r.URL.Query().Get("done")]}
 	ns, err := h.store.Numbers(u.ws.ID)
 	if err != nil {
 		return v, err
@@ -139,6 +139,8 @@ func (h *Handler) addNumberOnSettings(w http.ResponseWriter, r *http.Request, u 
 	var err error
 	if carrierName == store.ProviderTwilio && h.cfg.TwilioAuthToken == "" {
 		err = store.ValidationError{{Field: "carrier", Message: "twilio needs the server's Twilio credentials; choose sandbox"}}
+	} else if carrierName == store.ProviderTelnyx && !h.cfg.Telnyx {
+		err = store.ValidationError{{Field: "carrier", Message: "telnyx needs the server's Telnyx keys; choose sandbox"}}
 	} else {
 		var e164 string
 		if e164, err = u.readPhone("phone", f.Phone); err == nil {

@@ -99,13 +99,15 @@ func TestUINumbersPage(t *testing.T) {
 	c := e.signIn(t, e.alice)
 	res, body := e.send(t, c, "GET", "/settings/numbers", nil)
 	wantStatus(t, "GET /settings/numbers", res, body, http.StatusOK, "<h1>Numbers</h1>", e.numberA, "sandbox", "unlimited")
-	if strings.Contains(body, `value="twilio"`) {
-		t.Fatal("Twilio offered on a server without Twilio credentials")
+	if strings.Contains(body, `value="twilio"`) || strings.Contains(body, `value="telnyx"`) {
+		t.Fatal("Twilio or Telnyx offered on a server without their credentials")
 	}
 	res, body = e.send(t, c, "POST", "/settings/numbers", url.Values{"page": {"settings"}, "phone": {e.number}, "name": {"Mine"}})
 	wantStatus(t, "another workspace's phone", res, body, http.StatusUnprocessableEntity, "<h1>Numbers</h1>", "belongs to another workspace", `value="Mine"`)
 	res, body = e.send(t, c, "POST", "/settings/numbers", url.Values{"page": {"settings"}, "phone": {"+14155550111"}, "carrier": {"twilio"}})
 	wantStatus(t, "twilio without credentials", res, body, http.StatusUnprocessableEntity, `data-testid="error-carrier"`)
+	res, body = e.send(t, c, "POST", "/settings/numbers", url.Values{"page": {"settings"}, "phone": {"+14155550111"}, "carrier": {"telnyx"}})
+	wantStatus(t, "telnyx without keys", res, body, http.StatusUnprocessableEntity, `data-testid="error-carrier"`, "Telnyx keys")
 	res, _ = e.send(t, c, "POST", "/settings/numbers", url.Values{"page": {"settings"}, "phone": {"+14155550111"}, "name": {"Second"}})
 	wantRedirect(t, res, "/settings/numbers?done=number")
 	ns, _ := e.st.Numbers(e.a.ID)

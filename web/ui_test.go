@@ -316,8 +316,8 @@ func TestUIThreadFlow(t *testing.T) {
 		t.Errorf("a reply to an opted-out contact: %d, want 422 saying so", res.StatusCode)
 	}
 	_, frag := e.send(t, c, "GET", thread+"/items", nil)
-	if !strings.HasPrefix(strings.TrimSpace(frag), `<ol class="thread"`) || !strings.Contains(frag, ">STOP<") || strings.Contains(frag, "<html") {
-		t.Errorf("the items fragment: want the list alone with the inbound STOP, got %.200s", frag)
+	if !strings.HasPrefix(strings.TrimSpace(frag), `<li class="item`) || !strings.Contains(frag, ">STOP<") || strings.Contains(frag, "<html") {
+		t.Errorf("the items fragment: want the thread's items alone with the inbound STOP, got %.200s", frag)
 	}
 }
 
@@ -355,11 +355,28 @@ func TestUIWorkspaceSwitch(t *testing.T) {
 	if _, body = e.send(t, c, "GET", "/inbox", nil); !strings.Contains(body, "(415) 555-0177") {
 		t.Fatal("after switching to B, want B's conversation in the inbox")
 	}
-	// A link to a conversation of the user's other workspace opens it there.
+	// A link to a conversation of the user's other workspace shows it without switching the
+	// session's workspace (a GET changes nothing); the page offers the switch as a form.
 	e.send(t, c, "POST", "/workspace", url.Values{"workspace": {e.a.ID}})
-	if res, _ := e.send(t, c, "GET", "/inbox/"+conv.ID, nil); res.StatusCode != http.StatusOK {
-		t.Fatalf("a conversation of the user's other workspace: %d, want 200", res.StatusCode)
+	res, body = e.send(t, c, "GET", "/inbox/"+conv.ID, nil)
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, `data-testid="thread-elsewhere"`) {
+		t.Fatalf("a conversation of the user's other workspace: %d, want 200 with the switch offered", res.StatusCode)
 	}
+	if got := e.sess.SessionValue(sessionRequest(t, e, c), sessionWorkspace); got != e.a.ID {
+		t.Fatalf("opening the conversation switched the session's workspace to %s", got)
+	}
+	res, _ = e.send(t, c, "POST", "/workspace", url.Values{"workspace": {e.b.ID}, "back": {"/inbox/" + conv.ID}})
+	wantRedirect(t, res, "/inbox/"+conv.ID)
+	if _, body = e.send(t, c, "GET", "/inbox/"+conv.ID, nil); strings.Contains(body, `data-testid="thread-elsewhere"`) {
+		t.Fatal("after the switch the conversation is still shown as elsewhere")
+	}
+}
+
+// sessionRequest is a request carrying the browser's cookies, to ask the session about it.
+func sessionRequest(t *testing.T, e *uiEnv, c *http.Client) *http.Request {
+	r := httptest.NewRequest("GET", "/inbox", nil)
+	r.AddCookie(e.sessionCookieOf(t, c))
+	return r
 }
 
 // TestUISessionLifetime: a session ends after 12 h without a request, and 7 days after sign-in

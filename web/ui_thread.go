@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"switchboard/carrier"
@@ -14,9 +13,10 @@ import (
 	"switchboard/views"
 )
 
-// conversationOf finds the page's conversation in the current workspace. An id of another
-// workspace the user may open switches to it; any other id is the 404 page (never another
-// workspace's data). false when it answered.
+// conversationOf finds the page's conversation in the current workspace, or in another
+// workspace the user may open, which the page then acts on (u.ws) without switching the
+// session's workspace: a GET changes nothing, and the page offers the switch as a form. Any
+// other id is the 404 page (never another workspace's data). false when it answered.
 func (h *Handler) conversationOf(w http.ResponseWriter, r *http.Request, u *ui) (store.Conversation, bool) {
 	id := r.PathValue("conversation")
 	c, err := h.store.Conversation(u.ws.ID, id)
@@ -29,9 +29,6 @@ func (h *Handler) conversationOf(w http.ResponseWriter, r *http.Request, u *ui) 
 				u.ws, c, err = ws, other, nil
 				if u.role, err2 = h.store.MemberRole(ws.ID, u.user.ID); err2 != nil && !u.user.Superuser {
 					err = err2
-				}
-				if err == nil {
-					err = h.cfg.Sessions.Touch(w, r, sessionWorkspace, ws.ID)
 				}
 				break
 			}
@@ -73,6 +70,9 @@ func (h *Handler) threadView(r *http.Request, u *ui, c store.Conversation) (view
 		}
 	}
 	v.Title = c.Name
+	if u.ws.ID != u.home {
+		v.Elsewhere = views.Option{Value: u.ws.ID, Label: u.ws.Name}
+	}
 	contactName := map[string]string{}
 	for _, a := range c.Addresses {
 		if ct, err := h.store.ContactByPhone(u.ws.ID, a); err == nil {
@@ -118,68 +118,26 @@ func (h *Handler) threadView(r *http.Request, u *ui, c store.Conversation) (view
 		v.Members = append(v.Members, views.Option{Value: usr.ID, Label: name})
 	}
 	sort.Slice(v.Members, func(i, j int) bool { return v.Members[i].Label < v.Members[j].Label })
-	if err := h.loadItems(u, c, &v, userName, contactName); err != nil {
+	if c.SnoozedUntil != nil {
+		v.SnoozedUntil = formatWhen(*c.SnoozedUntil, h.now(), u.ws.Location())
+	}
+	v.Snooze.Choice = "1h"
+	if err := h.loadItems(r, u, c, &v, userName, contactName); err != nil { // ui_thread_window.go
 		return v, err
 	}
 	v.Reply.Segments, v.Reply.Encoding = 0, store.EncodingGSM7
 	return v, nil
 }
 
-type timedItem struct {
-	at time.Time
-	it views.ThreadItem
-}
-
-func (h *Handler) loadItems(u *ui, c store.Conversation, v *views.ThreadView, userName, contactName map[string]string) error {
-	msgs, err := h.store.ConversationMessages(u.ws.ID, c.ID)
-	if err != nil {
-		return err
-	}
-	comments, err := h.store.ConversationComments(u.ws.ID, c.ID)
-	if err != nil {
-		return err
-	}
-	loc := u.ws.Location()
-	now := h.now()
-	var all []timedItem
-	for _, m := range msgs {
-		it := views.ThreadItem{Outbound: m.Outbound, At: formatWhen(m.CreatedAt, now, loc), Text: m.Text, Media: m.Media,
-			Status: m.Status, Segments: m.Segments, Error: m.ProviderErr}
-		switch {
-		case m.Outbound && m.AuthorID != "" && userName[m.AuthorID] != "":
-			it.Who = userName[m.AuthorID]
-		case m.Outbound:
-			it.Who = m.From
-		case contactName[m.From] != "":
-			it.Who = contactName[m.From] + " (" + m.From + ")"
-		default:
-			it.Who = m.From
-		}
-		all = append(all, timedItem{m.CreatedAt, it})
-	}
-	for _, cm := range comments {
-		it := views.ThreadItem{Comment: true, At: formatWhen(cm.CreatedAt, now, loc), Text: cm.Text, Who: userName[cm.UserID]}
-		if it.Who == "" {
-			it.Who = "Someone"
-		}
-		for _, id := range cm.Mentions {
-			if n := userName[id]; n != "" {
-				it.Mentions = append(it.Mentions, "@"+n)
-			}
-		}
-		all = append(all, timedItem{cm.CreatedAt, it})
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].at.Before(all[j].at) })
-	for _, t := range all {
-		v.Items = append(v.Items, t.it)
-	}
-	return nil
-}
-
 // thread is GET /inbox/{conversation}.
 func (h *Handler) thread(w http.ResponseWriter, r *http.Request, u *ui) {
 	c, ok := h.conversationOf(w, r, u)
 	if !ok {
+		return
+	}
+	// Opening the thread reads it: the one thing this GET changes (see ui_live.go).
+	if err := h.store.MarkRead(u.ws.ID, u.user.ID, c.ID); err != nil {
+		h.uiError(w, r, u, err)
 		return
 	}
 	h.renderThread(w, r, u, c, http.StatusOK, nil)
@@ -198,20 +156,6 @@ func (h *Handler) renderThread(w http.ResponseWriter, r *http.Request, u *ui, c 
 	h.render(w, r, u, status, v.Title, views.Thread(v))
 }
 
-// threadItems is GET /inbox/{conversation}/items: the fragment htmx polls.
-func (h *Handler) threadItems(w http.ResponseWriter, r *http.Request, u *ui) {
-	c, ok := h.conversationOf(w, r, u)
-	if !ok {
-		return
-	}
-	v, err := h.threadView(r, u, c)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	h.fragment(w, r, views.ThreadItems(v))
-}
-
 // done redirects back to the thread with the result of its form (303).
 func done(w http.ResponseWriter, r *http.Request, c store.Conversation, what string) {
 	http.Redirect(w, r, "/inbox/"+c.ID+"?done="+what, http.StatusSeeOther)
@@ -221,20 +165,30 @@ func done(w http.ResponseWriter, r *http.Request, c store.Conversation, what str
 // conversation's number.
 func (h *Handler) threadReply(w http.ResponseWriter, r *http.Request, u *ui) {
 	c, ok := h.conversationOf(w, r, u)
-	if !ok || !h.readUIForm(w, r, u) {
+	if !ok {
 		return
 	}
-	f := views.ReplyForm{Text: strings.TrimSpace(r.PostForm.Get("text")), Media: strings.TrimSpace(r.PostForm.Get("media"))}
+	files, fileErr, ok := h.readMediaForm(w, r, u)
+	if !ok {
+		return
+	}
+	f := views.ReplyForm{Text: strings.TrimSpace(r.PostForm.Get("text")), Media: strings.TrimSpace(r.PostForm.Get("media")),
+		SendAt: strings.TrimSpace(r.PostForm.Get("sendAt"))}
+	sendAt, laterErr := h.replySendAt(r, u, f.SendAt) // ui_thread_triage.go
 	var err error
 	switch {
-	case f.Text == "" && f.Media == "":
-		err = store.ValidationError{{Field: "text", Message: "write a message or give a media URL"}}
+	case fileErr != "":
+		err = store.ValidationError{{Field: "files", Message: fileErr}}
+	case laterErr != nil:
+		err = laterErr
+	case f.Text == "" && f.Media == "" && len(files) == 0:
+		err = store.ValidationError{{Field: "text", Message: "write a message, attach a file or give a media URL"}}
 	case utf8.RuneCountInString(f.Text) > maxText:
 		err = store.ValidationError{{Field: "text", Message: fmt.Sprintf("must be at most %d characters", maxText)}}
 	case f.Media != "" && !store.ValidMediaURL(f.Media):
 		err = store.ValidationError{{Field: "media", Message: fmt.Sprintf("must be an absolute http or https URL of at most %d characters", store.MaxMediaURL)}}
 	default:
-		in := store.SendInput{From: c.From, To: c.Addresses, Text: f.Text, AuthorID: u.user.ID}
+		in := store.SendInput{From: c.From, To: c.Addresses, Text: f.Text, AuthorID: u.user.ID, Files: files, SendAt: sendAt}
 		if f.Media != "" {
 			in.Media = []string{f.Media}
 		}
@@ -242,7 +196,7 @@ func (h *Handler) threadReply(w http.ResponseWriter, r *http.Request, u *ui) {
 	}
 	if f.Errors = fieldErrors(err, map[string]string{"mediaUrl": "media", "to": "form"}); f.Errors != nil {
 		f.Segments, f.Encoding = store.Segments(f.Text), store.SMSEncoding(f.Text)
-		h.renderThread(w, r, u, c, http.StatusUnprocessableEntity, func(v *views.ThreadView) {
+		h.threadFormError(w, r, u, c, "reply", func(v *views.ThreadView) {
 			v.Reply = f
 			v.Error = f.Errors["form"]
 			if v.Error == "" {
@@ -251,7 +205,11 @@ func (h *Handler) threadReply(w http.ResponseWriter, r *http.Request, u *ui) {
 		})
 		return
 	}
-	done(w, r, c, "reply")
+	if !sendAt.IsZero() {
+		h.threadDone(w, r, u, c, "later")
+		return
+	}
+	h.threadDone(w, r, u, c, "reply")
 }
 
 // threadComment is POST /inbox/{conversation}/comment: an internal note mentioning members.
@@ -274,13 +232,13 @@ func (h *Handler) threadComment(w http.ResponseWriter, r *http.Request, u *ui) {
 			Mentions: f.Mentions, AuthorID: u.user.ID})
 	}
 	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
-		h.renderThread(w, r, u, c, http.StatusUnprocessableEntity, func(v *views.ThreadView) {
+		h.threadFormError(w, r, u, c, "comment", func(v *views.ThreadView) {
 			v.Comment = f
 			v.Error = "The comment was not added: " + firstError(f.Errors)
 		})
 		return
 	}
-	done(w, r, c, "comment")
+	h.threadDone(w, r, u, c, "comment")
 }
 
 func firstError(errs map[string]string) string {
@@ -301,7 +259,9 @@ func (h *Handler) threadUpdate(w http.ResponseWriter, r *http.Request, u *ui, wh
 	if !ok || !h.readUIForm(w, r, u) {
 		return
 	}
-	_, err := h.store.UpdateConversation(u.ws.ID, c.ID, build(c))
+	upd := build(c)
+	upd.ActorID = u.user.ID // named in the thread's activity entry
+	_, err := h.store.UpdateConversation(u.ws.ID, c.ID, upd)
 	if errs := fieldErrors(err, nil); errs != nil {
 		h.renderThread(w, r, u, c, http.StatusUnprocessableEntity, func(v *views.ThreadView) {
 			v.Error = "Not saved: " + firstError(errs)
@@ -315,7 +275,7 @@ func (h *Handler) threadUpdate(w http.ResponseWriter, r *http.Request, u *ui, wh
 func (h *Handler) threadAssign(w http.ResponseWriter, r *http.Request, u *ui) {
 	h.threadUpdate(w, r, u, "assign", func(store.Conversation) store.ConversationUpdate {
 		ids := r.PostForm["assignees"]
-		return store.ConversationUpdate{AssignedUserIDs: &ids}
+		return store.ConversationUpdate{AssignedUserIDs: &ids, ActorID: u.user.ID}
 	})
 }
 

@@ -270,6 +270,25 @@ func (w *Worker) handle(j store.DueDelivery) {
 		w.metrics.outcome(store.DeliveryCancelled)
 		return
 	}
+	// The claim may be old by now: the subscription is checked again right before the POST,
+	// so a 410 or an unsubscribe stops every delivery not yet sent, claimed ones included.
+	sub, stale, pending, err := w.store.RecheckDelivery(j.Delivery.ID)
+	if err != nil {
+		w.log.Error("webhooks: rechecking a delivery", "delivery", j.Delivery.ID, "err", err)
+		return // still due: the next claim tries again
+	}
+	if stale != "" {
+		if !pending {
+			return // cancelled or settled meanwhile, by whoever removed its subscription
+		}
+		if err := w.store.CancelDelivery(j.Delivery.ID, stale); err != nil {
+			w.log.Error("webhooks: cancelling a delivery", "delivery", j.Delivery.ID, "err", err)
+			return
+		}
+		w.metrics.outcome(store.DeliveryCancelled)
+		return
+	}
+	j.Subscription = sub
 	att, resp := w.post(j)
 	if w.ctx.Err() != nil {
 		return // stopping: the delivery stays due

@@ -1,7 +1,8 @@
 'use strict';
 
-// Switchboard's Zapier app: OAuth 2.0 against the installation named by SWITCHBOARD_URL,
-// instant triggers for every webhook event, the creates and the search.
+// Switchboard's Zapier app, one for every installation: OAuth 2.0 against the Switchboard URL the
+// connection names, instant triggers for every webhook event, the creates, the searches and
+// Find or Create Contact.
 const { version } = require('./package.json');
 const { version: platformVersion } = require('zapier-platform-core');
 const authentication = require('./authentication');
@@ -9,7 +10,7 @@ const { throwForApiError } = require('./lib/client');
 const dropdowns = require('./triggers/dropdowns');
 const { triggers: hooks } = require('./triggers/hooks');
 const { creates } = require('./creates');
-const findContact = require('./searches/find_contact');
+const { findContact, findContactByPhone, findOrCreateContact } = require('./searches/find_contact');
 
 const byKey = (list) => Object.fromEntries(list.map((x) => [x.key, x]));
 
@@ -20,6 +21,7 @@ module.exports = {
   afterResponse: [throwForApiError],
   triggers: byKey([...hooks, dropdowns.workspace, dropdowns.phoneNumber, dropdowns.group]),
   creates: byKey(creates),
-  searches: byKey([findContact]),
+  searches: byKey([findContact, findContactByPhone]),
+  searchOrCreates: byKey([findOrCreateContact]),
   resources: {},
 };

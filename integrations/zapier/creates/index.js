@@ -4,16 +4,22 @@
 const { call } = require('../lib/client');
 const fields = require('../lib/fields');
 const { propertyFields, propertiesFrom } = require('../lib/properties');
+const { outputFields, contactOutputFields } = require('../lib/output');
 
 const T = '2026-11-21T22:13:19.123Z';
 const WS = '01JD0000000000000000000000';
 const CONV = '01JD00000000000000000000C1';
 
-const create = ({ key, noun, label, description, inputFields, perform, sample }) => ({
+const create = ({ key, noun, label, description, inputFields, perform, sample, contact }) => ({
   key,
   noun,
   display: { label, description },
-  operation: { inputFields: [fields.workspace, ...inputFields], perform, sample },
+  operation: {
+    inputFields: [fields.workspace, ...inputFields],
+    perform,
+    sample,
+    outputFields: contact ? contactOutputFields(sample) : outputFields(sample),
+  },
 });
 
 const pick = (bundle, keys) => Object.fromEntries(keys.map((k) => [k, bundle.inputData[k]]));
@@ -74,6 +80,7 @@ const creates = [
     inputFields: contactFields(true),
     perform: async (z, bundle) => call(z, bundle, 'create-contact-action', await contactBody(z, bundle)),
     sample: contactSample,
+    contact: true,
   }),
   create({
     key: 'create_or_update_contact', noun: 'Contact', label: 'Create or Update Contact',
@@ -81,6 +88,7 @@ const creates = [
     inputFields: contactFields(false),
     perform: async (z, bundle) => call(z, bundle, 'create-or-update-contact-action', await contactBody(z, bundle)),
     sample: contactSample,
+    contact: true,
   }),
   create({
     key: 'create_opt_out', noun: 'Opt-Out', label: 'Create Opt-Out',
@@ -124,4 +132,4 @@ const creates = [
   }),
 ];
 
-module.exports = { creates, T };
+module.exports = { creates, T, contactSample };

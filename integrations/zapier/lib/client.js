@@ -2,23 +2,56 @@
 
 // The one place that knows where Switchboard is and how its integration API answers.
 
-// baseUrl is read on every call, not at load time, so tests (and `zapier env:set`) can point
-// the app at any installation, a local one included.
-const baseUrl = () =>
-  (process.env.SWITCHBOARD_URL || 'http://localhost:8080').replace(/\/+$/, '');
+// The app serves every installation: the connection asks for the Switchboard URL first (the
+// serverUrl authentication field), and every request, the OAuth ones included, goes there.
+// During the OAuth flow the field is in bundle.inputData; afterwards Zapier keeps it in
+// bundle.authData.
 
-// The API path segments follow the server's -stage and -provider flags (defaults v1, zapier).
-const apiUrl = (action) =>
-  `${baseUrl()}/${process.env.SWITCHBOARD_STAGE || 'v1'}/integrations/developer/zapier/${action}`;
+// normalizeServerUrl reads what a person typed: "text.example.com", "https://text.example.com/"
+// and "https://example.com/switchboard" are all fine; a scheme other than http(s), a query or a
+// fragment are not. It returns the URL without a trailing slash, or throws a sentence saying
+// what to enter.
+const normalizeServerUrl = (raw) => {
+  let s = String(raw || '').trim();
+  const hint = 'Enter the address of your Switchboard, the one you open to sign in, such as https://text.example.com.';
+  if (!s) throw new Error(`The Switchboard URL is missing. ${hint}`);
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) s = `https://${s}`;
+  let u;
+  try {
+    u = new URL(s);
+  } catch (e) {
+    throw new Error(`"${raw}" is not a URL. ${hint}`);
+  }
+  if ((u.protocol !== 'https:' && u.protocol !== 'http:') || !u.hostname || u.search || u.hash || u.username || u.password) {
+    throw new Error(`"${raw}" is not a Switchboard URL. ${hint}`);
+  }
+  return `${u.origin}${u.pathname}`.replace(/\/+$/, '');
+};
+
+// baseUrl is the connection's Switchboard URL: authData once connected, inputData while the
+// OAuth flow runs.
+const baseUrl = (bundle) => {
+  const auth = (bundle && bundle.authData) || {};
+  const input = (bundle && bundle.inputData) || {};
+  return normalizeServerUrl(auth.serverUrl || input.serverUrl);
+};
+
+// The API path segments follow the server's -stage flag (default v1); the provider segment is
+// the app's own, zapier.
+const apiUrl = (bundle, action) =>
+  `${baseUrl(bundle)}/${process.env.SWITCHBOARD_STAGE || 'v1'}/integrations/developer/zapier/${action}`;
 
 // errorMessage turns the API's 4xx bodies into one readable sentence:
 // {"error":"…"} or a validation array [{"field","message"}, …].
-const errorMessage = (status, content) => {
+const errorMessage = (status, content, url) => {
   let body;
   try {
     body = JSON.parse(content);
   } catch (e) {
-    return `Switchboard answered ${status}: ${String(content || '').slice(0, 200)}`;
+    // Switchboard answers every API and OAuth error in JSON: anything else is another server.
+    const where = url ? ` at ${url}` : '';
+    return `The server${where} answered ${status} with something other than Switchboard's JSON ` +
+      `(${JSON.stringify(String(content || '').slice(0, 80))}): check that the Switchboard URL of this connection is right.`;
   }
   if (Array.isArray(body)) {
     const parts = body.map((e) => (e && e.field ? `${e.field}: ${e.message}` : JSON.stringify(e)));
@@ -48,7 +81,8 @@ const codeFor = (status) =>
 // refreshes the token and retries. 429 becomes a ThrottledError (Retry-After) the same way.
 const throwForApiError = (response, z) => {
   if (response.status >= 400 && !response.request.skipThrowForStatus) {
-    throw new z.errors.Error(errorMessage(response.status, response.content), codeFor(response.status), response.status);
+    throw new z.errors.Error(errorMessage(response.status, response.content, response.request && response.request.url),
+      codeFor(response.status), response.status);
   }
   return response;
 };
@@ -78,7 +112,7 @@ const call = async (z, bundle, action, body = {}, { workspace = true } = {}) => 
     payload.id = body.id || bundle.inputData.workspaceId;
   }
   const response = await z.request({
-    url: apiUrl(action),
+    url: apiUrl(bundle, action),
     method: 'POST',
     headers: {
       'Content-Type': 'application/json',
@@ -90,4 +124,4 @@ const call = async (z, bundle, action, body = {}, { workspace = true } = {}) => 
   return response.data;
 };
 
-module.exports = { baseUrl, apiUrl, call, compact, errorMessage, throwForApiError };
+module.exports = { baseUrl, apiUrl, call, compact, errorMessage, normalizeServerUrl, throwForApiError };

@@ -16,7 +16,8 @@ const NUMBER = '+14155550100';
 const EVENTS = {
   message_received: 'message.received', message_sent: 'message.sent', message_delivered: 'message.delivered',
   message_failed: 'message.failed', comment_created: 'comment.created', contact_created: 'contact.created',
-  contact_updated: 'contact.updated', opt_out_created: 'opt_out.created', call_received: 'call.received',
+  contact_updated: 'contact.updated', contact_deleted: 'contact.deleted', opt_out_created: 'opt_out.created',
+  call_received: 'call.received',
 };
 
 const rejects = async (promise, pattern) => {
@@ -64,7 +65,6 @@ describe('Switchboard Zapier app against the real binary', function () {
     await rx.listen();
     process.env.CLIENT_ID = clientId;
     process.env.CLIENT_SECRET = clientSecret;
-    process.env.SWITCHBOARD_URL = sb.url;
     App = require('../index');
     appTester = zapier.createAppTester(App);
   });
@@ -78,8 +78,9 @@ describe('Switchboard Zapier app against the real binary', function () {
     // connect runs the whole flow once: authorizeUrl, sign-in and consent, getAccessToken.
     const connect = async () => {
       const state = crypto.randomBytes(8).toString('hex');
+      // The connection's first field is the Switchboard URL; every request goes there.
       const url = await appTester(App.authentication.oauth2Config.authorizeUrl, {
-        inputData: { state, redirect_uri: REDIRECT },
+        inputData: { serverUrl: `${sb.url}/`, state, redirect_uri: REDIRECT },
       });
       const authorize = new URL(url);
       assert.strictEqual(`${authorize.origin}${authorize.pathname}`, `${sb.url}/oauth/authorize`);
@@ -91,10 +92,11 @@ describe('Switchboard Zapier app against the real binary', function () {
       const code = back.searchParams.get('code');
       assert.ok(code, `no code in ${back}`);
       const tokens = await appTester(App.authentication.oauth2Config.getAccessToken, {
-        inputData: { code, redirect_uri: REDIRECT, state },
+        inputData: { serverUrl: sb.url, code, redirect_uri: REDIRECT, state },
       });
       assert.ok(tokens.access_token && tokens.refresh_token, `tokens: ${JSON.stringify(tokens)}`);
-      return { code, tokens };
+      // Zapier keeps the connection's fields beside the tokens.
+      return { code, tokens: { ...tokens, serverUrl: sb.url } };
     };
 
     it('signs in, consents and exchanges the code for tokens (getAccessToken)', async () => {
@@ -103,7 +105,7 @@ describe('Switchboard Zapier app against the real binary', function () {
       // Codes are single-use: a second exchange is a clear error, and it revokes what the
       // code issued, so the app connects again for the tests that follow.
       await rejects(appTester(App.authentication.oauth2Config.getAccessToken, {
-        inputData: { code: first.code, redirect_uri: REDIRECT },
+        inputData: { serverUrl: sb.url, code: first.code, redirect_uri: REDIRECT },
       }), /invalid_grant/);
       await rejects(appTester(App.authentication.test, { authData: first.tokens }), /RefreshAuthError/);
       authData = (await connect()).tokens;
@@ -118,7 +120,27 @@ describe('Switchboard Zapier app against the real binary', function () {
     });
 
     it('a bad token asks Zapier to refresh (RefreshAuthError)', async () => {
-      await rejects(appTester(App.authentication.test, { authData: { access_token: 'nope' } }), /RefreshAuthError/);
+      await rejects(appTester(App.authentication.test, { authData: { access_token: 'nope', serverUrl: sb.url } }), /RefreshAuthError/);
+    });
+
+    it('a URL that is not a Switchboard fails the connection with a clear message', async () => {
+      // A server that answers 200 {} to everything.
+      await rejects(appTester(App.authentication.test, { authData: { ...authData, serverUrl: rx.url } }),
+        /is not a Switchboard: .* did not name the signed-in user\. Check the Switchboard URL/);
+      // A web server without the API (404 page).
+      await rejects(appTester(App.authentication.test, { authData: { ...authData, serverUrl: `${sb.url}/elsewhere` } }),
+        /answered 404 with something other than Switchboard's JSON .*check that the Switchboard URL/);
+      // Nothing listening.
+      const closed = new Receiver();
+      await closed.listen();
+      await closed.close();
+      await rejects(appTester(App.authentication.test, { authData: { ...authData, serverUrl: closed.url } }),
+        new RegExp(`Could not reach a Switchboard at ${closed.url.replace(/[.]/g, '\\.')}`));
+      // No URL, or not a URL.
+      await rejects(appTester(App.authentication.oauth2Config.authorizeUrl, { inputData: { state: 's', redirect_uri: REDIRECT } }),
+        /Switchboard URL is missing/);
+      await rejects(appTester(App.authentication.test, { authData: { ...authData, serverUrl: 'ftp://example.com' } }),
+        /not a Switchboard URL/);
     });
   });
 
@@ -218,8 +240,12 @@ describe('Switchboard Zapier app against the real binary', function () {
     it('every trigger subscribes and unsubscribes', async () => {
       assert.deepStrictEqual(Object.keys(App.triggers).filter((k) => App.triggers[k].operation.type === 'hook').sort(),
         Object.keys(EVENTS).sort());
+      // The server documents every event a trigger subscribes to (contact.deleted included),
+      // and each subscribes for real.
+      const served = Object.keys((await (await fetch(`${sb.url}/openapi.json`)).json()).webhooks);
       for (const [key, t] of Object.entries(App.triggers)) {
         if (t.operation.type !== 'hook') continue;
+        assert.ok(served.includes(EVENTS[key]), `the server does not document ${EVENTS[key]}`);
         const sub = await appTester(t.operation.performSubscribe, bundle({}, { targetUrl: `${rx.url}/hooks/${key}` }));
         assert.strictEqual(sub.eventName, EVENTS[key], key);
         const out = await appTester(t.operation.performUnsubscribe, bundle({}, { subscribeData: sub }));
@@ -312,8 +338,30 @@ describe('Switchboard Zapier app against the real binary', function () {
     });
   });
 
+  describe('find or create contact', () => {
+    it('the search finds the exact phone only; nothing found, the create makes it', async () => {
+      const soc = App.searchOrCreates.find_contact_by_phone;
+      const search = App.searches[soc.search].operation.perform;
+      const phone = '+12025550188';
+      // +1202555018 is a prefix of it: a digits search sees it, the exact search must not.
+      assert.deepStrictEqual(await appTester(search, bundle({ phone: '+1202555018' })), []);
+      assert.deepStrictEqual(await appTester(search, bundle({ phone })), []);
+      const made = await appTester(App.creates[soc.create].operation.perform, bundle({ phone, firstName: 'Found' }));
+      const [found] = await appTester(search, bundle({ phone }));
+      assert.strictEqual(found && found.id, made.id);
+      assert.strictEqual(found.firstName, 'Found');
+    });
+
+    it('contact output fields include the workspace\'s custom properties', async () => {
+      const out = App.searches.find_contact_by_phone.operation.outputFields;
+      const dynamic = await appTester(out.find((f) => typeof f === 'function'), bundle());
+      assert.deepStrictEqual(dynamic.map((f) => f.key).sort(),
+        ['properties__plan', 'properties__renewal', 'properties__seats', 'properties__vip']);
+    });
+  });
+
   describe('performList samples', () => {
-    const keys = ['conversationId', 'createdAt', 'from', 'id', 'status', 'text', 'to', 'workspaceId'];
+    const keys = ['conversationId', 'createdAt', 'from', 'id', 'media', 'status', 'text', 'to', 'workspaceId'];
 
     it('message triggers sample list-messages-action in the payload shape', async () => {
       // Play a contact texting in, through the sandbox carrier's inbound endpoint.
@@ -327,6 +375,7 @@ describe('Switchboard Zapier app against the real binary', function () {
       const received = await appTester(App.triggers.message_received.operation.performList, bundle());
       assert.strictEqual(received[0].text, 'Can I move to Friday?');
       assert.strictEqual(received[0].status, 'received');
+      assert.deepStrictEqual(received[0].media, []);
       assert.deepStrictEqual(Object.keys(received[0]).sort(), keys);
 
       // The sandbox reports delivery at once, but the dispatcher works in the background.
@@ -353,7 +402,7 @@ describe('Switchboard Zapier app against the real binary', function () {
     });
 
     it('events without a list action sample their static payload', async () => {
-      for (const key of ['comment_created', 'opt_out_created', 'call_received']) {
+      for (const key of ['comment_created', 'contact_deleted', 'opt_out_created', 'call_received']) {
         const list = await appTester(App.triggers[key].operation.performList, bundle());
         assert.deepStrictEqual(list, [App.triggers[key].operation.sample]);
       }
@@ -363,7 +412,8 @@ describe('Switchboard Zapier app against the real binary', function () {
   describe('token refresh (last: replaying a refresh token revokes the grant)', () => {
     it('rotates the pair; the old access and refresh tokens stop working', async () => {
       const old = authData;
-      const fresh = await appTester(App.authentication.oauth2Config.refreshAccessToken, { authData: old });
+      // Zapier merges the refreshed pair into the connection's authData (the URL stays).
+      const fresh = { ...old, ...await appTester(App.authentication.oauth2Config.refreshAccessToken, { authData: old }) };
       assert.ok(fresh.access_token && fresh.refresh_token);
       assert.notStrictEqual(fresh.access_token, old.access_token);
       assert.notStrictEqual(fresh.refresh_token, old.refresh_token);

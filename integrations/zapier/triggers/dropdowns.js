@@ -2,12 +2,13 @@
 
 // Hidden triggers behind the dynamic dropdowns: workspaces, their phone numbers and groups.
 const { call } = require('../lib/client');
+const { outputFields } = require('../lib/output');
 
 const hidden = (key, noun, perform, sample) => ({
   key,
   noun,
   display: { label: `List ${noun}s`, description: `Lists ${noun}s for a dropdown.`, hidden: true },
-  operation: { perform, sample },
+  operation: { perform, sample, outputFields: outputFields(sample) },
 });
 
 const workspace = hidden(

@@ -6,6 +6,7 @@
 const crypto = require('crypto');
 const { call } = require('../lib/client');
 const fields = require('../lib/fields');
+const { outputFields, contactOutputFields } = require('../lib/output');
 
 const T = '2026-11-21T22:13:19.123Z';
 const WS = '01JD0000000000000000000000';
@@ -13,7 +14,9 @@ const WS = '01JD0000000000000000000000';
 const samples = {
   message: {
     conversationId: '01JD00000000000000000000C1', createdAt: T, from: '+12025550147', id: '01JD00000000000000000000M1',
-    status: 'received', text: 'Hi, can I move my appointment to Friday?', to: '+14155550100', workspaceId: WS,
+    media: ['https://text.example.com/media/2q8LwX4kQ9mZ7vR1tY3uE5sA/insurance-card.jpg'],
+    status: 'received', text: 'Hi, can I move my appointment to Friday? Here is my insurance card.', to: '+14155550100',
+    workspaceId: WS,
   },
   contact: {
     createdAt: T, email: 'maria@example.com', firstName: 'María', id: '01JD00000000000000000000K1', lastName: 'García',
@@ -27,7 +30,11 @@ const samples = {
 // The payload fields of message.* events, the subset of list-messages-action's result that a
 // delivered event carries, so a sample maps to the same fields as a live event.
 const MESSAGE_FIELDS = Object.keys(samples.message);
-const asMessagePayload = (m) => Object.fromEntries(MESSAGE_FIELDS.map((k) => [k, m[k] === undefined ? '' : m[k]]));
+// A field the listed message lacks is empty as in a payload: "" or, for media, [].
+const asMessagePayload = (m) => Object.fromEntries(MESSAGE_FIELDS.map((k) => {
+  if (m[k] !== undefined && m[k] !== null) return [k, m[k]];
+  return [k, Array.isArray(samples.message[k]) ? [] : ''];
+}));
 
 const listMessages = (direction, statuses) => async (z, bundle) => {
   const messages = await call(z, bundle, 'list-messages-action', { direction, limit: 25 });
@@ -74,7 +81,7 @@ const verifySignature = (z, bundle) => {
   }
 };
 
-const hookTrigger = ({ key, event, noun, label, description, sample, performList }) => ({
+const hookTrigger = ({ key, event, noun, label, description, sample, performList, contact }) => ({
   key,
   noun,
   display: { label, description },
@@ -105,6 +112,7 @@ const hookTrigger = ({ key, event, noun, label, description, sample, performList
     },
     performList: performList || (async () => [sample]),
     sample,
+    outputFields: contact ? contactOutputFields(sample) : outputFields(sample),
   },
 });
 
@@ -127,9 +135,12 @@ const definitions = [
     description: 'Triggers when a teammate adds an internal comment to a conversation.', sample: withId(samples.comment) },
   { key: 'contact_created', event: 'contact.created', noun: 'Contact', label: 'New Contact',
     description: 'Triggers when a contact is created (by the API, the admin UI, an import or an inbound text).',
-    sample: samples.contact, performList: listContacts },
+    sample: samples.contact, performList: listContacts, contact: true },
   { key: 'contact_updated', event: 'contact.updated', noun: 'Contact', label: 'Updated Contact',
-    description: 'Triggers when a contact is changed.', sample: samples.contact, performList: listContacts },
+    description: 'Triggers when a contact is changed.', sample: samples.contact, performList: listContacts, contact: true },
+  // Deleted contacts cannot be listed any more: the sample stands in for them.
+  { key: 'contact_deleted', event: 'contact.deleted', noun: 'Contact', label: 'Deleted Contact',
+    description: 'Triggers when a contact is deleted (or erased).', sample: samples.contact, contact: true },
   { key: 'opt_out_created', event: 'opt_out.created', noun: 'Opt-Out', label: 'New Opt-Out',
     description: 'Triggers when a number opts out (STOP keyword, the API, the carrier or an admin).', sample: withId(samples.optOut) },
   { key: 'call_received', event: 'call.received', noun: 'Call', label: 'New Call',
@@ -138,4 +149,4 @@ const definitions = [
 
 const triggers = definitions.map(hookTrigger);
 
-module.exports = { triggers, verifySignature, header };
+module.exports = { triggers, verifySignature, header, samples };

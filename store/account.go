@@ -1,0 +1,194 @@
+package store
+
+import (
+	"fmt"
+	"net/mail"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// hashPassword checks a new password's length (bcrypt reads at most 72 bytes) and hashes it.
+func hashPassword(field, password string) (string, error) {
+	if len(password) < 8 || len(password) > 72 {
+		return "", ValidationError{{field, "must be 8 to 72 bytes"}}
+	}
+	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	if err != nil {
+		return "", fmt.Errorf("store: hash password: %w", err)
+	}
+	return string(h), nil
+}
+
+// ChangePassword sets userID's password after checking the current one, and ends every other
+// session of the user (keep is the session the change was made from) in the same transaction:
+// whoever else held a session loses it with the old password.
+func (s *Store) ChangePassword(userID, current, password, keep string) error {
+	u, err := s.User(userID)
+	if err != nil {
+		return err
+	}
+	if !CheckPassword(u, current) {
+		return ValidationError{{"current_password", "is not your current password"}}
+	}
+	hash, err := hashPassword("password", password)
+	if err != nil {
+		return err
+	}
+	return s.setPasswordHash(userID, u.PasswordHash, hash, keep)
+}
+
+// SetPassword sets userID's password without the current one (a reset link, an administrator)
+// and ends every session of the user.
+func (s *Store) SetPassword(userID, password string) error {
+	u, err := s.User(userID)
+	if err != nil {
+		return err
+	}
+	hash, err := hashPassword("password", password)
+	if err != nil {
+		return err
+	}
+	return s.setPasswordHash(userID, u.PasswordHash, hash, "")
+}
+
+// setPasswordHash writes the new hash if the password did not change meanwhile (was is the
+// hash that was checked), ending the user's sessions but keep.
+func (s *Store) setPasswordHash(userID, was, hash, keep string) error {
+	return s.update(func(tx *bolt.Tx, fx *effects) error {
+		u, err := getUser(tx, userID)
+		if err != nil {
+			return fx.refuse(err)
+		}
+		if u.PasswordHash != was {
+			return fx.refuse(errorf(ErrConflict, "the password was changed meanwhile; try again"))
+		}
+		u.PasswordHash, u.UpdatedAt = hash, s.Now()
+		if err := putJSON(tx.Bucket(bUsers), idKey(u.ID), u); err != nil {
+			return err
+		}
+		return endSessions(tx, userID, keep)
+	})
+}
+
+// UpdateProfile changes userID's name and e-mail address (unique, case-insensitively).
+func (s *Store) UpdateProfile(userID, name, email string) (User, error) {
+	var errs ValidationError
+	email = strings.TrimSpace(email)
+	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email || len(email) > 254 {
+		errs = append(errs, FieldError{"email", "must be an email address such as ana@example.com"})
+	}
+	name = strings.TrimSpace(name)
+	if name == "" || runeLen(name) > 255 {
+		errs = append(errs, FieldError{"name", "is required, at most 255 characters"})
+	}
+	if errs != nil {
+		return User{}, errs
+	}
+	var u User
+	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+		var err error
+		if u, err = getUser(tx, userID); err != nil {
+			return fx.refuse(err)
+		}
+		if !strings.EqualFold(u.Email, email) {
+			if emailTaken(tx, email) {
+				return fx.refuse(ValidationError{{"email", "belongs to another user"}})
+			}
+			if err := tx.Bucket(bUserEmail).Delete([]byte(strings.ToLower(u.Email))); err != nil {
+				return err
+			}
+			if err := tx.Bucket(bUserEmail).Put([]byte(strings.ToLower(email)), []byte(u.ID)); err != nil {
+				return err
+			}
+		}
+		u.Name, u.Email, u.UpdatedAt = name, email, s.Now()
+		return putJSON(tx.Bucket(bUsers), idKey(u.ID), u)
+	})
+	u.PasswordHash = ""
+	return u, err
+}
+
+// SetUserDisabled disables or enables userID on actorID's word. A disabled user cannot sign
+// in, and their sessions end in the same transaction; their personal tokens and OAuth tokens
+// are refused while disabled (Authenticate). No one disables themselves, nor the last enabled
+// superuser.
+func (s *Store) SetUserDisabled(actorID, userID string, disabled bool) error {
+	return s.update(func(tx *bolt.Tx, fx *effects) error {
+		u, err := getUser(tx, userID)
+		if err != nil {
+			return fx.refuse(err)
+		}
+		if actorID == userID {
+			return fx.refuse(errorf(ErrForbidden, "you cannot disable or enable yourself"))
+		}
+		if disabled && u.Superuser && !u.Disabled {
+			n, err := enabledSuperusers(tx)
+			if err != nil {
+				return err
+			}
+			if n <= 1 {
+				return fx.refuse(errorf(ErrConflict, "%s is the last superuser; promote someone else first", u.Email))
+			}
+		}
+		u.Disabled, u.UpdatedAt = disabled, s.Now()
+		if err := putJSON(tx.Bucket(bUsers), idKey(u.ID), u); err != nil {
+			return err
+		}
+		if disabled {
+			return endSessions(tx, userID, "")
+		}
+		return nil
+	})
+}
+
+// SetSuperuser promotes or demotes userID on actorID's word: never oneself, never the last
+// superuser. A demoted user's sessions end in the same transaction, so no page opened as a
+// superuser stays open.
+func (s *Store) SetSuperuser(actorID, userID string, on bool) error {
+	return s.update(func(tx *bolt.Tx, fx *effects) error {
+		u, err := getUser(tx, userID)
+		if err != nil {
+			return fx.refuse(err)
+		}
+		if actorID == userID {
+			return fx.refuse(errorf(ErrForbidden, "you cannot change your own superuser flag"))
+		}
+		if u.Superuser == on {
+			return nil
+		}
+		if !on && !u.Disabled {
+			n, err := enabledSuperusers(tx)
+			if err != nil {
+				return err
+			}
+			if n <= 1 {
+				return fx.refuse(errorf(ErrConflict, "%s is the last superuser", u.Email))
+			}
+		}
+		u.Superuser, u.UpdatedAt = on, s.Now()
+		if err := putJSON(tx.Bucket(bUsers), idKey(u.ID), u); err != nil {
+			return err
+		}
+		if !on {
+			return endSessions(tx, userID, "")
+		}
+		return nil
+	})
+}
+
+func enabledSuperusers(tx *bolt.Tx) (int, error) {
+	n := 0
+	err := tx.Bucket(bUsers).ForEach(func(_, v []byte) error {
+		var u User
+		if err := jsonUnmarshal(v, &u); err != nil {
+			return err
+		}
+		if u.Superuser && !u.Disabled {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}

@@ -1,0 +1,132 @@
+package store_test
+
+import (
+	"errors"
+	"testing"
+
+	"switchboard/store"
+)
+
+func accountUsers(t *testing.T, s *store.Store) (root, ana store.User) {
+	t.Helper()
+	var err error
+	if root, err = s.CreateUser(store.NewUser{Email: "root@example.com", Name: "Root", Password: "root password", Superuser: true}); err != nil {
+		t.Fatal(err)
+	}
+	if ana, err = s.CreateUser(store.NewUser{Email: "ana@example.com", Name: "Ana", Password: "old password"}); err != nil {
+		t.Fatal(err)
+	}
+	return root, ana
+}
+
+func sessionCount(t *testing.T, s *store.Store, userID string) int {
+	t.Helper()
+	rows, err := s.UserSessions(userID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(rows)
+}
+
+func TestChangePasswordEndsOtherSessions(t *testing.T) {
+	s := openStore(t, store.Options{})
+	_, ana := accountUsers(t, s)
+	here, hereToken, _ := s.CreateSession(store.NewSession{UserID: ana.ID})
+	_, otherToken, _ := s.CreateSession(store.NewSession{UserID: ana.ID})
+	wantFields(t, s.ChangePassword(ana.ID, "wrong one", "new password", here.ID), "current_password")
+	wantFields(t, s.ChangePassword(ana.ID, "old password", "short", here.ID), "password")
+	if n := sessionCount(t, s, ana.ID); n != 2 {
+		t.Fatalf("a refused change ended sessions: %d left, want 2", n)
+	}
+	if err := s.ChangePassword(ana.ID, "old password", "new password", here.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.SessionByToken(otherToken); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the other session survived the password change: %v", err)
+	}
+	if _, _, err := s.SessionByToken(hereToken); err != nil {
+		t.Fatalf("the session the change was made from ended: %v", err)
+	}
+	u, _ := s.User(ana.ID)
+	if !store.CheckPassword(u, "new password") || store.CheckPassword(u, "old password") {
+		t.Fatal("expected the new password to be the one")
+	}
+}
+
+func TestDisableUserStopsSessionsAndTokens(t *testing.T) {
+	s := openStore(t, store.Options{})
+	root, ana := accountUsers(t, s)
+	_, token, _ := s.CreateSession(store.NewSession{UserID: ana.ID})
+	_, plain, err := s.CreateToken(ana.ID, "zap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantKind(t, s.SetUserDisabled(root.ID, root.ID, true), store.ErrForbidden, "")
+	if err := s.SetUserDisabled(root.ID, ana.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.SessionByToken(token); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a disabled user's session still works: %v", err)
+	}
+	if _, err := s.Authenticate(plain); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a disabled user's token still works: %v", err)
+	}
+	if err := s.SetUserDisabled(root.ID, ana.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Authenticate(plain); err != nil {
+		t.Fatalf("the token should work again once enabled: %v", err)
+	}
+}
+
+func TestSuperuserFlagRules(t *testing.T) {
+	s := openStore(t, store.Options{})
+	root, ana := accountUsers(t, s)
+	wantKind(t, s.SetSuperuser(root.ID, root.ID, false), store.ErrForbidden, "")
+	if err := s.SetSuperuser(root.ID, ana.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	_, token, _ := s.CreateSession(store.NewSession{UserID: ana.ID})
+	if err := s.SetSuperuser(root.ID, ana.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.SessionByToken(token); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a demoted superuser's session survived: %v", err)
+	}
+	// With two superusers one may demote the other; the one left can then be neither disabled
+	// nor demoted.
+	if err := s.SetSuperuser(root.ID, ana.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetSuperuser(ana.ID, root.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	wantKind(t, s.SetUserDisabled(root.ID, ana.ID, true), store.ErrConflict, "")
+	wantKind(t, s.SetSuperuser(root.ID, ana.ID, false), store.ErrConflict, "")
+}
+
+func TestSessionsAreListedAndEnded(t *testing.T) {
+	s := openStore(t, store.Options{})
+	_, ana := accountUsers(t, s)
+	a, _, _ := s.CreateSession(store.NewSession{UserID: ana.ID, UserAgent: "Firefox", Address: "192.0.2.1"})
+	b, tb, _ := s.CreateSession(store.NewSession{UserID: ana.ID})
+	c, _, _ := s.CreateSession(store.NewSession{UserID: ana.ID})
+	rows, _ := s.UserSessions(ana.ID)
+	if len(rows) != 3 || rows[0].ID != a.ID || rows[0].UserAgent != "Firefox" || rows[0].Address != "192.0.2.1" {
+		t.Fatalf("sessions: %+v", rows)
+	}
+	if err := s.EndUserSession(ana.ID, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	wantKind(t, s.EndUserSession("01ARZ3NDEKTSV4RRFFQ69G5FAV", a.ID), store.ErrNotFound, "")
+	if err := s.EndUserSessions(ana.ID, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ = s.UserSessions(ana.ID)
+	if len(rows) != 1 || rows[0].ID != b.ID {
+		t.Fatalf("expected only the kept session, got %+v", rows)
+	}
+	if err := s.DeleteSession(tb); err != nil || sessionCount(t, s, ana.ID) != 0 {
+		t.Fatalf("sign-out left a session: %v", err)
+	}
+}

@@ -1,0 +1,205 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Bulk actions of the contacts list: each call is one transaction over a chunk of ids (the
+// caller chunks all matches with ContactIDs); ids no longer there are skipped. Each returns how
+// many contacts it changed.
+
+// BulkAddToGroup puts the contacts of ids into the group.
+func (s *Store) BulkAddToGroup(workspaceID, groupID string, ids []string) (int, error) {
+	n := 0
+	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+		g, err := getGroup(tx, workspaceID, groupID)
+		if err != nil {
+			return fx.refuse(err)
+		}
+		recs := wsBucket(tx, bContacts, idKey(workspaceID))
+		for _, id := range ids {
+			if recs == nil || recs.Get(idKey(id)) == nil || hasKey(tx.Bucket(bGroupMembers), memberKey(workspaceID, g.ID, id)) {
+				continue
+			}
+			if err := s.addMember(tx, &g, id); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// BulkRemoveFromGroup takes the contacts of ids out of the group.
+func (s *Store) BulkRemoveFromGroup(workspaceID, groupID string, ids []string) (int, error) {
+	n := 0
+	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+		g, err := getGroup(tx, workspaceID, groupID)
+		if err != nil {
+			return fx.refuse(err)
+		}
+		for _, id := range ids {
+			k := memberKey(workspaceID, g.ID, id)
+			if !hasKey(tx.Bucket(bGroupMembers), k) {
+				continue
+			}
+			if err := tx.Bucket(bGroupMembers).Delete(k); err != nil {
+				return err
+			}
+			if err := tx.Bucket(bContactGroups).Delete(memberKey(workspaceID, id, g.ID)); err != nil {
+				return err
+			}
+			g.Size--
+			n++
+		}
+		if n == 0 {
+			return nil
+		}
+		g.UpdatedAt = s.Now()
+		return putJSON(tx.Bucket(bGroups), wsKey(workspaceID, g.ID), g)
+	})
+	return n, err
+}
+
+// BulkOptOut records an opt-out (with reason) for the number of each contact of ids that has
+// not opted out yet, each with its opt_out.created event.
+func (s *Store) BulkOptOut(workspaceID, userID, reason string, ids []string) (int, error) {
+	n := 0
+	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+		for _, id := range ids {
+			c, err := getContact(tx, workspaceID, id)
+			if errors.Is(err, ErrNotFound) || (err == nil && c.Phone() == "") {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			_, created, err := s.createOptOut(tx, fx, workspaceID, userID, c.Phone(), reason)
+			if err != nil {
+				return err
+			}
+			if created {
+				n++
+			}
+		}
+		return nil
+	})
+	return n, err
+}
+
+// BulkDeleteContacts deletes the contacts of ids (as DeleteContact without erase).
+func (s *Store) BulkDeleteContacts(workspaceID string, ids []string) (int, error) {
+	n := 0
+	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+		var err error
+		n, err = s.deleteContactsByID(tx, fx, workspaceID, ids)
+		return err
+	})
+	return n, err
+}
+
+// ContactMessages returns a page of the messages of phone's 1:1 conversations, newest first:
+// at most limit, older than the message before (an id, "" for the newest), and the id to pass
+// for the next page ("" on the last).
+func (s *Store) ContactMessages(workspaceID, phone, before string, limit int) ([]Message, string, error) {
+	out := []Message{}
+	next := ""
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if _, ok := ParseID(workspaceID); !ok {
+			return nil
+		}
+		var ids [][]byte
+		for _, convID := range idxIDs(tx.Bucket(bConvKey), workspaceID, convAddrTerm(phone)) {
+			p := idxPrefix(workspaceID, convID)
+			got := 0
+			err := reverseScan(tx.Bucket(bConvMessages), p, func(k []byte) (bool, error) {
+				if len(k) != len(p)+16 {
+					return false, nil
+				}
+				id := k[len(k)-16:]
+				if before != "" && bytes.Compare(id, idKey(before)) >= 0 {
+					return false, nil
+				}
+				ids = append(ids, bytes.Clone(id))
+				got++
+				return got > limit, nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		// Ids are ULIDs: their byte order is their time order.
+		slices.SortFunc(ids, func(a, b []byte) int { return bytes.Compare(b, a) })
+		if len(ids) > limit {
+			ids = ids[:limit]
+			next = ulid.ULID(ids[limit-1]).String()
+		}
+		for _, id := range ids {
+			var m Message
+			ok, err := getJSON(tx.Bucket(bMessages), append(idKey(workspaceID), id...), &m)
+			if err != nil {
+				return err
+			}
+			if ok {
+				out = append(out, m)
+			}
+		}
+		return nil
+	})
+	return out, next, err
+}
+
+// ExportMessages calls fn with the workspace's messages created in [from, to), oldest first,
+// read exportChunk at a time in short read transactions (fn runs outside them).
+func (s *Store) ExportMessages(workspaceID string, from, to time.Time, fn func(Message) error) error {
+	ws, ok := ParseID(workspaceID)
+	if !ok {
+		return nil
+	}
+	start := ulid.ULID{}
+	_ = start.SetTime(ulid.Timestamp(from))
+	seek := append(bytes.Clone(ws[:]), start[:]...)
+	limit := ulid.Timestamp(to)
+	batch := make([]Message, 0, exportChunk)
+	for {
+		batch = batch[:0]
+		var next []byte
+		err := s.db.View(func(tx *bolt.Tx) error {
+			c := tx.Bucket(bMessages).Cursor()
+			for k, v := c.Seek(seek); k != nil && bytes.HasPrefix(k, ws[:]); k, v = c.Next() {
+				if len(k) != 32 || ulid.ULID(k[16:]).Time() >= limit {
+					return nil
+				}
+				if len(batch) == exportChunk {
+					next = bytes.Clone(k)
+					return nil
+				}
+				var m Message
+				if err := jsonUnmarshal(v, &m); err != nil {
+					return err
+				}
+				batch = append(batch, m)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, m := range batch {
+			if err := fn(m); err != nil {
+				return err
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		seek = next
+	}
+}

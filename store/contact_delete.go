@@ -1,0 +1,305 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"strings"
+
+	"github.com/oklog/ulid/v2"
+	bolt "go.etcd.io/bbolt"
+)
+
+// metaDeletedContacts + workspace id holds how many of the workspace's contacts were deleted
+// (uint64): the workspace's contact count is its nums sequence, which every new contact takes
+// one of and which never goes back, minus this.
+var metaDeletedContacts = []byte("contacts_deleted\x00")
+
+// DeleteContact deletes the workspace's contact of phone: its record, its inbound channel, every
+// index entry (phone, email, search postings, display order, num slot) and its group
+// memberships, with a contact.deleted event, in one transaction. With erase it also deletes the
+// contact's 1:1 conversations with everything of them (messages with their queue entries, media
+// and pending fetches, comments, triage log, snooze and send-later entries): a data subject's
+// erasure. Opt-outs and blocks are kept: they are about the number, and a number
+// erased and added again must still not be texted. An unknown phone is ErrNotFound.
+func (s *Store) DeleteContact(workspaceID, phone string, erase bool) (Contact, error) {
+	var c Contact
+	write := s.update
+	if erase {
+		// An erasure rewrites every message of the contact: alone, not batched with others'
+		// sends, so that one large erasure does not hold their commit.
+		write = s.updateNow
+	}
+	err := write(func(tx *bolt.Tx, fx *effects) error {
+		id := contactIDByPhone(tx, workspaceID, phone)
+		if id == "" {
+			return fx.refuse(errorf(ErrNotFound, "contact not found"))
+		}
+		var err error
+		if c, err = s.deleteContact(tx, fx, workspaceID, id); err != nil {
+			return err
+		}
+		if erase {
+			return eraseConversations(tx, fx, workspaceID, phone)
+		}
+		return nil
+	})
+	return c, err
+}
+
+// deleteContactsByID deletes the contacts of ids (bulk delete from the contacts list), skipping
+// ids already gone; it returns how many it deleted.
+func (s *Store) deleteContactsByID(tx *bolt.Tx, fx *effects, workspaceID string, ids []string) (int, error) {
+	n := 0
+	for _, id := range ids {
+		if _, err := s.deleteContact(tx, fx, workspaceID, id); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				continue
+			}
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// deleteContact removes contact id with its index entries and group memberships and emits
+// contact.deleted.
+func (s *Store) deleteContact(tx *bolt.Tx, fx *effects, workspaceID, id string) (Contact, error) {
+	c, num, err := getContactNum(tx, workspaceID, id)
+	if err != nil {
+		return c, err
+	}
+	ws := idKey(workspaceID)
+	if err := deleteContactIndex(tx, ws, &c, num, docOf(&c)); err != nil {
+		return c, err
+	}
+	if nums := wsBucket(tx, bContactNums, ws); nums != nil {
+		// A zero slot is a num with no contact (slotReader.slot reports it so).
+		if err := putSlot(nums, num, [16]byte{}, [rankLen]byte{}); err != nil {
+			return c, err
+		}
+	}
+	if err := removeMemberships(tx, s, workspaceID, c.ID); err != nil {
+		return c, err
+	}
+	if err := wsBucket(tx, bContacts, ws).Delete(idKey(c.ID)); err != nil {
+		return c, err
+	}
+	meta := tx.Bucket(bMeta)
+	k := append(bytes.Clone(metaDeletedContacts), ws...)
+	if err := meta.Put(k, encodeUint(decodeUint(meta.Get(k))+1)); err != nil {
+		return c, err
+	}
+	return c, s.emit(tx, fx, workspaceID, EventContactDeleted, contactPayload(&c))
+}
+
+// removeMemberships takes the contact out of every group it is in, keeping each group's size.
+func removeMemberships(tx *bolt.Tx, s *Store, workspaceID, contactID string) error {
+	p := append(idKey(workspaceID), idKey(contactID)...)
+	var groups []string
+	if err := forEachPrefix(tx.Bucket(bContactGroups), p, func(k, _ []byte) error {
+		groups = append(groups, idFromKey(k))
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, gid := range groups {
+		if err := tx.Bucket(bContactGroups).Delete(memberKey(workspaceID, contactID, gid)); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bGroupMembers).Delete(memberKey(workspaceID, gid, contactID)); err != nil {
+			return err
+		}
+		g, err := getGroup(tx, workspaceID, gid)
+		if err != nil {
+			if errors.Is(err, ErrNotFound) {
+				continue
+			}
+			return err
+		}
+		g.Size = max(0, g.Size-1)
+		g.UpdatedAt = s.Now()
+		if err := putJSON(tx.Bucket(bGroups), wsKey(workspaceID, g.ID), g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eraseConversations deletes the workspace's 1:1 conversations with phone: each conversation
+// with its index entries (inbox activity, snooze time), its messages (with their queue,
+// carrier-id, word-index and media entries, and pending media fetches), its comments, its
+// triage log and its send-later entries. Group conversations the number is part of hold other
+// people's messages too and are kept.
+func eraseConversations(tx *bolt.Tx, fx *effects, workspaceID, phone string) error {
+	erased := map[string]bool{} // message ids, for the media fetch queue
+	for _, convID := range idxIDs(tx.Bucket(bConvKey), workspaceID, convAddrTerm(phone)) {
+		var conv Conversation
+		ok, err := getJSON(tx.Bucket(bConversations), wsKey(workspaceID, convID), &conv)
+		if err != nil {
+			return err
+		}
+		if !ok || conv.IsGroup() {
+			continue
+		}
+		for _, mid := range idxIDs(tx.Bucket(bConvMessages), workspaceID, convID) {
+			if err := eraseMessage(tx, fx, workspaceID, convID, mid); err != nil {
+				return err
+			}
+			erased[mid] = true
+		}
+		// The thread index's other terms: comments ("c"), triage entries ("a", with their
+		// records) and messages waiting to be sent later ("s", whose messages went above).
+		for _, t := range []struct {
+			term    string
+			records []byte
+		}{{"c" + convID, bComments}, {entryTerm(convID), bConvEntries}, {sendLaterTerm(convID), nil}} {
+			for _, id := range idxIDs(tx.Bucket(bConvMessages), workspaceID, t.term) {
+				if err := tx.Bucket(bConvMessages).Delete(idxKey(workspaceID, t.term, id)); err != nil {
+					return err
+				}
+				if t.records == nil {
+					continue
+				}
+				if err := tx.Bucket(t.records).Delete(wsKey(workspaceID, id)); err != nil {
+					return err
+				}
+			}
+		}
+		if conv.SnoozedUntil != nil {
+			if err := tx.Bucket(bConvSnooze).Delete(snoozeKey(&conv)); err != nil {
+				return err
+			}
+		}
+		idx := tx.Bucket(bConvKey)
+		if err := idx.Delete(idxKey(workspaceID, convKeyTerm(conv.From, conv.InboundChannelAddresses), conv.ID)); err != nil {
+			return err
+		}
+		if err := idx.Delete(idxKey(workspaceID, convAddrTerm(conv.InboundChannelAddresses), conv.ID)); err != nil {
+			return err
+		}
+		if err := deleteActivity(tx, &conv); err != nil {
+			return err
+		}
+		if err := forgetConversation(tx, workspaceID, conv.ID); err != nil { // unread.go
+			return err
+		}
+		if err := tx.Bucket(bConversations).Delete(wsKey(workspaceID, conv.ID)); err != nil {
+			return err
+		}
+	}
+	return dropMediaFetches(tx, workspaceID, erased)
+}
+
+// dropMediaFetches removes the queued media fetches of the erased messages: their rows hold
+// the carrier's URLs of the contact's files. The queue holds only fetches not yet done (few),
+// so a scan.
+func dropMediaFetches(tx *bolt.Tx, workspaceID string, erased map[string]bool) error {
+	if len(erased) == 0 {
+		return nil
+	}
+	q := tx.Bucket(bMediaFetch)
+	var doomed [][]byte
+	err := q.ForEach(func(k, v []byte) error {
+		var f MediaFetch
+		if err := jsonUnmarshal(v, &f); err != nil {
+			return err
+		}
+		if f.WorkspaceID == workspaceID && erased[f.MessageID] {
+			doomed = append(doomed, bytes.Clone(k))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range doomed {
+		if err := q.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eraseMessage deletes a message with its index entries; one still waiting in the outbox leaves
+// it (the dispatcher must not send a message that no longer exists).
+func eraseMessage(tx *bolt.Tx, fx *effects, workspaceID, convID, id string) error {
+	key := wsKey(workspaceID, id)
+	var m Message
+	ok, err := getJSON(tx.Bucket(bMessages), key, &m)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return tx.Bucket(bConvMessages).Delete(idxKey(workspaceID, convID, id))
+	}
+	mid := idKey(m.ID)
+	switch m.Status {
+	case MessageQueued:
+		k := readyKey(idKey(m.NumberID), priorityByte(m.Priority), mid)
+		if hasKey(tx.Bucket(bOutbox), k) {
+			if err := tx.Bucket(bOutbox).Delete(k); err != nil {
+				return err
+			}
+			fx.depth--
+		}
+	case MessageSending:
+		if tx.Bucket(bOutboxSending).Get(mid) != nil {
+			if err := tx.Bucket(bOutboxSending).Delete(mid); err != nil {
+				return err
+			}
+			fx.depth--
+		}
+	}
+	if m.Status == MessageScheduled || m.Status == MessageQueued {
+		// Retries and held copies wait in the delayed queue, keyed by due time: few, so a scan.
+		var doomed [][]byte
+		c := tx.Bucket(bOutboxDelayed).Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			if len(k) == 8+16 && bytes.Equal(k[8:], mid) {
+				doomed = append(doomed, bytes.Clone(k))
+			}
+		}
+		for _, k := range doomed {
+			if err := tx.Bucket(bOutboxDelayed).Delete(k); err != nil {
+				return err
+			}
+			fx.depth--
+		}
+	}
+	var pids []string
+	if m.ProviderID != "" {
+		pids = append(pids, m.ProviderID)
+	}
+	if m.ProviderRef != "" {
+		pids = append(pids, strings.Split(m.ProviderRef, ",")...)
+	}
+	return deleteMessageRecord(tx, workspaceID, key, convID, m.Provider, pids)
+}
+
+// CountAllContacts is the number of the workspace's contacts without reading any: the nums
+// sequence (one per contact ever created) minus the contacts deleted.
+func (s *Store) CountAllContacts(workspaceID string) (int, error) {
+	n := 0
+	err := s.db.View(func(tx *bolt.Tx) error {
+		n = countAll(tx, workspaceID)
+		return nil
+	})
+	return n, err
+}
+
+func countAll(tx *bolt.Tx, workspaceID string) int {
+	ws := idKey(workspaceID)
+	nums := wsBucket(tx, bContactNums, ws)
+	if nums == nil {
+		return 0
+	}
+	deleted := decodeUint(tx.Bucket(bMeta).Get(append(bytes.Clone(metaDeletedContacts), ws...)))
+	return int(nums.Sequence() - deleted)
+}
+
+// slotID is a num slot's id as a string ("" for none).
+func slotID(id [16]byte) string { return ulid.ULID(id).String() }
+
+func u32(b []byte) uint32 { return binary.BigEndian.Uint32(b) }

@@ -1,0 +1,467 @@
+package store
+
+import (
+	"bytes"
+	"encoding/hex"
+	"strconv"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+	bolt "go.etcd.io/bbolt"
+)
+
+// ContactFilter narrows the contacts list, its export and its bulk actions. Zero values filter
+// nothing.
+type ContactFilter struct {
+	GroupID         string    // members of this group
+	OptedOut        *bool     // true: only opted-out numbers; false: only the others
+	HasConversation *bool     // true: only contacts with a conversation; false: only the others
+	CreatedAfter    time.Time // created at or after this instant
+	Newest          bool      // newest first; else by name (the search's display order)
+}
+
+func (f *ContactFilter) sets() bool {
+	return f.GroupID != "" || f.OptedOut != nil || f.HasConversation != nil
+}
+
+// ContactPage is one page of the contacts list.
+type ContactPage struct {
+	Contacts []Contact
+	Total    int    // every contact matching the filter
+	Next     string // the cursor of the next page, "" on the last
+}
+
+// contactSel is a filter resolved against one read transaction: the set filters as bitsets of
+// nums (each with whether it is negated), the creation filter as the first num it keeps.
+type contactSel struct {
+	sets   []numSet
+	neg    []bool
+	minNum uint32
+	ws     []byte
+	recs   *bolt.Bucket
+	nums   *bolt.Bucket
+	order  *bolt.Bucket
+}
+
+func (sel *contactSel) keeps(num uint32) bool {
+	if num < sel.minNum {
+		return false
+	}
+	for i, s := range sel.sets {
+		if s.has(num) == sel.neg[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// rebind points sel at the buckets of another read transaction: its bitsets of nums stay
+// valid (a num never changes contact; a deleted one has an empty slot), so a long export or bulk
+// action resolves its filter once, not once per chunk. ok is false when the contacts are gone.
+func (sel *contactSel) rebind(tx *bolt.Tx) bool {
+	sel.recs, sel.nums, sel.order = wsBucket(tx, bContacts, sel.ws), wsBucket(tx, bContactNums, sel.ws), wsBucket(tx, bContactOrder, sel.ws)
+	return sel.recs != nil && sel.nums != nil && sel.order != nil
+}
+
+func (sel *contactSel) release() {
+	for _, s := range sel.sets {
+		putNumSet(s)
+	}
+}
+
+// selectContacts resolves f. Each set filter costs one index lookup per member (group members,
+// opted-out numbers, conversation addresses), never a decode of every contact. ok is false when
+// the workspace has no contacts; an unknown group is ErrNotFound.
+func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactSel, bool, error) {
+	ws := idKey(workspaceID)
+	sel := &contactSel{ws: ws, recs: wsBucket(tx, bContacts, ws), nums: wsBucket(tx, bContactNums, ws),
+		order: wsBucket(tx, bContactOrder, ws)}
+	if f.GroupID != "" {
+		if _, err := getGroup(tx, workspaceID, f.GroupID); err != nil {
+			return nil, false, err
+		}
+	}
+	if sel.recs == nil || sel.nums == nil || sel.order == nil {
+		return sel, false, nil
+	}
+	maxNum := uint32(min(sel.nums.Sequence(), 1<<32-1))
+	phones := wsBucket(tx, bContactPhone, ws)
+	byPhone := func(s numSet, phone []byte) {
+		if phones == nil {
+			return
+		}
+		if v := phones.Get(phone); len(v) == 4 {
+			s.add(u32(v))
+		}
+	}
+	if f.GroupID != "" {
+		s := getNumSet(maxNum)
+		p := append(bytes.Clone(ws), idKey(f.GroupID)...)
+		err := forEachPrefix(tx.Bucket(bGroupMembers), p, func(k, _ []byte) error {
+			if v := sel.recs.Get(k[len(k)-16:]); v != nil {
+				if n, err := recordNum(v); err == nil {
+					s.add(n)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, false, err
+		}
+		sel.sets, sel.neg = append(sel.sets, s), append(sel.neg, false)
+	}
+	if f.OptedOut != nil {
+		s := getNumSet(maxNum)
+		p := append(bytes.Clone(ws), 0)
+		err := forEachPrefix(tx.Bucket(bOptOutPhone), p, func(k, _ []byte) error {
+			if len(k) > len(p)+17 {
+				byPhone(s, k[len(p):len(k)-17])
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, false, err
+		}
+		sel.sets, sel.neg = append(sel.sets, s), append(sel.neg, !*f.OptedOut)
+	}
+	if f.HasConversation != nil {
+		s := getNumSet(maxNum)
+		p := append(append(bytes.Clone(ws), 0), 'a')
+		err := forEachPrefix(tx.Bucket(bConvKey), p, func(k, _ []byte) error {
+			if len(k) > len(p)+17 {
+				// A group conversation's addresses are joined with "-": each is a contact with
+				// a conversation.
+				for _, a := range bytes.Split(k[len(p):len(k)-17], []byte("-")) {
+					byPhone(s, a)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, false, err
+		}
+		sel.sets, sel.neg = append(sel.sets, s), append(sel.neg, !*f.HasConversation)
+	}
+	if !f.CreatedAfter.IsZero() {
+		sel.minNum = firstNumSince(sel.nums, ulid.Timestamp(f.CreatedAfter))
+	}
+	return sel, true, nil
+}
+
+// firstNumSince is the first num whose contact was created at or after ms (Unix milliseconds),
+// or past the last num. Nums are given in creation order and ids carry their creation time, so
+// the nums at or after it are exactly the contacts created since.
+func firstNumSince(nums *bolt.Bucket, ms uint64) uint32 {
+	c := nums.Cursor()
+	var last uint32
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if len(k) != 4 {
+			continue
+		}
+		base := u32(k) * numBlock
+		for i := 0; i+slotLen <= len(v); i += slotLen {
+			id := ulid.ULID(v[i : i+16])
+			if id == (ulid.ULID{}) {
+				continue
+			}
+			if id.Time() >= ms {
+				return base + uint32(i/slotLen)
+			}
+		}
+		last = base + uint32(len(v)/slotLen)
+	}
+	return last + 1
+}
+
+// count counts the contacts sel keeps: from the sequence alone when it keeps every contact,
+// else one bitset test per num slot (no record is read).
+func (sel *contactSel) count(tx *bolt.Tx, workspaceID string) int {
+	if len(sel.sets) == 0 && sel.minNum == 0 {
+		return countAll(tx, workspaceID)
+	}
+	n := 0
+	c := sel.nums.Cursor()
+	for k, v := c.Seek(numKey(sel.minNum / numBlock)); k != nil; k, v = c.Next() {
+		if len(k) != 4 {
+			continue
+		}
+		base := u32(k) * numBlock
+		for i := 0; i+slotLen <= len(v); i += slotLen {
+			if ulid.ULID(v[i:i+16]) != (ulid.ULID{}) && sel.keeps(base+uint32(i/slotLen)) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// walk calls fn with the id of each contact sel keeps, in the filter's order, starting after
+// cursor, until fn returns false. It returns the cursor of the last contact given to fn.
+func (sel *contactSel) walk(newest bool, cursor string, fn func(id [16]byte) bool) (string, error) {
+	if newest {
+		return sel.walkNewest(cursor, fn)
+	}
+	var from []byte
+	if cursor != "" {
+		b, err := hex.DecodeString(cursor)
+		if err != nil {
+			return "", ValidationError{{"cursor", "is not a cursor of this list"}}
+		}
+		from = b
+	}
+	slots := newSlotReader(sel.nums)
+	c := sel.order.Cursor()
+	k, _ := c.First()
+	if from != nil {
+		if k, _ = c.Seek(from); k != nil && bytes.Equal(k, from) {
+			k, _ = c.Next()
+		}
+	}
+	last := ""
+	for ; k != nil; k, _ = c.Next() {
+		if len(k) < 4 {
+			continue
+		}
+		num := u32(k[len(k)-4:])
+		if !sel.keeps(num) {
+			continue
+		}
+		id, _, ok := slots.slot(num)
+		if !ok {
+			continue
+		}
+		last = hex.EncodeToString(k)
+		if !fn(id) {
+			break
+		}
+	}
+	return last, nil
+}
+
+func (sel *contactSel) walkNewest(cursor string, fn func(id [16]byte) bool) (string, error) {
+	start := uint64(sel.nums.Sequence())
+	if cursor != "" {
+		n, err := strconv.ParseUint(cursor, 10, 32)
+		if err != nil || n == 0 {
+			return "", ValidationError{{"cursor", "is not a cursor of this list"}}
+		}
+		start = n - 1
+	}
+	last := ""
+	c := sel.nums.Cursor()
+	for blk := int64(start / numBlock); blk >= 0; blk-- {
+		k, v := c.Seek(numKey(uint32(blk)))
+		if k == nil || u32(k) != uint32(blk) {
+			continue
+		}
+		base := uint64(blk) * numBlock
+		for i := numBlock - 1; i >= 0; i-- {
+			num := base + uint64(i)
+			if num > start || (i+1)*slotLen > len(v) || num < uint64(sel.minNum) {
+				continue
+			}
+			var id [16]byte
+			copy(id[:], v[i*slotLen:i*slotLen+16])
+			if id == ([16]byte{}) || !sel.keeps(uint32(num)) {
+				continue
+			}
+			last = strconv.FormatUint(num, 10)
+			if !fn(id) {
+				return last, nil
+			}
+		}
+		if base < uint64(sel.minNum) {
+			break
+		}
+	}
+	return last, nil
+}
+
+// ListContacts returns a page of at most limit contacts matching f, after cursor (the Next of
+// the page before, "" for the first), with the number of every match.
+func (s *Store) ListContacts(workspaceID string, f ContactFilter, cursor string, limit int) (ContactPage, error) {
+	page := ContactPage{Contacts: []Contact{}}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		sel, ok, err := selectContacts(tx, workspaceID, f)
+		if err != nil || !ok {
+			return err
+		}
+		defer sel.release()
+		page.Total = sel.count(tx, workspaceID)
+		tenant := tenantOf(tx)
+		var ids [][16]byte
+		prev, more := "", false
+		_, err = sel.walk(f.Newest, cursor, func(id [16]byte) bool {
+			if len(ids) == limit {
+				more = true
+				return false
+			}
+			ids = append(ids, id)
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			v := sel.recs.Get(id[:])
+			if v == nil {
+				continue
+			}
+			c, num, err := decodeContact(v, ulid.ULID(id).String(), workspaceID, tenant)
+			if err != nil {
+				return err
+			}
+			page.Contacts = append(page.Contacts, c)
+			if f.Newest {
+				prev = strconv.FormatUint(uint64(num), 10)
+			} else {
+				prev = hex.EncodeToString(orderKey(docOf(&c), num))
+			}
+		}
+		if more {
+			page.Next = prev
+		}
+		return nil
+	})
+	return page, err
+}
+
+// ContactIDs calls fn with the ids of every contact matching f, in chunks of at most chunk, each
+// read in its own short read transaction (fn may write between them): the bulk actions on all
+// matches.
+func (s *Store) ContactIDs(workspaceID string, f ContactFilter, chunk int, fn func(ids []string) error) error {
+	var sel *contactSel
+	defer func() {
+		if sel != nil {
+			sel.release()
+		}
+	}()
+	cursor := ""
+	for {
+		var ids []string
+		err := s.db.View(func(tx *bolt.Tx) error {
+			if sel == nil {
+				var ok bool
+				var err error
+				if sel, ok, err = selectContacts(tx, workspaceID, f); err != nil || !ok {
+					sel = nil
+					return err
+				}
+			} else if !sel.rebind(tx) {
+				return nil
+			}
+			var err error
+			cursor, err = sel.walk(f.Newest, cursor, func(id [16]byte) bool {
+				ids = append(ids, slotID(id))
+				return len(ids) < chunk
+			})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		if err := fn(ids); err != nil {
+			return err
+		}
+		if len(ids) < chunk {
+			return nil
+		}
+	}
+}
+
+// ExportRow is one contact of an export with what its columns need besides the contact.
+type ExportRow struct {
+	Contact Contact
+	Groups  []string // group names
+	OptOut  *OptOut  // nil when the number has not opted out
+}
+
+// exportChunk is how many contacts one read transaction of an export reads: the rows are
+// handed to the writer after the transaction ends, so a slow reader never holds one open, and
+// memory stays at one chunk whatever the number of contacts.
+const exportChunk = 1000
+
+// ExportContacts calls fn with every contact matching f, in f's order, read exportChunk at a
+// time in short read transactions; fn runs outside them. A contact deleted while the export
+// runs and not yet reached is left out.
+func (s *Store) ExportContacts(workspaceID string, f ContactFilter, fn func(ExportRow) error) error {
+	cursor := ""
+	groupNames := map[string]string{}
+	rows := make([]ExportRow, 0, exportChunk)
+	var sel *contactSel
+	defer func() {
+		if sel != nil {
+			sel.release()
+		}
+	}()
+	for {
+		rows = rows[:0]
+		err := s.db.View(func(tx *bolt.Tx) error {
+			var err error
+			if sel == nil {
+				var ok bool
+				if sel, ok, err = selectContacts(tx, workspaceID, f); err != nil || !ok {
+					sel = nil
+					return err
+				}
+			} else if !sel.rebind(tx) {
+				return nil
+			}
+			tenant := tenantOf(tx)
+			var werr error
+			cursor, err = sel.walk(f.Newest, cursor, func(id [16]byte) bool {
+				v := sel.recs.Get(id[:])
+				if v == nil {
+					return true
+				}
+				c, _, err := decodeContact(v, slotID(id), workspaceID, tenant)
+				if err != nil {
+					werr = err
+					return false
+				}
+				row := ExportRow{Contact: c}
+				p := append(bytes.Clone(sel.ws), id[:]...)
+				_ = forEachPrefix(tx.Bucket(bContactGroups), p, func(k, _ []byte) error {
+					gid := idFromKey(k)
+					name, ok := groupNames[gid]
+					if !ok {
+						if g, err := getGroup(tx, workspaceID, gid); err == nil {
+							name = g.Name
+						}
+						groupNames[gid] = name
+					}
+					if name != "" {
+						row.Groups = append(row.Groups, name)
+					}
+					return nil
+				})
+				if oid := idxFirst(tx.Bucket(bOptOutPhone), workspaceID, c.Phone()); oid != "" {
+					var o OptOut
+					if ok, err := getJSON(tx.Bucket(bOptOuts), wsKey(workspaceID, oid), &o); err == nil && ok {
+						row.OptOut = &o
+					}
+				}
+				rows = append(rows, row)
+				return len(rows) < exportChunk
+			})
+			if werr != nil {
+				return werr
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		if len(rows) < exportChunk {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package store
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+
+	"github.com/oklog/ulid/v2"
+	bolt "go.etcd.io/bbolt"
+)
+
+// The live events each kind of change records, in the change's transaction, and what an open
+// thread reads when one arrives.
+
+// members lists the user ids of a workspace's members.
+func members(tx *bolt.Tx, ws string) []string {
+	var ids []string
+	p := idKey(ws)
+	c := tx.Bucket(bMemberships).Cursor()
+	for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
+		if len(k) == 32 {
+			ids = append(ids, idFromKey(k))
+		}
+	}
+	return ids
+}
+
+// liveInbound records what an inbound message means to the live inbox, in its transaction: the
+// message event, the conversation unread for every member, and a notification for each member
+// whose preferences ask for it.
+func (s *Store) liveInbound(tx *bolt.Tx, fx *effects, c *Conversation, m *Message, contact Contact) error {
+	if err := s.liveNewMessage(tx, fx, m); err != nil {
+		return err
+	}
+	title := strings.TrimSpace(contact.FirstName + " " + contact.LastName)
+	if title == "" {
+		title = m.From
+	}
+	body := m.Text
+	if body == "" && len(m.Media) > 0 {
+		body = "[media]"
+	}
+	for _, u := range members(tx, c.WorkspaceID) {
+		if _, err := setUnread(tx, c.WorkspaceID, u, c.ID, true); err != nil {
+			return err
+		}
+		p, err := notificationPrefs(tx, u)
+		if err != nil {
+			return err
+		}
+		if !p.wantsInbound(c, u) {
+			continue
+		}
+		if err := s.notification(tx, fx, c, u, "inbound", title, body, p.Sound); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// notification records a notification event for one user.
+func (s *Store) notification(tx *bolt.Tx, fx *effects, c *Conversation, user, reason, title, body string, sound bool) error {
+	if r := []rune(body); len(r) > 140 {
+		body = string(r[:139]) + "…"
+	}
+	return s.live(tx, fx, c.WorkspaceID, LiveNotification, c.ID, user, map[string]any{
+		"reason": reason, "title": title, "body": body, "sound": sound})
+}
+
+// userName is a user's name, else their e-mail, else "Someone".
+func userName(tx *bolt.Tx, id string) string {
+	if u, err := getUser(tx, id); err == nil {
+		if u.Name != "" {
+			return u.Name
+		}
+		if u.Email != "" {
+			return u.Email
+		}
+	}
+	return "Someone"
+}
+
+// liveComment records a new comment: the comment event, and for each mentioned member other
+// than its author the conversation unread, in their mentions, and a notification.
+func (s *Store) liveComment(tx *bolt.Tx, fx *effects, c *Conversation, cm *Comment) error {
+	if err := s.live(tx, fx, c.WorkspaceID, LiveComment, c.ID, "", map[string]any{
+		"commentId": cm.ID, "mentions": cm.Mentions}); err != nil {
+		return err
+	}
+	author := userName(tx, cm.UserID)
+	for _, u := range cm.Mentions {
+		if u == cm.UserID {
+			continue
+		}
+		if _, err := setUnread(tx, c.WorkspaceID, u, c.ID, true); err != nil {
+			return err
+		}
+		if err := putMention(tx, c.WorkspaceID, u, c.ID, cm.CreatedAt); err != nil {
+			return err
+		}
+		p, err := notificationPrefs(tx, u)
+		if err != nil {
+			return err
+		}
+		if err := s.notification(tx, fx, c, u, "mention", author+" mentioned you", cm.Text, p.Sound); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// liveAssigned notifies each user newly assigned by someone else. The conversation events of
+// a triage change are those of its activity entries (putEntry).
+func (s *Store) liveAssigned(tx *bolt.Tx, fx *effects, c *Conversation, before []string, actor string) error {
+	who := userName(tx, actor)
+	for _, u := range c.AssignedUserIDs {
+		if u == actor || slices.Contains(before, u) {
+			continue
+		}
+		p, err := notificationPrefs(tx, u)
+		if err != nil {
+			return err
+		}
+		title := who + " assigned you a conversation"
+		if err := s.notification(tx, fx, c, u, "assignment", title, strings.Join(c.Addresses, ", "), p.Sound); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ThreadAfter returns the thread's items (messages, comments and activity entries) made after
+// the item afterID, oldest first, at most ThreadMax: what an open thread has not shown yet. Ids
+// are ULIDs, so newer items sort after it; an empty or unknown afterID starts at the beginning.
+// It walks forward from afterID, so it reads only the items it returns.
+func (s *Store) ThreadAfter(workspaceID, conversationID, afterID string) ([]ThreadItem, error) {
+	var out []ThreadItem
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if _, ok := ParseID(workspaceID); !ok {
+			return nil
+		}
+		idx := tx.Bucket(bConvMessages)
+		type head struct {
+			c    *bolt.Cursor
+			p    []byte
+			kind byte
+			id   []byte
+		}
+		var after []byte
+		if id, ok := ParseID(afterID); ok {
+			after = id[:]
+		}
+		set := func(h *head, k []byte) {
+			for k != nil && bytes.HasPrefix(k, h.p) && (len(k) != len(h.p)+16 || bytes.Compare(k[len(h.p):], after) <= 0) {
+				k, _ = h.c.Next()
+			}
+			if k == nil || !bytes.HasPrefix(k, h.p) {
+				h.id = nil
+				return
+			}
+			h.id = k[len(h.p):]
+		}
+		var heads []*head
+		for _, t := range []struct {
+			term string
+			kind byte
+		}{{conversationID, 'm'}, {"c" + conversationID, 'c'}, {entryTerm(conversationID), 'a'}} {
+			h := &head{c: idx.Cursor(), p: idxPrefix(workspaceID, t.term), kind: t.kind}
+			k, _ := h.c.Seek(append(slices.Clone(h.p), after...))
+			set(h, k)
+			heads = append(heads, h)
+		}
+		for len(out) < ThreadMax {
+			var best *head
+			for _, h := range heads {
+				if h.id != nil && (best == nil || bytes.Compare(h.id, best.id) < 0) {
+					best = h
+				}
+			}
+			if best == nil {
+				break
+			}
+			id := ulid.ULID(best.id).String()
+			key := wsKey(workspaceID, id)
+			it := ThreadItem{ID: id}
+			var ok bool
+			var err error
+			switch best.kind {
+			case 'm':
+				it.Message = &Message{}
+				ok, err = getJSON(tx.Bucket(bMessages), key, it.Message)
+			case 'c':
+				it.Comment = &Comment{}
+				ok, err = getJSON(tx.Bucket(bComments), key, it.Comment)
+			default:
+				it.Entry = &ConversationEntry{}
+				ok, err = getJSON(tx.Bucket(bConvEntries), key, it.Entry)
+			}
+			if err != nil {
+				return err
+			}
+			if ok {
+				out = append(out, it)
+			}
+			k, _ := best.c.Next()
+			set(best, k)
+		}
+		return nil
+	})
+	return out, err
+}

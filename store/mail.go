@@ -1,0 +1,128 @@
+package store
+
+import (
+	"bytes"
+	"net/mail"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Mail is an e-mail in the outbox. It is written in the transaction of the change that causes
+// it (an invitation, a reset link), so that a crash loses none; the mail worker (mail/) sends
+// it and deletes it, or keeps it with its error and tries again later.
+type Mail struct {
+	ID        string    `json:"id"`
+	To        string    `json:"to"`
+	Subject   string    `json:"subject"`
+	Body      string    `json:"body"` // plain text
+	CreatedAt time.Time `json:"createdAt"`
+	Attempts  int       `json:"attempts"`
+	LastError string    `json:"lastError,omitempty"`
+	DueAt     time.Time `json:"dueAt"`
+}
+
+// MailFor makes the e-mail a change sends, given the secret token the change made (the link
+// goes in the body); nil sends none.
+type MailFor func(token string) *Mail
+
+func mailQueueKey(due time.Time, id string) []byte {
+	return append(encodeUint(uint64(due.UnixNano())), idKey(id)...)
+}
+
+// queueMail writes m into the outbox inside tx, due now.
+func (s *Store) queueMail(tx *bolt.Tx, m *Mail) error {
+	if addr, err := mail.ParseAddress(m.To); err != nil || addr.Address != m.To {
+		return ValidationError{{"to", "must be an email address such as ana@example.com"}}
+	}
+	m.ID, m.CreatedAt, m.DueAt = s.NewID(), s.Now(), s.Now()
+	if err := putJSON(tx.Bucket(bMail), idKey(m.ID), m); err != nil {
+		return err
+	}
+	return tx.Bucket(bMailQueue).Put(mailQueueKey(m.DueAt, m.ID), nil)
+}
+
+// QueueMail puts one e-mail in the outbox (a notification, a test); the mail worker sends it.
+func (s *Store) QueueMail(to, subject, body string) (Mail, error) {
+	m := Mail{To: to, Subject: subject, Body: body}
+	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+		if err := s.queueMail(tx, &m); err != nil {
+			return fx.refuse(err)
+		}
+		return nil
+	})
+	return m, err
+}
+
+// DueMail returns up to limit e-mails due at now, oldest due first, and when the next one not
+// yet due is (zero when none).
+func (s *Store) DueMail(now time.Time, limit int) ([]Mail, time.Time, error) {
+	var out []Mail
+	var next time.Time
+	err := s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bMailQueue).Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			due := time.Unix(0, int64(decodeUint(k[:8])))
+			if due.After(now) || len(out) >= limit {
+				if due.After(now) {
+					next = due
+				}
+				return nil
+			}
+			var m Mail
+			if ok, err := getJSON(tx.Bucket(bMail), bytes.Clone(k[8:]), &m); err != nil {
+				return err
+			} else if ok {
+				out = append(out, m)
+			}
+		}
+		return nil
+	})
+	return out, next, err
+}
+
+// MailSent deletes a sent e-mail from the outbox.
+func (s *Store) MailSent(m Mail) error {
+	return s.update(func(tx *bolt.Tx, fx *effects) error {
+		if err := tx.Bucket(bMailQueue).Delete(mailQueueKey(m.DueAt, m.ID)); err != nil {
+			return err
+		}
+		return tx.Bucket(bMail).Delete(idKey(m.ID))
+	})
+}
+
+// MailFailed records a failed try and when to try again.
+func (s *Store) MailFailed(m Mail, reason string, retryAt time.Time) error {
+	return s.update(func(tx *bolt.Tx, fx *effects) error {
+		if err := tx.Bucket(bMailQueue).Delete(mailQueueKey(m.DueAt, m.ID)); err != nil {
+			return err
+		}
+		m.Attempts++
+		m.LastError, m.DueAt = reason, retryAt
+		if err := putJSON(tx.Bucket(bMail), idKey(m.ID), m); err != nil {
+			return err
+		}
+		return tx.Bucket(bMailQueue).Put(mailQueueKey(m.DueAt, m.ID), nil)
+	})
+}
+
+// CreateResetMail is CreateReset that also queues the e-mail mailFor makes from the token, in
+// the same transaction.
+func (s *Store) CreateResetMail(userID string, now time.Time, mailFor MailFor) (string, error) {
+	plain := RandomToken("sbr_")
+	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+		if _, err := getUser(tx, userID); err != nil {
+			return fx.refuse(err)
+		}
+		if err := putJSON(tx.Bucket(bResets), HashToken(plain), PasswordReset{UserID: userID, CreatedAt: now, ExpiresAt: now.Add(ResetTTL)}); err != nil {
+			return err
+		}
+		if mailFor != nil {
+			if m := mailFor(plain); m != nil {
+				return s.queueMail(tx, m)
+			}
+		}
+		return nil
+	})
+	return plain, err
+}

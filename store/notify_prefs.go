@@ -1,0 +1,67 @@
+package store
+
+import (
+	"slices"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Which inbound messages notify a user (mentions and assignments to them always do).
+const (
+	NotifyAllInbound = "all"      // every inbound message of the workspace
+	NotifyMine       = "mine"     // inbound messages in conversations assigned to them or unassigned
+	NotifyMentions   = "mentions" // mentions and assignments only
+)
+
+// NotificationPrefs is what a user chose on /settings/profile for desktop notifications.
+type NotificationPrefs struct {
+	Inbound string `json:"inbound"` // NotifyAllInbound, NotifyMine or NotifyMentions
+	Sound   bool   `json:"sound"`
+}
+
+// DefaultNotificationPrefs notify of inbound messages in the user's and unassigned
+// conversations, with no sound.
+var DefaultNotificationPrefs = NotificationPrefs{Inbound: NotifyMine}
+
+func (p NotificationPrefs) wantsInbound(c *Conversation, user string) bool {
+	switch p.Inbound {
+	case NotifyAllInbound:
+		return true
+	case NotifyMentions:
+		return false
+	default:
+		return len(c.AssignedUserIDs) == 0 || slices.Contains(c.AssignedUserIDs, user)
+	}
+}
+
+func notificationPrefs(tx *bolt.Tx, user string) (NotificationPrefs, error) {
+	p := DefaultNotificationPrefs
+	_, err := getJSON(tx.Bucket(bNotifyPrefs), idKey(user), &p)
+	return p, err
+}
+
+// NotificationPrefs returns userID's notification preferences (the defaults when never set).
+func (s *Store) NotificationPrefs(userID string) (NotificationPrefs, error) {
+	var p NotificationPrefs
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		p, err = notificationPrefs(tx, userID)
+		return err
+	})
+	return p, err
+}
+
+// SetNotificationPrefs saves userID's notification preferences.
+func (s *Store) SetNotificationPrefs(userID string, p NotificationPrefs) error {
+	switch p.Inbound {
+	case NotifyAllInbound, NotifyMine, NotifyMentions:
+	default:
+		return ValidationError{{Field: "inbound", Message: "must be all, mine or mentions"}}
+	}
+	return s.update(func(tx *bolt.Tx, fx *effects) error {
+		if _, err := getUser(tx, userID); err != nil {
+			return fx.refuse(err)
+		}
+		return putJSON(tx.Bucket(bNotifyPrefs), idKey(userID), p)
+	})
+}

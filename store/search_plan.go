@@ -1,0 +1,143 @@
+package store
+
+import (
+	"bytes"
+	"cmp"
+	"slices"
+)
+
+// Bounds that keep every query's work small whatever its text (variables so that tests reach
+// every plan with a few thousand contacts):
+var (
+	// verifyDirect is the candidate count at which a search stops intersecting postings and
+	// checks the words left on the candidates' records (reading a record costs about as much as
+	// decoding a few hundred postings entries).
+	verifyDirect = 1_500
+	// tinyWalkBudget is how many contacts a query of only one- and two-digit words reads in
+	// display order, looking for matches, before it reads every phone once from the phone
+	// index instead (a phone index entry costs a tenth of a record).
+	tinyWalkBudget = 2_000
+	// recordCost is what reading a record to verify it costs in phone index entries scanned.
+	recordCost = 10
+)
+
+// termSet is the postings of one term (exact) or of every term a prefix starts.
+type termSet struct {
+	prefix string
+	exact  bool
+}
+
+// postingWord is a query word's candidates: the union of its sets. cost estimates how many
+// postings it reads, in units of one digit gram's.
+type postingWord struct {
+	sets []termSet
+	cost int
+}
+
+// textWordCost estimates a text word's postings by its length: a one-letter prefix covers a
+// large part of all words, a five-letter one about a name's.
+func textWordCost(w string) int {
+	switch len(w) {
+	case 1:
+		return 400
+	case 2:
+		return 40
+	case 3:
+		return 8
+	case 4:
+		return 2
+	}
+	return 1
+}
+
+// postingWords are the query's words that the postings decide, the most selective first;
+// undecided reports digit words the postings do not decide exactly (one digit, in most phones;
+// or longer than a gram, whose grams may occur apart).
+func (s *searcher) postingWords() (words []postingWord, undecided bool) {
+	for _, w := range s.q.Text {
+		words = append(words, postingWord{[]termSet{{"t" + w, false}}, textWordCost(w)})
+	}
+	for _, d := range s.q.Digits {
+		switch {
+		case len(d) == 1:
+			undecided = true
+			continue
+		case len(d) == 2:
+			ts := twoDigitSets(d)
+			words = append(words, postingWord{ts, 300})
+			continue
+		case len(d) == digitGram-1:
+			// Found exactly through the grams it starts or ends: a few thousand postings.
+			var ts []termSet
+			for _, t := range shortDigitTerms(d) {
+				ts = append(ts, termSet{t, true})
+			}
+			words = append(words, postingWord{ts, len(ts)})
+			continue
+		case len(d) > digitGram:
+			undecided = true
+		}
+		for _, g := range digitGrams(d) {
+			words = append(words, postingWord{[]termSet{{"d" + g, true}}, 1})
+		}
+	}
+	slices.SortStableFunc(words, func(a, b postingWord) int { return cmp.Compare(a.cost, b.cost) })
+	return words, undecided
+}
+
+// twoDigitSets are the postings whose contacts are exactly those whose phone contains w, a
+// two-digit word: in a phone of four digits or more, w lies inside some gram (at its start,
+// second or third digit); a shorter phone is its own 's' term.
+func twoDigitSets(w string) []termSet {
+	ts := []termSet{{"d" + w, false}, {"s" + w, true}}
+	for c := '0'; c <= '9'; c++ {
+		ts = append(ts, termSet{"d" + string(c) + w, false}, termSet{"s" + string(c) + w, true}, termSet{"s" + w + string(c), true})
+		for c2 := '0'; c2 <= '9'; c2++ {
+			ts = append(ts, termSet{"d" + string(c) + string(c2) + w, true})
+		}
+	}
+	return ts
+}
+
+// addPostings adds the postings of prefix to set, counting them.
+func (s *searcher) addPostings(set numSet, prefix string, exact bool) error {
+	n, err := addPostingsN(s.terms, set, prefix, exact)
+	s.work.Postings += n
+	return err
+}
+
+// phoneFilter keeps in cands the contacts whose phone contains every digit word of the query,
+// reading the phone index once (phone → num; no record is read).
+func (s *searcher) phoneFilter(cands numSet) {
+	b := wsBucket(s.tx, bContactPhone, s.ws)
+	keep := getNumSet(uint32(len(cands)*64 - 1))
+	defer putNumSet(keep)
+	if b != nil {
+		want := make([][]byte, len(s.q.Digits))
+		for i, d := range s.q.Digits {
+			want[i] = []byte(d)
+		}
+		var buf [64]byte
+		c := b.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			s.work.Phones++
+			if len(v) != 4 {
+				continue
+			}
+			num := chunkFirst(v)
+			if !cands.has(num) {
+				continue
+			}
+			digits := buf[:0]
+			for _, ch := range k {
+				if ch >= '0' && ch <= '9' && len(digits) < len(buf) {
+					digits = append(digits, ch)
+				}
+			}
+			if !slices.ContainsFunc(want, func(d []byte) bool { return !bytes.Contains(digits, d) }) {
+				keep.add(num)
+			}
+		}
+	}
+	copy(cands, keep)
+}

@@ -1,0 +1,215 @@
+package store
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"strings"
+	"time"
+
+	"github.com/pquerna/otp"
+	"github.com/pquerna/otp/totp"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Two-factor sign-in is TOTP (RFC 6238): 6 digits, a 30-second step, SHA-1 (what every
+// authenticator app reads from an otpauth:// URI), one step of drift either way. A code is
+// accepted once: the step it matched is kept and no code of that step or an earlier one is
+// taken again. Ten single-use recovery codes are shown once and kept as SHA-256 hashes.
+const (
+	totpPeriod    = 30
+	recoveryCodes = 10
+)
+
+var totpOpts = totp.ValidateOpts{Period: totpPeriod, Skew: 0, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
+
+// twoFactor is a user's two-factor record (bucket user_two_factor, keyed by user id).
+type twoFactor struct {
+	Secret   string   `json:"secret,omitempty"`  // base32; set once confirmed
+	Pending  string   `json:"pending,omitempty"` // base32; an enrolment awaiting its first code
+	LastStep int64    `json:"lastStep,omitempty"`
+	Recovery []string `json:"recovery,omitempty"` // hex SHA-256 of the unused recovery codes
+}
+
+// keyRequire2FA is the meta entry set while a superuser requires two-factor for everyone.
+var keyRequire2FA = []byte("require_two_factor")
+
+// TwoFactorRequired reports whether a superuser requires two-factor for every user.
+func (s *Store) TwoFactorRequired() (bool, error) {
+	on := false
+	err := s.db.View(func(tx *bolt.Tx) error {
+		on = tx.Bucket(bMeta).Get(keyRequire2FA) != nil
+		return nil
+	})
+	return on, err
+}
+
+// SetTwoFactorRequired turns the requirement on or off.
+func (s *Store) SetTwoFactorRequired(on bool) error {
+	return s.update(func(tx *bolt.Tx, fx *effects) error {
+		if !on {
+			return tx.Bucket(bMeta).Delete(keyRequire2FA)
+		}
+		return tx.Bucket(bMeta).Put(keyRequire2FA, []byte{1})
+	})
+}
+
+// StartTwoFactor begins an enrolment for userID: a new secret, pending until ConfirmTwoFactor
+// sees a first code from it. It returns the otpauth:// URI (for the QR code) and the secret (for
+// typing in). A user who has two-factor already is ErrConflict.
+func (s *Store) StartTwoFactor(userID, issuer string) (uri, secret string, err error) {
+	err = s.update(func(tx *bolt.Tx, fx *effects) error {
+		u, err := getUser(tx, userID)
+		if err != nil {
+			return fx.refuse(err)
+		}
+		var tf twoFactor
+		if _, err := getJSON(tx.Bucket(bTwoFactor), idKey(userID), &tf); err != nil {
+			return err
+		}
+		if tf.Secret != "" {
+			return fx.refuse(errorf(ErrConflict, "two-factor is already on"))
+		}
+		key, err := totp.Generate(totp.GenerateOpts{Issuer: issuer, AccountName: u.Email, Period: totpPeriod,
+			Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+		if err != nil {
+			return err
+		}
+		tf.Pending, uri, secret = key.Secret(), key.URL(), key.Secret()
+		return putJSON(tx.Bucket(bTwoFactor), idKey(userID), tf)
+	})
+	return uri, secret, err
+}
+
+// matchStep returns the TOTP step code matches for secret at now, within one step of drift;
+// 0 when none does.
+func matchStep(secret, code string, now time.Time) int64 {
+	code = strings.TrimSpace(code)
+	if len(code) != 6 {
+		return 0
+	}
+	step := now.Unix() / totpPeriod
+	for _, d := range []int64{0, -1, 1} {
+		want, err := totp.GenerateCodeCustom(secret, time.Unix((step+d)*totpPeriod, 0), totpOpts)
+		if err == nil && subtle.ConstantTimeCompare([]byte(want), []byte(code)) == 1 {
+			return step + d
+		}
+	}
+	return 0
+}
+
+var errBadCode = ValidationError{{"code", "is not the current code of your authenticator app"}}
+
+// ConfirmTwoFactor finishes an enrolment with a first code from the app: two-factor is on from
+// then, and the ten recovery codes are returned, this once.
+func (s *Store) ConfirmTwoFactor(userID, code string, now time.Time) ([]string, error) {
+	codes := make([]string, recoveryCodes)
+	hashes := make([]string, recoveryCodes)
+	for i := range codes {
+		codes[i] = newRecoveryCode()
+		hashes[i] = recoveryHash(codes[i])
+	}
+	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+		u, err := getUser(tx, userID)
+		if err != nil {
+			return fx.refuse(err)
+		}
+		var tf twoFactor
+		if _, err := getJSON(tx.Bucket(bTwoFactor), idKey(userID), &tf); err != nil {
+			return err
+		}
+		if tf.Pending == "" {
+			return fx.refuse(errorf(ErrConflict, "start the set-up again: no enrolment is waiting"))
+		}
+		step := matchStep(tf.Pending, code, now)
+		if step == 0 {
+			return fx.refuse(errBadCode)
+		}
+		tf = twoFactor{Secret: tf.Pending, LastStep: step, Recovery: hashes}
+		if err := putJSON(tx.Bucket(bTwoFactor), idKey(userID), tf); err != nil {
+			return err
+		}
+		u.TwoFactor, u.UpdatedAt = true, s.Now()
+		return putJSON(tx.Bucket(bUsers), idKey(u.ID), u)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return codes, nil
+}
+
+// CheckSecondFactor takes a code at sign-in: a current TOTP code not used before, or an unused
+// recovery code, which is used up. recovery tells which it was; a wrong code is a
+// ValidationError on "code".
+func (s *Store) CheckSecondFactor(userID, code string, now time.Time) (recovery bool, err error) {
+	err = s.update(func(tx *bolt.Tx, fx *effects) error {
+		recovery = false
+		var tf twoFactor
+		ok, err := getJSON(tx.Bucket(bTwoFactor), idKey(userID), &tf)
+		if err != nil {
+			return err
+		}
+		if !ok || tf.Secret == "" {
+			return fx.refuse(errorf(ErrConflict, "two-factor is not on for this account"))
+		}
+		if step := matchStep(tf.Secret, code, now); step != 0 {
+			if step <= tf.LastStep {
+				return fx.refuse(ValidationError{{"code", "was used already; wait for the next one"}})
+			}
+			tf.LastStep = step
+			return putJSON(tx.Bucket(bTwoFactor), idKey(userID), tf)
+		}
+		h := recoveryHash(code)
+		for i, r := range tf.Recovery {
+			if subtle.ConstantTimeCompare([]byte(r), []byte(h)) == 1 {
+				tf.Recovery = append(tf.Recovery[:i:i], tf.Recovery[i+1:]...)
+				recovery = true
+				return putJSON(tx.Bucket(bTwoFactor), idKey(userID), tf)
+			}
+		}
+		return fx.refuse(errBadCode)
+	})
+	return recovery, err
+}
+
+// RecoveryCodesLeft is how many unused recovery codes userID has.
+func (s *Store) RecoveryCodesLeft(userID string) (int, error) {
+	var tf twoFactor
+	err := s.db.View(func(tx *bolt.Tx) error {
+		_, err := getJSON(tx.Bucket(bTwoFactor), idKey(userID), &tf)
+		return err
+	})
+	return len(tf.Recovery), err
+}
+
+// ResetTwoFactor turns two-factor off for userID (the user on their profile, or `admin
+// reset-2fa` for a lost phone): the secret and recovery codes are deleted.
+func (s *Store) ResetTwoFactor(userID string) error {
+	return s.update(func(tx *bolt.Tx, fx *effects) error {
+		u, err := getUser(tx, userID)
+		if err != nil {
+			return fx.refuse(err)
+		}
+		if err := tx.Bucket(bTwoFactor).Delete(idKey(userID)); err != nil {
+			return err
+		}
+		u.TwoFactor, u.UpdatedAt = false, s.Now()
+		return putJSON(tx.Bucket(bUsers), idKey(u.ID), u)
+	})
+}
+
+// newRecoveryCode is 50 random bits as ten lower-case hex digits in two groups: xxxxx-xxxxx.
+func newRecoveryCode() string {
+	b := make([]byte, 5)
+	if _, err := rand.Read(b); err != nil {
+		panic("crypto/rand failed: " + err.Error())
+	}
+	h := hex.EncodeToString(b)
+	return h[:5] + "-" + h[5:]
+}
+
+// recoveryHash is the stored form of a recovery code; case, spaces and dashes do not matter.
+func recoveryHash(code string) string {
+	c := strings.ToLower(strings.NewReplacer("-", "", " ", "").Replace(strings.TrimSpace(code)))
+	return hex.EncodeToString(HashToken("recovery:" + c))
+}

@@ -1,0 +1,98 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+
+	"switchboard/store"
+	"switchboard/views"
+)
+
+// forgotPage is GET /forgot. Without e-mail the page says to ask an administrator, who makes
+// a reset link on /admin/users or with `switchboard admin reset-password`.
+func (ss *Sessions) forgotPage(w http.ResponseWriter, r *http.Request) {
+	renderBare(w, r, http.StatusOK, "Forgot password", views.Forgot(views.ForgotForm{MailEnabled: ss.mailer() != nil}))
+}
+
+// forgot is POST /forgot: e-mails a one-hour reset link when the address belongs to an enabled
+// account, and answers the same either way, so the page tells no one which addresses exist.
+// Requests count against the client's network like failed sign-ins.
+func (ss *Sessions) forgot(w http.ResponseWriter, r *http.Request) {
+	if err := readForm(w, r); err != nil {
+		formError(w, r, err)
+		return
+	}
+	m := ss.mailer()
+	f := views.ForgotForm{MailEnabled: m != nil, Sent: true}
+	if m == nil {
+		renderBare(w, r, http.StatusOK, "Forgot password", views.Forgot(f))
+		return
+	}
+	if _, ok := ss.limits.attempt(ss.now(), "net:"+clientNetwork(r)); !ok {
+		w.Header().Set("Retry-After", "60")
+		renderMessage(w, r, http.StatusTooManyRequests, "Too many requests", "Wait a minute and try again.")
+		return
+	}
+	u, err := ss.s.UserByEmail(r.PostForm.Get("email"))
+	if err == nil && !u.Disabled {
+		link := ss.cfg.BaseURL + "/reset/"
+		_, err = ss.s.CreateResetMail(u.ID, ss.now(), func(token string) *store.Mail {
+			return &store.Mail{To: u.Email, Subject: "Reset your Switchboard password",
+				Body: "Someone asked to reset the password of " + u.Email + " on Switchboard.\n\n" +
+					"Choose a new password here (the link works once, within an hour):\n" + link + token + "\n\n" +
+					"If it was not you, ignore this e-mail: your password stays as it is.\n"}
+		})
+		if err == nil {
+			m.Wake()
+		}
+	}
+	renderBare(w, r, http.StatusOK, "Forgot password", views.Forgot(f))
+}
+
+// resetPage is GET /reset/{token}: the new-password form of a valid link.
+func (ss *Sessions) resetPage(w http.ResponseWriter, r *http.Request) {
+	token := r.PathValue("token")
+	u, err := ss.s.ResetUser(token, ss.now())
+	if err != nil {
+		ss.resetGone(w, r, err)
+		return
+	}
+	renderBare(w, r, http.StatusOK, "Reset password", views.Reset(views.ResetForm{Token: token, Email: u.Email}))
+}
+
+// reset is POST /reset/{token}: sets the password, uses the link up and signs the account out
+// everywhere.
+func (ss *Sessions) reset(w http.ResponseWriter, r *http.Request) {
+	if err := readForm(w, r); err != nil {
+		formError(w, r, err)
+		return
+	}
+	token := r.PathValue("token")
+	u, err := ss.s.UseReset(token, r.PostForm.Get("password"), ss.now())
+	var verrs store.ValidationError
+	if errors.As(err, &verrs) {
+		ru, err := ss.s.ResetUser(token, ss.now())
+		if err != nil {
+			ss.resetGone(w, r, err)
+			return
+		}
+		renderBare(w, r, http.StatusUnprocessableEntity, "Reset password", views.Reset(views.ResetForm{Token: token, Email: ru.Email,
+			Errors: fieldErrors(err, nil)}))
+		return
+	}
+	if err != nil {
+		ss.resetGone(w, r, err)
+		return
+	}
+	renderBare(w, r, http.StatusOK, "Password changed", views.Notice("Password changed",
+		"The password of "+u.Email+" is changed, and every session of the account is signed out.", "/login", "Sign in"))
+}
+
+func (ss *Sessions) resetGone(w http.ResponseWriter, r *http.Request, err error) {
+	var se *store.Error
+	if errors.As(err, &se) && errors.Is(err, store.ErrNotFound) {
+		renderMessage(w, r, http.StatusNotFound, "Link does not work", capitalize(se.Msg)+".")
+		return
+	}
+	renderMessage(w, r, http.StatusInternalServerError, "Something went wrong", "Please try again.")
+}

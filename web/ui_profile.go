@@ -1,0 +1,203 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"switchboard/store"
+	"switchboard/views"
+)
+
+var profileNotices = map[string]string{
+	"saved": "Name and e-mail saved.", "password": "Password changed. Your other sessions are signed out.",
+	"2fa-off": "Two-factor is off.", "ended": "That session is signed out.", "ended-others": "Every other session is signed out.",
+	"notifications": "Notification settings saved.",
+}
+
+func (h *Handler) profileView(r *http.Request, u *ui) (views.ProfileView, error) {
+	v := views.ProfileView{Admin: u.isAdmin(), Name: u.user.Name, Email: u.user.Email, TwoFactor: u.user.TwoFactor,
+		Notice: profileNotices[r.URL.Query().Get("done")]}
+	p, err := h.store.NotificationPrefs(u.user.ID)
+	if err != nil {
+		return v, err
+	}
+	v.Notifications = views.NotificationsSection(views.NotificationsForm{Inbound: p.Inbound, Sound: p.Sound})
+	if u.user.TwoFactor {
+		n, err := h.store.RecoveryCodesLeft(u.user.ID)
+		if err != nil {
+			return v, err
+		}
+		v.RecoveryLeft = n
+	}
+	rows, err := h.store.UserSessions(u.user.ID)
+	if err != nil {
+		return v, err
+	}
+	current := h.cfg.Sessions.SessionID(r)
+	for i := len(rows) - 1; i >= 0; i-- { // most recent first
+		s := rows[i]
+		if s.Stage != "" {
+			continue
+		}
+		v.Sessions = append(v.Sessions, views.SessionRow{ID: s.ID, Browser: browserName(s.UserAgent), Address: s.Address,
+			LastSeen: fmtTime(s.LastSeen, u.ws.Location()), Current: s.ID == current})
+	}
+	return v, nil
+}
+
+// profile is GET /settings/profile.
+func (h *Handler) profile(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	v, err := h.profileView(r, u)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	h.render(w, r, u, http.StatusOK, "Profile", views.Profile(v))
+}
+
+// profileRefused re-renders the profile with a form's errors (422).
+func (h *Handler) profileRefused(w http.ResponseWriter, r *http.Request, u *ui, errs map[string]string, edit func(*views.ProfileView)) {
+	u.section = "settings"
+	v, err := h.profileView(r, u)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	v.Errors = errs
+	if edit != nil {
+		edit(&v)
+	}
+	h.render(w, r, u, http.StatusUnprocessableEntity, "Profile", views.Profile(v))
+}
+
+// saveProfile is POST /settings/profile: name and e-mail.
+func (h *Handler) saveProfile(w http.ResponseWriter, r *http.Request, u *ui) {
+	if !h.readUIForm(w, r, u) {
+		return
+	}
+	name, email := r.PostForm.Get("name"), r.PostForm.Get("email")
+	if _, err := h.store.UpdateProfile(u.user.ID, name, email); err != nil {
+		h.profileRefused(w, r, u, fieldErrors(err, nil), func(v *views.ProfileView) { v.Name, v.Email = name, email })
+		return
+	}
+	http.Redirect(w, r, "/settings/profile?done=saved", http.StatusSeeOther)
+}
+
+// changePassword is POST /settings/profile/password: the current password is required; every
+// other session of the user ends.
+func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, u *ui) {
+	if !h.readUIForm(w, r, u) {
+		return
+	}
+	err := h.store.ChangePassword(u.user.ID, r.PostForm.Get("current_password"), r.PostForm.Get("password"), h.cfg.Sessions.SessionID(r))
+	if err != nil {
+		h.profileRefused(w, r, u, fieldErrors(err, nil), nil)
+		return
+	}
+	http.Redirect(w, r, "/settings/profile?done=password", http.StatusSeeOther)
+}
+
+// twoFactorSetup is GET /settings/profile/2fa: a new secret's QR code.
+func (h *Handler) twoFactorSetup(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	if u.user.TwoFactor {
+		http.Redirect(w, r, "/settings/profile", http.StatusSeeOther)
+		return
+	}
+	v, err := enrolView(h.store, u.user.ID, "/settings/profile/2fa")
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	h.render(w, r, u, http.StatusOK, "Set up two-factor", views.Enrol(v))
+}
+
+// twoFactorConfirm is POST /settings/profile/2fa: the first code turns two-factor on; the
+// recovery codes are shown this once.
+func (h *Handler) twoFactorConfirm(w http.ResponseWriter, r *http.Request, u *ui) {
+	u.section = "settings"
+	if !h.readUIForm(w, r, u) {
+		return
+	}
+	codes, err := h.store.ConfirmTwoFactor(u.user.ID, r.PostForm.Get("code"), h.cfg.Sessions.now())
+	if err != nil {
+		v, verr := enrolView(h.store, u.user.ID, "/settings/profile/2fa")
+		if verr != nil {
+			h.uiError(w, r, u, verr)
+			return
+		}
+		v.Error = codeError(err) + " Scan the new QR code and try again."
+		h.render(w, r, u, http.StatusUnprocessableEntity, "Set up two-factor", views.Enrol(v))
+		return
+	}
+	h.render(w, r, u, http.StatusOK, "Two-factor is on", views.RecoveryCodes(codes, "/settings/profile"))
+}
+
+// twoFactorOff is POST /settings/profile/2fa/off: the current password turns two-factor off.
+func (h *Handler) twoFactorOff(w http.ResponseWriter, r *http.Request, u *ui) {
+	if !h.readUIForm(w, r, u) {
+		return
+	}
+	full, err := h.store.User(u.user.ID)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	if !store.CheckPassword(full, r.PostForm.Get("current_password")) {
+		h.profileRefused(w, r, u, map[string]string{"off_password": "Is not your current password"}, nil)
+		return
+	}
+	if err := h.store.ResetTwoFactor(u.user.ID); err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	http.Redirect(w, r, "/settings/profile?done=2fa-off", http.StatusSeeOther)
+}
+
+// endSession is POST /settings/profile/sessions/{session}/end: signs one of the user's sessions out.
+func (h *Handler) endSession(w http.ResponseWriter, r *http.Request, u *ui) {
+	err := h.store.EndUserSession(u.user.ID, r.PathValue("session"))
+	if errors.Is(err, store.ErrNotFound) {
+		h.notFound(w, r, u, "such session")
+		return
+	}
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	http.Redirect(w, r, "/settings/profile?done=ended", http.StatusSeeOther)
+}
+
+// endOtherSessions is POST /settings/profile/sessions/end-others: every session but this one ends.
+func (h *Handler) endOtherSessions(w http.ResponseWriter, r *http.Request, u *ui) {
+	if err := h.store.EndUserSessions(u.user.ID, h.cfg.Sessions.SessionID(r)); err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	http.Redirect(w, r, "/settings/profile?done=ended-others", http.StatusSeeOther)
+}
+
+// browserName is a short name of the browser and system in a User-Agent header.
+func browserName(ua string) string {
+	browser := "Unknown browser"
+	for _, b := range []struct{ token, name string }{
+		{"Edg/", "Edge"}, {"OPR/", "Opera"}, {"Firefox/", "Firefox"}, {"HeadlessChrome/", "Headless Chrome"},
+		{"Chrome/", "Chrome"}, {"Safari/", "Safari"}, {"curl/", "curl"}, {"Go-http-client", "Go client"},
+	} {
+		if strings.Contains(ua, b.token) {
+			browser = b.name
+			break
+		}
+	}
+	for _, s := range []struct{ token, name string }{
+		{"Windows", "Windows"}, {"Android", "Android"}, {"iPhone", "iPhone"}, {"iPad", "iPad"},
+		{"Mac OS X", "macOS"}, {"Linux", "Linux"},
+	} {
+		if strings.Contains(ua, s.token) {
+			return browser + " on " + s.name
+		}
+	}
+	return browser
+}
