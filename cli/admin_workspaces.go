@@ -53,6 +53,7 @@ func adminSetWorkspace(a *adminEnv, args []string) error {
 	optional("help-reply", `reply to HELP ("" sends none)`, &in.HelpReply)
 	optional("voice-greeting", "what callers hear", &in.VoiceGreeting)
 	optional("time-zone", "IANA time zone of contacts whose own is unknown, e.g. America/New_York", &in.TimeZone)
+	optional("country", "ISO 3166-1 alpha-2 code (e.g. US, GB): the admin UI reads and shows numbers in its national format", &in.Country)
 	optional("quiet-hours", "HH:MM-HH:MM (e.g. 21:00-08:00) when broadcast copies wait, in each contact's time zone; off to turn off", &in.QuietHours)
 	a.fs.Func("retention-days", "delete messages older than this many days (0 keeps them)", func(v string) error {
 		d, err := strconv.Atoi(v)
@@ -67,7 +68,7 @@ func adminSetWorkspace(a *adminEnv, args []string) error {
 			return err
 		}
 		if in == (store.WorkspaceSettings{}) {
-			return fmt.Errorf("give a setting to change: --name, --time-zone, --quiet-hours, --retention-days or a reply text")
+			return fmt.Errorf("give a setting to change: --name, --country, --time-zone, --quiet-hours, --retention-days or a reply text")
 		}
 		w, err := s.UpdateWorkspace(*ws, in)
 		if err != nil {

@@ -145,7 +145,7 @@ func TestBrowserFirstRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 1 || !strings.Contains(rows[0], "+14155550123") || !strings.Contains(rows[0], "see you both") {
+	if len(rows) != 1 || !strings.Contains(rows[0], "(415) 555-0123") || !strings.Contains(rows[0], "see you both") {
 		t.Errorf("inbox rows %q: want the one conversation with its latest text", rows)
 	}
 	shots.take(ctx, "10-inbox")

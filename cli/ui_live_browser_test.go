@@ -76,7 +76,7 @@ func TestBrowserLiveInbox(t *testing.T) {
 	run("open the thread: it is read",
 		chromedp.Click(testutil.TestID("inbox-link")),
 		chromedp.WaitVisible(testutil.TestID("thread-items")),
-		poll(`window.switchboardLive && window.switchboardLive.readyState === 1 && document.title.startsWith("+1")`, nil, within(5*time.Second)),
+		poll(`window.switchboardLive && window.switchboardLive.readyState === 1 && document.title.startsWith("(415) 555-0123")`, nil, within(5*time.Second)),
 		chromedp.Evaluate[chromedp.Void](`window.__noReload = true`),
 	)
 	inbound("Or Saturday morning works too")

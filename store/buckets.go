@@ -59,6 +59,7 @@ var (
 	bSubOwner          = []byte("idx_webhook_subscription_owner")   // see ownerKey (subscription.go)
 	bSubPending        = []byte("idx_webhook_subscription_pending") // sub|delivery -> empty, pending only
 	bEventPending      = []byte("idx_webhook_event_pending")        // event|delivery -> empty, pending only
+	bSnippets          = []byte("snippets")                         // ws|shortcut -> Snippet (snippet.go)
 	// The live inbox's push (live_event.go, unread.go, notify_prefs.go).
 	bLiveEvents  = []byte("live_events")         // ws|seq(8) -> at|kind|target|JSON
 	bLiveSeq     = []byte("live_event_seq")      // ws -> last seq(8)
@@ -88,7 +89,7 @@ var allBuckets = [][]byte{
 	bContactTerms, bContactOrder, bContactNums, bConversations, bConvKey, bMessages, bConvMessages,
 	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bOptOutLifts, bConsents, bNumberFlags, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
-	bSubOwner, bSubPending, bEventPending, bConvActivity,
+	bSubOwner, bSubPending, bEventPending, bConvActivity, bSnippets,
 	bLiveEvents, bLiveSeq, bUnread, bUnreadCount, bMentions, bMentionLast, bNotifyPrefs,
 	bImportJobs,
 	bMedia, bMediaChunks, bMediaOwner, bMediaFetch, // media.go

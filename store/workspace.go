@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/internal/phone"
+
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -29,7 +31,13 @@ type Workspace struct {
 	// QuietHours ("21:00-08:00", "" when off): broadcast copies due inside them, in the
 	// contact's time zone, wait until they end.
 	QuietHours string `json:"quietHours,omitempty"`
+	// Country (ISO 3166-1 alpha-2, "" for US) is how the admin UI reads numbers typed in
+	// national format and which numbers it shows in national format.
+	Country string `json:"country,omitempty"`
 }
+
+// Region is the workspace's country, US when none is set.
+func (w *Workspace) Region() string { return phone.Country(w.Country) }
 
 // Location is the workspace's time zone (UTC when unset or unknown).
 func (w *Workspace) Location() *time.Location {
@@ -130,6 +138,7 @@ type WorkspaceSettings struct {
 	VoiceGreeting *string
 	TimeZone      *string // IANA name, "" for UTC
 	QuietHours    *string // "HH:MM-HH:MM" or "off"
+	Country       *string // ISO 3166-1 alpha-2, upper or lower case
 	// RetentionDays: messages older than this many days are deleted by the sweeper; 0 keeps
 	// them.
 	RetentionDays *int
@@ -159,6 +168,13 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 	}
 	if in.TimeZone != nil && *in.TimeZone != "" && !ValidTimeZone(*in.TimeZone) {
 		errs = append(errs, FieldError{"timeZone", "must be an IANA time zone such as America/New_York"})
+	}
+	var country string
+	if in.Country != nil {
+		country = strings.ToUpper(strings.TrimSpace(*in.Country))
+		if !phone.ValidCountry(country) {
+			errs = append(errs, FieldError{"country", "must be a two-letter country code (ISO 3166-1) such as US, GB or DE"})
+		}
 	}
 	var quiet QuietHours
 	if in.QuietHours != nil {
@@ -204,6 +220,9 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 		}
 		if in.RetentionDays != nil {
 			w.RetentionDays = *in.RetentionDays
+		}
+		if in.Country != nil {
+			w.Country = country
 		}
 		if in.QuietHours != nil {
 			w.QuietHours = ""

@@ -166,3 +166,25 @@ func TestCreateWorkspaceFor(t *testing.T) {
 		t.Errorf("a refused creation left a workspace: %d → %d", len(before), len(after))
 	}
 }
+
+func TestWorkspaceCountry(t *testing.T) {
+	s := openStore(t, store.Options{})
+	w, err := s.CreateWorkspace("Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Region() != "US" {
+		t.Fatalf("a new workspace's country is %q, want US", w.Region())
+	}
+	gb := " gb "
+	if w, err = s.UpdateWorkspace(w.ID, store.WorkspaceSettings{Country: &gb}); err != nil || w.Country != "GB" || w.Region() != "GB" {
+		t.Fatalf("set country gb: %+v, %v; want GB", w, err)
+	}
+	for _, bad := range []string{"", "XX", "USA", "1"} {
+		_, err := s.UpdateWorkspace(w.ID, store.WorkspaceSettings{Country: &bad})
+		wantFields(t, err, "country")
+	}
+	if got, _ := s.Workspace(w.ID); got.Country != "GB" {
+		t.Fatalf("after refused changes the country is %q, want GB", got.Country)
+	}
+}

@@ -77,14 +77,14 @@ func Webhooks(v WebhooksView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if v.Secret != "" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<div class=\"notice secret\" role=\"status\" data-testid=\"webhook-created\"><p><strong>Subscription added.</strong> Verify each delivery's <code>webhook-signature</code> with this secret.</p><label for=\"hook-secret\">Signing secret</label> <input id=\"hook-secret\" type=\"text\" readonly value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<div class=\"notice secret\" role=\"status\" data-testid=\"webhook-created\"><p><strong>Subscription added.</strong> Verify each delivery's <code>webhook-signature</code> with this secret.</p><label for=\"hook-secret\">Signing secret</label> <input id=\"hook-secret\" type=\"text\" readonly data-copy value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var2 string
 			templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs(v.Secret)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/webhooks.templ`, Line: 49, Col: 64}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/webhooks.templ`, Line: 49, Col: 74}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 			if templ_7745c5c3_Err != nil {

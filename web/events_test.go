@@ -291,7 +291,7 @@ func TestMarkUnreadAndFilters(t *testing.T) {
 	}
 	mo := e.signIn(t, e.mo)
 	_, page = e.send(t, mo, "GET", "/inbox?mentions=1", nil)
-	if strings.Count(page, `data-testid="inbox-row"`) != 1 || !strings.Contains(page, "+14155550123") {
+	if strings.Count(page, `data-testid="inbox-row"`) != 1 || !strings.Contains(page, "(415) 555-0123") {
 		t.Fatalf("mo's mentions: want the one conversation")
 	}
 	_, page = e.send(t, alice, "GET", "/inbox?mentions=1", nil)

@@ -88,6 +88,11 @@ func (h *Handler) routes() http.Handler {
 			w.Header().Set("Cache-Control", "public, max-age=3600")
 			files.ServeHTTP(w, r)
 		}))
+		// Browsers ask for /favicon.ico whatever the page's <link rel="icon"> says.
+		mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Cache-Control", "public, max-age=86400")
+			http.ServeFileFS(w, r, h.cfg.Static, "static/favicon.svg")
+		})
 	}
 
 	// ---- media (MMS attachments): served without sign-in, the random token is the key ----
@@ -122,6 +127,7 @@ func (h *Handler) routes() http.Handler {
 		get("/inbox", roleSignedIn, h.inbox)
 		post("/inbox", roleMember, h.newConversation)
 		get("/inbox/{conversation}", roleMember, h.thread)
+		get("/inbox/{conversation}/snippet", roleMember, h.threadSnippet)
 		post("/inbox/{conversation}/reply", roleMember, h.threadReply)
 		post("/inbox/{conversation}/comment", roleMember, h.threadComment)
 		post("/inbox/{conversation}/assign", roleMember, h.threadAssign)
@@ -151,7 +157,9 @@ func (h *Handler) routes() http.Handler {
 		get("/contacts", roleMember, h.contacts)
 		get("/contacts/new", roleMember, h.contactNew)
 		post("/contacts/new", roleMember, h.contactCreate)
+		get("/contacts/suggest", roleMember, h.contactSuggest)
 		get("/contacts/{contact}", roleMember, h.contact)
+		post("/contacts/{contact}/message", roleMember, h.contactMessage)
 		post("/contacts/{contact}", roleMember, h.contactSave)
 		post("/contacts/{contact}/groups", roleMember, h.contactGroupAdd)
 		post("/contacts/{contact}/groups/remove", roleMember, h.contactGroupRemove)
@@ -201,6 +209,9 @@ func (h *Handler) routes() http.Handler {
 		post("/settings/members/{user}/remove", roleAdmin, h.removeMember)
 		post("/settings/members/{user}/role", roleAdmin, h.setMemberRole)
 		post("/settings/members/invitations/{invitation}/revoke", roleAdmin, h.revokeInvitation)
+		get("/settings/snippets", roleAdmin, h.settingsSnippets)
+		post("/settings/snippets", roleAdmin, h.saveSnippet)
+		post("/settings/snippets/{shortcut}/delete", roleAdmin, h.deleteSnippet)
 		get("/settings/webhooks", roleAdmin, h.settingsWebhooks)
 		post("/settings/webhooks", roleAdmin, h.createWebhook)
 		get("/settings/webhooks/{sub}/log", roleAdmin, h.webhookLog)
@@ -245,7 +256,7 @@ func (h *Handler) routes() http.Handler {
 	}
 
 	// ---- middleware, outermost first: request id, access log and panic recovery ----
-	return h.withRequestID(mux)
+	return h.withRequestID(h.statusPages(mux))
 }
 
 // superuserOnly wraps a page so that only a superuser of the installation opens it; it

@@ -324,7 +324,10 @@ func (h *Handler) addNumber(w http.ResponseWriter, r *http.Request, u *ui) {
 		return
 	}
 	f := views.AddNumberForm{Phone: strings.TrimSpace(r.PostForm.Get("phone")), Name: strings.TrimSpace(r.PostForm.Get("name"))}
-	_, err := h.store.CreateNumber(u.ws.ID, store.NumberInput{Phone: f.Phone, Name: f.Name, Carrier: store.ProviderSandbox})
+	e164, err := u.readPhone("phone", f.Phone)
+	if err == nil {
+		_, err = h.store.CreateNumber(u.ws.ID, store.NumberInput{Phone: e164, Name: f.Name, Carrier: store.ProviderSandbox})
+	}
 	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
 		v, err := h.inboxView(r, u)
 		if err != nil {

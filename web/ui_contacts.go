@@ -7,6 +7,7 @@ import (
 	"net/mail"
 	"strconv"
 	"strings"
+	"switchboard/internal/phone"
 	"time"
 	"unicode/utf8"
 
@@ -67,15 +68,17 @@ func (h *Handler) contactNew(w http.ResponseWriter, r *http.Request, u *ui) {
 
 // readContactForm reads the contact form into f and the store's input; the errors are by field.
 // Editing, an emptied property is removed; creating, it is left out.
-func readContactForm(r *http.Request, f *views.ContactForm, editing bool) (store.ContactInput, map[string]string) {
+func readContactForm(r *http.Request, f *views.ContactForm, editing bool, country string) (store.ContactInput, map[string]string) {
 	get := func(k string) string { return strings.TrimSpace(r.PostForm.Get(k)) }
 	f.FirstName, f.LastName, f.Company, f.Email = get("firstName"), get("lastName"), get("company"), get("email")
 	f.TimeZone = get("timeZone")
 	errs := map[string]string{}
+	e164 := f.Phone // editing: the contact's own number, which the form does not change
 	if !editing {
 		f.Phone = get("phone")
-		if !store.ValidE164(f.Phone) {
-			errs["phone"] = capitalize(store.E164Message)
+		var err error
+		if e164, err = phone.Parse(f.Phone, country); err != nil {
+			errs["phone"] = capitalize(phoneMessage(country))
 		}
 		if f.FirstName == "" {
 			errs["firstName"] = "Write the first name"
@@ -94,7 +97,7 @@ func readContactForm(r *http.Request, f *views.ContactForm, editing bool) (store
 	if f.TimeZone != "" && !store.ValidTimeZone(f.TimeZone) {
 		errs["timeZone"] = "Must be an IANA time zone such as America/Chicago"
 	}
-	in := store.ContactInput{Phone: f.Phone, FirstName: &f.FirstName, LastName: &f.LastName, Company: &f.Company,
+	in := store.ContactInput{Phone: e164, FirstName: &f.FirstName, LastName: &f.LastName, Company: &f.Company,
 		Email: &f.Email, TimeZone: &f.TimeZone, Properties: map[string]any{}, Source: store.SourceAdmin}
 	for i := range f.Props {
 		p := &f.Props[i]
@@ -141,12 +144,12 @@ func (h *Handler) contactCreate(w http.ResponseWriter, r *http.Request, u *ui) {
 		return
 	}
 	f := views.ContactForm{Props: props}
-	in, errs := readContactForm(r, &f, false)
+	in, errs := readContactForm(r, &f, false, u.ws.Region())
 	var c store.Contact
 	if errs == nil {
 		c, err = h.store.CreateContact(u.ws.ID, in)
 		if errors.Is(err, store.ErrConflict) {
-			if old, err2 := h.store.ContactByPhone(u.ws.ID, f.Phone); err2 == nil {
+			if old, err2 := h.store.ContactByPhone(u.ws.ID, in.Phone); err2 == nil {
 				err = store.ValidationError{{Field: "phone", Message: "a contact with this number already exists: " + orUnnamed(contactName(&old))}}
 			}
 		}
@@ -187,14 +190,14 @@ func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.C
 	// An unnamed contact (one that texted in) is known by its number.
 	v := views.ContactView{Name: contactName(c), Notice: contactNotices[r.URL.Query().Get("done")]}
 	if v.Name == "" {
-		v.Name = c.Phone()
+		v.Name = u.showPhone(c.Phone())
 	}
 	props, err := h.propFields(u, c)
 	if err != nil {
 		return v, err
 	}
 	v.Form = views.ContactForm{ID: c.ID, FirstName: c.FirstName, LastName: c.LastName, Company: c.Company, Email: c.Email, TimeZone: c.TimeZone,
-		Phone: c.Phone(), Props: props}
+		Phone: u.showPhone(c.Phone()), Props: props}
 	wsLoc := u.ws.Location()
 	v.TimeZone = store.ContactLocation(c.TimeZone, c.Phone(), wsLoc, h.now()).String()
 	switch {
@@ -210,6 +213,19 @@ func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.C
 	}
 	if v.Compliance, err = h.complianceView(u, c.Phone()); err != nil {
 		return v, err
+	}
+	numbers, err := h.store.Numbers(u.ws.ID)
+	if err != nil {
+		return v, err
+	}
+	for _, n := range numbers {
+		if n.Active {
+			label := u.showPhone(n.Phone)
+			if n.Name != "" {
+				label += " (" + n.Name + ")"
+			}
+			v.Numbers = append(v.Numbers, views.Option{Value: n.Phone, Label: label})
+		}
 	}
 	in, err := h.store.ContactGroups(u.ws.ID, c.ID)
 	if err != nil {
@@ -239,7 +255,7 @@ func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.C
 		if cv.LastMessageTime != nil {
 			at = *cv.LastMessageTime
 		}
-		v.Conversations = append(v.Conversations, views.ContactConversation{ID: cv.ID, From: cv.From, Status: cv.Status,
+		v.Conversations = append(v.Conversations, views.ContactConversation{ID: cv.ID, From: u.showPhone(cv.From), Status: cv.Status,
 			When: formatWhen(at, now, loc)})
 	}
 	return v, nil
@@ -281,7 +297,7 @@ func (h *Handler) contactSave(w http.ResponseWriter, r *http.Request, u *ui) {
 		return
 	}
 	f := views.ContactForm{ID: c.ID, Phone: c.Phone(), Props: props}
-	in, errs := readContactForm(r, &f, true)
+	in, errs := readContactForm(r, &f, true, u.ws.Region())
 	if errs == nil {
 		_, _, err = h.store.UpsertContact(u.ws.ID, in)
 		errs = fieldErrors(err, nil)

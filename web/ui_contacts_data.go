@@ -120,7 +120,7 @@ func (h *Handler) contacts(w http.ResponseWriter, r *http.Request, u *ui) {
 			h.uiError(w, r, u, err)
 			return
 		}
-		v.Rows = append(v.Rows, views.ContactRow{ID: c.ID, Name: contactName(&c), Phone: c.Phone(), Email: c.Email, Company: c.Company, OptedOut: out})
+		v.Rows = append(v.Rows, views.ContactRow{ID: c.ID, Name: contactName(&c), Phone: u.showPhone(c.Phone()), Email: c.Email, Company: c.Company, OptedOut: out})
 	}
 	h.render(w, r, u, http.StatusOK, "Contacts", views.Contacts(v))
 }
@@ -333,7 +333,7 @@ func (h *Handler) contactDelete(w http.ResponseWriter, r *http.Request, u *ui) {
 	erase := r.PostForm.Get("erase") == "yes"
 	if r.PostForm.Get("confirm") != "yes" {
 		h.render(w, r, u, http.StatusOK, "Delete "+c.Phone(), views.ContactDeleteConfirm(views.ContactDeleteView{
-			ID: c.ID, Name: contactName(&c), Phone: c.Phone(), Erase: erase}))
+			ID: c.ID, Name: contactName(&c), Phone: u.showPhone(c.Phone()), Erase: erase}))
 		return
 	}
 	if _, err := h.store.DeleteContact(u.ws.ID, c.Phone(), erase); err != nil {
@@ -356,7 +356,7 @@ func (h *Handler) contactMessages(r *http.Request, u *ui, c *store.Contact, v *v
 	}
 	for _, m := range msgs {
 		v.Messages = append(v.Messages, views.ContactMessage{ConversationID: m.ConversationID, Direction: m.Direction(),
-			Text: m.Text, Status: m.Status, When: m.CreatedAt.In(workspaceLocation(u.ws)).Format("2006-01-02 15:04"), From: m.From})
+			Text: m.Text, Status: m.Status, When: m.CreatedAt.In(workspaceLocation(u.ws)).Format("2006-01-02 15:04"), From: u.showPhone(m.From)})
 	}
 	v.MessagesBefore = next
 	return nil

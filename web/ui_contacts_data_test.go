@@ -63,7 +63,7 @@ func TestUIContactsDataPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, body = e.send(t, c, "POST", "/contacts/"+ana.ID+"/delete", url.Values{"erase": {"yes"}})
-	wantPage(t, "the erase confirmation", res, body, http.StatusOK, "Erase +14155550123?", `name="confirm" value="yes"`)
+	wantPage(t, "the erase confirmation", res, body, http.StatusOK, "Erase (415) 555-0123?", `name="confirm" value="yes"`)
 	if _, err := e.st.Contact(e.a.ID, ana.ID); err != nil {
 		t.Fatal("the contact went before the confirmation")
 	}

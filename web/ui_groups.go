@@ -143,11 +143,9 @@ func (h *Handler) groupMemberAdd(w http.ResponseWriter, r *http.Request, u *ui) 
 		return
 	}
 	phone := strings.TrimSpace(r.PostForm.Get("phone"))
-	var err error
-	if !store.ValidE164(phone) {
-		err = store.ValidationError{{Field: "phone", Message: store.E164Message}}
-	} else {
-		_, _, err = h.store.AddToGroup(u.ws.ID, g.Name, phone)
+	e164, err := u.readPhone("phone", phone)
+	if err == nil {
+		_, _, err = h.store.AddToGroup(u.ws.ID, g.Name, e164)
 	}
 	if errs := fieldErrors(err, map[string]string{"group": "form"}); errs != nil {
 		h.renderGroup(w, r, u, g, http.StatusUnprocessableEntity, func(v *views.GroupView) {

@@ -86,7 +86,7 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 	loc := u.ws.Location()
 	for _, it := range items {
 		c := it.Conversation
-		number := strings.Join(c.Addresses, ", ")
+		number := u.showPhones(c.Addresses)
 		row := views.InboxRow{ID: c.ID, Title: it.ContactName, Number: number, Last: it.Last, Status: c.Status,
 			Labels: c.Labels, Assigned: len(c.AssignedUserIDs) > 0}
 		if c.Name != "" {
@@ -116,7 +116,7 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 		if !n.Active {
 			continue
 		}
-		label := n.Phone
+		label := u.showPhone(n.Phone)
 		if n.Name != "" {
 			label += " (" + n.Name + ")"
 		}
@@ -147,18 +147,21 @@ func (h *Handler) newConversation(w http.ResponseWriter, r *http.Request, u *ui)
 	f := views.NewConversationForm{From: strings.TrimSpace(r.PostForm.Get("from")), To: strings.TrimSpace(r.PostForm.Get("to"))}
 	var conv store.Conversation
 	var err error
+	var to, from string
+	if to, err = u.readPhone("to", f.To); err == nil {
+		from, err = u.readPhone("from", f.From)
+	}
 	switch {
-	case !store.ValidE164(f.To):
-		err = store.ValidationError{{Field: "to", Message: store.E164Message}}
+	case err != nil:
 	case fileErr != "":
 		err = store.ValidationError{{Field: "files", Message: fileErr}}
 	case len(files) > 0: // attachments go out as the conversation's first message
 		var m store.Message
-		if m, err = h.store.SendMessage(u.ws.ID, store.SendInput{From: f.From, To: []string{f.To}, Files: files, AuthorID: u.user.ID}); err == nil {
+		if m, err = h.store.SendMessage(u.ws.ID, store.SendInput{From: from, To: []string{to}, Files: files, AuthorID: u.user.ID}); err == nil {
 			conv.ID = m.ConversationID
 		}
 	default:
-		conv, _, err = h.store.CreateConversation(u.ws.ID, f.From, f.To)
+		conv, _, err = h.store.CreateConversation(u.ws.ID, from, to)
 	}
 	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
 		v, err := h.inboxView(r, u)

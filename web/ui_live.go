@@ -127,7 +127,7 @@ func (h *Handler) threadItems(w http.ResponseWriter, r *http.Request, u *ui) {
 	v := views.ThreadView{ID: c.ID}
 	loc, now := u.ws.Location(), h.now()
 	for _, t := range items {
-		it, err := h.threadItem(t, now, loc, names.users, names.contacts)
+		it, err := h.threadItem(u, t, now, loc, names.users, names.contacts)
 		if err != nil {
 			h.uiError(w, r, u, err)
 			return

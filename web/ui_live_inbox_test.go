@@ -124,7 +124,7 @@ func TestUIReplyInPlace(t *testing.T) {
 	res, body := e.send(t, c, "POST", thread+"/reply", url.Values{"text": {"On my way"}, "anchor": {anchor}}, "HX-Request", "true")
 	if res.StatusCode != http.StatusOK || !strings.HasPrefix(strings.TrimSpace(body), `<section class="card" id="reply-card"`) ||
 		!strings.Contains(body, `hx-swap-oob="true"`) || !strings.Contains(body, ">On my way<") || strings.Contains(body, "<html") ||
-		!strings.Contains(body, `data-testid="reply-text"></textarea>`) || !strings.Contains(body, "text 000") {
+		!strings.Contains(body, `aria-describedby="snippet-status"></textarea>`) || !strings.Contains(body, "text 000") {
 		t.Fatalf("reply in place: %d %.300s", res.StatusCode, body)
 	}
 	res, body = e.send(t, c, "POST", thread+"/reply", url.Values{"text": {""}, "anchor": {anchor}}, "HX-Request", "true")

@@ -36,7 +36,7 @@ func workspaceForm(ws store.Workspace) views.WorkspaceForm {
 		q = "off"
 	}
 	return views.WorkspaceForm{Name: ws.Name, StopReply: ws.KeywordReply(store.KeywordStop), StartReply: ws.KeywordReply(store.KeywordStart),
-		HelpReply: ws.KeywordReply(store.KeywordHelp), VoiceGreeting: ws.Greeting(), TimeZone: ws.TimeZone, QuietHours: q,
+		HelpReply: ws.KeywordReply(store.KeywordHelp), VoiceGreeting: ws.Greeting(), TimeZone: ws.TimeZone, Country: ws.Region(), QuietHours: q,
 		RetentionDays: strconv.Itoa(ws.RetentionDays)}
 }
 
@@ -56,7 +56,7 @@ func (h *Handler) saveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 	}
 	p := r.PostForm
 	f := views.WorkspaceForm{Name: p.Get("name"), StopReply: p.Get("stopReply"), StartReply: p.Get("startReply"),
-		HelpReply: p.Get("helpReply"), VoiceGreeting: p.Get("voiceGreeting"), TimeZone: strings.TrimSpace(p.Get("timeZone")),
+		HelpReply: p.Get("helpReply"), VoiceGreeting: p.Get("voiceGreeting"), TimeZone: strings.TrimSpace(p.Get("timeZone")), Country: strings.ToUpper(strings.TrimSpace(p.Get("country"))),
 		QuietHours: p.Get("quietHours"), RetentionDays: strings.TrimSpace(p.Get("retentionDays"))}
 	shown := workspaceForm(u.ws)
 	var retention *int
@@ -77,8 +77,11 @@ func (h *Handler) saveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 	}
 	in := store.WorkspaceSettings{Name: &f.Name, StopReply: keep(f.StopReply, shown.StopReply, u.ws.StopReply),
 		StartReply: keep(f.StartReply, shown.StartReply, u.ws.StartReply), HelpReply: keep(f.HelpReply, shown.HelpReply, u.ws.HelpReply),
-		VoiceGreeting: keep(f.VoiceGreeting, shown.VoiceGreeting, u.ws.VoiceGreeting), TimeZone: &f.TimeZone, QuietHours: &f.QuietHours,
+		VoiceGreeting: keep(f.VoiceGreeting, shown.VoiceGreeting, u.ws.VoiceGreeting), TimeZone: &f.TimeZone, Country: &f.Country, QuietHours: &f.QuietHours,
 		RetentionDays: retention}
+	if !p.Has("country") { // a form without the field keeps the country
+		in.Country = nil
+	}
 	f.Errors = bad
 	if len(bad) == 0 {
 		_, err := h.store.UpdateWorkspace(u.ws.ID, in)
@@ -139,7 +142,10 @@ func (h *Handler) addNumberOnSettings(w http.ResponseWriter, r *http.Request, u 
 	} else if carrierName == store.ProviderTelnyx && !h.cfg.Telnyx {
 		err = store.ValidationError{{Field: "carrier", Message: "telnyx needs the server's Telnyx keys; choose sandbox"}}
 	} else {
-		_, err = h.store.CreateNumber(u.ws.ID, store.NumberInput{Phone: f.Phone, Name: f.Name, Carrier: carrierName})
+		var e164 string
+		if e164, err = u.readPhone("phone", f.Phone); err == nil {
+			_, err = h.store.CreateNumber(u.ws.ID, store.NumberInput{Phone: e164, Name: f.Name, Carrier: carrierName})
+		}
 	}
 	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
 		v, verr := h.numbersView(r, u)

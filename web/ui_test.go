@@ -285,7 +285,7 @@ func TestUIThreadFlow(t *testing.T) {
 		t.Fatalf("an unknown status: %d, want 422", res.StatusCode)
 	}
 	res, body = e.send(t, c, "GET", thread, nil)
-	for _, want := range []string{"2 segments", "VIP, call back", "@mo", `data-testid="thread-blocked"`, ">Unblock +14155550123<", "billing", `value="` + e.mo.ID + `" checked`} {
+	for _, want := range []string{"2 segments", "VIP, call back", "@mo", `data-testid="thread-blocked"`, ">Unblock (415) 555-0123<", "billing", `value="` + e.mo.ID + `" checked`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("thread page lacks %q", want)
 		}
@@ -347,12 +347,12 @@ func TestUIWorkspaceSwitch(t *testing.T) {
 	}
 	c := e.signIn(t, e.alice)
 	_, body := e.send(t, c, "GET", "/inbox", nil)
-	if !strings.Contains(body, `<label for="workspace-select">Workspace</label>`) || strings.Contains(body, "+14155550177") {
+	if !strings.Contains(body, `<label for="workspace-select">Workspace</label>`) || strings.Contains(body, "(415) 555-0177") {
 		t.Fatal("want the Workspace control and A's inbox first")
 	}
 	res, _ := e.send(t, c, "POST", "/workspace", url.Values{"workspace": {e.b.ID}, "back": {"/inbox"}})
 	wantRedirect(t, res, "/inbox")
-	if _, body = e.send(t, c, "GET", "/inbox", nil); !strings.Contains(body, "+14155550177") {
+	if _, body = e.send(t, c, "GET", "/inbox", nil); !strings.Contains(body, "(415) 555-0177") {
 		t.Fatal("after switching to B, want B's conversation in the inbox")
 	}
 	// A link to a conversation of the user's other workspace shows it without switching the
@@ -428,7 +428,7 @@ func TestUIInboxPages(t *testing.T) {
 		t.Fatal("want an \"Older conversations\" link")
 	}
 	_, body = e.send(t, c, "GET", html.UnescapeString(m[1]), nil)
-	if n := strings.Count(body, `data-testid="inbox-row"`); n != 1 || !strings.Contains(body, "+14155552000") || strings.Contains(body, "inbox-more") {
+	if n := strings.Count(body, `data-testid="inbox-row"`); n != 1 || !strings.Contains(body, "(415) 555-2000") || strings.Contains(body, "inbox-more") {
 		t.Fatalf("second page: %d rows, want the 1 oldest and no further link", n)
 	}
 }

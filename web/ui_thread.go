@@ -48,8 +48,27 @@ func (h *Handler) conversationOf(w http.ResponseWriter, r *http.Request, u *ui) 
 // threadView loads what the thread page shows: messages and comments interleaved by time.
 func (h *Handler) threadView(r *http.Request, u *ui, c store.Conversation) (views.ThreadView, error) {
 	q := r.URL.Query()
-	v := views.ThreadView{ID: c.ID, From: c.From, Status: c.Status, Labels: c.Labels, Assigned: c.AssignedUserIDs,
-		Number: strings.Join(c.Addresses, ", "), CanBlock: !c.IsGroup(), Notice: doneNotices[q.Get("done")]}
+	v := views.ThreadView{ID: c.ID, From: u.showPhone(c.From), Status: c.Status, Labels: c.Labels, Assigned: c.AssignedUserIDs,
+		Number: u.showPhones(c.Addresses), CanBlock: !c.IsGroup(), Notice: doneNotices[q.Get("done")]}
+	snippets, err := h.store.Snippets(u.ws.ID)
+	if err != nil {
+		return v, err
+	}
+	for _, s := range snippets {
+		v.Snippets = append(v.Snippets, views.Option{Value: s.Shortcut, Label: s.Name})
+	}
+	// ?snippet= is the picker without JavaScript: the reply box opens with the snippet filled in.
+	if sc := q.Get("snippet"); sc != "" {
+		text, err := h.fillSnippet(u, c, sc)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			v.Reply.Errors = map[string]string{"snippet": unknownSnippet(sc)}
+		case err != nil:
+			return v, err
+		default:
+			v.Reply.Text = text
+		}
+	}
 	v.Title = c.Name
 	if u.ws.ID != u.home {
 		v.Elsewhere = views.Option{Value: u.ws.ID, Label: u.ws.Name}

@@ -30,7 +30,7 @@ func (h *Handler) loadItems(r *http.Request, u *ui, c store.Conversation, v *vie
 	}
 	loc, now := u.ws.Location(), h.now()
 	for _, t := range win.Items {
-		it, err := h.threadItem(t, now, loc, userName, contactName)
+		it, err := h.threadItem(u, t, now, loc, userName, contactName)
 		if err != nil {
 			return err
 		}
@@ -41,11 +41,12 @@ func (h *Handler) loadItems(r *http.Request, u *ui, c store.Conversation, v *vie
 
 // threadItem is a thread item as the thread shows it: the one conversion used by the window
 // (the page, "Show earlier", a form sent in place) and by the live appender (ui_live.go), so an
-// item looks the same however it reached the page.
-func (h *Handler) threadItem(t store.ThreadItem, now time.Time, loc *time.Location, userName, contactName map[string]string) (views.ThreadItem, error) {
+// item looks the same however it reached the page. Numbers are written for the reader (national
+// format for the workspace's country).
+func (h *Handler) threadItem(u *ui, t store.ThreadItem, now time.Time, loc *time.Location, userName, contactName map[string]string) (views.ThreadItem, error) {
 	switch {
 	case t.Message != nil:
-		it := messageItem(t.Message, now, loc, userName, contactName)
+		it := messageItem(t.Message, now, loc, userName, contactName, u.showPhone)
 		var err error
 		it.Media, err = h.attachmentsOf(t.Message.Media)
 		return it, err
@@ -53,7 +54,7 @@ func (h *Handler) threadItem(t store.ThreadItem, now time.Time, loc *time.Locati
 		return commentItem(t.Comment, now, loc, userName), nil
 	case t.Entry != nil:
 		return views.ThreadItem{ID: t.Entry.ID, Entry: true, At: formatWhen(t.Entry.CreatedAt, now, loc),
-			Text: entryText(t.Entry, now, loc, userName)}, nil
+			Text: entryText(t.Entry, now, loc, userName, u.showPhone)}, nil
 	}
 	return views.ThreadItem{ID: t.ID}, nil
 }
@@ -73,7 +74,8 @@ func commentItem(cm *store.Comment, now time.Time, loc *time.Location, userName 
 }
 
 // messageItem is a message as the thread shows it (its media are added by threadItem).
-func messageItem(m *store.Message, now time.Time, loc *time.Location, userName, contactName map[string]string) views.ThreadItem {
+// show writes a number for the reader.
+func messageItem(m *store.Message, now time.Time, loc *time.Location, userName, contactName map[string]string, show func(string) string) views.ThreadItem {
 	it := views.ThreadItem{ID: m.ID, Outbound: m.Outbound, At: formatWhen(m.CreatedAt, now, loc), Text: m.Text, MediaError: m.MediaError,
 		Status: m.Status, Segments: m.Segments, Error: m.ProviderErr}
 	// A failed message with a known carrier code says what happened and what to do, in plain words.
@@ -84,11 +86,11 @@ func messageItem(m *store.Message, now time.Time, loc *time.Location, userName, 
 	case m.Outbound && m.AuthorID != "" && userName[m.AuthorID] != "":
 		it.Who = userName[m.AuthorID]
 	case m.Outbound:
-		it.Who = m.From
+		it.Who = show(m.From)
 	case contactName[m.From] != "":
-		it.Who = contactName[m.From] + " (" + m.From + ")"
+		it.Who = contactName[m.From] + " (" + show(m.From) + ")"
 	default:
-		it.Who = m.From
+		it.Who = show(m.From)
 	}
 	if m.SendAt != nil {
 		it.SendAt = formatWhen(*m.SendAt, now, loc)
@@ -98,7 +100,8 @@ func messageItem(m *store.Message, now time.Time, loc *time.Location, userName, 
 }
 
 // entryText says who did what: "Ana Lima closed the conversation".
-func entryText(e *store.ConversationEntry, now time.Time, loc *time.Location, userName map[string]string) string {
+// show writes a number for the reader.
+func entryText(e *store.ConversationEntry, now time.Time, loc *time.Location, userName map[string]string, show func(string) string) string {
 	who := userName[e.UserID]
 	if who == "" {
 		who = "Someone"
@@ -149,9 +152,9 @@ func entryText(e *store.ConversationEntry, now time.Time, loc *time.Location, us
 		}
 		return who + " " + strings.Join(parts, " and ")
 	case store.EntryBlock:
-		return who + " blocked " + e.Phone
+		return who + " blocked " + show(e.Phone)
 	case store.EntryUnblock:
-		return who + " unblocked " + e.Phone
+		return who + " unblocked " + show(e.Phone)
 	}
 	return who + " changed the conversation"
 }
