@@ -128,20 +128,7 @@ func backupTo(dataDir string, w io.Writer) (int64, error) {
 	// No proxy (HTTP_PROXY and the like would carry the token off the machine) and no redirects.
 	// The endpoint answers loopback callers only: to a server bound to another address of this
 	// host, connect from the loopback address (the kernel routes local addresses over lo).
-	dialer := &net.Dialer{Timeout: 10 * time.Second}
-	if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() {
-		if ip.To4() != nil {
-			dialer.LocalAddr = &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}
-		} else {
-			dialer.LocalAddr = &net.TCPAddr{IP: net.IPv6loopback}
-		}
-	}
-	client := &http.Client{
-		Transport: &http.Transport{Proxy: nil, DialContext: dialer.DialContext},
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-	}
+	client := loopbackClient(host)
 	resp, err := client.Do(req)
 	if err != nil {
 		return 0, fmt.Errorf("reach the running server: %w", err)
@@ -155,4 +142,25 @@ func backupTo(dataDir string, w io.Writer) (int64, error) {
 		err = fmt.Errorf("backup truncated: %d of %d bytes", n, resp.ContentLength)
 	}
 	return n, err
+}
+
+// loopbackClient talks to the running server's loopback-only admin endpoints: no proxy
+// (HTTP_PROXY and the like would carry the token off the machine), no redirects, and, to a
+// server bound to another address of this host, a connection from the loopback address (the
+// kernel routes local addresses over lo).
+func loopbackClient(host string) *http.Client {
+	dialer := &net.Dialer{Timeout: 10 * time.Second}
+	if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() {
+		if ip.To4() != nil {
+			dialer.LocalAddr = &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}
+		} else {
+			dialer.LocalAddr = &net.TCPAddr{IP: net.IPv6loopback}
+		}
+	}
+	return &http.Client{
+		Transport: &http.Transport{Proxy: nil, DialContext: dialer.DialContext},
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
 }

@@ -141,20 +141,7 @@ func serverCall(dataDir, method, path string, body io.Reader) (*http.Response, e
 	if body != nil {
 		req.Header.Set("Content-Type", "text/csv")
 	}
-	dialer := &net.Dialer{Timeout: 10 * time.Second}
-	if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() {
-		if ip.To4() != nil {
-			dialer.LocalAddr = &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}
-		} else {
-			dialer.LocalAddr = &net.TCPAddr{IP: net.IPv6loopback}
-		}
-	}
-	client := &http.Client{
-		Transport: &http.Transport{Proxy: nil, DialContext: dialer.DialContext},
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-	}
+	client := loopbackClient(host)
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("reach the running server: %w", err)
