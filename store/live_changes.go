@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -139,71 +138,24 @@ func (s *Store) ThreadAfter(workspaceID, conversationID, afterID string) ([]Thre
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}
-		idx := tx.Bucket(bConvMessages)
-		type head struct {
-			c    *bolt.Cursor
-			p    []byte
-			kind byte
-			id   []byte
-		}
 		var after []byte
 		if id, ok := ParseID(afterID); ok {
 			after = id[:]
 		}
-		set := func(h *head, k []byte) {
-			for k != nil && bytes.HasPrefix(k, h.p) && (len(k) != len(h.p)+16 || bytes.Compare(k[len(h.p):], after) <= 0) {
-				k, _ = h.c.Next()
-			}
-			if k == nil || !bytes.HasPrefix(k, h.p) {
-				h.id = nil
-				return
-			}
-			h.id = k[len(h.p):]
-		}
-		var heads []*head
-		for _, t := range []struct {
-			term string
-			kind byte
-		}{{conversationID, 'm'}, {"c" + conversationID, 'c'}, {entryTerm(conversationID), 'a'}} {
-			h := &head{c: idx.Cursor(), p: idxPrefix(workspaceID, t.term), kind: t.kind}
-			k, _ := h.c.Seek(append(slices.Clone(h.p), after...))
-			set(h, k)
-			heads = append(heads, h)
-		}
+		walk := newThreadWalk(tx.Bucket(bConvMessages), workspaceID, conversationID, true, after)
 		for len(out) < ThreadMax {
-			var best *head
-			for _, h := range heads {
-				if h.id != nil && (best == nil || bytes.Compare(h.id, best.id) < 0) {
-					best = h
-				}
-			}
-			if best == nil {
+			kind, id := walk.peek()
+			if id == nil {
 				break
 			}
-			id := ulid.ULID(best.id).String()
-			key := wsKey(workspaceID, id)
-			it := ThreadItem{ID: id}
-			var ok bool
-			var err error
-			switch best.kind {
-			case 'm':
-				it.Message = &Message{}
-				ok, err = getJSON(tx.Bucket(bMessages), key, it.Message)
-			case 'c':
-				it.Comment = &Comment{}
-				ok, err = getJSON(tx.Bucket(bComments), key, it.Comment)
-			default:
-				it.Entry = &ConversationEntry{}
-				ok, err = getJSON(tx.Bucket(bConvEntries), key, it.Entry)
-			}
+			it, ok, err := loadThreadItem(tx, workspaceID, kind, id)
 			if err != nil {
 				return err
 			}
 			if ok {
 				out = append(out, it)
 			}
-			k, _ := best.c.Next()
-			set(best, k)
+			walk.advance()
 		}
 		return nil
 	})

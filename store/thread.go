@@ -10,7 +10,7 @@ import (
 
 // A thread is read as a window: the thread index (bConvMessages) holds a conversation's
 // messages under its id, its comments under "c" + id and its activity entries under "a" + id,
-// each keyed by the item's ULID, so three reverse cursors merged by id walk the thread newest
+// each keyed by the item's ULID, so three cursors merged by id (threadWalk) walk the thread newest
 // first and read only the items shown, however long the thread.
 
 // Thread window sizes: a page shows ThreadPage items; no response carries more than ThreadMax.
@@ -63,28 +63,22 @@ func (s *Store) Thread(workspaceID, conversationID string, q ThreadQuery) (Threa
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}
-		idx := tx.Bucket(bConvMessages)
-		heads := []*threadCursor{
-			newThreadCursor(idx, idxPrefix(workspaceID, conversationID), 'm', q.Before),
-			newThreadCursor(idx, idxPrefix(workspaceID, "c"+conversationID), 'c', q.Before),
-			newThreadCursor(idx, idxPrefix(workspaceID, entryTerm(conversationID)), 'a', q.Before),
+		var before []byte
+		if id, ok := ParseID(q.Before); ok {
+			before = id[:]
 		}
+		walk := newThreadWalk(tx.Bucket(bConvMessages), workspaceID, conversationID, false, before)
 		type ref struct {
 			kind byte
 			id   []byte
 		}
 		var refs []ref
 		for {
-			var best *threadCursor
-			for _, h := range heads {
-				if h.id != nil && (best == nil || bytes.Compare(h.id, best.id) > 0) {
-					best = h
-				}
-			}
-			if best == nil {
+			kind, id := walk.peek()
+			if id == nil {
 				break
 			}
-			if stop != nil && bytes.Compare(best.id, stop) < 0 {
+			if stop != nil && bytes.Compare(id, stop) < 0 {
 				break
 			}
 			if len(refs) == limit {
@@ -95,27 +89,11 @@ func (s *Store) Thread(workspaceID, conversationID string, q ThreadQuery) (Threa
 				w.Earlier = ulid.ULID(refs[len(refs)-1].id).String()
 				break
 			}
-			refs = append(refs, ref{best.kind, slices.Clone(best.id)})
-			best.prev()
+			refs = append(refs, ref{kind, slices.Clone(id)})
+			walk.advance()
 		}
 		for i := len(refs) - 1; i >= 0; i-- {
-			r := refs[i]
-			id := ulid.ULID(r.id).String()
-			it := ThreadItem{ID: id}
-			key := wsKey(workspaceID, id)
-			var ok bool
-			var err error
-			switch r.kind {
-			case 'm':
-				it.Message = &Message{}
-				ok, err = getJSON(tx.Bucket(bMessages), key, it.Message)
-			case 'c':
-				it.Comment = &Comment{}
-				ok, err = getJSON(tx.Bucket(bComments), key, it.Comment)
-			default:
-				it.Entry = &ConversationEntry{}
-				ok, err = getJSON(tx.Bucket(bConvEntries), key, it.Entry)
-			}
+			it, ok, err := loadThreadItem(tx, workspaceID, refs[i].kind, refs[i].id)
 			if err != nil {
 				return err
 			}
@@ -126,45 +104,4 @@ func (s *Store) Thread(workspaceID, conversationID string, q ThreadQuery) (Threa
 		return nil
 	})
 	return w, err
-}
-
-// threadCursor walks one part of a thread index newest first; id is its current item's id
-// (nil at the end).
-type threadCursor struct {
-	c    *bolt.Cursor
-	p    []byte
-	kind byte
-	id   []byte
-}
-
-func newThreadCursor(b *bolt.Bucket, p []byte, kind byte, before string) *threadCursor {
-	t := &threadCursor{c: b.Cursor(), p: p, kind: kind}
-	start := nextPrefix(p)
-	if id, ok := ParseID(before); ok {
-		start = append(slices.Clone(p), id[:]...)
-	}
-	k, _ := t.c.Seek(start)
-	if k == nil {
-		k, _ = t.c.Last()
-	} else {
-		k, _ = t.c.Prev()
-	}
-	t.set(k)
-	return t
-}
-
-func (t *threadCursor) prev() {
-	k, _ := t.c.Prev()
-	t.set(k)
-}
-
-func (t *threadCursor) set(k []byte) {
-	for k != nil && bytes.HasPrefix(k, t.p) && len(k) != len(t.p)+16 {
-		k, _ = t.c.Prev()
-	}
-	if k == nil || !bytes.HasPrefix(k, t.p) {
-		t.id = nil
-		return
-	}
-	t.id = k[len(t.p):]
 }
