@@ -2,9 +2,6 @@ package carrier_test
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +15,7 @@ import (
 	"time"
 
 	"switchboard/carrier"
+	"switchboard/internal/testutil"
 )
 
 const telnyxTestKey = "KEY0123456789abcdef_telnyx_secret"
@@ -174,34 +172,26 @@ func TestTelnyxSendNetworkError(t *testing.T) {
 	}
 }
 
-// signTelnyx signs body as Telnyx does, at ts.
-func signTelnyx(priv ed25519.PrivateKey, ts time.Time, body []byte) (string, string) {
-	stamp := strconv.FormatInt(ts.Unix(), 10)
-	return stamp, base64.StdEncoding.EncodeToString(ed25519.Sign(priv, append([]byte(stamp+"|"), body...)))
-}
-
 func TestTelnyxSignature(t *testing.T) {
-	pub, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parsed, err := carrier.ParseTelnyxPublicKey(base64.StdEncoding.EncodeToString(pub))
+	key := testutil.NewTelnyxKey(t)
+	pub := key.Public
+	parsed, err := carrier.ParseTelnyxPublicKey(key.PublicBase64())
 	if err != nil || !parsed.Equal(pub) {
 		t.Fatalf("ParseTelnyxPublicKey: %v", err)
 	}
 	if _, err := carrier.ParseTelnyxPublicKey("c2hvcnQ="); err == nil {
 		t.Fatal("a 5-byte key was accepted")
 	}
-	_, other, _ := ed25519.GenerateKey(rand.Reader)
+	other := testutil.NewTelnyxKey(t)
 	now := time.Unix(1_800_000_000, 0)
 	body := []byte(`{"data":{"event_type":"message.sent","payload":{"id":"x"}}}`)
-	ts, sig := signTelnyx(priv, now, body)
+	ts, sig := key.Sign(now, body)
 	if err := carrier.VerifyTelnyxSignature(pub, body, ts, sig, now.Add(time.Minute)); err != nil {
 		t.Fatalf("a valid signature was refused: %v", err)
 	}
-	otherTS, otherSig := signTelnyx(other, now, body)
-	staleTS, staleSig := signTelnyx(priv, now.Add(-6*time.Minute), body)
-	futureTS, futureSig := signTelnyx(priv, now.Add(6*time.Minute), body)
+	otherTS, otherSig := other.Sign(now, body)
+	staleTS, staleSig := key.Sign(now.Add(-6*time.Minute), body)
+	futureTS, futureSig := key.Sign(now.Add(6*time.Minute), body)
 	refused := map[string][4]string{
 		"no signature":        {ts, "", string(body)},
 		"no timestamp":        {"", sig, string(body)},

@@ -1,14 +1,10 @@
 package cli
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -25,11 +21,7 @@ const (
 // TestServeTelnyx: add-number --carrier telnyx and serve both want the keys; with them the binary
 // sends through Telnyx's v2 API (a local fake) and believes only webhooks signed with the key.
 func TestServeTelnyx(t *testing.T) {
-	pub, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pubB64 := base64.StdEncoding.EncodeToString(pub)
+	key := testutil.NewTelnyxKey(t)
 	f := newFixture(t)
 	d := "-data=" + f.data
 	fails(t, "SWITCHBOARD_TELNYX_API_KEY", "admin", "add-number", d, "--workspace", f.ws, "--phone", telnyxPhone, "--carrier", "telnyx")
@@ -64,7 +56,7 @@ func TestServeTelnyx(t *testing.T) {
 		io.WriteString(w, `{"data":{"record_type":"message","id":"40385f64-5717-4562-b3fc-2c963f66afa6"}}`)
 	}))
 	defer fake.Close()
-	srv := startServer(t, addr, []string{"SWITCHBOARD_TELNYX_API_KEY=" + fakeTelnyxAK, "SWITCHBOARD_TELNYX_PUBLIC_KEY=" + pubB64},
+	srv := startServer(t, addr, []string{"SWITCHBOARD_TELNYX_API_KEY=" + fakeTelnyxAK, "SWITCHBOARD_TELNYX_PUBLIC_KEY=" + key.PublicBase64()},
 		"-addr", addr, d, "-base-url", "http://"+addr, "-log-requests=false", "-telnyx-base-url", fake.URL)
 
 	id := sendMessage(t, srv.base, f, telnyxPhone, "+14155550142", "Your order has shipped")
@@ -86,12 +78,11 @@ func TestServeTelnyx(t *testing.T) {
 		t.Fatalf("Telnyx got %v", got)
 	}
 
-	webhook := func(key ed25519.PrivateKey, body string) int {
-		stamp := strconv.FormatInt(time.Now().Unix(), 10)
+	webhook := func(key testutil.TelnyxKey, body string) int {
 		req, _ := http.NewRequest(http.MethodPost, srv.base+"/carrier/telnyx/webhook", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("telnyx-timestamp", stamp)
-		req.Header.Set("telnyx-signature-ed25519", base64.StdEncoding.EncodeToString(ed25519.Sign(key, []byte(stamp+"|"+body))))
+		for k, v := range key.Headers(time.Now(), []byte(body)) {
+			req.Header.Set(k, v)
+		}
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -100,11 +91,11 @@ func TestServeTelnyx(t *testing.T) {
 		return res.StatusCode
 	}
 	receipt := `{"data":{"event_type":"message.finalized","payload":{"id":"40385f64-5717-4562-b3fc-2c963f66afa6","to":[{"phone_number":"+14155550142","status":"delivered"}]}}}`
-	_, stranger, _ := ed25519.GenerateKey(rand.Reader)
+	stranger := testutil.NewTelnyxKey(t)
 	if code := webhook(stranger, receipt); code != http.StatusForbidden {
 		t.Fatalf("a webhook signed by another key: %d, want 403", code)
 	}
-	if code := webhook(priv, receipt); code != http.StatusOK {
+	if code := webhook(key, receipt); code != http.StatusOK {
 		t.Fatalf("a signed receipt: %d, want 200", code)
 	}
 	for _, m := range listMessages(t, srv.base, f, 10) {

@@ -1,15 +1,11 @@
 package web
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"switchboard/carrier"
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -65,16 +62,13 @@ func (f *fakeTelnyxAPI) sends() []map[string]any {
 
 type telnyxEnv struct {
 	*carrierEnv
-	api  *fakeTelnyxAPI
-	priv ed25519.PrivateKey
+	api *fakeTelnyxAPI
+	key testutil.TelnyxKey
 }
 
 func newTelnyxEnv(t *testing.T) *telnyxEnv {
 	t.Helper()
-	pub, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := testutil.NewTelnyxKey(t)
 	api := &fakeTelnyxAPI{refuse: map[string]string{}}
 	apiSrv := httptest.NewServer(api)
 	t.Cleanup(apiSrv.Close)
@@ -82,7 +76,7 @@ func newTelnyxEnv(t *testing.T) *telnyxEnv {
 	e := newEnvWith(t, Config{}, func(st *store.Store, cfg *Config) {
 		reg := prometheus.NewRegistry()
 		m := carrier.NewMetrics(reg, st)
-		cfg.Registry, cfg.BaseURL, cfg.TelnyxPublicKey = reg, publicURL, pub
+		cfg.Registry, cfg.BaseURL, cfg.TelnyxPublicKey = reg, publicURL, key.Public
 		cfg.Receiver = carrier.NewReceiver(st, m)
 		ws, _ := st.Workspaces()
 		var acme string
@@ -102,24 +96,22 @@ func newTelnyxEnv(t *testing.T) *telnyxEnv {
 		}
 	})
 	t.Cleanup(disp.Stop)
-	return &telnyxEnv{carrierEnv: &carrierEnv{env: e}, api: api, priv: priv}
+	return &telnyxEnv{carrierEnv: &carrierEnv{env: e}, api: api, key: key}
 }
 
-// webhook posts body to the Telnyx endpoint, signed with key at ts (nil key: no signature).
-func (e *telnyxEnv) webhookAt(t *testing.T, key ed25519.PrivateKey, ts time.Time, body string) resp {
+// webhookAt posts body to the Telnyx endpoint, signed with key at ts (nil key: no signature).
+func (e *telnyxEnv) webhookAt(t *testing.T, key *testutil.TelnyxKey, ts time.Time, body string) resp {
 	t.Helper()
 	h := map[string]string{"Content-Type": "application/json"}
 	if key != nil {
-		stamp := strconv.FormatInt(ts.Unix(), 10)
-		h["telnyx-timestamp"] = stamp
-		h["telnyx-signature-ed25519"] = base64.StdEncoding.EncodeToString(ed25519.Sign(key, []byte(stamp+"|"+body)))
+		h = key.Headers(ts, []byte(body))
 	}
 	return e.do(t, http.MethodPost, e.srv.URL+"/carrier/telnyx/webhook", h, []byte(body))
 }
 
 func (e *telnyxEnv) webhook(t *testing.T, body string) resp {
 	t.Helper()
-	r := e.webhookAt(t, e.priv, time.Now(), body)
+	r := e.webhookAt(t, &e.key, time.Now(), body)
 	if r.status != http.StatusOK || r.header.Get("Content-Type") != "application/json" {
 		t.Fatalf("signed webhook answered %d %q: %s", r.status, r.header.Get("Content-Type"), r.raw)
 	}
@@ -258,7 +250,7 @@ func TestTelnyxInboundAndKeywords(t *testing.T) {
 
 func TestTelnyxWebhookRefused(t *testing.T) {
 	e := newTelnyxEnv(t)
-	_, otherKey, _ := ed25519.GenerateKey(rand.Reader)
+	otherKey := testutil.NewTelnyxKey(t)
 	body := telnyxInbound("in-x", contactPhone, "hello")
 	cases := []struct {
 		name   string
@@ -266,16 +258,14 @@ func TestTelnyxWebhookRefused(t *testing.T) {
 		status int
 	}{
 		{"no signature", func() resp { return e.webhookAt(t, nil, time.Now(), body) }, http.StatusForbidden},
-		{"another key", func() resp { return e.webhookAt(t, otherKey, time.Now(), body) }, http.StatusForbidden},
-		{"stale timestamp", func() resp { return e.webhookAt(t, e.priv, time.Now().Add(-6*time.Minute), body) }, http.StatusForbidden},
+		{"another key", func() resp { return e.webhookAt(t, &otherKey, time.Now(), body) }, http.StatusForbidden},
+		{"stale timestamp", func() resp { return e.webhookAt(t, &e.key, time.Now().Add(-6*time.Minute), body) }, http.StatusForbidden},
 		{"body changed after signing", func() resp {
-			stamp := strconv.FormatInt(time.Now().Unix(), 10)
-			sig := base64.StdEncoding.EncodeToString(ed25519.Sign(e.priv, []byte(stamp+"|"+body)))
-			return e.do(t, http.MethodPost, e.srv.URL+"/carrier/telnyx/webhook", map[string]string{"Content-Type": "application/json",
-				"telnyx-timestamp": stamp, "telnyx-signature-ed25519": sig}, []byte(strings.Replace(body, "hello", "STOP", 1)))
+			return e.do(t, http.MethodPost, e.srv.URL+"/carrier/telnyx/webhook", e.key.Headers(time.Now(), []byte(body)),
+				[]byte(strings.Replace(body, "hello", "STOP", 1)))
 		}, http.StatusForbidden},
-		{"signed JSON that is no Telnyx event", func() resp { return e.webhookAt(t, e.priv, time.Now(), `{"hello":"world"}`) }, http.StatusBadRequest},
-		{"signed text that is no JSON", func() resp { return e.webhookAt(t, e.priv, time.Now(), `From=+14155550142`) }, http.StatusBadRequest},
+		{"signed JSON that is no Telnyx event", func() resp { return e.webhookAt(t, &e.key, time.Now(), `{"hello":"world"}`) }, http.StatusBadRequest},
+		{"signed text that is no JSON", func() resp { return e.webhookAt(t, &e.key, time.Now(), `From=+14155550142`) }, http.StatusBadRequest},
 	}
 	for _, c := range cases {
 		r := c.r()
