@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"switchboard/carrier"
@@ -355,30 +356,36 @@ func TestAGroupMessageGoesToEveryMember(t *testing.T) {
 	}
 }
 
+// TestStopWaitsForSendsInFlight: Stop returns only once the send at the carrier has answered,
+// with its outcome recorded. The dispatcher runs in a synctest bubble, so "Stop has not returned"
+// is checked once every goroutine of it is blocked, not after a guessed pause.
 func TestStopWaitsForSendsInFlight(t *testing.T) {
 	e := newEnv(t)
-	release := make(chan struct{})
-	called := make(chan struct{}, 1)
-	rec := &recorder{name: "sandbox", fn: func(int, carrier.Outbound) error {
-		called <- struct{}{}
-		<-release
-		return nil
-	}}
 	m := e.send(t, e.number, "+14155550123", "in flight")
-	d := carrier.NewDispatcher(e.s, carrier.Options{Carriers: map[string]carrier.Carrier{"sandbox": rec}, Now: e.clock.Now})
-	if err := d.Start(); err != nil {
-		t.Fatal(err)
-	}
-	<-called
-	stopped := make(chan struct{})
-	go func() { d.Stop(); close(stopped) }()
-	select {
-	case <-stopped:
-		t.Fatal("Stop returned while a send was at the carrier")
-	case <-time.After(100 * time.Millisecond):
-	}
-	close(release)
-	<-stopped
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		called := make(chan struct{}, 1)
+		rec := &recorder{name: "sandbox", fn: func(int, carrier.Outbound) error {
+			called <- struct{}{}
+			<-release
+			return nil
+		}}
+		d := carrier.NewDispatcher(e.s, carrier.Options{Carriers: map[string]carrier.Carrier{"sandbox": rec}, Now: e.clock.Now})
+		if err := d.Start(); err != nil {
+			t.Fatal(err)
+		}
+		<-called
+		stopped := make(chan struct{})
+		go func() { d.Stop(); close(stopped) }()
+		synctest.Wait() // Stop has done all it can without the carrier's answer
+		select {
+		case <-stopped:
+			t.Fatal("Stop returned while a send was at the carrier")
+		default:
+		}
+		close(release)
+		<-stopped
+	})
 	if got := e.status(t, m.ID); got.Status != store.MessageSent {
 		t.Errorf("after Stop the in-flight message is %q, want its outcome recorded (sent)", got.Status)
 	}
