@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -24,48 +23,23 @@ func TestBrowserTwoFactor(t *testing.T) {
 	data := t.TempDir()
 	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, addr, nil, "-addr", addr, "-data="+data, "-log-requests=false")
-	link := ""
-	re := regexp.MustCompile(`one-time link\): (\S+)`)
-	for deadline := time.Now().Add(5 * time.Second); link == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if m := re.FindStringSubmatch(srv.stdout.String()); m != nil {
-			link = m[1]
-		}
-	}
-	if link == "" {
-		t.Fatalf("serve printed no setup link; stdout:\n%s", srv.stdout)
-	}
 	base := "http://" + addr
-	shots := newShots(t)
-	ctx := testutil.StartChromium(t, chrome, 2*time.Minute)
-	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			shots.take(ctx, "two-factor-failed")
-			t.Fatalf("%s: %v", step, err)
-		}
-	}
-	const email, password = "admin@acme.example", "correct horse battery"
-	run("set up the administrator",
-		chromedp.EmulateViewport(1280, 900),
-		chromedp.Navigate(strings.Replace(link, "http://localhost:", "http://127.0.0.1:", 1)),
-		chromedp.WaitVisible(testutil.TestID("setup-form")),
-		chromedp.SendKeys(chromedp.CSS("#email"), email),
-		chromedp.SendKeys(chromedp.CSS("#name"), "Dana Admin"),
-		chromedp.SendKeys(chromedp.CSS("#password"), password),
-		chromedp.Click(testutil.TestID("setup-submit")),
-		chromedp.WaitVisible(testutil.TestID("notice-link")),
+	b := openBrowser(t, chrome, 2*time.Minute, nil)
+	b.failShot = "two-factor-failed"
+	b.setUpAdmin(setupLink(t, srv))
+	b.run("set up two-factor from the profile",
 		chromedp.Navigate(base+"/settings/profile"),
 		chromedp.WaitVisible(testutil.TestID("two-factor-setup")),
 		chromedp.Click(testutil.TestID("two-factor-setup")),
 		chromedp.WaitVisible(testutil.TestID("enrol-qr")),
 	)
-	shots.take(ctx, "two-factor-enrol")
-	secret, err := chromedp.Run(ctx, chromedp.Text(testutil.TestID("enrol-secret")))
+	b.shot("two-factor-enrol")
+	secret, err := chromedp.Run(b.ctx, chromedp.Text(testutil.TestID("enrol-secret")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	secret = strings.ReplaceAll(strings.TrimSpace(secret), " ", "")
-	qrShown, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const i = document.querySelector('[data-testid="enrol-qr"]'); return i.complete && i.naturalWidth > 0 })()`))
+	qrShown, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`(() => { const i = document.querySelector('[data-testid="enrol-qr"]'); return i.complete && i.naturalWidth > 0 })()`))
 	if err != nil || !qrShown {
 		t.Fatalf("the QR code image did not load (CSP or encoding): %v", err)
 	}
@@ -76,27 +50,26 @@ func TestBrowserTwoFactor(t *testing.T) {
 		}
 		return c
 	}
-	run("confirm with a first code",
+	b.run("confirm with a first code",
 		chromedp.SendKeys(chromedp.CSS("#code"), codeAt(time.Now())),
 		chromedp.Click(testutil.TestID("enrol-submit")),
 		chromedp.WaitVisible(testutil.TestID("recovery-codes")),
 	)
-	shots.take(ctx, "two-factor-recovery")
-	codes, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[data-testid="recovery-codes"] code'), c => c.textContent)`))
+	b.shot("two-factor-recovery")
+	codes, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[data-testid="recovery-codes"] code'), c => c.textContent)`))
 	if err != nil || len(codes) != 10 {
 		t.Fatalf("recovery codes: %v %v", codes, err)
 	}
 	signIn := func(step, code string) {
 		t.Helper()
-		run(step,
+		b.run(step+": sign out",
 			chromedp.Navigate(base+"/settings/profile"),
 			chromedp.WaitVisible(chromedp.CSS("form.signout button")),
 			chromedp.Click(chromedp.CSS("form.signout button")),
 			chromedp.WaitVisible(testutil.TestID("login-form")),
-			chromedp.SendKeys(chromedp.CSS("#email"), email),
-			chromedp.SendKeys(chromedp.CSS("#password"), password),
-			chromedp.Click(testutil.TestID("login-submit")),
-			chromedp.WaitVisible(testutil.TestID("code-form")),
+		)
+		b.signInHere(adminEmail, adminPassword, testutil.TestID("code-form"))
+		b.run(step,
 			chromedp.SendKeys(chromedp.CSS("#code"), code),
 			chromedp.Click(testutil.TestID("code-submit")),
 			chromedp.WaitVisible(testutil.TestID("create-workspace-form")),
@@ -105,5 +78,5 @@ func TestBrowserTwoFactor(t *testing.T) {
 	// The next step's code: the first one was spent on the confirmation.
 	signIn("sign in with a code from the app", codeAt(time.Now().Add(30*time.Second)))
 	signIn("sign in with a recovery code", codes[0])
-	shots.take(ctx, "two-factor-signed-in")
+	b.shot("two-factor-signed-in")
 }

@@ -55,41 +55,17 @@ func TestBrowserContactsAndBroadcast(t *testing.T) {
 	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, addr, nil, "-addr", addr, "-data="+data, "-log-requests=false")
 
-	shots := newShots(t)
-	ctx := testutil.StartChromium(t, chrome, 2*time.Minute)
-	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			shots.take(ctx, "failed-"+step)
-			t.Fatalf("%s: %v", step, err)
-		}
-	}
-	text := func(sel chromedp.CSS) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(sel))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSpace(s)
-	}
+	b := openBrowser(t, chrome, 2*time.Minute, nil)
 	rows := func() []string {
 		t.Helper()
-		r, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[data-testid="contact-row"]'), r => r.textContent)`))
+		r, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[data-testid="contact-row"]'), r => r.textContent)`))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r
 	}
-	run("sign in",
-		chromedp.EmulateViewport(1280, 860),
-		chromedp.Navigate(srv.base+"/contacts"),
-		chromedp.WaitVisible(testutil.TestID("login-form")),
-		chromedp.SendKeys(testutil.TestID("login-email"), "dana@acme.example"),
-		chromedp.SendKeys(testutil.TestID("login-password"), "correct horse battery"),
-		chromedp.Click(testutil.TestID("login-submit")),
-		chromedp.WaitVisible(testutil.TestID("contact-search-form")),
-	)
-	run("new contact: a number that does not parse is refused beside the field, as typed",
+	b.signIn(srv.base+"/contacts", "dana@acme.example", "correct horse battery", testutil.TestID("contact-search-form"))
+	b.run("new contact: a number that does not parse is refused beside the field, as typed",
 		chromedp.Click(testutil.TestID("contact-new")),
 		chromedp.WaitVisible(testutil.TestID("contact-form")),
 		chromedp.SendKeys(chromedp.CSS("#contact-first"), "Ada"),
@@ -99,19 +75,19 @@ func TestBrowserContactsAndBroadcast(t *testing.T) {
 		chromedp.Click(testutil.TestID("contact-submit")),
 		chromedp.WaitVisible(testutil.TestID("error-phone")),
 	)
-	shots.take(ctx, "c01-contact-error")
-	run("create the contact",
+	b.shot("c01-contact-error")
+	b.run("create the contact",
 		chromedp.Clear(chromedp.CSS("#contact-phone")),
 		chromedp.SendKeys(chromedp.CSS("#contact-phone"), "(415) 555-0123"), // national format, the workspace's US
 		chromedp.Click(testutil.TestID("contact-submit")),
 		chromedp.WaitVisible(testutil.TestID("contact-title")),
 	)
-	if got := text(testutil.TestID("contact-title")); got != "Ada Lovelace" {
+	if got := b.text(testutil.TestID("contact-title")); got != "Ada Lovelace" {
 		t.Errorf("contact page title %q, want Ada Lovelace", got)
 	}
-	shots.take(ctx, "c02-contact")
+	b.shot("c02-contact")
 	for _, q := range []string{"lovelace", "0123"} {
-		run("search "+q,
+		b.run("search "+q,
 			chromedp.Navigate(srv.base+"/contacts"),
 			chromedp.WaitVisible(testutil.TestID("contact-search")),
 			chromedp.SendKeys(testutil.TestID("contact-search"), q),
@@ -122,10 +98,10 @@ func TestBrowserContactsAndBroadcast(t *testing.T) {
 		if r := rows(); len(r) != 1 || !strings.Contains(r[0], "Ada Lovelace") || !strings.Contains(r[0], "(415) 555-0123") {
 			t.Errorf("search %q found %q, want Ada Lovelace alone", q, r)
 		}
-		shots.take(ctx, "c03-search-"+q)
+		b.shot("c03-search-" + q)
 	}
 
-	run("create a group",
+	b.run("create a group",
 		chromedp.Click(testutil.TestID("nav-groups")),
 		chromedp.WaitVisible(testutil.TestID("group-create-form")),
 		chromedp.SendKeys(chromedp.CSS("#group-name"), "Check-up due"),
@@ -133,19 +109,19 @@ func TestBrowserContactsAndBroadcast(t *testing.T) {
 		chromedp.WaitVisible(testutil.TestID("group-add-form")),
 	)
 	for i, p := range []string{"+14155550123", "+14155550188"} {
-		run("add "+p,
+		b.run("add "+p,
 			chromedp.SendKeys(chromedp.CSS("#member-phone"), p),
 			chromedp.Click(testutil.TestID("member-add-submit")),
 			poll(fmt.Sprintf(`document.querySelectorAll('[data-testid="member-row"]').length === %d`, i+1), nil,
 				chromedp.WithPollingTimeout(10*time.Second)),
 		)
 	}
-	if got := text(chromedp.CSS(`.page-head [data-testid="group-size"]`)); got != "2 members" {
+	if got := b.text(chromedp.CSS(`.page-head [data-testid="group-size"]`)); got != "2 members" {
 		t.Errorf("group size %q, want 2 members", got)
 	}
-	shots.take(ctx, "c04-group")
+	b.shot("c04-group")
 
-	run("compose a broadcast",
+	b.run("compose a broadcast",
 		chromedp.Click(testutil.TestID("nav-broadcasts")),
 		chromedp.WaitVisible(testutil.TestID("broadcasts-empty")),
 		chromedp.Click(testutil.TestID("broadcast-new")),
@@ -153,84 +129,84 @@ func TestBrowserContactsAndBroadcast(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS("#bc-name"), "December check-ups"),
 		chromedp.SendKeys(chromedp.CSS("#bc-text"), "Hi {{firstName|there}}, your check-up is due. Reply to book."),
 	)
-	if got := text(testutil.TestID("bc-preview")); !strings.HasPrefix(got, "Hi Grace, your check-up") && !strings.HasPrefix(got, "Hi Ada, your check-up") {
+	if got := b.text(testutil.TestID("bc-preview")); !strings.HasPrefix(got, "Hi Grace, your check-up") && !strings.HasPrefix(got, "Hi Ada, your check-up") {
 		t.Errorf("preview %q, want the text rendered for a contact", got)
 	}
-	if got := text(testutil.TestID("bc-segments")); got != "1 segment (GSM-7)" {
+	if got := b.text(testutil.TestID("bc-segments")); got != "1 segment (GSM-7)" {
 		t.Errorf("segment count %q, want 1 segment (GSM-7)", got)
 	}
-	run("a long text costs two segments", chromedp.SendKeys(chromedp.CSS("#bc-text"), strings.Repeat(" Thank you!", 12)))
-	if got := text(testutil.TestID("bc-segments")); got != "2 segments (GSM-7)" {
+	b.run("a long text costs two segments", chromedp.SendKeys(chromedp.CSS("#bc-text"), strings.Repeat(" Thank you!", 12)))
+	if got := b.text(testutil.TestID("bc-segments")); got != "2 segments (GSM-7)" {
 		t.Errorf("segment count %q, want 2 segments (GSM-7)", got)
 	}
-	shots.take(ctx, "c05-compose")
-	run("sending to nobody is refused beside the recipients, the text kept",
+	b.shot("c05-compose")
+	b.run("sending to nobody is refused beside the recipients, the text kept",
 		chromedp.Click(testutil.TestID("bc-submit")),
 		chromedp.WaitVisible(testutil.TestID("error-recipients")),
 	)
-	if got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("bc-text").value`)); err != nil || !strings.Contains(got, "{{firstName|there}}") {
+	if got, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.getElementById("bc-text").value`)); err != nil || !strings.Contains(got, "{{firstName|there}}") {
 		t.Errorf("text after the refusal %q, want it as typed", got)
 	}
-	shots.take(ctx, "c06-compose-error")
+	b.shot("c06-compose-error")
 	loc, _ := time.LoadLocation(tz)
 	at := time.Now().Add(3 * time.Second).In(loc).Format("2006-01-02T15:04:05")
-	run("schedule it 3 s ahead for the group",
+	b.run("schedule it 3 s ahead for the group",
 		chromedp.Click(testutil.TestID("bc-group")),
 		chromedp.Click(testutil.TestID("bc-later")),
 		chromedp.Evaluate[chromedp.Void](`document.getElementById("bc-send-at").value = "`+at+`"`),
 		chromedp.Click(testutil.TestID("bc-submit")),
 		chromedp.WaitVisible(testutil.TestID("broadcast-progress")),
 	)
-	status := text(testutil.TestID("broadcast-status"))
+	status := b.text(testutil.TestID("broadcast-status"))
 	if status != "scheduled" && status != "sending" && status != "sent" {
 		t.Errorf("status right after scheduling %q", status)
 	}
-	shots.take(ctx, "c07-scheduled")
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.stillHere = true`)); err != nil {
+	b.shot("c07-scheduled")
+	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`window.stillHere = true`)); err != nil {
 		t.Fatal(err)
 	}
-	run("watch it reach sent without reloading",
+	b.run("watch it reach sent without reloading",
 		poll(`document.querySelector('[data-testid="broadcast-progress"]').dataset.status === "sent"`, nil,
 			chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(200*time.Millisecond)),
 	)
-	if still, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.stillHere === true`)); err != nil || !still {
+	if still, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`window.stillHere === true`)); err != nil || !still {
 		t.Errorf("the page reloaded while watching the broadcast (%v)", err)
 	}
-	if got := text(testutil.TestID("count-sent")); got != "2" {
+	if got := b.text(testutil.TestID("count-sent")); got != "2" {
 		t.Errorf("sent counter %q, want 2 (both members of the group)", got)
 	}
-	if _, err := chromedp.Run(ctx, chromedp.WaitNotPresent(testutil.TestID("broadcast-cancel"))); err != nil {
+	if _, err := chromedp.Run(b.ctx, chromedp.WaitNotPresent(testutil.TestID("broadcast-cancel"))); err != nil {
 		t.Errorf("Cancel still offered on a sent broadcast: %v", err)
 	}
-	shots.take(ctx, "c08-sent")
-	run("the list shows it with its counters",
+	b.shot("c08-sent")
+	b.run("the list shows it with its counters",
 		chromedp.Click(chromedp.CSS(`.crumbs a[href="/broadcasts"]`), chromedp.NodeVisible),
 		chromedp.WaitVisible(testutil.TestID("broadcasts-list")),
 	)
-	if got := text(testutil.TestID("broadcast-status")); got != "sent" {
+	if got := b.text(testutil.TestID("broadcast-status")); got != "sent" {
 		t.Errorf("list status %q, want sent", got)
 	}
-	shots.take(ctx, "c09-broadcasts")
-	run("the contact's page now lists the broadcast's conversation and the group",
+	b.shot("c09-broadcasts")
+	b.run("the contact's page now lists the broadcast's conversation and the group",
 		chromedp.Click(testutil.TestID("nav-contacts")),
 		chromedp.WaitVisible(testutil.TestID("contacts-list")),
 		chromedp.Click(chromedp.CSS(`a[data-testid="contact-link"]`), chromedp.NodeVisible),
 		chromedp.WaitVisible(testutil.TestID("contact-conversation")),
 	)
-	if got := text(testutil.TestID("contact-groups")); !strings.Contains(got, "Check-up due") {
+	if got := b.text(testutil.TestID("contact-groups")); !strings.Contains(got, "Check-up due") {
 		t.Errorf("the contact's groups %q, want Check-up due", got)
 	}
-	shots.take(ctx, "c10-contact-after")
-	run("open the conversation from the contact",
+	b.shot("c10-contact-after")
+	b.run("open the conversation from the contact",
 		chromedp.Click(testutil.TestID("contact-conversation")),
 		chromedp.WaitVisible(testutil.TestID("thread-items")),
 	)
-	if got := text(testutil.TestID("message-text")); !strings.HasPrefix(got, "Hi Ada, your check-up is due") && !strings.HasPrefix(got, "Hi Grace, your check-up is due") {
+	if got := b.text(testutil.TestID("message-text")); !strings.HasPrefix(got, "Hi Ada, your check-up is due") && !strings.HasPrefix(got, "Hi Grace, your check-up is due") {
 		t.Errorf("the broadcast copy in the thread reads %q, want its merge tag rendered", got)
 	}
-	shots.take(ctx, "c11-thread")
-	run("phone width", chromedp.EmulateViewport(390, 844), chromedp.Navigate(srv.base+"/broadcasts/new"), chromedp.WaitVisible(testutil.TestID("compose-form")))
-	shots.take(ctx, "c12-compose-phone")
-	run("groups at phone width", chromedp.Navigate(srv.base+"/groups"), chromedp.WaitVisible(testutil.TestID("groups-list")))
-	shots.take(ctx, "c13-groups-phone")
+	b.shot("c11-thread")
+	b.run("phone width", phone, chromedp.Navigate(srv.base+"/broadcasts/new"), chromedp.WaitVisible(testutil.TestID("compose-form")))
+	b.shot("c12-compose-phone")
+	b.run("groups at phone width", chromedp.Navigate(srv.base+"/groups"), chromedp.WaitVisible(testutil.TestID("groups-list")))
+	b.shot("c13-groups-phone")
 }

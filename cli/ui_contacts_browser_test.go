@@ -53,68 +53,42 @@ func TestBrowserContactsData(t *testing.T) {
 	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, addr, nil, "-addr", addr, "-data="+data, "-log-requests=false")
 
-	shots := newShots(t)
-	ctx := testutil.StartChromium(t, chrome, 2*time.Minute)
-	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			shots.take(ctx, "failed-"+step)
-			t.Fatalf("%s: %v", step, err)
-		}
-	}
-	text := func(sel chromedp.CSS) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(sel))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSpace(s)
-	}
+	b := openBrowser(t, chrome, 2*time.Minute, nil)
 	fetch := func(path string) string {
 		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch(`+"`"+path+"`"+`).then(r => r.text())`, chromedp.EvalAwaitPromise))
+		s, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`fetch(`+"`"+path+"`"+`).then(r => r.text())`, chromedp.EvalAwaitPromise))
 		if err != nil {
 			t.Fatalf("fetch %s: %v", path, err)
 		}
 		return s
 	}
-	run("sign in",
-		chromedp.EmulateViewport(1280, 860),
-		chromedp.Navigate(srv.base+"/contacts/import"),
-		chromedp.WaitVisible(testutil.TestID("login-form")),
-		chromedp.SendKeys(testutil.TestID("login-email"), "dana@acme.example"),
-		chromedp.SendKeys(testutil.TestID("login-password"), "correct horse battery"),
-		chromedp.Click(testutil.TestID("login-submit")),
-		chromedp.WaitVisible(testutil.TestID("import-upload-form")),
-	)
-	shots.take(ctx, "d01-import-upload")
-	run("upload",
+	b.signIn(srv.base+"/contacts/import", "dana@acme.example", "correct horse battery", testutil.TestID("import-upload-form"))
+	b.shot("d01-import-upload")
+	b.run("upload",
 		chromedp.SetUploadFiles(testutil.TestID("import-file"), []string{file}),
 		chromedp.Click(testutil.TestID("import-upload-submit")),
 		chromedp.WaitVisible(testutil.TestID("import-preview")),
 	)
-	if got := text(testutil.TestID("import-summary")); !strings.Contains(got, "4 rows") || !strings.Contains(got, "semicolons") {
+	if got := b.text(testutil.TestID("import-summary")); !strings.Contains(got, "4 rows") || !strings.Contains(got, "semicolons") {
 		t.Errorf("mapping summary %q, want 4 rows separated by semicolons", got)
 	}
-	preview := text(testutil.TestID("import-preview"))
+	preview := b.text(testutil.TestID("import-preview"))
 	for _, want := range []string{"+14155550123", "+14155550124", "Skipped: phone", "gold"} {
 		if !strings.Contains(preview, want) {
 			t.Errorf("the preview lacks %q:\n%s", want, preview)
 		}
 	}
-	shots.take(ctx, "d02-import-mapping")
-	run("phone width", chromedp.EmulateViewport(390, 844))
-	shots.take(ctx, "d02-import-mapping-phone")
-	run("start and watch it finish",
-		chromedp.EmulateViewport(1280, 860),
+	b.shot("d02-import-mapping")
+	b.shotPhone("d02-import-mapping-phone")
+	b.run("start and watch it finish",
 		chromedp.Click(testutil.TestID("import-start")),
 		poll(`document.querySelector('[data-testid="import-progress"]')?.dataset.status === "done"`, nil, chromedp.WithPollingTimeout(20*time.Second)),
 	)
-	if c, s := text(testutil.TestID("import-created")), text(testutil.TestID("import-skipped")); c != "3" || s != "1" {
+	if c, s := b.text(testutil.TestID("import-created")), b.text(testutil.TestID("import-skipped")); c != "3" || s != "1" {
 		t.Errorf("created %s, skipped %s; want 3 and 1", c, s)
 	}
-	shots.take(ctx, "d03-import-done")
-	href, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="import-errors-link"]').getAttribute("href")`))
+	b.shot("d03-import-done")
+	href, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="import-errors-link"]').getAttribute("href")`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +97,7 @@ func TestBrowserContactsData(t *testing.T) {
 		t.Errorf("error CSV %q (%v), want the header and row 3, column Mobile", rows, err)
 	}
 
-	run("bulk add two ticked rows to a group",
+	b.run("bulk add two ticked rows to a group",
 		chromedp.Navigate(srv.base+"/contacts?sort=newest"),
 		chromedp.WaitVisible(testutil.TestID("contacts-list")),
 		chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('[data-testid="contact-select"]').forEach((b, i) => { if (i < 2) b.click() })`),
@@ -131,15 +105,13 @@ func TestBrowserContactsData(t *testing.T) {
 		chromedp.Click(testutil.TestID("bulk-submit")),
 		poll(`document.querySelector('[data-testid="flash"]')?.textContent.includes("Added 2 contacts")`, nil, chromedp.WithPollingTimeout(10*time.Second)),
 	)
-	if got := text(testutil.TestID("contacts-count")); !strings.HasPrefix(got, "3 contacts") {
+	if got := b.text(testutil.TestID("contacts-count")); !strings.HasPrefix(got, "3 contacts") {
 		t.Errorf("count %q, want 3 contacts", got)
 	}
-	shots.take(ctx, "d04-contacts-bulk")
-	run("phone width list", chromedp.EmulateViewport(390, 844))
-	shots.take(ctx, "d04-contacts-phone")
-	run("desktop", chromedp.EmulateViewport(1280, 860))
-	run("filter by the group", chromedp.Navigate(srv.base+"/contacts"), chromedp.WaitVisible(testutil.TestID("filter-group")))
-	gid, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('#filter-group option:nth-child(2)').value`))
+	b.shot("d04-contacts-bulk")
+	b.shotPhone("d04-contacts-phone")
+	b.run("filter by the group", chromedp.Navigate(srv.base+"/contacts"), chromedp.WaitVisible(testutil.TestID("filter-group")))
+	gid, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('#filter-group option:nth-child(2)').value`))
 	if err != nil {
 		t.Fatal(err)
 	}

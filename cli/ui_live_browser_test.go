@@ -36,70 +36,54 @@ func TestBrowserLiveInbox(t *testing.T) {
 		}
 	}
 
-	shots := newShots(t)
-	ctx := testutil.StartChromium(t, chrome, 2*time.Minute)
-	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			shots.take(ctx, "live-failed-"+step)
-			t.Fatalf("%s: %v", step, err)
-		}
-	}
+	b := openBrowser(t, chrome, 2*time.Minute, nil)
 	within := func(d time.Duration) chromedp.PollOption { return chromedp.WithPollingTimeout(d) }
-	run("sign in",
-		chromedp.EmulateViewport(1280, 860),
-		chromedp.Navigate(srv.base+"/login"),
-		chromedp.WaitVisible(testutil.TestID("login-form")),
-		chromedp.SendKeys(testutil.TestID("login-email"), "ana@example.com"),
-		chromedp.SendKeys(testutil.TestID("login-password"), "correct horse"),
-		chromedp.Click(testutil.TestID("login-submit")),
-		chromedp.WaitVisible(testutil.TestID("inbox-list-region")),
-	)
+	b.signIn(srv.base+"/login", "ana@example.com", "correct horse", testutil.TestID("inbox-list-region"))
 	// The stream is open before the text arrives (EventSource connects after the page loads).
-	run("the page listens", poll(`window.switchboardLive && window.switchboardLive.readyState === 1`, nil, within(5*time.Second)))
-	run("mark the page, to tell a reload apart", chromedp.Evaluate[chromedp.Void](`window.__noReload = true`))
+	b.run("the page listens", poll(`window.switchboardLive && window.switchboardLive.readyState === 1`, nil, within(5*time.Second)))
+	b.run("mark the page, to tell a reload apart", chromedp.Evaluate[chromedp.Void](`window.__noReload = true`))
 
 	inbound("Hi, can I move my appointment to Friday?")
-	run("the text shows in the open inbox within 1 s, bold, and the title counts it",
+	b.run("the text shows in the open inbox within 1 s, bold, and the title counts it",
 		chromedp.Poll[chromedp.Void](`(() => {
 			const row = document.querySelector('[data-testid="inbox-row"]');
 			return !!row && row.textContent.includes("move my appointment") && row.dataset.unread === "true" &&
 				document.title.startsWith("(1) Inbox") && window.__noReload === true;
 		})()`, within(time.Second), chromedp.WithPollingInterval(20*time.Millisecond)),
 	)
-	weight, err := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector('[data-testid="inbox-row"] .preview')).fontWeight`))
+	weight, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector('[data-testid="inbox-row"] .preview')).fontWeight`))
 	if err != nil || weight != "700" {
 		t.Errorf("unread row's font weight %q (%v), want bold (700)", weight, err)
 	}
-	shots.take(ctx, "live-inbox-desktop")
+	b.shot("live-inbox-desktop")
 
-	run("open the thread: it is read",
+	b.run("open the thread: it is read",
 		chromedp.Click(testutil.TestID("inbox-link")),
 		chromedp.WaitVisible(testutil.TestID("thread-items")),
 		poll(`window.switchboardLive && window.switchboardLive.readyState === 1 && document.title.startsWith("(415) 555-0123")`, nil, within(5*time.Second)),
 		chromedp.Evaluate[chromedp.Void](`window.__noReload = true`),
 	)
 	inbound("Or Saturday morning works too")
-	run("the next text is appended to the open thread within 1 s, without a reload",
+	b.run("the next text is appended to the open thread within 1 s, without a reload",
 		chromedp.Poll[chromedp.Void](`(() => {
 			const texts = Array.from(document.querySelectorAll('[data-testid="message-text"]'), e => e.textContent);
 			return texts.length === 2 && texts[1].includes("Saturday morning") && window.__noReload === true;
 		})()`, within(time.Second), chromedp.WithPollingInterval(20*time.Millisecond)),
 	)
-	shots.take(ctx, "live-thread-desktop")
+	b.shot("live-thread-desktop")
 	// A teammate's triage (here the same user in a second tab) shows in the open thread: the
 	// status badge changes and the activity entry is appended, without a reload or a poll.
-	threadURL, err := chromedp.Run(ctx, chromedp.Location())
+	threadURL, err := chromedp.Run(b.ctx, chromedp.Location())
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, cancelOther := chromedp.NewContext(ctx)
+	other, cancelOther := chromedp.NewContext(b.ctx)
 	defer cancelOther()
 	if err := chromedp.Do(other, chromedp.Navigate(threadURL), chromedp.WaitVisible(testutil.TestID("close-form")),
 		chromedp.Click(testutil.TestID("close-submit")), chromedp.WaitVisible(testutil.TestID("reopen-form"))); err != nil {
 		t.Fatalf("close from a second tab: %v", err)
 	}
-	run("the close shows in the open thread within 1 s, without a reload",
+	b.run("the close shows in the open thread within 1 s, without a reload",
 		chromedp.Poll[chromedp.Void](`(() => {
 			const entries = Array.from(document.querySelectorAll('#thread-items [data-testid="thread-entry"]'), e => e.textContent);
 			return entries.some(e => e.includes("closed the conversation")) &&
@@ -107,17 +91,17 @@ func TestBrowserLiveInbox(t *testing.T) {
 		})()`, within(time.Second), chromedp.WithPollingInterval(20*time.Millisecond)),
 	)
 
-	run("phone width: the inbox",
-		chromedp.EmulateViewport(390, 844),
+	b.run("phone width: the inbox",
+		phone,
 		chromedp.Navigate(srv.base+"/inbox"),
 		chromedp.WaitVisible(testutil.TestID("inbox-list-region")),
 	)
-	shots.take(ctx, "live-inbox-phone")
-	run("phone width: the thread", chromedp.Click(testutil.TestID("inbox-link")), chromedp.WaitVisible(testutil.TestID("thread-items")))
-	shots.take(ctx, "live-thread-phone")
+	b.shot("live-inbox-phone")
+	b.run("phone width: the thread", chromedp.Click(testutil.TestID("inbox-link")), chromedp.WaitVisible(testutil.TestID("thread-items")))
+	b.shot("live-thread-phone")
 
 	// The page's stream is open; shutting down does not wait for it.
-	run("the thread page listens", poll(`window.switchboardLive && window.switchboardLive.readyState === 1`, nil, within(5*time.Second)))
+	b.run("the thread page listens", poll(`window.switchboardLive && window.switchboardLive.readyState === 1`, nil, within(5*time.Second)))
 	start := time.Now()
 	if code := srv.stop(t); code != 0 {
 		t.Fatalf("serve exited %d on SIGTERM with a stream open; stderr:\n%s", code, srv.stderr)

@@ -62,18 +62,10 @@ func TestBrowserLongThread(t *testing.T) {
 	addr := "127.0.0.1:" + testutil.FreePort(t)
 	srv := startServer(t, addr, nil, "-addr", addr, "-data="+data, "-log-requests=false")
 
-	shots := newShots(t)
-	ctx := testutil.StartChromium(t, chrome, 2*time.Minute)
-	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			shots.take(ctx, "failed-"+step)
-			t.Fatalf("%s: %v", step, err)
-		}
-	}
+	b := openBrowser(t, chrome, 2*time.Minute, nil)
 	eval := func(expr string) bool {
 		t.Helper()
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+		ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](expr))
 		if err != nil {
 			t.Fatalf("%s: %v", expr, err)
 		}
@@ -81,7 +73,7 @@ func TestBrowserLongThread(t *testing.T) {
 	}
 	count := func() int {
 		t.Helper()
-		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="thread-message"]').length`))
+		n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="thread-message"]').length`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,18 +91,8 @@ func TestBrowserLongThread(t *testing.T) {
 		return first.getBoundingClientRect().bottom < box.top;
 	})()`
 
-	run("open the sign-in page",
-		chromedp.EmulateViewport(1280, 860),
-		chromedp.Navigate(srv.base+"/login"),
-		chromedp.WaitVisible(testutil.TestID("login-form")),
-	)
-	run("sign in and open the thread",
-		chromedp.SendKeys(testutil.TestID("login-email"), "dana@acme.example"),
-		chromedp.SendKeys(testutil.TestID("login-password"), "correct horse battery"),
-		chromedp.Click(testutil.TestID("login-submit")),
-		chromedp.WaitVisible(testutil.TestID("inbox-filters")),
-	)
-	run("open the thread",
+	b.signIn(srv.base+"/login", "dana@acme.example", "correct horse battery", testutil.TestID("inbox-filters"))
+	b.run("open the thread",
 		chromedp.Navigate(srv.base+"/inbox/"+conv),
 		chromedp.WaitVisible(testutil.TestID("thread-items")),
 	)
@@ -120,9 +102,9 @@ func TestBrowserLongThread(t *testing.T) {
 	if !eval(newestVisible) || !eval(oldestHidden) || !eval(`Array.from(document.querySelectorAll('[data-testid="thread-message"]')).pop().textContent.includes("Message number 119")`) {
 		t.Error("the thread does not open at its newest message")
 	}
-	shots.take(ctx, "t01-thread-desktop")
+	b.shot("t01-thread-desktop")
 
-	run("reply in place",
+	b.run("reply in place",
 		chromedp.Evaluate[chromedp.Void](`window.__stillHere = true`),
 		chromedp.SendKeys(chromedp.CSS("#reply-text"), "See you at 10:00, José!"),
 		chromedp.Evaluate[chromedp.Void](`window.__scrollBefore = window.scrollY`),
@@ -140,12 +122,12 @@ func TestBrowserLongThread(t *testing.T) {
 	if !eval(`document.querySelector("#reply-text").value === ""`) {
 		t.Error("the reply box was not emptied")
 	}
-	run("the new reply box counts segments", chromedp.SendKeys(chromedp.CSS("#reply-text"), "Thanks"),
+	b.run("the new reply box counts segments", chromedp.SendKeys(chromedp.CSS("#reply-text"), "Thanks"),
 		poll(`document.querySelector('[data-testid="reply-segments"]').textContent.trim() === "1 segment (GSM-7)"`, nil, chromedp.WithPollingTimeout(5*time.Second)),
 		chromedp.Evaluate[chromedp.Void](`document.querySelector("#reply-text").value = ""`))
-	shots.take(ctx, "t02-replied-in-place")
+	b.shot("t02-replied-in-place")
 
-	run("show earlier in place",
+	b.run("show earlier in place",
 		chromedp.Click(testutil.TestID("thread-show-earlier")),
 		poll(`document.querySelectorAll('[data-testid="thread-message"]').length >= 100`, nil, chromedp.WithPollingTimeout(10*time.Second)),
 	)
@@ -155,9 +137,9 @@ func TestBrowserLongThread(t *testing.T) {
 	if !eval(`document.querySelectorAll('[data-testid="thread-show-earlier"]').length === 1`) {
 		t.Error(`want one "Show earlier" link above the prepended messages`)
 	}
-	shots.take(ctx, "t03-earlier")
+	b.shot("t03-earlier")
 
-	run("close in one click: the thread records who did it",
+	b.run("close in one click: the thread records who did it",
 		chromedp.Click(testutil.TestID("close-submit")),
 		chromedp.WaitVisible(testutil.TestID("reopen-submit")),
 		poll(`Array.from(document.querySelectorAll('[data-testid="thread-entry"]')).some(e => e.textContent.includes("Dana Admin closed the conversation"))`,
@@ -166,26 +148,26 @@ func TestBrowserLongThread(t *testing.T) {
 	if !eval(newestVisible) {
 		t.Error("after Close the thread does not show its newest item")
 	}
-	shots.take(ctx, "t03b-closed-entry")
-	run("a snooze time in the past is refused beside the field",
+	b.shot("t03b-closed-entry")
+	b.run("a snooze time in the past is refused beside the field",
 		chromedp.SetValue(chromedp.CSS("#snooze-choice"), "custom"),
 		chromedp.SetValue(chromedp.CSS("#snooze-until"), "2020-01-01T09:00"),
 		chromedp.Click(testutil.TestID("snooze-submit")),
 		chromedp.WaitVisible(testutil.TestID("error-until")),
 	)
-	shots.take(ctx, "t03c-snooze-past")
-	run("phone width", chromedp.EmulateViewport(390, 844), chromedp.Navigate(srv.base+"/inbox/"+conv), chromedp.WaitVisible(testutil.TestID("thread-items")))
+	b.shot("t03c-snooze-past")
+	b.run("phone width", phone, chromedp.Navigate(srv.base+"/inbox/"+conv), chromedp.WaitVisible(testutil.TestID("thread-items")))
 	if !eval(newestVisible) {
 		t.Error("at 390 px the thread does not open at its newest message")
 	}
 	if !eval(`document.documentElement.scrollWidth <= innerWidth`) {
-		w, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+		w, _ := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
 		t.Logf("the thread scrolls sideways at 390 px (scrollWidth %d): the phone layout is another part of the work", w)
 	}
-	shots.take(ctx, "t04-thread-phone")
-	run("search the inbox by message text",
+	b.shot("t04-thread-phone")
+	b.run("search the inbox by message text",
 		chromedp.Navigate(srv.base+"/inbox?q="+strings.ReplaceAll("number 007 appointment", " ", "+")),
 		chromedp.WaitVisible(testutil.TestID("inbox-list")),
 	)
-	shots.take(ctx, "t05-search-phone")
+	b.shot("t05-search-phone")
 }

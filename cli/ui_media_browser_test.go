@@ -34,47 +34,16 @@ func TestBrowserAttachImage(t *testing.T) {
 	addr := "127.0.0.1:" + testutil.FreePort(t)
 	base := "http://" + addr
 	srv := startServer(t, addr, nil, "-addr", addr, "-data="+data, "-log-requests=false", "-base-url", base)
-	link := ""
-	re := regexp.MustCompile(`one-time link\): (\S+)`)
-	for deadline := time.Now().Add(5 * time.Second); link == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if m := re.FindStringSubmatch(srv.stdout.String()); m != nil {
-			link = m[1]
-		}
-	}
-	if link == "" {
-		t.Fatalf("serve printed no setup link; stdout:\n%s", srv.stdout)
-	}
-	shots := newShots(t)
-	ctx := testutil.StartChromium(t, chrome, 2*time.Minute)
-	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			shots.take(ctx, "media-failed")
-			t.Fatalf("%s: %v", step, err)
-		}
-	}
-	run("set up the administrator, a workspace, a number and a conversation",
-		chromedp.EmulateViewport(1280, 900),
-		chromedp.Navigate(link),
-		chromedp.WaitVisible(testutil.TestID("setup-form")),
-		chromedp.SendKeys(chromedp.CSS("#email"), "admin@acme.example"),
-		chromedp.SendKeys(chromedp.CSS("#name"), "Dana Admin"),
-		chromedp.SendKeys(chromedp.CSS("#password"), "correct horse battery"),
-		chromedp.Click(testutil.TestID("setup-submit")),
-		chromedp.WaitVisible(testutil.TestID("notice-link")),
-		chromedp.Click(testutil.TestID("notice-link")),
-		chromedp.WaitVisible(testutil.TestID("create-workspace-form")),
-		chromedp.SendKeys(chromedp.CSS("#workspace-name"), "Acme Dental"),
-		chromedp.Click(testutil.TestID("create-workspace-submit")),
-		chromedp.WaitVisible(testutil.TestID("add-number-form")),
-		chromedp.SendKeys(chromedp.CSS("#number-phone"), "+14155550100"),
-		chromedp.Click(testutil.TestID("add-number-submit")),
-		chromedp.WaitVisible(testutil.TestID("new-conversation-form")),
+	b := openBrowser(t, chrome, 2*time.Minute, nil)
+	b.failShot = "media-failed"
+	b.setUpAdmin(setupLink(t, srv))
+	b.setUpWorkspace()
+	b.run("start a conversation",
 		chromedp.SendKeys(chromedp.CSS("#new-to"), "+14155550123"),
 		chromedp.Click(testutil.TestID("new-conversation-submit")),
 		chromedp.WaitVisible(testutil.TestID("reply-form")),
 	)
-	run("attach the photo with the Attach input and send it",
+	b.run("attach the photo with the Attach input and send it",
 		chromedp.SendKeys(chromedp.CSS("#reply-text"), "Here is your smile after the cleaning"),
 		chromedp.SetUploadFiles(chromedp.CSS("#reply-files"), []string{photo}),
 		poll(`document.querySelector('[data-attach-list]').textContent.includes("smile photo.png")`, nil),
@@ -91,34 +60,34 @@ func TestBrowserAttachImage(t *testing.T) {
 		form.dispatchEvent(new DragEvent("drop", {dataTransfer: drop, bubbles: true, cancelable: true}));
 		return document.querySelector("#reply-files").files.length;
 	})()`
-	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](pasteAndDrop))
+	n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](pasteAndDrop))
 	if err != nil || n != 3 {
 		t.Fatalf("after a paste and a drop the input holds %d files (%v), want 3", n, err)
 	}
-	shots.take(ctx, "media-01-attached")
-	run("the thread shows the thumbnail, loaded",
+	b.shot("media-01-attached")
+	b.run("the thread shows the thumbnail, loaded",
 		chromedp.Click(testutil.TestID("reply-submit")),
 		chromedp.WaitVisible(testutil.TestID("media-thumb")),
 		poll(`document.querySelectorAll('[data-testid="media-thumb"]').length === 3`, nil),
 		poll(`(() => { const i = document.querySelector('[data-testid="media-thumb"] img'); return i && i.complete && i.naturalWidth === 320; })()`, nil),
 	)
-	shots.take(ctx, "media-02-thumbnail-desktop")
-	run("at phone width", chromedp.EmulateViewport(390, 844), chromedp.ScrollIntoView(testutil.TestID("media-thumb")))
-	shots.take(ctx, "media-03-thumbnail-phone")
-	href, err := chromedp.Run(ctx, chromedp.AttributeValue(testutil.TestID("media-thumb"), "href"))
+	b.shot("media-02-thumbnail-desktop")
+	b.run("at phone width", phone, chromedp.ScrollIntoView(testutil.TestID("media-thumb")))
+	b.shot("media-03-thumbnail-phone")
+	href, err := chromedp.Run(b.ctx, chromedp.AttributeValue(testutil.TestID("media-thumb"), "href"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !regexp.MustCompile(`^/media/[A-Za-z0-9_-]{22}/smile-photo\.png$`).MatchString(href.Value) {
 		t.Fatalf("thumbnail links to %q, want /media/{token}/smile-photo.png", href.Value)
 	}
-	run("open the served URL: the picture itself",
+	b.run("open the served URL: the picture itself",
 		chromedp.EmulateViewport(1280, 900),
 		chromedp.Navigate(base+href.Value),
 		poll(`document.contentType === "image/png" && document.images.length === 1 && document.images[0].naturalWidth === 320`, nil),
 	)
-	shots.take(ctx, "media-04-served")
-	if _, err := chromedp.Run(ctx, chromedp.Navigate(base+"/inbox")); err != nil {
+	b.shot("media-04-served")
+	if _, err := chromedp.Run(b.ctx, chromedp.Navigate(base+"/inbox")); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(srv.stderr.String(), "panic") {

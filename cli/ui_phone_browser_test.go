@@ -99,58 +99,42 @@ func TestBrowserPhoneWidth(t *testing.T) {
 		t.Fatal("find-contact-action found no José")
 	}
 	f.contact = contacts[0].ID
-	var b struct {
+	var bc struct {
 		ID string `json:"id"`
 	}
 	f.api(t, "send-broadcast-action", map[string]any{"id": f.ws, "from": "+14155550100", "name": "Spring cleaning reminder",
-		"text": "Hi {{firstName}}, spring cleaning appointments are open.", "groupIds": []string{f.group}}, &b)
-	f.broadcast = b.ID
+		"text": "Hi {{firstName}}, spring cleaning appointments are open.", "groupIds": []string{f.group}}, &bc)
+	f.broadcast = bc.ID
 	var sub struct {
 		ID string `json:"id"`
 	}
 	f.api(t, "subscribe-webhook", map[string]any{"workspaceId": f.ws, "eventName": "message.received", "hookUrl": receiver.URL + "/hooks/switchboard/a-rather-long-path-for-the-receiver"}, &sub)
 	f.sub = sub.ID
 
-	shots := newShots(t)
-	t.Logf("screenshots in %s", strings.Join(shots.dirs, " and "))
-	ctx := testutil.StartChromium(t, chrome, 6*time.Minute)
-	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		defer cancel()
-		if err := chromedp.Do(sctx, actions...); err != nil {
-			shots.take(ctx, "phone-failed")
-			t.Fatalf("%s: %v", step, err)
-		}
-	}
+	b := openBrowser(t, chrome, 6*time.Minute, nil)
+	b.failShot = "phone-failed"
+	b.stepLimit = 20 * time.Second
+	t.Logf("screenshots in %s", strings.Join(b.shots.dirs, " and "))
 
 	// Signed-out pages first.
 	for _, p := range []struct{ name, path string }{{"login", "/login"}, {"not-found", "/no/such/page"}} {
-		checkPhonePage(t, ctx, shots, p.name, f.base+p.path, false)
+		checkPhonePage(t, b, p.name, f.base+p.path, false)
 	}
-	run("sign in",
-		chromedp.EmulateViewport(1280, 900),
-		chromedp.Navigate(f.base+"/login"),
-		chromedp.WaitVisible(testutil.TestID("login-form")),
-		chromedp.SendKeys(testutil.TestID("login-email"), "ana@example.com"),
-		chromedp.SendKeys(testutil.TestID("login-password"), "correct horse"),
-		chromedp.Click(testutil.TestID("login-submit")),
-		chromedp.WaitVisible(testutil.TestID("inbox-list")),
-	)
-	run("invite a member",
+	b.signIn(f.base+"/login", "ana@example.com", "correct horse", testutil.TestID("inbox-list"))
+	b.run("invite a member",
 		chromedp.Navigate(f.base+"/settings/members"),
 		chromedp.WaitVisible(testutil.TestID("invite-form")),
 		chromedp.SendKeys(testutil.TestID("invite-email"), "nia.member.with.a.long.address@acme-dental-practice.example"),
 		chromedp.Click(testutil.TestID("invite-submit")),
 		chromedp.WaitVisible(testutil.TestID("invite-link")),
 	)
-	checkPhonePage(t, ctx, shots, "members-invited", "", true)
-	invite, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="invite-link"]').value`))
+	checkPhonePage(t, b, "members-invited", "", true)
+	invite, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="invite-link"]').value`))
 	if err != nil || !strings.Contains(invite, "/invite/") {
 		t.Fatalf("invitation link %q: %v", invite, err)
 	}
 	invite = f.base + invite[strings.Index(invite, "/invite/"):] // the link names the default public URL
-	run("create a token",
+	b.run("create a token",
 		chromedp.EmulateViewport(1280, 900),
 		chromedp.Navigate(f.base+"/settings/tokens"),
 		chromedp.WaitVisible(chromedp.CSS(`form[action="/settings/tokens"] button`)),
@@ -158,7 +142,7 @@ func TestBrowserPhoneWidth(t *testing.T) {
 		chromedp.Click(testutil.TestID("token-create")),
 		chromedp.WaitVisible(testutil.TestID("token-value")),
 	)
-	checkPhonePage(t, ctx, shots, "token-created", "", true)
+	checkPhonePage(t, b, "token-created", "", true)
 
 	pages := []struct{ name, path string }{
 		{"inbox", "/inbox"},
@@ -186,17 +170,18 @@ func TestBrowserPhoneWidth(t *testing.T) {
 		{"signed-in-not-found", "/inbox/nothing/here"},
 	}
 	for _, p := range pages {
-		checkPhonePage(t, ctx, shots, p.name, f.base+p.path, true)
+		checkPhonePage(t, b, p.name, f.base+p.path, true)
 	}
-	checkPhonePage(t, ctx, shots, "docs", f.base+"/docs", false)
-	checkPhonePage(t, ctx, shots, "invite", invite, false)
+	checkPhonePage(t, b, "docs", f.base+"/docs", false)
+	checkPhonePage(t, b, "invite", invite, false)
 }
 
 // checkPhonePage opens url (or, when url is "", reloads nothing and uses the page as it is) at
 // desktop and phone widths, saves both screenshots, and checks at the phone's width that the
 // document does not scroll sideways and, when nav is set, that every nav link is on screen.
-func checkPhonePage(t *testing.T, bctx context.Context, shots *shots, name, url string, nav bool) {
+func checkPhonePage(t *testing.T, b *browserSession, name, url string, nav bool) {
 	t.Helper()
+	bctx := b.ctx
 	for _, width := range []int64{1280, 390} {
 		height := int64(900)
 		if width == 390 {
@@ -218,7 +203,7 @@ func checkPhonePage(t *testing.T, bctx context.Context, shots *shots, name, url 
 			t.Errorf("%s at %d px: no page with an <h1>: %v", name, width, err)
 			return
 		}
-		shots.take(bctx, fmt.Sprintf("page-%s-%d", name, width))
+		b.shot(fmt.Sprintf("page-%s-%d", name, width))
 	}
 	// At the phone's width: the widest element and every overflowing one, for the message.
 	got, err := chromedp.Run(bctx, chromedp.Evaluate[string](`(() => {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"strings"
 	"switchboard/internal/testutil"
 	"testing"
@@ -20,56 +19,40 @@ func TestBrowserInboxTools(t *testing.T) {
 	startServer(t, addr, nil, "-addr", addr, "-data="+f.data, "-log-requests=false")
 	f.base = "http://" + addr
 
-	shots := newShots(t)
-	ctx := testutil.StartChromium(t, chrome, 3*time.Minute)
-	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		defer cancel()
-		if err := chromedp.Do(sctx, actions...); err != nil {
-			shots.take(ctx, "tools-failed")
-			t.Fatalf("%s: %v", step, err)
-		}
-	}
+	b := openBrowser(t, chrome, 3*time.Minute, nil)
+	b.failShot = "tools-failed"
+	b.stepLimit = 20 * time.Second
 	eval := func(expr string) string {
 		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))
+		v, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](expr))
 		if err != nil {
 			t.Fatalf("%s: %v", expr, err)
 		}
 		return v
 	}
-	run("sign in",
-		chromedp.EmulateViewport(1280, 900),
-		chromedp.Navigate(f.base+"/login"),
-		chromedp.WaitVisible(testutil.TestID("login-form")),
-		chromedp.SendKeys(testutil.TestID("login-email"), "ana@example.com"),
-		chromedp.SendKeys(testutil.TestID("login-password"), "correct horse"),
-		chromedp.Click(testutil.TestID("login-submit")),
-		chromedp.WaitVisible(testutil.TestID("new-conversation-form")),
-	)
-	run("the picker finds José by name",
+	b.signIn(f.base+"/login", "ana@example.com", "correct horse", testutil.TestID("new-conversation-form"))
+	b.run("the picker finds José by name",
 		chromedp.SendKeys(testutil.TestID("new-to"), "jose"),
 		chromedp.WaitVisible(testutil.TestID("to-suggestion")),
 	)
-	shots.take(ctx, "tools-01-picker")
-	run("choosing him fills the number", chromedp.Click(testutil.TestID("to-suggestion")))
+	b.shot("tools-01-picker")
+	b.run("choosing him fills the number", chromedp.Click(testutil.TestID("to-suggestion")))
 	if got := eval(`document.querySelector('[data-testid="new-to"]').value`); got != "(415) 555-0123" {
 		t.Fatalf("the To field holds %q after choosing José, want (415) 555-0123", got)
 	}
-	run("start the conversation",
+	b.run("start the conversation",
 		chromedp.Click(testutil.TestID("new-conversation-submit")),
 		chromedp.WaitVisible(testutil.TestID("reply-form")),
 	)
 	thread := eval(`location.href`)
-	run("Ctrl+Enter sends the reply",
+	b.run("Ctrl+Enter sends the reply",
 		chromedp.SendKeys(testutil.TestID("reply-text"), "Typed and sent with the keyboard"),
 		chromedp.KeyEvent("\r", chromedp.KeyModifiers(2)), // 2: Ctrl
 		poll(`Array.from(document.querySelectorAll('[data-testid="message-text"]')).some(e => e.textContent.includes("Typed and sent with the keyboard"))`, nil,
 			chromedp.WithPollingTimeout(10*time.Second), chromedp.WithPollingInterval(100*time.Millisecond)),
 	)
-	shots.take(ctx, "tools-02-ctrl-enter")
-	run("? shows the keys",
+	b.shot("tools-02-ctrl-enter")
+	b.run("? shows the keys",
 		chromedp.Click(chromedp.CSS("h1")),
 		chromedp.KeyEvent("?"),
 		chromedp.WaitVisible(testutil.TestID("keys-dialog")),
@@ -77,7 +60,7 @@ func TestBrowserInboxTools(t *testing.T) {
 	if text := eval(`document.querySelector('[data-testid="keys-dialog"]').textContent`); !strings.Contains(text, "Ctrl+Enter") || !strings.Contains(text, "j / k") {
 		t.Fatalf("the keys dialog says %q", text)
 	}
-	run("an admin saves a snippet",
+	b.run("an admin saves a snippet",
 		chromedp.Navigate(f.base+"/settings/snippets"),
 		chromedp.WaitVisible(testutil.TestID("snippet-form")),
 		chromedp.SendKeys(testutil.TestID("snippet-name"), "Opening hours"),
@@ -86,7 +69,7 @@ func TestBrowserInboxTools(t *testing.T) {
 		chromedp.Click(testutil.TestID("snippet-save")),
 		chromedp.WaitVisible(testutil.TestID("snippets-list")),
 	)
-	run("/hours then Tab in the reply box puts it in, filled for José",
+	b.run("/hours then Tab in the reply box puts it in, filled for José",
 		chromedp.Navigate(thread),
 		chromedp.WaitVisible(testutil.TestID("reply-form")),
 		chromedp.SendKeys(testutil.TestID("reply-text"), "/hours"),
@@ -94,20 +77,20 @@ func TestBrowserInboxTools(t *testing.T) {
 		poll(`document.querySelector('[data-testid="reply-text"]').value === "Hi José, we open at 9."`, nil,
 			chromedp.WithPollingTimeout(10*time.Second), chromedp.WithPollingInterval(100*time.Millisecond)),
 	)
-	shots.take(ctx, "tools-03-snippet")
-	run("an unknown shortcut says so",
+	b.shot("tools-03-snippet")
+	b.run("an unknown shortcut says so",
 		chromedp.SendKeys(testutil.TestID("reply-text"), " /nope"),
 		chromedp.KeyEvent("\t"),
 		poll(`document.querySelector('[data-testid="error-snippet"]').textContent.includes("There is no snippet /nope")`, nil,
 			chromedp.WithPollingTimeout(10*time.Second), chromedp.WithPollingInterval(100*time.Millisecond)),
 	)
-	run("the Snippets picker inserts it too",
+	b.run("the Snippets picker inserts it too",
 		poll(`(document.querySelector('[data-testid="reply-text"]').value = "") === ""`, nil),
 		chromedp.Click(testutil.TestID("snippet-insert")),
 		poll(`document.querySelector('[data-testid="reply-text"]').value === "Hi José, we open at 9."`, nil,
 			chromedp.WithPollingTimeout(10*time.Second), chromedp.WithPollingInterval(100*time.Millisecond)),
 	)
-	run("Send message from the contact page",
+	b.run("Send message from the contact page",
 		chromedp.Navigate(f.base+"/contacts"),
 		chromedp.WaitVisible(chromedp.CSS(`a[href^="/contacts/0"]`)),
 		chromedp.Click(chromedp.CSS(`a[href^="/contacts/0"]`)),
@@ -115,7 +98,7 @@ func TestBrowserInboxTools(t *testing.T) {
 		chromedp.Click(testutil.TestID("contact-send-submit")),
 		chromedp.WaitVisible(testutil.TestID("reply-form")),
 	)
-	run("a token has a Copy button",
+	b.run("a token has a Copy button",
 		chromedp.Navigate(f.base+"/settings/tokens"),
 		chromedp.WaitVisible(testutil.TestID("token-form")),
 		chromedp.SendKeys(chromedp.CSS("#token-name"), "laptop"),
