@@ -70,11 +70,20 @@ func TestBackupUnderConcurrentWrites(t *testing.T) {
 	}
 	defer func() { close(stop); wg.Wait() }()
 
-	for i := range 3 {
-		time.Sleep(150 * time.Millisecond)
+	ackedNow := func() []string {
 		mu.Lock()
-		before := append([]string(nil), acked...)
-		mu.Unlock()
+		defer mu.Unlock()
+		return append([]string(nil), acked...)
+	}
+	for i := range 3 {
+		// Each backup starts with writes under way: 20 more contacts acknowledged since the last.
+		want := len(ackedNow()) + 20
+		for deadline := time.Now().Add(20 * time.Second); len(ackedNow()) < want; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the writers had %d contacts acknowledged after 20 s, want %d (%d refused)", len(ackedNow()), want, fails.Load())
+			}
+		}
+		before := ackedNow()
 		path := filepath.Join(t.TempDir(), fmt.Sprintf("copy%d.db", i))
 		if r := sb(t, nil, "backup", d, path); r.code != 0 {
 			t.Fatalf("backup %d under writes: exit %d, stderr %q", i, r.code, r.stderr)

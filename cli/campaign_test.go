@@ -42,7 +42,6 @@ func TestServeScheduledBroadcastSurvivesARestart(t *testing.T) {
 	if code := srv.stop(t); code != 0 {
 		t.Fatalf("serve exited %d", code)
 	}
-	time.Sleep(500 * time.Millisecond)
 	srv = startServer(t, addr, nil, args...)
 	defer srv.stop(t)
 

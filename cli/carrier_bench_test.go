@@ -22,7 +22,7 @@ import (
 const deliveredSandbox = `switchboard_messages_total{carrier="sandbox",outcome="delivered"}`
 
 // scrapeMetric reads one series from the server's /metrics (0 when it is not there yet).
-func scrapeMetric(b *testing.B, base, series string) float64 {
+func scrapeMetric(b testing.TB, base, series string) float64 {
 	b.Helper()
 	res, err := http.Get(base + "/metrics")
 	if err != nil {

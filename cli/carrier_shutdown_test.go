@@ -16,6 +16,25 @@ import (
 // The carrier across a crash, a shutdown and a stop mid-broadcast of the real binary: what was
 // queued is sent after the restart, what was in flight is not lost.
 
+// outboxDepth is the series of the messages queued or sending.
+const outboxDepth = "switchboard_outbox_depth"
+
+// waitMetric waits until the server's series reads want, or fails after d.
+func waitMetric(t testing.TB, base, series string, want float64, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		got := scrapeMetric(t, base, series)
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is %v after %v, want %v", series, got, d, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func TestServeCrashResendsEverything(t *testing.T) {
 	fake := newTwilioFake(t)
 	fake.delay.Store(int64(30 * time.Second)) // the carrier hangs: calls stay in flight
@@ -33,7 +52,9 @@ func TestServeCrashResendsEverything(t *testing.T) {
 	sendBroadcast(t, srv.base, f, twilioPhone, rec, "broadcast")
 	want = append(want, rec...)
 	fake.waitArrivals(t, 20, 10*time.Second) // the singles and some broadcast copies are at the carrier
-	time.Sleep(200 * time.Millisecond)
+	// The hung carrier answers none, so every message is queued or sending until the kill: the
+	// outbox holds them all once the broadcast is expanded.
+	waitMetric(t, srv.base, outboxDepth, float64(len(want)), 10*time.Second)
 
 	// SIGKILL with calls in flight and messages queued.
 	if err := srv.cmd.Process.Kill(); err != nil {
@@ -163,7 +184,16 @@ func TestServeShutdownWaitsForInFlightSends(t *testing.T) {
 	// So a restart sends nothing twice.
 	fake.delay.Store(0)
 	srv = startTwilioServer(t, f, fake)
-	time.Sleep(300 * time.Millisecond)
+	// The dispatcher puts back what a stop cut off before serve answers, and sends only what is
+	// queued: with the outbox empty and no send counted once it answers, none will follow.
+	if d := scrapeMetric(t, srv.base, outboxDepth); d != 0 {
+		t.Errorf("after the restart %v messages are queued or sending, want none: a graceful stop leaves nothing to send again", d)
+	}
+	for _, outcome := range []string{"sent", "failed", "retry"} {
+		if n := scrapeMetric(t, srv.base, `switchboard_messages_total{carrier="twilio",outcome="`+outcome+`"}`); n != 0 {
+			t.Errorf("after the restart %v sends %s, want none", n, outcome)
+		}
+	}
 	if n := len(fake.log()); n != 3 {
 		t.Errorf("%d calls at the carrier after the restart, want still 3", n)
 	}
@@ -190,10 +220,10 @@ func TestServeStopMidBroadcast(t *testing.T) {
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("signed STOP: %d", res.StatusCode)
 	}
-	// The 29 others and the STOP confirmation reach the carrier; then wait a little longer
-	// than the queue needs at 10/s, so a copy to x would have arrived.
+	// The 29 others and the STOP confirmation reach the carrier (so the broadcast, one fan-out
+	// chunk, is all queued); then the outbox empties: nothing is left that could still reach x.
 	fake.waitArrivals(t, 30, 20*time.Second)
-	time.Sleep(500 * time.Millisecond)
+	waitMetric(t, srv.base, outboxDepth, 0, 20*time.Second)
 	var toX []string
 	for _, a := range fake.log() {
 		if a.To == x {
