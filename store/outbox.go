@@ -119,10 +119,13 @@ func (bc broadcastCache) update(tx *bolt.Tx, m *Message, fn func(b *Broadcast)) 
 	return err
 }
 
-// cancelled reports whether m is a copy of a cancelled broadcast.
-func (bc broadcastCache) cancelled(tx *bolt.Tx, m *Message) (bool, error) {
+// status is the status of m's broadcast ("" for none).
+func (bc broadcastCache) status(tx *bolt.Tx, m *Message) (string, error) {
 	cb, err := bc.get(tx, m)
-	return cb != nil && cb.Status == BroadcastCancelled, err
+	if cb == nil {
+		return "", err
+	}
+	return cb.Status, err
 }
 
 // flush writes the changed broadcasts, finishing those with no copy queued or sending any more:
@@ -134,6 +137,7 @@ func (bc broadcastCache) flush(tx *bolt.Tx, now time.Time) error {
 		}
 		b := &cb.Broadcast
 		b.UpdatedAt = now
+		b.maybePause(now)
 		if b.Outstanding <= 0 && !b.Fanout && (b.Status == BroadcastSending || b.Status == BroadcastSent) {
 			b.Outstanding = 0
 			if b.Status == BroadcastSending {
@@ -159,7 +163,7 @@ func (s *Store) OutboxDepth() int64 { return s.depth.Load() }
 func (s *Store) countOutbox() error {
 	return s.db.View(func(tx *bolt.Tx) error {
 		var n int64
-		for _, name := range [][]byte{bOutbox, bOutboxSending, bOutboxDelayed} {
+		for _, name := range [][]byte{bOutbox, bOutboxSending, bOutboxDelayed, bBroadcastHeld} {
 			n += int64(tx.Bucket(name).Stats().KeyN)
 		}
 		s.depth.Store(n)
