@@ -190,6 +190,7 @@ func (h *Handler) routes() http.Handler {
 		get("/broadcasts/{broadcast}", roleMember, h.broadcast)
 		get("/broadcasts/{broadcast}/progress", roleMember, h.broadcastProgress)
 		post("/broadcasts/{broadcast}/cancel", roleMember, h.broadcastCancel)
+		post("/broadcasts/{broadcast}/resume", roleAdmin, h.broadcastResume)
 
 		// ---- admin UI: workspace settings (tokens are every user's own) ----
 		get("/settings", roleSignedIn, h.settingsHome)

@@ -316,6 +316,10 @@ func (h *Handler) progressOf(u *ui, b *store.Broadcast) views.BroadcastProgress 
 	p := views.BroadcastProgress{ID: b.ID, Status: b.Status, Queued: b.TotalQueued, Sent: b.TotalSent, Delivered: b.TotalDelivered,
 		Failed: b.TotalFailed, OptedOut: b.TotalOptedOut, Outstanding: b.Outstanding}
 	p.Failures = failureRows(b)
+	p.Cancelled, p.CanResume = b.TotalCancelled, u.isAdmin()
+	if b.PausedAt != nil {
+		p.PausedJudged, p.PausedFailed, p.Paused = b.PausedJudged, b.PausedFailed, formatWhen(*b.PausedAt, now, loc)
+	}
 	if b.StartedAt != nil {
 		p.Started = formatWhen(*b.StartedAt, now, loc)
 	}
