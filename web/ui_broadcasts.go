@@ -52,6 +52,7 @@ func (h *Handler) composeView(u *ui, f views.ComposeForm) (views.ComposeView, er
 				label += " (" + n.Name + ")"
 			}
 			v.Numbers = append(v.Numbers, views.Option{Value: n.Phone, Label: label})
+			v.Warnings = addWarning(v.Warnings, &n)
 		}
 	}
 	groups, err := h.store.Groups(u.ws.ID)
