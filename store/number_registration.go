@@ -134,15 +134,17 @@ func (r *NumberRegistration) normalize() ValidationError {
 			errs = append(errs, FieldError{f.name, "must not contain control characters"})
 		}
 	}
+	sortFieldErrors(errs)
 	return errs
 }
 
-// ValidateRegistration checks a registration as SetNumberRegistration would, without storing it.
-func ValidateRegistration(r NumberRegistration) error {
+// NormalizeRegistration trims and checks a registration as SetNumberRegistration does, without
+// storing it.
+func NormalizeRegistration(r NumberRegistration) (NumberRegistration, error) {
 	if errs := r.normalize(); errs != nil {
-		return errs
+		return r, errs
 	}
-	return nil
+	return r, nil
 }
 
 // SetNumberRegistration replaces a number's type and registration (ids trimmed; an empty type
