@@ -115,6 +115,9 @@ func (bc broadcastCache) update(tx *bolt.Tx, m *Message, fn func(b *Broadcast)) 
 	if cb != nil {
 		fn(&cb.Broadcast)
 		cb.changed = true
+		// The pause rule is judged at every verdict, so a broadcast pauses at the first one
+		// that crosses it, however the verdicts were batched.
+		cb.maybePause(m.UpdatedAt)
 	}
 	return err
 }
@@ -137,7 +140,6 @@ func (bc broadcastCache) flush(tx *bolt.Tx, now time.Time) error {
 		}
 		b := &cb.Broadcast
 		b.UpdatedAt = now
-		b.maybePause(now)
 		if b.Outstanding <= 0 && !b.Fanout && (b.Status == BroadcastSending || b.Status == BroadcastSent) {
 			b.Outstanding = 0
 			if b.Status == BroadcastSending {

@@ -46,7 +46,7 @@ func NumberRegistrations(rows []NumberRegistrationRow) templ.Component {
 		}
 		ctx = templ.ClearChildren(ctx)
 		if len(rows) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"card\" aria-labelledby=\"reg-h\" data-testid=\"number-registrations\"><h2 id=\"reg-h\">Carrier registration</h2><p class=\"hint\">US carriers filter texts from local numbers without an A2P 10DLC brand and campaign, and from toll-free numbers that are not verified. Record each number's registration here; compose pages warn when a number is not approved.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"card\" aria-labelledby=\"reg-h\" data-testid=\"number-registrations\"><h2 id=\"reg-h\">Carrier registration</h2><p class=\"hint\">US carriers filter texts from local numbers without an A2P 10DLC brand and campaign, and from toll-free numbers that are not verified. Record each number's registration here: brand and campaign ids for local numbers, the verification id for toll-free ones. Compose pages warn when a number is not approved.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -345,7 +345,7 @@ func NumberRegistrations(rows []NumberRegistrationRow) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "\">Brand id (10DLC)</label> <input id=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "\">Brand id</label> <input id=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -392,7 +392,7 @@ func NumberRegistrations(rows []NumberRegistrationRow) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "\">Campaign id (10DLC)</label> <input id=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "\">Campaign id</label> <input id=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -439,7 +439,7 @@ func NumberRegistrations(rows []NumberRegistrationRow) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "\">Verification id (toll-free)</label> <input id=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "\">Verification id</label> <input id=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

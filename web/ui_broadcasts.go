@@ -320,6 +320,7 @@ func (h *Handler) progressOf(u *ui, b *store.Broadcast) views.BroadcastProgress 
 	p.Cancelled, p.CanResume = b.TotalCancelled, u.isAdmin()
 	if b.PausedAt != nil {
 		p.PausedJudged, p.PausedFailed, p.Paused = b.PausedJudged, b.PausedFailed, formatWhen(*b.PausedAt, now, loc)
+		p.AfterResume = b.ResumedAt != nil && b.ResumedAt.Before(*b.PausedAt)
 	}
 	if b.StartedAt != nil {
 		p.Started = formatWhen(*b.StartedAt, now, loc)
