@@ -108,6 +108,13 @@ func TestUINumberRegistration(t *testing.T) {
 		wantPage(t, p, res, body, http.StatusOK, `data-warning="+18885550100 is a toll-free number`)
 	}
 
+	conv, _, err := e.st.CreateConversation(e.a.ID, "+18885550100", "+14155550123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body = e.send(t, alice, "GET", "/inbox/"+conv.ID, nil)
+	wantPage(t, "the thread of a toll-free number", res, body, http.StatusOK, `id="reply-from-warning"`, "+18885550100 is a toll-free number")
+
 	// A bad value re-renders the page with the row as typed; a good one saves.
 	path := "/settings/numbers/" + n.ID + "/registration"
 	res, body = e.send(t, alice, "POST", path, url.Values{"type": {"toll-free"}, "registrationStatus": {"maybe"}, "verificationId": {"TFV-1"}})
