@@ -70,7 +70,8 @@ func adminCommands() map[string]adminCommand {
 		"create-user":      {"--email E --name N [--password P | --password-stdin] [--superuser]", adminCreateUser},
 		"create-workspace": {"--name N", adminCreateWorkspace},
 		"add-member":       {"--workspace W --user U", adminAddMember},
-		"add-number":       {"--workspace W --phone +1… [--name N] [--carrier sandbox|twilio|telnyx] [--rate R]", adminAddNumber},
+		"add-number":       {"--workspace W --phone +1… [--name N] [--carrier sandbox|twilio|telnyx] [--rate R] [--type T] [--registration S] [--brand-id B] [--campaign-id C] [--verification-id V]", adminAddNumber},
+		"set-number":       {"--workspace W (--number ID | --phone +1…) [--type local|toll-free|short-code] [--registration unregistered|pending|approved|rejected] [--brand-id B] [--campaign-id C] [--verification-id V]", adminSetNumber}, // admin_number_registration.go
 		"list-numbers":     {"[--workspace W]", adminListNumbers},
 		"list-workspaces":  {"", adminListWorkspaces},
 		"list-users":       {"", adminListUsers},

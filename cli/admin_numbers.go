@@ -14,6 +14,7 @@ func adminAddNumber(a *adminEnv, args []string) error {
 	name := a.fs.String("name", "", "label shown in dropdowns")
 	carrierName := a.fs.String("carrier", "", "sandbox, twilio or telnyx (default $SWITCHBOARD_CARRIER, else sandbox)")
 	rate := a.fs.String("rate", "", "messages per second, 0 = unlimited (default: the server's -send-rate; sandbox: unlimited)")
+	reg := registrationFlags(a.fs) // admin_number_registration.go
 	var tw twilioConfig
 	twilioFlags(a.fs, &tw)
 	var tx telnyxConfig
@@ -25,7 +26,7 @@ func adminAddNumber(a *adminEnv, args []string) error {
 		if err := required("workspace", *ws, "phone", *phone); err != nil {
 			return err
 		}
-		in := store.NumberInput{Phone: *phone, Name: *name, Carrier: *carrierName}
+		in := store.NumberInput{Phone: *phone, Name: *name, Carrier: *carrierName, Registration: reg(store.NumberRegistration{})}
 		if in.Carrier == "" {
 			in.Carrier = os.Getenv(envName("carrier"))
 		}

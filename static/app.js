@@ -52,3 +52,19 @@
   // A form answered in place (htmx) brings a new textarea: count its segments too.
   document.addEventListener("htmx:load", function (e) { wireCounters(e.target); });
 })();
+// A "from number" select with data-warn names the element that shows the chosen number's
+// registration warning (the option's data-warning): it follows the choice. The page is served
+// with the first choice's warning, so it works without this too.
+(function () {
+  "use strict";
+  document.addEventListener("change", function (e) {
+    var sel = e.target;
+    if (!sel.matches || !sel.matches("select[data-warn]")) return;
+    var out = document.getElementById(sel.dataset.warn);
+    var opt = sel.options[sel.selectedIndex];
+    if (!out || !opt) return;
+    var w = opt.dataset.warning || "";
+    out.textContent = w;
+    out.hidden = w === "";
+  });
+})();

@@ -30,6 +30,8 @@ type Broadcast struct {
 	TotalDelivered int      `json:"totalDelivered,omitempty"`
 	TotalFailed    int      `json:"totalFailed,omitempty"`
 	TotalOptedOut  int      `json:"totalOptedOut,omitempty"`
+	// TotalCancelled counts copies cancelled before they reached the carrier.
+	TotalCancelled int `json:"totalCancelled,omitempty"`
 	// TotalLandline counts recipients skipped because a carrier flagged their number a landline
 	// (they are counted in TotalFailed too).
 	TotalLandline int `json:"totalLandline,omitempty"`
@@ -49,6 +51,15 @@ type Broadcast struct {
 	Outstanding int `json:"outstanding,omitempty"`
 	// Fanout is set while recipients are still being queued: the broadcast cannot finish then.
 	Fanout bool `json:"fanout,omitempty"`
+	// Auto-pause (broadcast_pause.go): Judged counts copies the carrier gave a verdict on since
+	// the start or the last resume, JudgedFailed those of them that failed; PausedJudged and
+	// PausedFailed are those figures when it last paused.
+	Judged       int        `json:"judged,omitempty"`
+	JudgedFailed int        `json:"judgedFailed,omitempty"`
+	PausedAt     *time.Time `json:"pausedAt,omitempty"`
+	PausedJudged int        `json:"pausedJudged,omitempty"`
+	PausedFailed int        `json:"pausedFailed,omitempty"`
+	ResumedAt    *time.Time `json:"resumedAt,omitempty"`
 }
 
 // Broadcast statuses.
@@ -56,6 +67,7 @@ const (
 	BroadcastDraft     = "draft"
 	BroadcastScheduled = "scheduled"
 	BroadcastSending   = "sending"
+	BroadcastPaused    = "paused" // too many copies failed: queued copies wait for a resume or a cancel
 	BroadcastSent      = "sent"
 	BroadcastFailed    = "failed"
 	BroadcastCancelled = "cancelled"
@@ -291,8 +303,8 @@ func (s *Store) StartScheduledBroadcast(d DueBroadcast) error {
 	return err
 }
 
-// CancelBroadcast cancels a draft, scheduled or sending broadcast: it stops, and its copies still
-// queued or held become cancelled (copies already handed to the carrier keep their state).
+// CancelBroadcast cancels a draft, scheduled, sending or paused broadcast: it stops, and its
+// copies still queued, held or waiting for a resume become cancelled (copies already handed to the carrier keep their state).
 // Any other status is ErrConflict.
 func (s *Store) CancelBroadcast(workspaceID, id string) (Broadcast, error) {
 	var b Broadcast
@@ -305,7 +317,7 @@ func (s *Store) CancelBroadcast(workspaceID, id string) (Broadcast, error) {
 			return fx.refuse(errorf(ErrNotFound, "broadcast not found"))
 		}
 		switch b.Status {
-		case BroadcastDraft, BroadcastScheduled, BroadcastSending:
+		case BroadcastDraft, BroadcastScheduled, BroadcastSending, BroadcastPaused:
 		default:
 			return fx.refuse(errorf(ErrConflict, "broadcast is %s: it can no longer be cancelled", b.Status))
 		}
@@ -352,7 +364,8 @@ func (s *Store) CancelBroadcast(workspaceID, id string) (Broadcast, error) {
 	return s.Broadcast(workspaceID, id)
 }
 
-// cancelCopies cancels up to max queued or held copies of b and reports how many.
+// cancelCopies cancels up to max queued or held copies of b (in the ready and delayed queues,
+// and those a pause set aside) and reports how many.
 func (s *Store) cancelCopies(tx *bolt.Tx, fx *effects, b *Broadcast, max int) (int, error) {
 	bid := idKey(b.ID)
 	var msgs [][]byte // message ids
@@ -383,26 +396,59 @@ func (s *Store) cancelCopies(tx *bolt.Tx, fx *effects, b *Broadcast, max int) (i
 		}
 	}
 	now := s.Now()
+	cancelled := 0
 	for _, id := range msgs {
-		fx.depth--
-		key := append(idKey(b.WorkspaceID), id...)
-		var m Message
-		ok, err := getJSON(tx.Bucket(bMessages), key, &m)
+		ok, err := s.cancelQueued(tx, fx, b.WorkspaceID, id, now)
 		if err != nil {
 			return 0, err
 		}
-		if !ok || (m.Status != MessageQueued && m.Status != MessageScheduled) {
-			continue
-		}
-		m.Status, m.UpdatedAt = MessageCancelled, now
-		if err := putJSON(tx.Bucket(bMessages), key, m); err != nil {
-			return 0, err
-		}
-		if err := s.liveMessage(tx, fx, &m); err != nil {
-			return 0, err
+		if ok {
+			cancelled++
 		}
 	}
-	return len(msgs), nil
+	n := len(msgs)
+	if n < max {
+		h, c, err := s.cancelPausedCopies(tx, fx, b, max-n, now)
+		if err != nil {
+			return 0, err
+		}
+		n, cancelled = n+h, cancelled+c
+	}
+	return n, countCancelled(tx, b.WorkspaceID, b.ID, cancelled)
+}
+
+// cancelQueued cancels a queued or held message whose queue entry the caller removed, and
+// reports whether it was still waiting (its broadcast counts it cancelled: the caller's job).
+func (s *Store) cancelQueued(tx *bolt.Tx, fx *effects, ws string, msgID []byte, now time.Time) (bool, error) {
+	fx.depth--
+	key := append(idKey(ws), msgID...)
+	var m Message
+	ok, err := getJSON(tx.Bucket(bMessages), key, &m)
+	if err != nil {
+		return false, err
+	}
+	if !ok || (m.Status != MessageQueued && m.Status != MessageScheduled) {
+		return false, nil
+	}
+	m.Status, m.UpdatedAt = MessageCancelled, now
+	if err := putJSON(tx.Bucket(bMessages), key, m); err != nil {
+		return false, err
+	}
+	return true, s.liveMessage(tx, fx, &m)
+}
+
+// countCancelled counts n copies of a broadcast cancelled: they are no longer outstanding.
+func countCancelled(tx *bolt.Tx, ws, broadcastID string, n int) error {
+	if n == 0 {
+		return nil
+	}
+	var b Broadcast
+	if ok, err := getJSON(tx.Bucket(bBroadcasts), wsKey(ws, broadcastID), &b); err != nil || !ok {
+		return err
+	}
+	b.TotalCancelled += n
+	b.Outstanding = max(b.Outstanding-n, 0)
+	return putJSON(tx.Bucket(bBroadcasts), wsKey(ws, broadcastID), b)
 }
 
 // Broadcast returns a broadcast by id.

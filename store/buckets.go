@@ -37,6 +37,7 @@ var (
 	bBroadcastTargets  = []byte("broadcast_targets")    // ws|id -> BroadcastTargets (broadcast_targets.go)
 	bBroadcastSchedule = []byte("broadcast_schedule")   // due|ws|id -> empty
 	bBroadcastPending  = []byte("broadcast_pending")    // ws|id|seq -> recipients still to queue
+	bBroadcastHeld     = []byte("broadcast_held")       // ws|id|message id -> number id|priority|ws|id: copies of a paused broadcast
 	bGroupName         = []byte("idx_group_name")
 	bGroupMembers      = []byte("group_members")      // ws|group|contact -> empty
 	bContactGroups     = []byte("idx_contact_groups") // ws|contact|group -> empty
@@ -87,7 +88,7 @@ var allBuckets = [][]byte{
 	bMeta, bTenants, bWorkspaces, bUsers, bUserEmail, bMemberships, bUserWS, bInvitations,
 	bNumbers, bNumberPhone, bNumberGlobal, bProperties, bPropertyName, bContacts, bContactPhone, bContactEmail,
 	bContactTerms, bContactOrder, bContactNums, bConversations, bConvKey, bMessages, bConvMessages,
-	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bOptOutLifts, bConsents, bNumberFlags, bTokens, bTokenIDs, bSubs, bSubEvent,
+	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bBroadcastHeld, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bOptOutLifts, bConsents, bNumberFlags, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 	bSubOwner, bSubPending, bEventPending, bConvActivity, bSnippets,
 	bLiveEvents, bLiveSeq, bUnread, bUnreadCount, bMentions, bMentionLast, bNotifyPrefs,

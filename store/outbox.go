@@ -115,14 +115,20 @@ func (bc broadcastCache) update(tx *bolt.Tx, m *Message, fn func(b *Broadcast)) 
 	if cb != nil {
 		fn(&cb.Broadcast)
 		cb.changed = true
+		// The pause rule is judged at every verdict, so a broadcast pauses at the first one
+		// that crosses it, however the verdicts were batched.
+		cb.maybePause(m.UpdatedAt)
 	}
 	return err
 }
 
-// cancelled reports whether m is a copy of a cancelled broadcast.
-func (bc broadcastCache) cancelled(tx *bolt.Tx, m *Message) (bool, error) {
+// status is the status of m's broadcast ("" for none).
+func (bc broadcastCache) status(tx *bolt.Tx, m *Message) (string, error) {
 	cb, err := bc.get(tx, m)
-	return cb != nil && cb.Status == BroadcastCancelled, err
+	if cb == nil {
+		return "", err
+	}
+	return cb.Status, err
 }
 
 // flush writes the changed broadcasts, finishing those with no copy queued or sending any more:
@@ -159,7 +165,7 @@ func (s *Store) OutboxDepth() int64 { return s.depth.Load() }
 func (s *Store) countOutbox() error {
 	return s.db.View(func(tx *bolt.Tx) error {
 		var n int64
-		for _, name := range [][]byte{bOutbox, bOutboxSending, bOutboxDelayed} {
+		for _, name := range [][]byte{bOutbox, bOutboxSending, bOutboxDelayed, bBroadcastHeld} {
 			n += int64(tx.Bucket(name).Stats().KeyN)
 		}
 		s.depth.Store(n)

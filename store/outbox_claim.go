@@ -29,6 +29,7 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
 		claims = nil
 		bc := broadcastCache{}
+		held := 0 // copies of paused broadcasts set aside by this claim
 		ready := tx.Bucket(bOutbox)
 		var numbers [][]byte
 		c := ready.Cursor()
@@ -79,6 +80,7 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 			cl := Claim{Number: n}
 			var done [][]byte
 			rc := ready.Cursor()
+		walk:
 			for k, v := rc.Seek(nid); k != nil && bytes.HasPrefix(k, nid) && len(cl.Messages) < take; k, v = rc.Next() {
 				done = append(done, bytes.Clone(k))
 				if len(k) != 33 || len(v) < 16 {
@@ -93,9 +95,12 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 					fx.depth--
 					continue // cancelled or deleted meanwhile: nothing to send
 				}
-				if cancelled, err := bc.cancelled(tx, &m); err != nil {
+				// The broadcast is decoded once per transaction (bc), so these checks cost a copy
+				// nothing more than a comparison.
+				switch status, err := bc.status(tx, &m); {
+				case err != nil:
 					return err
-				} else if cancelled {
+				case status == BroadcastCancelled:
 					fx.depth--
 					m.Status, m.UpdatedAt = MessageCancelled, now
 					if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
@@ -103,6 +108,20 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 					}
 					if err := s.liveMessage(tx, fx, &m); err != nil {
 						return err
+					}
+					if err := bc.update(tx, &m, func(b *Broadcast) { b.TotalCancelled++; b.Outstanding-- }); err != nil {
+						return err
+					}
+					continue
+				case status == BroadcastPaused:
+					// A copy of a paused broadcast (queued before the pause, a retry come due)
+					// waits aside until a resume, so it is walked past once, not at every claim.
+					if err := holdCopy(tx, k, v); err != nil {
+						return err
+					}
+					if held++; held >= fanOutChunk {
+						fx.outbox = true // more may wait behind: claim again at once
+						break walk
 					}
 					continue
 				}

@@ -64,7 +64,7 @@ func (s *Store) RecordOutcomes(outs []Outcome) error {
 				if err := s.emit(tx, fx, m.WorkspaceID, EventMessageSent, messagePayload(&m)); err != nil {
 					return err
 				}
-				if err := bc.update(tx, &m, func(b *Broadcast) { b.TotalSent++; b.Outstanding-- }); err != nil {
+				if err := bc.update(tx, &m, func(b *Broadcast) { b.TotalSent++; b.Outstanding--; b.judgeAccepted() }); err != nil {
 					return err
 				}
 				if o.Delivered {
@@ -86,7 +86,12 @@ func (s *Store) RecordOutcomes(outs []Outcome) error {
 				if err := s.emit(tx, fx, m.WorkspaceID, EventMessageFailed, messagePayload(&m)); err != nil {
 					return err
 				}
-				if err := bc.update(tx, &m, func(b *Broadcast) { b.TotalFailed++; b.Outstanding--; b.countFailure(m.ProviderErr) }); err != nil {
+				if err := bc.update(tx, &m, func(b *Broadcast) {
+					b.TotalFailed++
+					b.Outstanding--
+					b.countFailure(m.ProviderErr)
+					b.judgeFailed(false)
+				}); err != nil {
 					return err
 				}
 				if err := flagLandline(tx, &m, now); err != nil {
@@ -157,7 +162,7 @@ func (s *Store) StatusUpdate(provider, providerID, status, reason string) (m Mes
 			if err := s.emit(tx, fx, m.WorkspaceID, EventMessageFailed, messagePayload(&m)); err != nil {
 				return err
 			}
-			if err := bc.update(tx, &m, func(b *Broadcast) { b.TotalFailed++; b.countFailure(m.ProviderErr) }); err != nil {
+			if err := bc.update(tx, &m, func(b *Broadcast) { b.TotalFailed++; b.countFailure(m.ProviderErr); b.judgeFailed(true) }); err != nil {
 				return err
 			}
 		default:

@@ -22,6 +22,9 @@ type PhoneNumber struct {
 	// Rate is the send rate in messages per second (0 = unlimited); nil takes the server's
 	// -send-rate (sandbox numbers: unlimited).
 	Rate *float64 `json:"rate,omitempty"`
+	// Registration is the number's type and carrier registration (number_registration.go); nil
+	// for numbers from before it existed: the defaults apply.
+	Registration *NumberRegistration `json:"registration,omitempty"`
 }
 
 // CarrierName is the number's carrier; numbers from before carriers existed are sandbox ones.
@@ -57,6 +60,8 @@ type NumberInput struct {
 	Name    string
 	Carrier string
 	Rate    *float64
+	// Registration, when given, is the number's type and registration (else the defaults).
+	Registration *NumberRegistration
 }
 
 // AddNumber gives a workspace an active sandbox number (see CreateNumber).
@@ -84,6 +89,11 @@ func (s *Store) CreateNumber(workspaceID string, in NumberInput) (PhoneNumber, e
 	if in.Rate != nil && (*in.Rate < 0 || math.IsNaN(*in.Rate) || math.IsInf(*in.Rate, 0)) {
 		errs = append(errs, FieldError{"rate", "must be a number of messages per second, 0 or more (0 = unlimited)"})
 	}
+	if in.Registration != nil {
+		r := *in.Registration
+		errs = append(errs, r.normalize()...)
+		in.Registration = &r
+	}
 	if errs != nil {
 		return PhoneNumber{}, errs
 	}
@@ -92,7 +102,7 @@ func (s *Store) CreateNumber(workspaceID string, in NumberInput) (PhoneNumber, e
 		carrier = ProviderSandbox
 	}
 	n := PhoneNumber{ID: s.NewID(), WorkspaceID: workspaceID, Phone: phone, Name: strings.TrimSpace(in.Name),
-		Active: true, CreatedAt: s.Now(), Carrier: carrier, Rate: in.Rate}
+		Active: true, CreatedAt: s.Now(), Carrier: carrier, Rate: in.Rate, Registration: in.Registration}
 	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return err

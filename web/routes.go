@@ -190,6 +190,7 @@ func (h *Handler) routes() http.Handler {
 		get("/broadcasts/{broadcast}", roleMember, h.broadcast)
 		get("/broadcasts/{broadcast}/progress", roleMember, h.broadcastProgress)
 		post("/broadcasts/{broadcast}/cancel", roleMember, h.broadcastCancel)
+		post("/broadcasts/{broadcast}/resume", roleAdmin, h.broadcastResume)
 
 		// ---- admin UI: workspace settings (tokens are every user's own) ----
 		get("/settings", roleSignedIn, h.settingsHome)
@@ -199,6 +200,7 @@ func (h *Handler) routes() http.Handler {
 		post("/settings/numbers", roleAdmin, h.addNumber)
 		post("/settings/numbers/{number}/rename", roleAdmin, h.renameNumber)
 		post("/settings/numbers/{number}/active", roleAdmin, h.setNumberActive)
+		post("/settings/numbers/{number}/registration", roleAdmin, h.setNumberRegistration)
 		get("/settings/tokens", roleSignedIn, h.settingsTokens)
 		post("/settings/tokens", roleSignedIn, h.createToken)
 		post("/settings/tokens/{token}/revoke", roleSignedIn, h.revokeToken)

@@ -52,6 +52,7 @@ func (h *Handler) composeView(u *ui, f views.ComposeForm) (views.ComposeView, er
 				label += " (" + n.Name + ")"
 			}
 			v.Numbers = append(v.Numbers, views.Option{Value: n.Phone, Label: label})
+			v.Warnings = addWarning(v.Warnings, &n)
 		}
 	}
 	groups, err := h.store.Groups(u.ws.ID)
@@ -316,6 +317,11 @@ func (h *Handler) progressOf(u *ui, b *store.Broadcast) views.BroadcastProgress 
 	p := views.BroadcastProgress{ID: b.ID, Status: b.Status, Queued: b.TotalQueued, Sent: b.TotalSent, Delivered: b.TotalDelivered,
 		Failed: b.TotalFailed, OptedOut: b.TotalOptedOut, Outstanding: b.Outstanding}
 	p.Failures = failureRows(b)
+	p.Cancelled, p.CanResume = b.TotalCancelled, u.isAdmin()
+	if b.PausedAt != nil {
+		p.PausedJudged, p.PausedFailed, p.Paused = b.PausedJudged, b.PausedFailed, formatWhen(*b.PausedAt, now, loc)
+		p.AfterResume = b.ResumedAt != nil && b.ResumedAt.Before(*b.PausedAt)
+	}
 	if b.StartedAt != nil {
 		p.Started = formatWhen(*b.StartedAt, now, loc)
 	}

@@ -29,6 +29,7 @@ var contactNotices = map[string]string{
 	"deleted":  "Group deleted.",
 	"group":    "Group created.",
 	"cancel":   "Broadcast cancelled.",
+	"resume":   "Broadcast resumed.",
 	"sent":     "Broadcast started.",
 	"schedule": "Broadcast scheduled.",
 }

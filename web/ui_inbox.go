@@ -121,6 +121,7 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 			label += " (" + n.Name + ")"
 		}
 		v.Numbers = append(v.Numbers, views.Option{Value: n.Phone, Label: label})
+		v.Warnings = addWarning(v.Warnings, &n)
 	}
 	return v, nil
 }

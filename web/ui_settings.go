@@ -97,7 +97,8 @@ func (h *Handler) saveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 // ---- /settings/numbers ----
 
 var numberNotices = map[string]string{"number": "Number added.", "renamed": "Number renamed.",
-	"deactivated": "Number deactivated: it no longer sends or appears as a sender.", "activated": "Number activated."}
+	"deactivated": "Number deactivated: it no longer sends or appears as a sender.", "activated": "Number activated.",
+	"registration": "Registration saved."}
 
 func (h *Handler) numbersView(r *http.Request, u *ui) (views.NumbersView, error) {
 	v := views.NumbersView{Twilio: h.cfg.TwilioAuthToken != "", Telnyx: h.cfg.Telnyx, Notice: numberNotices[r.URL.Query().Get("done")]}
@@ -116,6 +117,7 @@ func (h *Handler) numbersView(r *http.Request, u *ui) (views.NumbersView, error)
 			rate = "unlimited"
 		}
 		v.Rows = append(v.Rows, views.NumberRow{ID: n.ID, Phone: n.Phone, Name: n.Name, Carrier: n.CarrierName(), Rate: rate, Active: n.Active})
+		v.Registrations = append(v.Registrations, registrationRow(&n))
 	}
 	return v, nil
 }

@@ -89,6 +89,7 @@ func (h *Handler) threadView(r *http.Request, u *ui, c store.Conversation) (view
 	}
 	if n, err := h.store.NumberByPhone(c.From); err == nil && n.WorkspaceID == u.ws.ID {
 		v.Sandbox = n.Active && n.CarrierName() == store.ProviderSandbox && !c.IsGroup()
+		v.FromWarning = n.RegistrationWarning()
 	}
 	if !c.IsGroup() {
 		blocked, err := h.store.IsBlocked(u.ws.ID, c.Addresses[0])
