@@ -32,12 +32,21 @@ func mailQueueKey(due time.Time, id string) []byte {
 
 // queueMail writes m into the outbox inside tx, due now.
 func (s *Store) queueMail(tx *bolt.Tx, m *Mail) error {
+	return s.queueMailAt(tx, nil, m, s.Now())
+}
+
+// queueMailAt writes m into the outbox inside tx, due at due; with fx, the mail worker is
+// woken after the commit.
+func (s *Store) queueMailAt(tx *bolt.Tx, fx *effects, m *Mail, due time.Time) error {
 	if addr, err := mail.ParseAddress(m.To); err != nil || addr.Address != m.To {
 		return ValidationError{{"to", "must be an email address such as ana@example.com"}}
 	}
-	m.ID, m.CreatedAt, m.DueAt = s.NewID(), s.Now(), s.Now()
+	m.ID, m.CreatedAt, m.DueAt = s.NewID(), s.Now(), due
 	if err := putJSON(tx.Bucket(bMail), idKey(m.ID), m); err != nil {
 		return err
+	}
+	if fx != nil {
+		fx.mail = true
 	}
 	return tx.Bucket(bMailQueue).Put(mailQueueKey(m.DueAt, m.ID), nil)
 }

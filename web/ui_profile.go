@@ -22,7 +22,8 @@ func (h *Handler) profileView(r *http.Request, u *ui) (views.ProfileView, error)
 	if err != nil {
 		return v, err
 	}
-	v.Notifications = views.NotificationsSection(views.NotificationsForm{Inbound: p.Inbound, Sound: p.Sound})
+	v.Notifications = views.NotificationsSection(views.NotificationsForm{Inbound: p.Inbound, Sound: p.Sound, Email: p.Email,
+		MailOff: h.cfg.Sessions.mailer() == nil})
 	if u.user.TwoFactor {
 		n, err := h.store.RecoveryCodesLeft(u.user.ID)
 		if err != nil {
