@@ -29,6 +29,7 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
 		claims = nil
 		bc := broadcastCache{}
+		archived := map[string]bool{}
 		ready := tx.Bucket(bOutbox)
 		var numbers [][]byte
 		c := ready.Cursor()
@@ -104,6 +105,12 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 					if err := s.liveMessage(tx, fx, &m); err != nil {
 						return err
 					}
+					continue
+				}
+				// Nothing goes from a workspace archived after this was queued (archived.go).
+				if skipped, err := s.skipArchived(tx, fx, bc, archived, &m, now); err != nil {
+					return err
+				} else if skipped {
 					continue
 				}
 				// A recipient who opted out after this was queued (texted STOP while a broadcast
