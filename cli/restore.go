@@ -67,5 +67,13 @@ func restore(args []string, stdout, stderr io.Writer) error {
 	if res.Kept != "" {
 		fmt.Fprintf(stdout, "the database it replaced is kept as %s\n", res.Kept)
 	}
+	// A restored database holds the sessions of its time, also those signed out since: with
+	// the same cookie keys a copied cookie would work again. New keys at the next start make
+	// every cookie worthless, so a backup never revives a session; everyone signs in again.
+	if err := os.Remove(sessionKeyPath(*data)); err == nil {
+		fmt.Fprintln(stdout, "every browser session is signed out (new cookie keys at the next start)")
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("restore: sign out every session: %w", err)
+	}
 	return nil
 }

@@ -215,6 +215,7 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	if cfg.Mail.Enabled() {
 		mw := mail.NewWorker(s, cfg.Mail, nil)
 		mw.Start()
+		s.OnMail(mw.Wake) // notification e-mails are queued by store transactions
 		a.stops = append(a.stops, mw.Stop)
 		scfg.Mail = mw
 	}

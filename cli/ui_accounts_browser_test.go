@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,8 +52,9 @@ func TestBrowserTwoFactor(t *testing.T) {
 		}
 		return c
 	}
+	confirmed := codeAt(time.Now())
 	b.run("confirm with a first code",
-		chromedp.SendKeys(chromedp.CSS("#code"), codeAt(time.Now())),
+		chromedp.SendKeys(chromedp.CSS("#code"), confirmed),
 		chromedp.Click(testutil.TestID("enrol-submit")),
 		chromedp.WaitVisible(testutil.TestID("recovery-codes")),
 	)
@@ -60,7 +63,8 @@ func TestBrowserTwoFactor(t *testing.T) {
 	if err != nil || len(codes) != 10 {
 		t.Fatalf("recovery codes: %v %v", codes, err)
 	}
-	signIn := func(step, code string) {
+	// signIn signs out and in again; each of refused is tried first and must show the error.
+	signIn := func(step, code string, refused ...string) {
 		t.Helper()
 		b.run(step+": sign out",
 			chromedp.Navigate(base+"/settings/profile"),
@@ -69,14 +73,55 @@ func TestBrowserTwoFactor(t *testing.T) {
 			chromedp.WaitVisible(testutil.TestID("login-form")),
 		)
 		b.signInHere(adminEmail, adminPassword, testutil.TestID("code-form"))
+		for i, bad := range refused {
+			b.run(step+": a refused code",
+				// Drop the previous error, so that only the answer to this code can show one.
+				chromedp.Evaluate[chromedp.Void](`document.querySelector('#code').value = ''; document.querySelector('[data-testid="code-error"]')?.remove()`),
+				chromedp.SendKeys(chromedp.CSS("#code"), bad),
+				chromedp.Click(testutil.TestID("code-submit")),
+				chromedp.WaitVisible(testutil.TestID("code-error")),
+			)
+			if i == 0 {
+				b.shot("two-factor-code-refused")
+				b.shotPhone("two-factor-code-refused-390")
+			}
+		}
 		b.run(step,
+			chromedp.Evaluate[chromedp.Void](`document.querySelector('#code').value = ''`),
 			chromedp.SendKeys(chromedp.CSS("#code"), code),
 			chromedp.Click(testutil.TestID("code-submit")),
 			chromedp.WaitVisible(testutil.TestID("create-workspace-form")),
 		)
 	}
-	// The next step's code: the first one was spent on the confirmation.
-	signIn("sign in with a code from the app", codeAt(time.Now().Add(30*time.Second)))
+	// The next step's code: the first one was spent on the confirmation, and is refused when
+	// replayed, like a wrong one.
+	wrong := fmt.Sprintf("%06d", (atoi(t, confirmed)+500000)%1000000)
+	signIn("sign in with a code from the app", codeAt(time.Now().Add(30*time.Second)), confirmed, wrong)
+	// A recovery code works once: the first one, spent, is refused the second time.
 	signIn("sign in with a recovery code", codes[0])
+	signIn("sign in with another recovery code", codes[1], codes[0])
 	b.shot("two-factor-signed-in")
+
+	// The profile's notification choices, e-mail included, at desktop and phone widths.
+	b.run("the notification choices",
+		chromedp.Navigate(base+"/settings/profile"),
+		chromedp.WaitVisible(testutil.TestID("notify-email")),
+		chromedp.ScrollIntoView(testutil.TestID("notifications-section")),
+	)
+	b.shot("profile-notifications")
+	b.run("the profile at 390 px", phone, chromedp.ScrollIntoView(testutil.TestID("notifications-section")))
+	b.shot("profile-notifications-390")
+	wide, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`))
+	if err != nil || wide {
+		t.Fatalf("the profile scrolls sideways at 390 px (%v)", err)
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -38,8 +38,14 @@ func (w *Worker) Wake() {
 	}
 }
 
-// Start runs the worker until Stop.
+// Start runs the worker until Stop. E-mail that failed before is tried again at once: a
+// restart is how an operator applies a fixed -smtp-url.
 func (w *Worker) Start() {
+	if n, err := w.s.RetryFailedMail(w.now()); err != nil {
+		slog.Error("mail: read outbox", "error", err)
+	} else if n > 0 {
+		slog.Info("mail: retrying e-mail that failed before the start", "count", n)
+	}
 	w.wg.Go(w.loop)
 }
 

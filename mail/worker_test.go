@@ -152,3 +152,22 @@ func TestConfigCheck(t *testing.T) {
 		t.Error("expected a bad -smtp-from to be refused")
 	}
 }
+
+// TestRetryFailedMailAtStart: at start, e-mail that failed before is due at once, while e-mail
+// not yet tried keeps its time.
+func TestRetryFailedMailAtStart(t *testing.T) {
+	clk := testutil.NewClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
+	s, err := store.Open(filepath.Join(t.TempDir(), "m.db"), store.Options{Now: clk.Now})
+	testutil.NoErr(t, err)
+	defer s.Close()
+	failed, err := s.QueueMail("bo@example.com", "Your link", "body")
+	testutil.NoErr(t, err)
+	testutil.NoErr(t, s.MailFailed(failed, "connection refused", clk.Now().Add(time.Hour)))
+	if n, err := s.RetryFailedMail(clk.Now()); err != nil || n != 1 {
+		t.Fatalf("RetryFailedMail = %d, %v; want 1", n, err)
+	}
+	due, next, err := s.DueMail(clk.Now(), 10)
+	if err != nil || len(due) != 1 || due[0].ID != failed.ID || due[0].Attempts != 1 || !next.IsZero() {
+		t.Fatalf("due after the start: %+v (next %v, %v)", due, next, err)
+	}
+}

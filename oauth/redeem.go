@@ -57,6 +57,11 @@ func (p *Provider) redeemCode(c Client, code, redirectURI, verifier string) (tok
 			refused = invalidGrant(msg)
 			return nil
 		}
+		// A disabled user's grants issue nothing (their tokens are refused anyway).
+		if store.UserDisabledIn(tx, rec.UserID) {
+			refused = invalidGrant("the user of this grant is disabled")
+			return nil
+		}
 		if err := codes.Delete(h); err != nil {
 			return err
 		}
@@ -153,6 +158,11 @@ func (p *Provider) refresh(c Client, token, scope string) (tokenResponse, error)
 		if !now.Before(rec.ExpiresAt) {
 			refused = invalidGrant("refresh token expired")
 			return p.revokeGrant(tx, rec.GrantID)
+		}
+		// A disabled user's grants issue nothing; enabling the user makes them work again.
+		if store.UserDisabledIn(tx, rec.UserID) {
+			refused = invalidGrant("the user of this grant is disabled")
+			return nil
 		}
 		if scope != "" && !subsetScope(scope, rec.Scope) {
 			refused = &oauthError{Code: oerrors.ErrInvalidScope, Description: "scope may only narrow the granted scope: " + rec.Scope}

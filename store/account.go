@@ -192,3 +192,10 @@ func enabledSuperusers(tx *bolt.Tx) (int, error) {
 	})
 	return n, err
 }
+
+// UserDisabledIn reports, inside tx, whether userID is disabled or unknown: the OAuth provider
+// refuses to issue tokens for such a user's grants (their tokens stop working at once anyway).
+func UserDisabledIn(tx *bolt.Tx, userID string) bool {
+	u, err := getUser(tx, userID)
+	return err != nil || u.Disabled
+}

@@ -82,6 +82,7 @@ var (
 	bResets      = []byte("password_resets")  // sha256(token) -> PasswordReset (reset.go)
 	bMail        = []byte("mail")             // id -> Mail (mail.go)
 	bMailQueue   = []byte("mail_queue")       // due(8)|id -> empty
+	bMailNotify  = []byte("mail_notify")      // user -> mailNotifyState (notify_mail.go)
 )
 
 var allBuckets = [][]byte{
@@ -95,7 +96,7 @@ var allBuckets = [][]byte{
 	bImportJobs,
 	bMedia, bMediaChunks, bMediaOwner, bMediaFetch, // media.go
 	bMsgWords, bMsgSlots, bConvEntries, bConvSnooze,
-	bSessions, bSessionUser, bTwoFactor, bResets, bMail, bMailQueue,
+	bSessions, bSessionUser, bTwoFactor, bResets, bMail, bMailQueue, bMailNotify,
 }
 
 // Keys of the meta bucket, declared beside the buckets.

@@ -104,6 +104,10 @@ func (s *Store) liveComment(tx *bolt.Tx, fx *effects, c *Conversation, cm *Comme
 		if err := s.notification(tx, fx, c, u, "mention", author+" mentioned you", cm.Text, p.Sound); err != nil {
 			return err
 		}
+		if err := s.mailNotification(tx, fx, c, u, author+" mentioned you",
+			author+" mentioned you in the conversation with ", cm.Text); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -122,6 +126,10 @@ func (s *Store) liveAssigned(tx *bolt.Tx, fx *effects, c *Conversation, before [
 		}
 		title := who + " assigned you a conversation"
 		if err := s.notification(tx, fx, c, u, "assignment", title, strings.Join(c.Addresses, ", "), p.Sound); err != nil {
+			return err
+		}
+		if err := s.mailNotification(tx, fx, c, u, who+" assigned you a conversation",
+			who+" assigned you the conversation with ", ""); err != nil {
 			return err
 		}
 	}

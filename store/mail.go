@@ -32,12 +32,21 @@ func mailQueueKey(due time.Time, id string) []byte {
 
 // queueMail writes m into the outbox inside tx, due now.
 func (s *Store) queueMail(tx *bolt.Tx, m *Mail) error {
+	return s.queueMailAt(tx, nil, m, s.Now())
+}
+
+// queueMailAt writes m into the outbox inside tx, due at due; with fx, the mail worker is
+// woken after the commit.
+func (s *Store) queueMailAt(tx *bolt.Tx, fx *effects, m *Mail, due time.Time) error {
 	if addr, err := mail.ParseAddress(m.To); err != nil || addr.Address != m.To {
 		return ValidationError{{"to", "must be an email address such as ana@example.com"}}
 	}
-	m.ID, m.CreatedAt, m.DueAt = s.NewID(), s.Now(), s.Now()
+	m.ID, m.CreatedAt, m.DueAt = s.NewID(), s.Now(), due
 	if err := putJSON(tx.Bucket(bMail), idKey(m.ID), m); err != nil {
 		return err
+	}
+	if fx != nil {
+		fx.mail = true
 	}
 	return tx.Bucket(bMailQueue).Put(mailQueueKey(m.DueAt, m.ID), nil)
 }
@@ -79,6 +88,46 @@ func (s *Store) DueMail(now time.Time, limit int) ([]Mail, time.Time, error) {
 		return nil
 	})
 	return out, next, err
+}
+
+// RetryFailedMail makes every e-mail that failed before due now, and returns how many: the
+// mail worker calls it when it starts, because a restart is how an operator applies a fixed
+// -smtp-url, and the queue should go at once rather than after its backoff. E-mail not yet
+// tried keeps its time (a gathering notification e-mail is due later on purpose).
+func (s *Store) RetryFailedMail(now time.Time) (int, error) {
+	n := 0
+	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+		n = 0
+		q := tx.Bucket(bMailQueue)
+		var keys [][]byte
+		c := q.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			if len(k) > 8 && time.Unix(0, int64(decodeUint(k[:8]))).After(now) {
+				keys = append(keys, bytes.Clone(k))
+			}
+		}
+		for _, k := range keys {
+			var m Mail
+			if ok, err := getJSON(tx.Bucket(bMail), k[8:], &m); err != nil {
+				return err
+			} else if !ok || m.Attempts == 0 {
+				continue
+			}
+			if err := q.Delete(k); err != nil {
+				return err
+			}
+			m.DueAt = now
+			if err := putJSON(tx.Bucket(bMail), idKey(m.ID), m); err != nil {
+				return err
+			}
+			if err := q.Put(mailQueueKey(m.DueAt, m.ID), nil); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
 }
 
 // MailSent deletes a sent e-mail from the outbox.

@@ -13,10 +13,13 @@ const (
 	NotifyMentions   = "mentions" // mentions and assignments only
 )
 
-// NotificationPrefs is what a user chose on /settings/profile for desktop notifications.
+// NotificationPrefs is what a user chose on /settings/profile: desktop notifications, and
+// notification e-mails.
 type NotificationPrefs struct {
 	Inbound string `json:"inbound"` // NotifyAllInbound, NotifyMine or NotifyMentions
 	Sound   bool   `json:"sound"`
+	// Email asks for an e-mail of mentions and assignments while the user is away (notify_mail.go).
+	Email bool `json:"email,omitempty"`
 }
 
 // DefaultNotificationPrefs notify of inbound messages in the user's and unassigned

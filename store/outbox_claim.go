@@ -30,6 +30,7 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 		claims = nil
 		bc := broadcastCache{}
 		held := 0 // copies of paused broadcasts set aside by this claim
+		archived := map[string]bool{}
 		ready := tx.Bucket(bOutbox)
 		var numbers [][]byte
 		c := ready.Cursor()
@@ -123,6 +124,12 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 						fx.outbox = true // more may wait behind: claim again at once
 						break walk
 					}
+					continue
+				}
+				// Nothing goes from a workspace archived after this was queued (archived.go).
+				if skipped, err := s.skipArchived(tx, fx, bc, archived, &m, now); err != nil {
+					return err
+				} else if skipped {
 					continue
 				}
 				// A recipient who opted out after this was queued (texted STOP while a broadcast

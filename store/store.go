@@ -47,6 +47,8 @@ type Store struct {
 	onSchedule func()
 	onLive     func(workspaceIDs []string)
 	onMedia    func()       // media fetches queued (media_fetch.go)
+	onMail     func()       // e-mail queued (notify_mail.go)
+	mailNotify MailNotify   // notification e-mails, when on (notify_mail.go)
 	mediaBase  atomic.Value // string: the public URL media URLs start with (media.go)
 	tenantID   string
 	idMu       sync.Mutex

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
@@ -44,14 +45,63 @@ func (s *Store) TwoFactorRequired() (bool, error) {
 	return on, err
 }
 
-// SetTwoFactorRequired turns the requirement on or off.
+// SetTwoFactorRequired turns the requirement on or off. Turned on, it takes hold at once:
+// the signed-in sessions of users without two-factor go to enrolment (requireEnrolment).
 func (s *Store) SetTwoFactorRequired(on bool) error {
 	return s.update(func(tx *bolt.Tx, fx *effects) error {
 		if !on {
 			return tx.Bucket(bMeta).Delete(keyRequire2FA)
 		}
-		return tx.Bucket(bMeta).Put(keyRequire2FA, []byte{1})
+		if err := tx.Bucket(bMeta).Put(keyRequire2FA, []byte{1}); err != nil {
+			return err
+		}
+		return requireEnrolment(tx)
 	})
+}
+
+// RequireEnrolment sends every signed-in session of a user without two-factor to enrolment:
+// they can do nothing else until enrolled. The -require-2fa flag calls it at start.
+func (s *Store) RequireEnrolment() error {
+	return s.update(func(tx *bolt.Tx, fx *effects) error { return requireEnrolment(tx) })
+}
+
+func requireEnrolment(tx *bolt.Tx) error {
+	b := tx.Bucket(bSessions)
+	has := map[string]bool{} // user -> has two-factor
+	type change struct {
+		k   []byte
+		row Session
+	}
+	var changes []change
+	err := b.ForEach(func(k, v []byte) error {
+		var row Session
+		if err := jsonUnmarshal(v, &row); err != nil {
+			return err
+		}
+		if row.Stage != "" {
+			return nil
+		}
+		on, ok := has[row.UserID]
+		if !ok {
+			u, err := getUser(tx, row.UserID)
+			on = err == nil && u.TwoFactor
+			has[row.UserID] = on
+		}
+		if !on {
+			row.Stage = SessionStageEnrol
+			changes = append(changes, change{bytes.Clone(k), row})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, c := range changes {
+		if err := putJSON(b, c.k, c.row); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // StartTwoFactor begins an enrolment for userID: a new secret, pending until ConfirmTwoFactor

@@ -30,6 +30,7 @@ type effects struct {
 	outbox    bool
 	depth     int64 // change in the number of messages queued or sending
 	scheduled bool  // a broadcast was scheduled
+	mail      bool  // e-mail was queued (notify_mail.go)
 	optOuts   []optOutRef
 	live      []string // workspaces whose live streams must be woken (live_event.go)
 	refused   error
@@ -115,6 +116,9 @@ func (s *Store) applyEffects(fx *effects) {
 	}
 	s.notify(fx.events, fx.outbox)
 	s.notifyLive(fx.live)
+	if fx.mail {
+		s.notifyMail()
+	}
 	if fx.scheduled {
 		s.hookMu.RLock()
 		f := s.onSchedule

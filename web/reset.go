@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"log/slog"
 	"net/http"
 
 	"switchboard/store"
@@ -33,20 +34,31 @@ func (ss *Sessions) forgot(w http.ResponseWriter, r *http.Request) {
 		renderMessage(w, r, http.StatusTooManyRequests, "Too many requests", "Wait a minute and try again.")
 		return
 	}
-	u, err := ss.s.UserByEmail(r.PostForm.Get("email"))
-	if err == nil && !u.Disabled {
-		link := ss.cfg.BaseURL + "/reset/"
-		_, err = ss.s.CreateResetMail(u.ID, ss.now(), func(token string) *store.Mail {
-			return &store.Mail{To: u.Email, Subject: "Reset your Switchboard password",
-				Body: "Someone asked to reset the password of " + u.Email + " on Switchboard.\n\n" +
-					"Choose a new password here (the link works once, within an hour):\n" + link + token + "\n\n" +
-					"If it was not you, ignore this e-mail: your password stays as it is.\n"}
-		})
-		if err == nil {
-			m.Wake()
-		}
-	}
+	// The link is made and queued after the answer, not before it: a known address costs a
+	// write transaction (an fsync) that an unknown one does not, and the answer's time must not
+	// tell which addresses exist.
+	go ss.mailResetLink(r.PostForm.Get("email"), m)
 	renderBare(w, r, http.StatusOK, "Forgot password", views.Forgot(f))
+}
+
+// mailResetLink queues a reset link for the enabled account of email, if there is one.
+func (ss *Sessions) mailResetLink(email string, m Mailer) {
+	u, err := ss.s.UserByEmail(email)
+	if err != nil || u.Disabled {
+		return
+	}
+	link := ss.cfg.BaseURL + "/reset/"
+	_, err = ss.s.CreateResetMail(u.ID, ss.now(), func(token string) *store.Mail {
+		return &store.Mail{To: u.Email, Subject: "Reset your Switchboard password",
+			Body: "Someone asked to reset the password of " + u.Email + " on Switchboard.\n\n" +
+				"Choose a new password here (the link works once, within an hour):\n" + link + token + "\n\n" +
+				"If it was not you, ignore this e-mail: your password stays as it is.\n"}
+	})
+	if err != nil {
+		slog.Error("forgot password: queue the reset e-mail", "error", err)
+		return
+	}
+	m.Wake()
 }
 
 // resetPage is GET /reset/{token}: the new-password form of a valid link.

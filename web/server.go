@@ -91,6 +91,8 @@ type Handler struct {
 	backupPage http.Handler
 	// broker wakes the GET /events streams after a commit (events.go).
 	broker *broker
+	// presence knows who has a stream open, for the notification e-mails (presence.go).
+	presence *presence
 	// imports holds the ids of the contact imports running in this process (ui_contacts_import.go).
 	imports sync.Map
 }
@@ -114,6 +116,11 @@ func New(s *store.Store, cfg Config) http.Handler {
 	h.limiters.m = map[string]*limiterEntry{}
 	h.broker = newBroker(cfg.Done)
 	s.OnLive(h.broker.wake)
+	h.presence = newPresence(h.now)
+	// Mentions and assignments e-mail the users who are away, when e-mail is configured.
+	if cfg.Sessions.mailer() != nil {
+		s.NotifyByMail(store.MailNotify{Away: h.presence.away, BaseURL: cfg.Sessions.cfg.BaseURL})
+	}
 	return h.routes()
 }
 

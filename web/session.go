@@ -97,6 +97,13 @@ func NewSessions(s *store.Store, cfg SessionConfig) (*Sessions, error) {
 	if err := s.DeleteLegacySessionKeys(); err != nil {
 		return nil, fmt.Errorf("web: delete old session keys: %w", err)
 	}
+	// With -require-2fa, sessions of users without two-factor made before this start go to
+	// enrolment too: the requirement holds for everyone at once.
+	if cfg.RequireTwoFactor {
+		if err := s.RequireEnrolment(); err != nil {
+			return nil, fmt.Errorf("web: require two-factor: %w", err)
+		}
+	}
 	ss := &Sessions{s: s, cfg: cfg, now: cfg.Now, limits: newLoginLimits()}
 	ss.cookies = sessions.NewCookieStore(keys[:64], keys[64:])
 	ss.cookies.Options = &sessions.Options{

@@ -8,13 +8,14 @@ import (
 )
 
 // saveNotifications is POST /settings/profile/notifications: the user's desktop notification
-// choices, shown on the profile page.
+// choices and the notification e-mails, shown on the profile page.
 func (h *Handler) saveNotifications(w http.ResponseWriter, r *http.Request, u *ui) {
 	if !h.readUIForm(w, r, u) {
 		return
 	}
-	f := views.NotificationsForm{Inbound: r.PostForm.Get("inbound"), Sound: r.PostForm.Get("sound") == "on"}
-	err := h.store.SetNotificationPrefs(u.user.ID, store.NotificationPrefs{Inbound: f.Inbound, Sound: f.Sound})
+	f := views.NotificationsForm{Inbound: r.PostForm.Get("inbound"), Sound: r.PostForm.Get("sound") == "on",
+		Email: r.PostForm.Get("email") == "on", MailOff: h.cfg.Sessions.mailer() == nil}
+	err := h.store.SetNotificationPrefs(u.user.ID, store.NotificationPrefs{Inbound: f.Inbound, Sound: f.Sound, Email: f.Email})
 	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
 		if f.Errors["inbound"] != "" {
 			f.Errors["inbound"] = "Choose which messages notify you"

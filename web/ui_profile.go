@@ -17,12 +17,13 @@ var profileNotices = map[string]string{
 
 func (h *Handler) profileView(r *http.Request, u *ui) (views.ProfileView, error) {
 	v := views.ProfileView{Admin: u.isAdmin(), Name: u.user.Name, Email: u.user.Email, TwoFactor: u.user.TwoFactor,
-		Notice: profileNotices[r.URL.Query().Get("done")]}
+		Notice: profileNotices[r.URL.Query().Get("done")], TwoFactorRequired: h.cfg.Sessions.twoFactorRequired()}
 	p, err := h.store.NotificationPrefs(u.user.ID)
 	if err != nil {
 		return v, err
 	}
-	v.Notifications = views.NotificationsSection(views.NotificationsForm{Inbound: p.Inbound, Sound: p.Sound})
+	v.Notifications = views.NotificationsSection(views.NotificationsForm{Inbound: p.Inbound, Sound: p.Sound, Email: p.Email,
+		MailOff: h.cfg.Sessions.mailer() == nil})
 	if u.user.TwoFactor {
 		n, err := h.store.RecoveryCodesLeft(u.user.ID)
 		if err != nil {
@@ -147,6 +148,12 @@ func (h *Handler) twoFactorOff(w http.ResponseWriter, r *http.Request, u *ui) {
 	}
 	if !store.CheckPassword(full, r.PostForm.Get("current_password")) {
 		h.profileRefused(w, r, u, map[string]string{"off_password": "Is not your current password"}, nil)
+		return
+	}
+	// While two-factor is required for everyone, no one turns it off for themselves (an
+	// administrator's reset-2fa sends the user to enrolment at the next sign-in).
+	if h.cfg.Sessions.twoFactorRequired() {
+		h.profileRefused(w, r, u, map[string]string{"form": "Two-factor is required for everyone on this server: it cannot be turned off."}, nil)
 		return
 	}
 	if err := h.store.ResetTwoFactor(u.user.ID); err != nil {
