@@ -49,6 +49,9 @@ type Broadcast struct {
 	Outstanding int `json:"outstanding,omitempty"`
 	// Fanout is set while recipients are still being queued: the broadcast cannot finish then.
 	Fanout bool `json:"fanout,omitempty"`
+	// Held counts the copies held by quiet hours, state calling hours or the daily cap, by
+	// reason (broadcast_hold.go).
+	Held []HeldGroup `json:"held,omitempty"`
 }
 
 // Broadcast statuses.
@@ -366,11 +369,17 @@ func (s *Store) cancelCopies(tx *bolt.Tx, fx *effects, b *Broadcast, max int) (i
 		}
 	}
 	c = tx.Bucket(bOutboxDelayed).Cursor()
+	var dues []time.Time
 	for k, v := c.First(); k != nil && len(msgs) < max; k, v = c.Next() {
 		if len(k) == 24 && len(v) == 49 && bytes.Equal(v[33:], bid) {
 			delayedKeys = append(delayedKeys, bytes.Clone(k))
 			msgs = append(msgs, bytes.Clone(k[8:]))
+			dues = append(dues, time.Unix(0, int64(decodeUint(k[:8]))))
 		}
+	}
+	// Copies that will not go give their places under the number's daily cap back.
+	if err := uncountCopies(tx, b.WorkspaceID, b.NumberID, s.Now(), len(readyKeys), dues); err != nil {
+		return 0, err
 	}
 	for _, k := range readyKeys {
 		if err := tx.Bucket(bOutbox).Delete(k); err != nil {

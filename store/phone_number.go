@@ -22,6 +22,9 @@ type PhoneNumber struct {
 	// Rate is the send rate in messages per second (0 = unlimited); nil takes the server's
 	// -send-rate (sandbox numbers: unlimited).
 	Rate *float64 `json:"rate,omitempty"`
+	// DailyCap is how many texts the number may send per workspace day (0 = no cap): broadcast
+	// copies beyond it wait for the next day (daily_cap.go).
+	DailyCap int `json:"dailyCap,omitempty"`
 }
 
 // CarrierName is the number's carrier; numbers from before carriers existed are sandbox ones.
@@ -57,6 +60,8 @@ type NumberInput struct {
 	Name    string
 	Carrier string
 	Rate    *float64
+	// DailyCap is the number's daily cap, 0 for none.
+	DailyCap int
 }
 
 // AddNumber gives a workspace an active sandbox number (see CreateNumber).
@@ -84,6 +89,9 @@ func (s *Store) CreateNumber(workspaceID string, in NumberInput) (PhoneNumber, e
 	if in.Rate != nil && (*in.Rate < 0 || math.IsNaN(*in.Rate) || math.IsInf(*in.Rate, 0)) {
 		errs = append(errs, FieldError{"rate", "must be a number of messages per second, 0 or more (0 = unlimited)"})
 	}
+	if msg := CheckDailyCap(in.DailyCap); msg != "" {
+		errs = append(errs, FieldError{"dailyCap", msg})
+	}
 	if errs != nil {
 		return PhoneNumber{}, errs
 	}
@@ -92,7 +100,7 @@ func (s *Store) CreateNumber(workspaceID string, in NumberInput) (PhoneNumber, e
 		carrier = ProviderSandbox
 	}
 	n := PhoneNumber{ID: s.NewID(), WorkspaceID: workspaceID, Phone: phone, Name: strings.TrimSpace(in.Name),
-		Active: true, CreatedAt: s.Now(), Carrier: carrier, Rate: in.Rate}
+		Active: true, CreatedAt: s.Now(), Carrier: carrier, Rate: in.Rate, DailyCap: in.DailyCap}
 	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return err
