@@ -316,6 +316,9 @@ func (h *Handler) progressOf(u *ui, b *store.Broadcast) views.BroadcastProgress 
 	p := views.BroadcastProgress{ID: b.ID, Status: b.Status, Queued: b.TotalQueued, Sent: b.TotalSent, Delivered: b.TotalDelivered,
 		Failed: b.TotalFailed, OptedOut: b.TotalOptedOut, Outstanding: b.Outstanding}
 	p.Failures = failureRows(b)
+	for _, g := range b.HeldNow(now) {
+		p.Held = append(p.Held, views.HeldRow{Count: g.Count, Reason: g.Reason})
+	}
 	if b.StartedAt != nil {
 		p.Started = formatWhen(*b.StartedAt, now, loc)
 	}
