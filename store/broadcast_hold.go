@@ -120,7 +120,11 @@ func (h *copyHold) when(tx *bolt.Tx, phone, contactTZ string) (hold time.Time, r
 		if why != "" {
 			parts = append(parts, why)
 		}
-		return t, "held until " + heldUntil(t, h.now, loc) + ": " + strings.Join(parts, "; "), true, nil
+		shown := loc // a copy held by the cap alone waits for the workspace's midnight: say it in that zone
+		if why == "" {
+			shown = h.wsLoc
+		}
+		return t, "held until " + heldUntil(t, h.now, shown) + ": " + strings.Join(parts, "; "), true, nil
 	}
 	return time.Time{}, "", false, nil
 }
