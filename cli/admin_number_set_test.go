@@ -2,6 +2,8 @@ package cli
 
 import (
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"switchboard/store"
@@ -43,4 +45,23 @@ func TestAdminDailyCapAndStateHours(t *testing.T) {
 	if w, _ := s.Workspace(f.ws); !w.StateHours {
 		t.Error("set-workspace --state-hours on left state hours off")
 	}
+}
+
+// FuzzParseDailyCap: a cap is accepted exactly when it is a whole number from 0 to the most a
+// number may have, and the error of any other says what is expected.
+func FuzzParseDailyCap(f *testing.F) {
+	for _, s := range []string{"0", "1000", "-1", "ten", " 5 ", "99999999999999999999", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := parseDailyCap(s)
+		want, convErr := strconv.Atoi(strings.TrimSpace(s))
+		valid := convErr == nil && want >= 0 && want <= store.MaxDailyCap
+		if valid != (err == nil) || (valid && n != want) {
+			t.Fatalf("parseDailyCap(%q) = %d, %v", s, n, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "texts a day") {
+			t.Fatalf("parseDailyCap(%q) error %q does not say what is expected", s, err)
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -175,6 +176,7 @@ var stateCodes = func() []string {
 	for c := range stateNames {
 		out = append(out, c)
 	}
+	slices.Sort(out)
 	return out
 }()
 

@@ -317,6 +317,9 @@ func (h *Handler) progressOf(u *ui, b *store.Broadcast) views.BroadcastProgress 
 		Failed: b.TotalFailed, OptedOut: b.TotalOptedOut, Outstanding: b.Outstanding}
 	p.Failures = failureRows(b)
 	for _, g := range b.HeldNow(now) {
+		if b.Status == store.BroadcastCancelled {
+			break // its held copies were cancelled with it
+		}
 		p.Held = append(p.Held, views.HeldRow{Count: g.Count, Reason: g.Reason})
 	}
 	if b.StartedAt != nil {
