@@ -111,3 +111,15 @@ func TestCallingRuleDST(t *testing.T) {
 		t.Errorf("Sunday 03:00 CST: until %s, want %s", open.UTC(), want)
 	}
 }
+
+// BenchmarkCallingRule is the per-copy cost of the state rule: the area code's state (cached)
+// and the window at an instant.
+func BenchmarkCallingRule(b *testing.B) {
+	chi, _ := time.LoadLocation("America/Chicago")
+	at := time.Date(2026, 1, 18, 7, 0, 0, 0, chi)
+	phones := []string{"+12145550123", "+14155550123", "+14015550123", "+18005550123"}
+	for i := 0; b.Loop(); i++ {
+		rule, _ := store.CallingRuleFor(phones[i%len(phones)])
+		rule.Until(at, chi)
+	}
+}
