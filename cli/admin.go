@@ -70,12 +70,12 @@ func adminCommands() map[string]adminCommand {
 		"create-user":      {"--email E --name N [--password P | --password-stdin] [--superuser]", adminCreateUser},
 		"create-workspace": {"--name N", adminCreateWorkspace},
 		"add-member":       {"--workspace W --user U", adminAddMember},
-		"add-number":       {"--workspace W --phone +1… [--name N] [--carrier sandbox|twilio|telnyx] [--rate R] [--type T] [--registration S] [--brand-id B] [--campaign-id C] [--verification-id V]", adminAddNumber},
-		"set-number":       {"--workspace W (--number ID | --phone +1…) [--type local|toll-free|short-code] [--registration unregistered|pending|approved|rejected] [--brand-id B] [--campaign-id C] [--verification-id V]", adminSetNumber}, // admin_number_registration.go
+		"add-number":       {"--workspace W --phone +1… [--name N] [--carrier sandbox|twilio|telnyx] [--rate R] [--daily-cap N] [--type T] [--registration S] [--brand-id B] [--campaign-id C] [--verification-id V]", adminAddNumber},
+		"set-number":       {"[--workspace W] (--number ID|+1… | --phone +1…) [--daily-cap N] [--type local|toll-free|short-code] [--registration unregistered|pending|approved|rejected] [--brand-id B] [--campaign-id C] [--verification-id V]", adminSetNumber}, // admin_number_registration.go
 		"list-numbers":     {"[--workspace W]", adminListNumbers},
 		"list-workspaces":  {"", adminListWorkspaces},
 		"list-users":       {"", adminListUsers},
-		"set-workspace":    {"--workspace W [--name N] [--country CC] [--time-zone Z] [--quiet-hours HH:MM-HH:MM|off] [--retention-days D] [--stop-reply T] [--start-reply T] [--help-reply T] [--voice-greeting T]", adminSetWorkspace},
+		"set-workspace":    {"--workspace W [--name N] [--country CC] [--time-zone Z] [--quiet-hours HH:MM-HH:MM|off] [--state-hours on|off] [--retention-days D] [--stop-reply T] [--start-reply T] [--help-reply T] [--voice-greeting T]", adminSetWorkspace},
 		"create-group":     {"--workspace W --name N", adminCreateGroup},
 		"add-to-group":     {"--workspace W --group G --phone +1…", adminAddToGroup},
 		"remove-member":    {"--workspace W --user U", adminRemoveMember}, // admin_members.go

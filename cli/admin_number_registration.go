@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"strings"
 
 	"switchboard/store"
 )
@@ -41,40 +42,33 @@ func registrationFlags(fs *flag.FlagSet) func(base store.NumberRegistration) *st
 	}
 }
 
-// adminSetNumber changes a number's type and registration: flags not given keep their values.
-// It prints the number's registration afterwards: id, phone, type, status, brand, campaign and
-// verification ids, tab-separated.
+// adminSetNumber changes a number's type, registration and daily cap: flags not given keep
+// their values. The number is found by id or phone (--number takes either), in --workspace
+// when given, else in any workspace. It prints the number's id, phone, type, status, brand,
+// campaign and verification ids and daily cap, tab-separated.
 func adminSetNumber(a *adminEnv, args []string) error {
-	ws := a.fs.String("workspace", "", "workspace id")
-	id := a.fs.String("number", "", "number id (or --phone)")
+	ws := a.fs.String("workspace", "", "workspace id (default: the workspace that has the number)")
+	number := a.fs.String("number", "", "the number's id or phone (E.164, e.g. +14155550100)")
 	phone := a.fs.String("phone", "", "the number, E.164 (or --number)")
 	reg := registrationFlags(a.fs)
+	var dailyCap *int
+	a.fs.Func("daily-cap", dailyCapUsage, func(v string) error {
+		n, err := parseDailyCap(v)
+		dailyCap = &n
+		return err
+	})
 	if err := applyEnv(a.fs); err != nil {
 		return err
 	}
 	return a.withStore(args, func(s *store.Store) error {
-		if err := required("workspace", *ws); err != nil {
-			return err
+		want := strings.TrimSpace(*number)
+		if want == "" {
+			want = strings.TrimSpace(*phone)
 		}
-		var n store.PhoneNumber
-		var err error
-		switch {
-		case *id != "":
-			n, err = s.Number(*ws, *id)
-		case *phone != "":
-			var list []store.PhoneNumber
-			if list, err = s.Numbers(*ws); err != nil {
-				return err
-			}
-			err = fmt.Errorf("number %s is not in workspace %s", *phone, *ws)
-			for _, x := range list {
-				if x.Phone == *phone {
-					n, err = x, nil
-				}
-			}
-		default:
+		if want == "" {
 			return fmt.Errorf("missing --number or --phone")
 		}
+		n, err := findNumber(s, *ws, want)
 		if err != nil {
 			return err
 		}
@@ -83,14 +77,44 @@ func adminSetNumber(a *adminEnv, args []string) error {
 			base = *n.Registration
 		}
 		r := reg(base)
-		if r == nil {
-			return fmt.Errorf("nothing to change: give --type, --registration, --brand-id, --campaign-id or --verification-id")
+		if r == nil && dailyCap == nil {
+			return fmt.Errorf("nothing to change: give --type, --registration, --brand-id, --campaign-id, --verification-id or --daily-cap")
 		}
-		if n, err = s.SetNumberRegistration(*ws, n.ID, *r); err != nil {
-			return err
+		if r != nil {
+			if n, err = s.SetNumberRegistration(n.WorkspaceID, n.ID, *r); err != nil {
+				return err
+			}
+		}
+		if dailyCap != nil {
+			if n, err = s.SetNumberDailyCap(n.WorkspaceID, n.ID, *dailyCap); err != nil {
+				return err
+			}
 		}
 		got := n.RegistrationOf()
-		fmt.Fprintf(a.stdout, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n.ID, n.Phone, got.Type, got.Status, got.BrandID, got.CampaignID, got.VerificationID)
+		fmt.Fprintf(a.stdout, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", n.ID, n.Phone, got.Type, got.Status, got.BrandID, got.CampaignID, got.VerificationID, n.DailyCap)
 		return nil
 	})
+}
+
+// findNumber is the number whose id or phone is want, in workspace ws or, when ws is "", in any.
+func findNumber(s *store.Store, ws, want string) (store.PhoneNumber, error) {
+	var list []store.PhoneNumber
+	var err error
+	if ws != "" {
+		list, err = s.Numbers(ws)
+	} else {
+		list, err = s.AllNumbers()
+	}
+	if err != nil {
+		return store.PhoneNumber{}, err
+	}
+	for _, n := range list {
+		if n.ID == want || n.Phone == want {
+			return n, nil
+		}
+	}
+	if ws != "" {
+		return store.PhoneNumber{}, fmt.Errorf("number %s is not in workspace %s", want, ws)
+	}
+	return store.PhoneNumber{}, fmt.Errorf("no number %s in any workspace (list them with list-numbers)", want)
 }

@@ -13,8 +13,13 @@ func adminAddNumber(a *adminEnv, args []string) error {
 	phone := a.fs.String("phone", "", "E.164 number, e.g. +14155550100")
 	name := a.fs.String("name", "", "label shown in dropdowns")
 	carrierName := a.fs.String("carrier", "", "sandbox, twilio or telnyx (default $SWITCHBOARD_CARRIER, else sandbox)")
+	dailyCap := 0
 	rate := a.fs.String("rate", "", "messages per second, 0 = unlimited (default: the server's -send-rate; sandbox: unlimited)")
 	reg := registrationFlags(a.fs) // admin_number_registration.go
+	a.fs.Func("daily-cap", dailyCapUsage, func(v string) (err error) {
+		dailyCap, err = parseDailyCap(v)
+		return err
+	})
 	var tw twilioConfig
 	twilioFlags(a.fs, &tw)
 	var tx telnyxConfig
@@ -26,7 +31,7 @@ func adminAddNumber(a *adminEnv, args []string) error {
 		if err := required("workspace", *ws, "phone", *phone); err != nil {
 			return err
 		}
-		in := store.NumberInput{Phone: *phone, Name: *name, Carrier: *carrierName, Registration: reg(store.NumberRegistration{})}
+		in := store.NumberInput{Phone: *phone, Name: *name, Carrier: *carrierName, Registration: reg(store.NumberRegistration{}), DailyCap: dailyCap}
 		if in.Carrier == "" {
 			in.Carrier = os.Getenv(envName("carrier"))
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"switchboard/store"
@@ -55,6 +56,11 @@ func adminSetWorkspace(a *adminEnv, args []string) error {
 	optional("time-zone", "IANA time zone of contacts whose own is unknown, e.g. America/New_York", &in.TimeZone)
 	optional("country", "ISO 3166-1 alpha-2 code (e.g. US, GB): the admin UI reads and shows numbers in its national format", &in.Country)
 	optional("quiet-hours", "HH:MM-HH:MM (e.g. 21:00-08:00) when broadcast copies wait, in each contact's time zone; off to turn off", &in.QuietHours)
+	a.fs.Func("state-hours", "on or off: broadcast copies to US numbers wait outside the calling hours of the recipient's state", func(v string) error {
+		on, err := parseOnOff(v)
+		in.StateHours = &on
+		return err
+	})
 	a.fs.Func("retention-days", "delete messages older than this many days (0 keeps them)", func(v string) error {
 		d, err := strconv.Atoi(v)
 		if err != nil {
@@ -68,7 +74,7 @@ func adminSetWorkspace(a *adminEnv, args []string) error {
 			return err
 		}
 		if in == (store.WorkspaceSettings{}) {
-			return fmt.Errorf("give a setting to change: --name, --country, --time-zone, --quiet-hours, --retention-days or a reply text")
+			return fmt.Errorf("give a setting to change: --name, --country, --time-zone, --quiet-hours, --state-hours, --retention-days or a reply text")
 		}
 		w, err := s.UpdateWorkspace(*ws, in)
 		if err != nil {
@@ -100,4 +106,15 @@ func adminCompact(a *adminEnv, args []string) error {
 	}
 	fmt.Fprintf(a.stdout, "compacted %s: %d → %d bytes\n", path, rep.Before, rep.After)
 	return nil
+}
+
+// parseOnOff reads an on|off flag value (also true/false, yes/no, 1/0).
+func parseOnOff(v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "on", "true", "yes", "1":
+		return true, nil
+	case "off", "false", "no", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q: must be on or off", v)
 }

@@ -60,6 +60,10 @@ type Broadcast struct {
 	PausedJudged int        `json:"pausedJudged,omitempty"`
 	PausedFailed int        `json:"pausedFailed,omitempty"`
 	ResumedAt    *time.Time `json:"resumedAt,omitempty"`
+
+	// Held counts the copies held by quiet hours, state calling hours or the daily cap, by
+	// reason (broadcast_hold.go).
+	Held []HeldGroup `json:"held,omitempty"`
 }
 
 // Broadcast statuses.
@@ -379,11 +383,17 @@ func (s *Store) cancelCopies(tx *bolt.Tx, fx *effects, b *Broadcast, max int) (i
 		}
 	}
 	c = tx.Bucket(bOutboxDelayed).Cursor()
+	var dues []time.Time
 	for k, v := c.First(); k != nil && len(msgs) < max; k, v = c.Next() {
 		if len(k) == 24 && len(v) == 49 && bytes.Equal(v[33:], bid) {
 			delayedKeys = append(delayedKeys, bytes.Clone(k))
 			msgs = append(msgs, bytes.Clone(k[8:]))
+			dues = append(dues, time.Unix(0, int64(decodeUint(k[:8]))))
 		}
+	}
+	// Copies that will not go give their places under the number's daily cap back.
+	if err := uncountCopies(tx, b.WorkspaceID, b.NumberID, s.Now(), len(readyKeys), dues); err != nil {
+		return 0, err
 	}
 	for _, k := range readyKeys {
 		if err := tx.Bucket(bOutbox).Delete(k); err != nil {

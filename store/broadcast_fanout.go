@@ -78,11 +78,16 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 	} else if !ok {
 		n = PhoneNumber{ID: b.NumberID, WorkspaceID: workspaceID, Phone: b.From}
 	}
-	copyOf, err := s.copyMaker(tx, &w, &b)
+	now := s.Now()
+	hold := &copyHold{stateHours: w.StateHours, wsLoc: w.Location(), now: now}
+	hold.quiet, _ = ParseQuietHours(w.QuietHours)
+	if n.DailyCap > 0 {
+		hold.cap = newDayCounter(n.DailyCap, n.ID, hold.wsLoc, now)
+	}
+	copyOf, err := s.copyMaker(tx, &w, &b, hold)
 	if err != nil {
 		return false, err
 	}
-	now := s.Now()
 	for _, r := range chunk {
 		if r == "" {
 			continue
@@ -112,16 +117,24 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 				return false, err
 			}
 		}
-		text, holdUntil, err := copyOf(r)
+		text, held, err := copyOf(r)
 		if err != nil {
 			return false, err
 		}
-		msg := SendInput{Text: text, Media: b.Media, AuthorID: b.CreatedByID}
-		if tooLongFilled(text) {
-			if err := s.failCopy(tx, fx, &conv, created, now, msg, &b, "text "+filledTooLong); err != nil {
+		msg := SendInput{Text: text, Media: b.Media, AuthorID: b.CreatedByID, Held: held.reason}
+		if tooLongFilled(text) || !held.ok {
+			why := "text " + filledTooLong
+			if !held.ok {
+				why = "no hour within a week that both the quiet hours and the state's calling hours allow"
+			}
+			if err := s.failCopy(tx, fx, &conv, created, now, msg, &b, why); err != nil {
 				return false, err
 			}
 			continue
+		}
+		holdUntil := held.until
+		if !holdUntil.IsZero() {
+			b.countHeld(holdUntil, held.reason)
 		}
 		if _, err := s.queueCopy(tx, fx, &conv, created, now, msg, b.ID, holdUntil); err != nil {
 			return false, err
@@ -129,6 +142,11 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 		b.TotalQueued++
 		b.Outstanding++
 		queued[r] = true
+	}
+	if hold.cap.limit > 0 {
+		if err := hold.cap.flush(tx, now); err != nil {
+			return false, err
+		}
 	}
 	next, _ := pending.Cursor().Seek(p)
 	more := next != nil && bytes.HasPrefix(next, p)
@@ -169,27 +187,31 @@ func (s *Store) ResumeBroadcasts() (int, error) {
 	return len(refs), err
 }
 
+// heldCopy is when a copy may go: until zero for now, else held until then for reason; ok false
+// when the rules never let it go.
+type heldCopy struct {
+	until  time.Time
+	reason string
+	ok     bool
+}
+
 // copyMaker returns what each recipient's copy of b is: its text with merge tags filled from the
-// recipient's contact, and, when the workspace has quiet hours and they are on in the contact's
-// time zone, when the copy may go.
-func (s *Store) copyMaker(tx *bolt.Tx, w *Workspace, b *Broadcast) (func(phone string) (string, time.Time, error), error) {
+// recipient's contact, and when the copy may go under the rules hold decides (quiet hours and
+// state calling hours in the contact's time zone, the number's daily cap).
+func (s *Store) copyMaker(tx *bolt.Tx, w *Workspace, b *Broadcast, hold *copyHold) (func(phone string) (string, heldCopy, error), error) {
 	tmpl, err := ParseTemplate(b.Text)
 	if err != nil {
 		tmpl = Template{} // checked when the broadcast was made; a text that no longer parses goes as written
 	}
-	quiet, _ := ParseQuietHours(w.QuietHours)
-	wsLoc := w.Location()
-	now := s.Now()
-	needContact := tmpl.HasTags() || !quiet.Off()
-	return func(phone string) (string, time.Time, error) {
-		if !needContact {
-			return withOptOutInstruction(b, b.Text), time.Time{}, nil
-		}
+	needContact := tmpl.HasTags() || hold.needsZone()
+	return func(phone string) (string, heldCopy, error) {
 		var c Contact
-		if id := contactIDByPhone(tx, b.WorkspaceID, phone); id != "" {
-			var err error
-			if c, err = getContact(tx, b.WorkspaceID, id); err != nil {
-				return "", time.Time{}, err
+		if needContact {
+			if id := contactIDByPhone(tx, b.WorkspaceID, phone); id != "" {
+				var err error
+				if c, err = getContact(tx, b.WorkspaceID, id); err != nil {
+					return "", heldCopy{}, err
+				}
 			}
 		}
 		text := b.Text
@@ -202,13 +224,11 @@ func (s *Store) copyMaker(tx *bolt.Tx, w *Workspace, b *Broadcast) (func(phone s
 			})
 		}
 		text = withOptOutInstruction(b, text)
-		var hold time.Time
-		if !quiet.Off() {
-			if end, ok := quiet.Until(now, ContactLocation(c.TimeZone, phone, wsLoc, now)); ok {
-				hold = end
-			}
+		if !hold.needsZone() && hold.cap.limit == 0 {
+			return text, heldCopy{ok: true}, nil
 		}
-		return text, hold, nil
+		until, reason, ok, err := hold.when(tx, phone, c.TimeZone)
+		return text, heldCopy{until: until, reason: reason, ok: ok}, err
 	}, nil
 }
 

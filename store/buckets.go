@@ -97,6 +97,7 @@ var allBuckets = [][]byte{
 	bMedia, bMediaChunks, bMediaOwner, bMediaFetch, // media.go
 	bMsgWords, bMsgSlots, bConvEntries, bConvSnooze,
 	bSessions, bSessionUser, bTwoFactor, bResets, bMail, bMailQueue, bMailNotify,
+	bNumberDaySends, // daily_cap.go
 }
 
 // Keys of the meta bucket, declared beside the buckets.

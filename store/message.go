@@ -45,6 +45,9 @@ type Message struct {
 	WordNum uint32 `json:"wordNum,omitempty"`
 	// SendAt is when a message sent later goes out (status scheduled until then).
 	SendAt *time.Time `json:"sendAt,omitempty"`
+	// Held says why a scheduled broadcast copy waits and until when ("held until 12:00 CST:
+	// Texas, Sunday").
+	Held string `json:"held,omitempty"`
 }
 
 // Recipients are the addresses an outbound message goes to: its To, or its group.
@@ -97,6 +100,8 @@ type SendInput struct {
 	// membership (ErrForbidden) in its own write transaction, instead of the caller spending a
 	// read transaction on them first.
 	CheckMember bool
+	// Held says why a broadcast copy waits ("held until 12:00 CST: Texas, Sunday"; broadcast_hold.go).
+	Held string
 }
 
 // SendMessage stores an outbound message, queued for the carrier, in the conversation of
@@ -216,7 +221,7 @@ func (s *Store) storeMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convC
 		Outbound: true, Billable: true, Priority: priority, Status: MessageQueued, AuthorID: in.AuthorID,
 		NumberID: conv.OutboundChannelID, CreatedAt: now, UpdatedAt: now}
 	if !holdUntil.IsZero() {
-		m.Status = MessageScheduled
+		m.Status, m.Held = MessageScheduled, in.Held
 	}
 	if !in.SendAt.IsZero() {
 		at := in.SendAt.UTC()
@@ -242,6 +247,15 @@ func (s *Store) storeMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convC
 	}
 	if queued != nil {
 		return m, queued
+	}
+	if broadcastID == "" { // a broadcast's copies are counted when its fan-out places them
+		due := now
+		if holdUntil.After(due) {
+			due = holdUntil
+		}
+		if err := countSend(tx, &m, due); err != nil {
+			return m, err
+		}
 	}
 	if !convCreated {
 		if err := touchConversation(tx, conv, now, false); err != nil {

@@ -25,6 +25,10 @@ type PhoneNumber struct {
 	// Registration is the number's type and carrier registration (number_registration.go); nil
 	// for numbers from before it existed: the defaults apply.
 	Registration *NumberRegistration `json:"registration,omitempty"`
+
+	// DailyCap is how many texts the number may send per workspace day (0 = no cap): broadcast
+	// copies beyond it wait for the next day (daily_cap.go).
+	DailyCap int `json:"dailyCap,omitempty"`
 }
 
 // CarrierName is the number's carrier; numbers from before carriers existed are sandbox ones.
@@ -62,6 +66,9 @@ type NumberInput struct {
 	Rate    *float64
 	// Registration, when given, is the number's type and registration (else the defaults).
 	Registration *NumberRegistration
+
+	// DailyCap is the number's daily cap, 0 for none.
+	DailyCap int
 }
 
 // AddNumber gives a workspace an active sandbox number (see CreateNumber).
@@ -94,6 +101,9 @@ func (s *Store) CreateNumber(workspaceID string, in NumberInput) (PhoneNumber, e
 		errs = append(errs, r.normalize()...)
 		in.Registration = &r
 	}
+	if msg := CheckDailyCap(in.DailyCap); msg != "" {
+		errs = append(errs, FieldError{"dailyCap", msg})
+	}
 	if errs != nil {
 		return PhoneNumber{}, errs
 	}
@@ -102,7 +112,7 @@ func (s *Store) CreateNumber(workspaceID string, in NumberInput) (PhoneNumber, e
 		carrier = ProviderSandbox
 	}
 	n := PhoneNumber{ID: s.NewID(), WorkspaceID: workspaceID, Phone: phone, Name: strings.TrimSpace(in.Name),
-		Active: true, CreatedAt: s.Now(), Carrier: carrier, Rate: in.Rate, Registration: in.Registration}
+		Active: true, CreatedAt: s.Now(), Carrier: carrier, Rate: in.Rate, Registration: in.Registration, DailyCap: in.DailyCap}
 	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return err

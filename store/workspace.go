@@ -31,6 +31,9 @@ type Workspace struct {
 	// QuietHours ("21:00-08:00", "" when off): broadcast copies due inside them, in the
 	// contact's time zone, wait until they end.
 	QuietHours string `json:"quietHours,omitempty"`
+	// StateHours turns on US state calling hours: broadcast copies to +1 numbers wait outside
+	// the hours the recipient's state allows (calling_hours.go).
+	StateHours bool `json:"stateHours,omitempty"`
 	// Country (ISO 3166-1 alpha-2, "" for US) is how the admin UI reads numbers typed in
 	// national format and which numbers it shows in national format.
 	Country string `json:"country,omitempty"`
@@ -138,6 +141,7 @@ type WorkspaceSettings struct {
 	VoiceGreeting *string
 	TimeZone      *string // IANA name, "" for UTC
 	QuietHours    *string // "HH:MM-HH:MM" or "off"
+	StateHours    *bool   // US state calling hours on or off
 	Country       *string // ISO 3166-1 alpha-2, upper or lower case
 	// RetentionDays: messages older than this many days are deleted by the sweeper; 0 keeps
 	// them.
@@ -223,6 +227,9 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 		}
 		if in.Country != nil {
 			w.Country = country
+		}
+		if in.StateHours != nil {
+			w.StateHours = *in.StateHours
 		}
 		if in.QuietHours != nil {
 			w.QuietHours = ""

@@ -201,6 +201,8 @@ func (h *Handler) routes() http.Handler {
 		post("/settings/numbers/{number}/rename", roleAdmin, h.renameNumber)
 		post("/settings/numbers/{number}/active", roleAdmin, h.setNumberActive)
 		post("/settings/numbers/{number}/registration", roleAdmin, h.setNumberRegistration)
+
+		post("/settings/numbers/{number}/daily-cap", roleAdmin, h.setNumberDailyCap) // ui_number_cap.go
 		get("/settings/tokens", roleSignedIn, h.settingsTokens)
 		post("/settings/tokens", roleSignedIn, h.createToken)
 		post("/settings/tokens/{token}/revoke", roleSignedIn, h.revokeToken)

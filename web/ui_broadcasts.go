@@ -322,6 +322,12 @@ func (h *Handler) progressOf(u *ui, b *store.Broadcast) views.BroadcastProgress 
 		p.PausedJudged, p.PausedFailed, p.Paused = b.PausedJudged, b.PausedFailed, formatWhen(*b.PausedAt, now, loc)
 		p.AfterResume = b.ResumedAt != nil && b.ResumedAt.Before(*b.PausedAt)
 	}
+	for _, g := range b.HeldNow(now) {
+		if b.Status == store.BroadcastCancelled {
+			break // its held copies were cancelled with it
+		}
+		p.Held = append(p.Held, views.HeldRow{Count: g.Count, Reason: g.Reason})
+	}
 	if b.StartedAt != nil {
 		p.Started = formatWhen(*b.StartedAt, now, loc)
 	}

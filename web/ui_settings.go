@@ -37,7 +37,7 @@ func workspaceForm(ws store.Workspace) views.WorkspaceForm {
 	}
 	return views.WorkspaceForm{Name: ws.Name, StopReply: ws.KeywordReply(store.KeywordStop), StartReply: ws.KeywordReply(store.KeywordStart),
 		HelpReply: ws.KeywordReply(store.KeywordHelp), VoiceGreeting: ws.Greeting(), TimeZone: ws.TimeZone, Country: ws.Region(), QuietHours: q,
-		RetentionDays: strconv.Itoa(ws.RetentionDays)}
+		StateHours: ws.StateHours, RetentionDays: strconv.Itoa(ws.RetentionDays)}
 }
 
 func (h *Handler) settingsWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
@@ -57,7 +57,7 @@ func (h *Handler) saveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 	p := r.PostForm
 	f := views.WorkspaceForm{Name: p.Get("name"), StopReply: p.Get("stopReply"), StartReply: p.Get("startReply"),
 		HelpReply: p.Get("helpReply"), VoiceGreeting: p.Get("voiceGreeting"), TimeZone: strings.TrimSpace(p.Get("timeZone")), Country: strings.ToUpper(strings.TrimSpace(p.Get("country"))),
-		QuietHours: p.Get("quietHours"), RetentionDays: strings.TrimSpace(p.Get("retentionDays"))}
+		QuietHours: p.Get("quietHours"), StateHours: p.Get("stateHours") == "on", RetentionDays: strings.TrimSpace(p.Get("retentionDays"))}
 	shown := workspaceForm(u.ws)
 	var retention *int
 	bad := map[string]string{}
@@ -82,6 +82,9 @@ func (h *Handler) saveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 	if !p.Has("country") { // a form without the field keeps the country
 		in.Country = nil
 	}
+	if p.Has("stateHoursShown") { // an unchecked box sends nothing: only a form that shows it turns it off
+		in.StateHours = &f.StateHours
+	}
 	f.Errors = bad
 	if len(bad) == 0 {
 		_, err := h.store.UpdateWorkspace(u.ws.ID, in)
@@ -98,7 +101,8 @@ func (h *Handler) saveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 
 var numberNotices = map[string]string{"number": "Number added.", "renamed": "Number renamed.",
 	"deactivated": "Number deactivated: it no longer sends or appears as a sender.", "activated": "Number activated.",
-	"registration": "Registration saved."}
+	"registration": "Registration saved.",
+	"daily-cap":    "Daily cap saved."}
 
 func (h *Handler) numbersView(r *http.Request, u *ui) (views.NumbersView, error) {
 	v := views.NumbersView{Twilio: h.cfg.TwilioAuthToken != "", Telnyx: h.cfg.Telnyx, Notice: numberNotices[r.URL.Query().Get("done")]}
@@ -116,7 +120,11 @@ func (h *Handler) numbersView(r *http.Request, u *ui) (views.NumbersView, error)
 		case n.CarrierName() == store.ProviderSandbox:
 			rate = "unlimited"
 		}
-		v.Rows = append(v.Rows, views.NumberRow{ID: n.ID, Phone: n.Phone, Name: n.Name, Carrier: n.CarrierName(), Rate: rate, Active: n.Active})
+		row := views.NumberRow{ID: n.ID, Phone: n.Phone, Name: n.Name, Carrier: n.CarrierName(), Rate: rate, Active: n.Active}
+		if err := h.dailyCapOf(u, &n, &row); err != nil { // ui_number_cap.go
+			return v, err
+		}
+		v.Rows = append(v.Rows, row)
 		v.Registrations = append(v.Registrations, registrationRow(&n))
 	}
 	return v, nil

@@ -96,6 +96,9 @@ func messageItem(m *store.Message, now time.Time, loc *time.Location, userName, 
 		it.SendAt = formatWhen(*m.SendAt, now, loc)
 		it.CanCancel = m.Status == store.MessageScheduled
 	}
+	if m.Status == store.MessageScheduled { // a broadcast copy held by a rule says which
+		it.Held = m.Held
+	}
 	return it
 }
 
