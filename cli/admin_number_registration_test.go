@@ -16,7 +16,7 @@ func TestAdminNumberRegistration(t *testing.T) {
 
 	// Only --registration given: the type stays guessed, the ids stay.
 	got := strings.Split(ok(t, "admin", "set-number", d, "--workspace", f.ws, "--number", id, "--registration", "approved"), "\t")
-	if want := []string{id, "+14155550166", "local", "approved", "BN0001", "CM0001", ""}; strings.Join(got, "|") != strings.Join(want, "|") {
+	if want := []string{id, "+14155550166", "local", "approved", "BN0001", "CM0001", "", "0"}; strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("set-number = %q, want %q", got, want)
 	}
 	// By phone, a toll-free number of the fixture's defaults: guessed toll-free, unregistered.
