@@ -73,6 +73,7 @@ type importColumn struct {
 	base     string // one of importBaseColumns, or "" for a property
 	property string
 	typ      string
+	country  string // the phone column: the region national numbers are read in
 }
 
 // importRow is a validated row waiting for its batch.
@@ -90,7 +91,8 @@ type importRow struct {
 // anything is written, as is a repeated or empty column. A property whose name equals a base
 // column case-insensitively cannot be imported: the base column wins.
 //
-// Each data row is matched by phone (strict E.164): a known phone updates that contact, an
+// Each data row is matched by phone (E.164, or written in the national format of the
+// workspace's country, which is read as a number of that country): a known phone updates that contact, an
 // unknown one creates a contact with source "import"; a phone repeated in the file updates the
 // contact its earlier row wrote. Cells are trimmed; an empty cell leaves that field as it is.
 // Property cells are converted by type: text as written (at most 255 characters), number a JSON
@@ -110,11 +112,12 @@ func (s *Store) ImportContacts(workspaceID string, r io.Reader, progress func(Im
 func (s *Store) importContacts(workspaceID string, r io.Reader, progress func(ImportProgress), onReject func(ImportRowError)) (ImportReport, error) {
 	rep := ImportReport{Errors: []ImportRowError{}}
 	var types map[string]string
+	var ws Workspace
 	if err := s.db.View(func(tx *bolt.Tx) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
+		var err error
+		if ws, err = getWorkspace(tx, workspaceID); err != nil {
 			return err
 		}
-		var err error
 		types, err = propertyTypes(tx, workspaceID)
 		return err
 	}); err != nil {
@@ -131,7 +134,7 @@ func (s *Store) importContacts(workspaceID string, r io.Reader, progress func(Im
 	if err != nil {
 		return rep, ValidationError{{"header", "is not valid CSV: " + csvErrorText(err)}}
 	}
-	cols, err := importColumns(header, types)
+	cols, err := importColumns(header, types, ws.Region())
 	if err != nil {
 		return rep, err
 	}
