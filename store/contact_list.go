@@ -377,6 +377,7 @@ type ExportRow struct {
 	Contact Contact
 	Groups  []string // group names
 	OptOut  *OptOut  // nil when the number has not opted out
+	Consent *Consent // the number's current consent entry (LatestConsent), nil when it has none
 }
 
 // exportChunk is how many contacts one read transaction of an export reads: the rows are
@@ -443,6 +444,12 @@ func (s *Store) ExportContacts(workspaceID string, f ContactFilter, fn func(Expo
 					if ok, err := getJSON(tx.Bucket(bOptOuts), wsKey(workspaceID, oid), &o); err == nil && ok {
 						row.OptOut = &o
 					}
+				}
+				if e, ok, err := latestConsent(tx, workspaceID, c.Phone()); err != nil {
+					werr = err
+					return false
+				} else if ok {
+					row.Consent = &e
 				}
 				rows = append(rows, row)
 				return len(rows) < exportChunk
