@@ -107,9 +107,6 @@ type ContactInput struct {
 	Consent *ConsentInput
 	// ConsentBy is the user recording the consent ("" for an integration).
 	ConsentBy string
-	// prep, when set (an import row), is the index doc of the contact these fields create,
-	// computed off the writing goroutine; an update ignores it.
-	prep *contactPrep
 }
 
 // checkTimeZone refuses a time zone that is not an IANA name.
@@ -264,7 +261,7 @@ func (s *Store) insertContact(tx *bolt.Tx, fx *effects, workspaceID string, in C
 		ID: s.NewID(), Address: in.Phone, CommunicationType: CommSMS, ContactID: c.ID, IsDefault: true,
 		CreatedAt: now, UpdatedAt: now,
 	}}
-	if err := s.putContactWith(tx, &c, nil, fx.postings, in.prep); err != nil {
+	if err := s.putContactWith(tx, &c, nil, fx.postings); err != nil {
 		return Contact{}, err
 	}
 	if err := s.emit(tx, fx, workspaceID, EventContactCreated, contactPayload(&c)); err != nil {
@@ -275,12 +272,12 @@ func (s *Store) insertContact(tx *bolt.Tx, fx *effects, workspaceID string, in C
 
 // putContact writes c and moves its index entries from old's (nil for a new contact).
 func (s *Store) putContact(tx *bolt.Tx, c *Contact, old *Contact) error {
-	return s.putContactWith(tx, c, old, nil, nil)
+	return s.putContactWith(tx, c, old, nil)
 }
 
 // putContactWith is putContact collecting a new contact's postings in buf, when not nil,
-// instead of writing them at once; prep, when not nil, is a new contact's index doc.
-func (s *Store) putContactWith(tx *bolt.Tx, c *Contact, old *Contact, buf *postingBuf, prep *contactPrep) error {
+// instead of writing them at once.
+func (s *Store) putContactWith(tx *bolt.Tx, c *Contact, old *Contact, buf *postingBuf) error {
 	ws := idKey(c.WorkspaceID)
 	recs, err := wsBucketW(tx, bContacts, ws, fillAppend)
 	if err != nil {
@@ -289,9 +286,7 @@ func (s *Store) putContactWith(tx *bolt.Tx, c *Contact, old *Contact, buf *posti
 	id := [16]byte(idKey(c.ID))
 	var num uint32
 	if old == nil {
-		if prep == nil {
-			prep = prepOf(docOf(c))
-		}
+		prep := prepOf(docOf(c))
 		nums, err := wsBucketW(tx, bContactNums, ws, fillAppend)
 		if err != nil {
 			return err

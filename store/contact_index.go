@@ -7,15 +7,14 @@ import (
 	"slices"
 	"strings"
 
-	"switchboard/internal/textfold"
-
 	bolt "go.etcd.io/bbolt"
 )
 
 // A contact's index entries: phone, email, search postings, display order and its num slot
 // (the buckets are described in search_index.go).
 
-// contactPrep is what a contact's index entries need that depends only on its fields.
+// contactPrep is what a contact's index entries need that depends only on its fields: its
+// terms and its sort key, computed once.
 type contactPrep struct {
 	terms   []string
 	sortKey []byte
@@ -23,17 +22,6 @@ type contactPrep struct {
 
 func prepOf(d searchDoc) *contactPrep {
 	return &contactPrep{terms: d.terms(), sortKey: d.sortKey()}
-}
-
-// prepInput is the prep of the contact that insertContact makes of in.
-func prepInput(in *ContactInput) *contactPrep {
-	return prepOf(searchDoc{
-		first:   textfold.Fold(deref(in.FirstName)),
-		last:    textfold.Fold(deref(in.LastName)),
-		company: textfold.Fold(deref(in.Company)),
-		email:   textfold.Fold(deref(in.Email)),
-		digits:  Digits(in.Phone),
-	})
 }
 
 func orderKey(d searchDoc, num uint32) []byte {

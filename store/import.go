@@ -139,9 +139,10 @@ func (s *Store) importContacts(workspaceID string, r io.Reader, progress func(Im
 		return rep, err
 	}
 
-	// The file is read, checked and prepared (each row's index doc) by a goroutine of its own,
-	// one batch ahead of the writer: on two cores the parsing and the folding of names overlap
-	// the transactions and their fsyncs. It has stopped reading r when this returns.
+	// The file is read and checked by a goroutine of its own, one batch ahead of the writer: the
+	// parsing overlaps the transactions and their fsyncs. (Folding names into index terms there
+	// too was tried: it kept two batches of terms alive and cost more CPU per row than it saved.)
+	// It has stopped reading r when this returns.
 	done, stopped := make(chan struct{}), make(chan struct{})
 	defer func() { close(done); <-stopped }()
 	batches := make(chan importBatch, 1)
@@ -252,7 +253,6 @@ func (s *Store) readImportBatches(cr *csv.Reader, cols []importColumn, out chan<
 			b.rejected = append(b.rejected, ImportRowError{line, reason})
 			continue
 		}
-		in.prep = prepInput(&in)
 		b.rows = append(b.rows, importRow{line, in, groups})
 		if len(b.rows) >= size {
 			b.rowsRead = rows
