@@ -154,12 +154,34 @@ func (s *Store) Consents(workspaceID, phone string) ([]Consent, error) {
 // LatestConsent is phone's current consent: the entry with the latest At (the one recorded
 // last among equals); false when the number has no history. The contacts export fills its
 // consentStatus, consentAt and consentSource columns from it.
-func (s *Store) LatestConsent(workspaceID, phone string) (Consent, bool, error) {
-	all, err := s.Consents(workspaceID, phone)
-	if err != nil || len(all) == 0 {
-		return Consent{}, false, err
+func (s *Store) LatestConsent(workspaceID, phone string) (c Consent, ok bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		c, ok, err = latestConsent(tx, workspaceID, phone)
+		return err
+	})
+	return c, ok, err
+}
+
+// latestConsent is LatestConsent in tx: entries are kept in recording order, so among equal
+// times the later one found wins.
+func latestConsent(tx *bolt.Tx, workspaceID, phone string) (Consent, bool, error) {
+	var latest Consent
+	found := false
+	if _, ok := ParseID(workspaceID); !ok || phone == "" {
+		return latest, false, nil
 	}
-	return all[0], true, nil
+	p := idxPrefix(workspaceID, phone)
+	c := tx.Bucket(bConsents).Cursor()
+	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
+		var e Consent
+		if err := jsonUnmarshal(v, &e); err != nil {
+			return latest, false, err
+		}
+		if !found || !e.At.Before(latest.At) {
+			latest, found = e, true
+		}
+	}
+	return latest, found, nil
 }
 
 // consentEntry validates in.Consent (fields named "consent.at", …); nil when none was given.

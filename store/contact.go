@@ -1,11 +1,9 @@
 package store
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"strings"
 	"time"
@@ -287,8 +285,8 @@ func (s *Store) putContactWith(tx *bolt.Tx, c *Contact, old *Contact, buf *posti
 	}
 	id := [16]byte(idKey(c.ID))
 	var num uint32
-	newDoc := docOf(c)
 	if old == nil {
+		prep := prepOf(docOf(c))
 		nums, err := wsBucketW(tx, bContactNums, ws, fillAppend)
 		if err != nil {
 			return err
@@ -301,21 +299,21 @@ func (s *Store) putContactWith(tx *bolt.Tx, c *Contact, old *Contact, buf *posti
 			return errors.New("store: a workspace holds at most 2^32-1 contacts")
 		}
 		num = uint32(seq)
-		if err := putContactIndex(tx, ws, c, num, newDoc, buf); err != nil {
+		if err := putContactIndex(tx, ws, c, num, prep, buf); err != nil {
 			return err
 		}
 	} else {
 		if num, err = recordNum(recs.Get(id[:])); err != nil {
 			return fmt.Errorf("store: contact %s: %w", c.ID, err)
 		}
-		oldDoc := docOf(old)
+		oldDoc, newDoc := docOf(old), docOf(c)
 		// The email index is keyed by strings.ToLower: "ſ" and "s" are equal under
 		// strings.EqualFold but lower to different keys.
 		if oldDoc != newDoc || old.Phone() != c.Phone() || strings.ToLower(old.Email) != strings.ToLower(c.Email) {
 			if err := deleteContactIndex(tx, ws, old, num, oldDoc); err != nil {
 				return err
 			}
-			if err := putContactIndex(tx, ws, c, num, newDoc, nil); err != nil {
+			if err := putContactIndex(tx, ws, c, num, prepOf(newDoc), nil); err != nil {
 				return err
 			}
 		}
@@ -325,103 +323,6 @@ func (s *Store) putContactWith(tx *bolt.Tx, c *Contact, old *Contact, buf *posti
 		return err
 	}
 	return recs.Put(id[:], rec)
-}
-
-func orderKey(d searchDoc, num uint32) []byte {
-	return binary.BigEndian.AppendUint32(d.sortKey(), num)
-}
-
-// emailKey is the email index key of a contact: a hash of its lowered email, then its num.
-// The hash, not the email, keeps the key at 8 bytes; a lookup reads the few contacts under a
-// hash and compares their emails.
-func emailKey(email string, num uint32) []byte {
-	return binary.BigEndian.AppendUint32(emailHash(email), num)
-}
-
-func emailHash(email string) []byte {
-	h := fnv.New32a()
-	h.Write([]byte(strings.ToLower(email)))
-	return h.Sum(nil)
-}
-
-func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc, buf *postingBuf) error {
-	id := [16]byte(idKey(c.ID))
-	if p := c.Phone(); p != "" {
-		b, err := wsBucketW(tx, bContactPhone, ws, 0)
-		if err != nil {
-			return err
-		}
-		// The phone is unique in a workspace; the first contact indexed under it keeps it.
-		if b.Get([]byte(p)) == nil {
-			if err := b.Put([]byte(p), numKey(num)); err != nil {
-				return err
-			}
-		}
-	}
-	if c.Email != "" {
-		b, err := wsBucketW(tx, bContactEmail, ws, 0)
-		if err != nil {
-			return err
-		}
-		if err := b.Put(emailKey(c.Email, num), nil); err != nil {
-			return err
-		}
-	}
-	if buf != nil {
-		buf.add(ws, d.terms(), num)
-	} else {
-		terms, err := wsBucketW(tx, bContactTerms, ws, fillPostings)
-		if err != nil {
-			return err
-		}
-		for _, t := range d.terms() {
-			if err := addPosting(terms, t, num); err != nil {
-				return err
-			}
-		}
-	}
-	order, err := wsBucketW(tx, bContactOrder, ws, 0)
-	if err != nil {
-		return err
-	}
-	sk := d.sortKey()
-	if err := order.Put(orderKey(d, num), nil); err != nil {
-		return err
-	}
-	nums, err := wsBucketW(tx, bContactNums, ws, fillAppend)
-	if err != nil {
-		return err
-	}
-	return putSlot(nums, num, id, rankOf(sk))
-}
-
-// deleteContactIndex removes c's index entries; its num slot is rewritten by putContactIndex.
-func deleteContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc) error {
-	if p := c.Phone(); p != "" {
-		if b := wsBucket(tx, bContactPhone, ws); b != nil && bytes.Equal(b.Get([]byte(p)), numKey(num)) {
-			if err := b.Delete([]byte(p)); err != nil {
-				return err
-			}
-		}
-	}
-	if c.Email != "" {
-		if b := wsBucket(tx, bContactEmail, ws); b != nil {
-			if err := b.Delete(emailKey(c.Email, num)); err != nil {
-				return err
-			}
-		}
-	}
-	if terms := wsBucket(tx, bContactTerms, ws); terms != nil {
-		for _, t := range d.terms() {
-			if err := removePosting(terms, t, num); err != nil {
-				return err
-			}
-		}
-	}
-	if order := wsBucket(tx, bContactOrder, ws); order != nil {
-		return order.Delete(orderKey(d, num))
-	}
-	return nil
 }
 
 func contactIDByPhone(tx *bolt.Tx, workspaceID, phone string) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/oklog/ulid/v2"
@@ -43,6 +44,13 @@ func (s *Store) DeleteContact(workspaceID, phone string, erase bool) (Contact, e
 			if err := eraseConsents(tx, workspaceID, phone); err != nil {
 				return err
 			}
+			if err := eraseBroadcastRefs(tx, workspaceID, phone); err != nil {
+				return err
+			}
+			// A landline flag is what a carrier said of the person's number: it goes too.
+			if err := tx.Bucket(bNumberFlags).Delete(numberFlagKey(workspaceID, phone)); err != nil {
+				return err
+			}
 			return eraseConversations(tx, fx, workspaceID, phone)
 		}
 		return nil
@@ -63,6 +71,54 @@ func eraseConsents(tx *bolt.Tx, workspaceID, phone string) error {
 	}
 	for _, k := range doomed {
 		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eraseBroadcastRefs takes phone out of the workspace's broadcasts: the numbers pasted as
+// recipients (kept as what each broadcast was aimed at, and read again when a scheduled one
+// starts) and the chunks of recipients a broadcast has still to queue, so nothing is sent to
+// the erased number later. A workspace has few broadcasts: a scan of its keys.
+func eraseBroadcastRefs(tx *bolt.Tx, workspaceID, phone string) error {
+	ws := idKey(workspaceID)
+	targets := tx.Bucket(bBroadcastTargets)
+	var aimed [][]byte
+	if err := forEachPrefix(targets, ws, func(k, v []byte) error {
+		if bytes.Contains(v, []byte(phone)) {
+			aimed = append(aimed, bytes.Clone(k))
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, k := range aimed {
+		var t BroadcastTargets
+		if _, err := getJSON(targets, k, &t); err != nil {
+			return err
+		}
+		t.Recipients = slices.DeleteFunc(t.Recipients, func(r string) bool { return r == phone })
+		if err := putJSON(targets, k, t); err != nil {
+			return err
+		}
+	}
+	pending := tx.Bucket(bBroadcastPending)
+	type change struct{ k, v []byte }
+	var changes []change
+	if err := forEachPrefix(pending, ws, func(k, v []byte) error {
+		if !bytes.Contains(v, []byte(phone)) {
+			return nil
+		}
+		rs := slices.DeleteFunc(strings.Split(string(v), ","), func(r string) bool { return r == phone })
+		changes = append(changes, change{bytes.Clone(k), []byte(strings.Join(rs, ","))})
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, c := range changes {
+		// An emptied chunk stays, empty: the fan-out skips empty entries and moves on.
+		if err := pending.Put(c.k, c.v); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -62,7 +63,7 @@ func TestEraseLeavesNothingOfTheContact(t *testing.T) {
 	if _, _, err := s.AddToGroup(w.ID, "VIP", other); err != nil {
 		t.Fatal(err)
 	}
-	m, err := s.SendMessage(w.ID, SendInput{From: "+14155550100", To: []string{phone}, Text: "hello zeb"})
+	m, err := s.SendMessage(w.ID, SendInput{From: "+14155550100", To: []string{phone}, Text: "hello zeb, xylophonic"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,8 +93,23 @@ func TestEraseLeavesNothingOfTheContact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A broadcast scheduled for tomorrow to both numbers, a pending chunk of a broadcast cut
+	// off mid-fan-out, and a carrier's landline flag on the number.
+	sendAt := s.Now().Add(24 * time.Hour)
+	bc, err := s.SendBroadcast(w.ID, BroadcastInput{From: "+14155550100", Recipients: []string{phone, other}, Text: "sale", SendAt: &sendAt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.Update(func(tx *bolt.Tx) error {
+		if err := tx.Bucket(bBroadcastPending).Put(pendingKey(w.ID, bc.ID, 7), []byte(other+","+phone)); err != nil {
+			return err
+		}
+		return putJSON(tx.Bucket(bNumberFlags), numberFlagKey(w.ID, phone), NumberFlag{Phone: phone, Flag: "landline", Code: 30006})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	// What the erasure must remove is there to remove.
-	filled := [][]byte{bConvEntries, bConvSnooze, bMediaFetch, bMedia, bMediaOwner, bMediaChunks}
+	filled := [][]byte{bConvEntries, bConvSnooze, bMediaFetch, bMedia, bMediaOwner, bMediaChunks, bMsgWords, bNumberFlags}
 	_ = s.db.View(func(tx *bolt.Tx) error {
 		for _, b := range filled {
 			if tx.Bucket(b).Stats().KeyN == 0 {
@@ -120,7 +136,8 @@ func TestEraseLeavesNothingOfTheContact(t *testing.T) {
 	}
 	doomed := map[string][]byte{"contact id": idKey(c.ID), "message id": idKey(m.ID), "inbound id": idKey(in.Message.ID),
 		"conversation id": idKey(m.ConversationID), "comment id": idKey(cm.ID), "email": []byte("zeb@quux"),
-		"picture's id": idKey(pic.Message.ID), "reply sent later": idKey(later.ID), "carrier's media URL": []byte("MM1/Media")}
+		"picture's id": idKey(pic.Message.ID), "reply sent later": idKey(later.ID), "carrier's media URL": []byte("MM1/Media"),
+		"message's own word": []byte("xylophonic")}
 	_ = s.db.View(func(tx *bolt.Tx) error {
 		eachKV(tx, func(bucket string, k, v []byte) {
 			for what, b := range doomed {
@@ -143,8 +160,18 @@ func TestEraseLeavesNothingOfTheContact(t *testing.T) {
 		})
 		return nil
 	})
+	// The other recipient of the broadcasts is still there.
+	if tg, _ := s.BroadcastTargetsOf(w.ID, bc.ID); !slices.Equal(tg.Recipients, []string{other}) {
+		t.Errorf("the scheduled broadcast's recipients after the erasure: %q, want only %s", tg.Recipients, other)
+	}
 	_ = s.db.View(func(tx *bolt.Tx) error {
-		for _, b := range filled {
+		if v := tx.Bucket(bBroadcastPending).Get(pendingKey(w.ID, bc.ID, 7)); string(v) != other {
+			t.Errorf("the pending chunk after the erasure: %q, want %s", v, other)
+		}
+		return nil
+	})
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		for _, b := range []([]byte){bConvEntries, bConvSnooze, bMediaFetch, bMedia, bMediaOwner, bMediaChunks, bNumberFlags, bConsents} {
 			if n := tx.Bucket(b).Stats().KeyN; n != 0 {
 				t.Errorf("after the erasure, bucket %s holds %d keys", b, n)
 			}

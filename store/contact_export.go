@@ -7,8 +7,8 @@ import (
 )
 
 // ContactExportBase are the first columns of a contacts export; one column per custom
-// property follows, then ContactExportTail. The consent columns stay empty until consent
-// records exist.
+// property follows, then ContactExportTail. The consent columns are the number's current
+// consent entry (LatestConsent): its status, when it was given or withdrawn, and its source.
 var (
 	ContactExportBase = []string{"id", "firstName", "lastName", "phone", "email", "company", "timeZone", "groups"}
 	ContactExportTail = []string{"optedOut", "optOutReason", "optedOutAt", "consentStatus", "consentAt", "consentSource", "createdAt"}
@@ -50,7 +50,12 @@ func (s *Store) WriteContactsCSV(w io.Writer, workspaceID string, f ContactFilte
 		} else {
 			rec = append(rec, "false", "", "")
 		}
-		rec = append(rec, "", "", "", FormatTime(c.CreatedAt))
+		if e := r.Consent; e != nil {
+			rec = append(rec, e.Status, FormatTime(e.At), e.Source)
+		} else {
+			rec = append(rec, "", "", "")
+		}
+		rec = append(rec, FormatTime(c.CreatedAt))
 		return cw.Write(rec)
 	})
 	cw.Flush()

@@ -377,6 +377,7 @@ type ExportRow struct {
 	Contact Contact
 	Groups  []string // group names
 	OptOut  *OptOut  // nil when the number has not opted out
+	Consent *Consent // the number's current consent entry (LatestConsent), nil when it has none
 }
 
 // exportChunk is how many contacts one read transaction of an export reads: the rows are
@@ -411,6 +412,12 @@ func (s *Store) ExportContacts(workspaceID string, f ContactFilter, fn func(Expo
 				return nil
 			}
 			tenant := tenantOf(tx)
+			// Most workspaces have no group members or no consent entries at all: one seek per
+			// chunk spares a seek per contact. Opted-out numbers are in the workspace's filter,
+			// which answers "not opted out" for most numbers without a seek.
+			anyGroups := hasPrefix(tx.Bucket(bContactGroups), sel.ws)
+			anyConsent := hasPrefix(tx.Bucket(bConsents), sel.ws)
+			optFilter := s.optFilterOf(workspaceID)
 			var werr error
 			cursor, err = sel.walk(f.Newest, cursor, func(id [16]byte) bool {
 				v := sel.recs.Get(id[:])
@@ -423,25 +430,37 @@ func (s *Store) ExportContacts(workspaceID string, f ContactFilter, fn func(Expo
 					return false
 				}
 				row := ExportRow{Contact: c}
-				p := append(bytes.Clone(sel.ws), id[:]...)
-				_ = forEachPrefix(tx.Bucket(bContactGroups), p, func(k, _ []byte) error {
-					gid := idFromKey(k)
-					name, ok := groupNames[gid]
-					if !ok {
-						if g, err := getGroup(tx, workspaceID, gid); err == nil {
-							name = g.Name
+				if anyGroups {
+					p := append(bytes.Clone(sel.ws), id[:]...)
+					_ = forEachPrefix(tx.Bucket(bContactGroups), p, func(k, _ []byte) error {
+						gid := idFromKey(k)
+						name, ok := groupNames[gid]
+						if !ok {
+							if g, err := getGroup(tx, workspaceID, gid); err == nil {
+								name = g.Name
+							}
+							groupNames[gid] = name
 						}
-						groupNames[gid] = name
+						if name != "" {
+							row.Groups = append(row.Groups, name)
+						}
+						return nil
+					})
+				}
+				if optFilter != nil && optFilter.test(c.Phone()) {
+					if oid := idxFirst(tx.Bucket(bOptOutPhone), workspaceID, c.Phone()); oid != "" {
+						var o OptOut
+						if ok, err := getJSON(tx.Bucket(bOptOuts), wsKey(workspaceID, oid), &o); err == nil && ok {
+							row.OptOut = &o
+						}
 					}
-					if name != "" {
-						row.Groups = append(row.Groups, name)
-					}
-					return nil
-				})
-				if oid := idxFirst(tx.Bucket(bOptOutPhone), workspaceID, c.Phone()); oid != "" {
-					var o OptOut
-					if ok, err := getJSON(tx.Bucket(bOptOuts), wsKey(workspaceID, oid), &o); err == nil && ok {
-						row.OptOut = &o
+				}
+				if anyConsent {
+					if e, ok, err := latestConsent(tx, workspaceID, c.Phone()); err != nil {
+						werr = err
+						return false
+					} else if ok {
+						row.Consent = &e
 					}
 				}
 				rows = append(rows, row)
@@ -464,4 +483,10 @@ func (s *Store) ExportContacts(workspaceID string, f ContactFilter, fn func(Expo
 			return nil
 		}
 	}
+}
+
+// hasPrefix reports whether b holds a key starting with p.
+func hasPrefix(b *bolt.Bucket, p []byte) bool {
+	k, _ := b.Cursor().Seek(p)
+	return k != nil && bytes.HasPrefix(k, p)
 }

@@ -73,6 +73,7 @@ type importColumn struct {
 	base     string // one of importBaseColumns, or "" for a property
 	property string
 	typ      string
+	country  string // the phone column: the region national numbers are read in
 }
 
 // importRow is a validated row waiting for its batch.
@@ -90,7 +91,8 @@ type importRow struct {
 // anything is written, as is a repeated or empty column. A property whose name equals a base
 // column case-insensitively cannot be imported: the base column wins.
 //
-// Each data row is matched by phone (strict E.164): a known phone updates that contact, an
+// Each data row is matched by phone (E.164, or written in the national format of the
+// workspace's country, which is read as a number of that country): a known phone updates that contact, an
 // unknown one creates a contact with source "import"; a phone repeated in the file updates the
 // contact its earlier row wrote. Cells are trimmed; an empty cell leaves that field as it is.
 // Property cells are converted by type: text as written (at most 255 characters), number a JSON
@@ -110,11 +112,12 @@ func (s *Store) ImportContacts(workspaceID string, r io.Reader, progress func(Im
 func (s *Store) importContacts(workspaceID string, r io.Reader, progress func(ImportProgress), onReject func(ImportRowError)) (ImportReport, error) {
 	rep := ImportReport{Errors: []ImportRowError{}}
 	var types map[string]string
+	var ws Workspace
 	if err := s.db.View(func(tx *bolt.Tx) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
+		var err error
+		if ws, err = getWorkspace(tx, workspaceID); err != nil {
 			return err
 		}
-		var err error
 		types, err = propertyTypes(tx, workspaceID)
 		return err
 	}); err != nil {
@@ -131,89 +134,91 @@ func (s *Store) importContacts(workspaceID string, r io.Reader, progress func(Im
 	if err != nil {
 		return rep, ValidationError{{"header", "is not valid CSV: " + csvErrorText(err)}}
 	}
-	cols, err := importColumns(header, types)
+	cols, err := importColumns(header, types, ws.Region())
 	if err != nil {
 		return rep, err
 	}
 
-	var pending []importRow
-	batchSize := importFirstBatch
-	reject := func(line int, reason string) {
+	// The file is read and checked by a goroutine of its own, one batch ahead of the writer: the
+	// parsing overlaps the transactions and their fsyncs. (Folding names into index terms there
+	// too was tried: it kept two batches of terms alive and cost more CPU per row than it saved.)
+	// It has stopped reading r when this returns.
+	done, stopped := make(chan struct{}), make(chan struct{})
+	defer func() { close(done); <-stopped }()
+	batches := make(chan importBatch, 1)
+	go func() {
+		defer close(stopped)
+		s.readImportBatches(cr, cols, batches, done)
+	}()
+
+	reject := func(e ImportRowError) {
 		if onReject != nil {
-			onReject(ImportRowError{line, reason})
+			onReject(e)
 		}
 		rep.Rejected++
 		if len(rep.Errors) < MaxImportErrors {
-			rep.Errors = append(rep.Errors, ImportRowError{line, reason})
+			rep.Errors = append(rep.Errors, e)
 		}
 	}
-	flush := func() error {
-		if len(pending) == 0 {
-			return nil
+	for b := range batches {
+		rep.Rows = b.rowsRead
+		for _, e := range b.rejected {
+			reject(e)
 		}
-		var imported, updated int
-		var rejected []ImportRowError
-		err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
-			imported, updated, rejected = 0, 0, nil
-			// New contacts' postings are written term by term at the end of the batch.
-			fx.postings = newPostingBuf()
-			// Read the types once per batch: a property removed since the header check makes
-			// its rows fail here instead of writing an unknown key.
-			types, err := propertyTypes(tx, workspaceID)
-			if err != nil {
-				return err
-			}
-			groups := importGroups{}
-			for i := range pending {
-				c, created, err := s.upsertContact(tx, fx, workspaceID, pending[i].in, types)
-				var verr ValidationError
-				switch {
-				case errors.As(err, &verr):
-					rejected = append(rejected, ImportRowError{pending[i].line, rowReason(verr)})
-					continue
-				case err != nil:
-					return fmt.Errorf("store: import line %d: %w", pending[i].line, err)
-				case created:
-					imported++
-				default:
-					updated++
-				}
-				if ci := pending[i].in.Consent; ci != nil {
-					// Checked when the row was read; recorded with the contact's write.
-					entry, _ := ci.check("consent.", s.Now())
-					if err := s.addConsent(tx, workspaceID, c.Phone(), entry); err != nil {
-						return fmt.Errorf("store: import line %d: %w", pending[i].line, err)
-					}
-				}
-				for _, name := range pending[i].groups {
-					if err := groups.add(s, tx, workspaceID, name, c.ID); err != nil {
-						return fmt.Errorf("store: import line %d: %w", pending[i].line, err)
-					}
-				}
-			}
-			if err := groups.flush(s, tx); err != nil {
-				return err
-			}
-			return fx.postings.flush(tx)
-		})
+		if b.err != nil {
+			return finishReport(rep), b.err
+		}
+		if len(b.rows) == 0 {
+			continue
+		}
+		imported, updated, rejected, err := s.writeImportBatch(workspaceID, b.rows)
 		if err != nil {
-			return err
+			return finishReport(rep), err
 		}
 		rep.Imported += imported
 		rep.Updated += updated
 		for _, e := range rejected {
-			reject(e.Line, e.Reason)
+			reject(e)
 		}
-		pending = pending[:0]
-		batchSize = min(2*batchSize, ImportBatchSize)
 		if progress != nil {
 			progress(ImportProgress{Rows: rep.Rows, Imported: rep.Imported, Updated: rep.Updated, Rejected: rep.Rejected})
 		}
-		return nil
 	}
+	return finishReport(rep), nil
+}
 
+// importBatch is rows read and checked, waiting for their transaction: rowsRead counts every
+// data row read so far (the rejected included), rejected are the rows of this batch that
+// failed while read, and err ends the import after them.
+type importBatch struct {
+	rows     []importRow
+	rejected []ImportRowError
+	rowsRead int
+	err      error
+}
+
+// readImportBatches reads cr's data rows into batches until the file ends (the channel is
+// then closed) or done is closed. Batches start at importFirstBatch rows and double up to
+// ImportBatchSize.
+func (s *Store) readImportBatches(cr *csv.Reader, cols []importColumn, out chan<- importBatch, done <-chan struct{}) {
+	defer close(out)
+	send := func(b importBatch) bool {
+		select {
+		case out <- b:
+			return true
+		case <-done:
+			return false
+		}
+	}
+	size, rows := importFirstBatch, 0
+	b := importBatch{}
 	lastOffset := cr.InputOffset()
 	for {
+		select {
+		case <-done:
+			return
+		default:
+		}
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
@@ -221,16 +226,20 @@ func (s *Store) importContacts(workspaceID string, r io.Reader, progress func(Im
 		var perr *csv.ParseError
 		if err != nil && !errors.As(err, &perr) {
 			// A read error of the underlying reader: what was committed stays.
-			return finishReport(rep), fmt.Errorf("store: import: read: %w", err)
+			b.rowsRead, b.err = rows, fmt.Errorf("store: import: read: %w", err)
+			send(b)
+			return
 		}
 		if cr.InputOffset() == lastOffset {
 			// Defensive: encoding/csv always consumes input; a reader that did not would loop.
-			return finishReport(rep), fmt.Errorf("store: import: the CSV reader stopped advancing after %d rows", rep.Rows)
+			b.rowsRead, b.err = rows, fmt.Errorf("store: import: the CSV reader stopped advancing after %d rows", rows)
+			send(b)
+			return
 		}
 		lastOffset = cr.InputOffset()
-		rep.Rows++
+		rows++
 		if perr != nil {
-			reject(perr.StartLine, "is not valid CSV: "+csvErrorText(perr))
+			b.rejected = append(b.rejected, ImportRowError{perr.StartLine, "is not valid CSV: " + csvErrorText(perr)})
 			continue
 		}
 		line, _ := cr.FieldPos(0)
@@ -241,20 +250,70 @@ func (s *Store) importContacts(workspaceID string, r io.Reader, progress func(Im
 			}
 		}
 		if reason != "" {
-			reject(line, reason)
+			b.rejected = append(b.rejected, ImportRowError{line, reason})
 			continue
 		}
-		pending = append(pending, importRow{line, in, groups})
-		if len(pending) >= batchSize {
-			if err := flush(); err != nil {
-				return finishReport(rep), err
+		b.rows = append(b.rows, importRow{line, in, groups})
+		if len(b.rows) >= size {
+			b.rowsRead = rows
+			if !send(b) {
+				return
 			}
+			b = importBatch{rows: make([]importRow, 0, min(2*size, ImportBatchSize))}
+			size = min(2*size, ImportBatchSize)
 		}
 	}
-	if err := flush(); err != nil {
-		return finishReport(rep), err
-	}
-	return finishReport(rep), nil
+	b.rowsRead = rows
+	send(b)
+}
+
+// writeImportBatch writes rows in one transaction: each creates or updates its contact (by
+// phone), adds its consent entry and its groups. Rows the store refuses come back as rejected.
+func (s *Store) writeImportBatch(workspaceID string, rows []importRow) (imported, updated int, rejected []ImportRowError, err error) {
+	err = s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+		imported, updated, rejected = 0, 0, nil
+		// New contacts' postings are written term by term at the end of the batch.
+		fx.postings = newPostingBuf()
+		// Read the types once per batch: a property removed since the header check makes
+		// its rows fail here instead of writing an unknown key.
+		types, err := propertyTypes(tx, workspaceID)
+		if err != nil {
+			return err
+		}
+		groups := importGroups{}
+		for i := range rows {
+			c, created, err := s.upsertContact(tx, fx, workspaceID, rows[i].in, types)
+			var verr ValidationError
+			switch {
+			case errors.As(err, &verr):
+				rejected = append(rejected, ImportRowError{rows[i].line, rowReason(verr)})
+				continue
+			case err != nil:
+				return fmt.Errorf("store: import line %d: %w", rows[i].line, err)
+			case created:
+				imported++
+			default:
+				updated++
+			}
+			if ci := rows[i].in.Consent; ci != nil {
+				// Checked when the row was read; recorded with the contact's write.
+				entry, _ := ci.check("consent.", s.Now())
+				if err := s.addConsent(tx, workspaceID, c.Phone(), entry); err != nil {
+					return fmt.Errorf("store: import line %d: %w", rows[i].line, err)
+				}
+			}
+			for _, name := range rows[i].groups {
+				if err := groups.add(s, tx, workspaceID, name, c.ID); err != nil {
+					return fmt.Errorf("store: import line %d: %w", rows[i].line, err)
+				}
+			}
+		}
+		if err := groups.flush(s, tx); err != nil {
+			return err
+		}
+		return fx.postings.flush(tx)
+	})
+	return imported, updated, rejected, err
 }
 
 // finishReport orders the listed errors by line: rows rejected while writing are found after

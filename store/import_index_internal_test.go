@@ -63,8 +63,14 @@ func checkContactIndex(t *testing.T, s *Store, workspaceID string) {
 			if err != nil {
 				return err
 			}
-			if gotID, _, ok := newSlotReader(wsBucket(tx, bContactNums, ws)).slot(num); !ok || gotID != id {
+			gotID, rank, ok := newSlotReader(wsBucket(tx, bContactNums, ws)).slot(num)
+			if !ok || gotID != id {
 				t.Errorf("num %d of %s maps to %x", num, c.ID, gotID)
+			}
+			// The rank follows the contact's latest name (rows of a batch that rename a
+			// contact written earlier in it rewrite its slot).
+			if want := rankOf(docOf(&c).sortKey()); rank != want {
+				t.Errorf("num %d of %s (%s %s) ranks %q, want %q", num, c.ID, c.FirstName, c.LastName, rank, want)
 			}
 			for _, term := range docOf(&c).terms() {
 				want[term] = append(want[term], num)

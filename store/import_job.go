@@ -118,17 +118,18 @@ type ImportPreviewRow struct {
 // by the import's own rules, writing nothing. An unusable header is a ValidationError.
 func (s *Store) PreviewImport(workspaceID string, header []string, rows [][]string) ([]ImportPreviewRow, error) {
 	var types map[string]string
+	var ws Workspace
 	if err := s.db.View(func(tx *bolt.Tx) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
+		var err error
+		if ws, err = getWorkspace(tx, workspaceID); err != nil {
 			return err
 		}
-		var err error
 		types, err = propertyTypes(tx, workspaceID)
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	cols, err := importColumns(header, types)
+	cols, err := importColumns(header, types, ws.Region())
 	if err != nil {
 		return nil, err
 	}

@@ -22,19 +22,24 @@ const (
 	targetProperty      = "property:"
 )
 
-// ImportBaseColumns are the base targets, in the order the mapping offers them.
-func ImportBaseColumns() []string { return append([]string(nil), importBaseColumns...) }
+// ImportBaseColumns are the base targets but the consent columns, in the order the mapping
+// offers them.
+func ImportBaseColumns() []string {
+	var out []string
+	for _, c := range importBaseColumns {
+		if !contains(ConsentTargets, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
 
-// ConsentTargets are the consent columns a file may map; they are not stored until consent
-// records exist.
+// ConsentTargets are the consent columns a file may map: a row with consentAt adds a granted
+// entry to its number's consent history.
 var ConsentTargets = []string{TargetConsentAt, TargetConsentSource, TargetConsentMethod}
 
 // PropertyTarget is the target of custom property name.
 func PropertyTarget(name string) string { return targetProperty + name }
-
-// DefaultCountry is the region national numbers are read in while workspaces have no country
-// setting.
-const DefaultCountry = "US"
 
 // SniffCSV checks the start of an uploaded file and picks its delimiter: the file must be UTF-8
 // text (a BOM is allowed; a rune cut at the end of head is not an error) without NUL bytes, and
@@ -171,9 +176,7 @@ func NewMapping(targets, properties []string, country string) (*Mapping, error) 
 				continue
 			}
 			m.header, m.keep = append(m.header, name), append(m.keep, i)
-		case contains(ConsentTargets, t):
-			// Kept for the mapping, not read: consent records do not exist yet.
-		case baseColumn(t) == t:
+		case baseColumn(t) == t: // the base and consent columns
 			if t == colPhone {
 				m.phone = i
 			}

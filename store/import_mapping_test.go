@@ -58,7 +58,7 @@ func TestNormalizePhone(t *testing.T) {
 		"555":              "555",
 		"not a number":     "not a number",
 	} {
-		if got := store.NormalizePhone(in, store.DefaultCountry); got != want {
+		if got := store.NormalizePhone(in, "US"); got != want {
 			t.Errorf("NormalizePhone(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -83,13 +83,13 @@ func TestNewMappingRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(m.Header(), []string{"plan", "phone"}) {
+	if !slices.Equal(m.Header(), []string{"plan", "phone", "consentAt"}) {
 		t.Errorf("header %q", m.Header())
 	}
-	if got := m.Row([]string{"x", "gold\nplus", "(415) 555-0123", "2026-01-01"}, 4); !slices.Equal(got, []string{"gold plus", "+14155550123"}) {
+	if got := m.Row([]string{"x", "gold\nplus", "(415) 555-0123", "2026-01-01"}, 4); !slices.Equal(got, []string{"gold plus", "+14155550123", "2026-01-01"}) {
 		t.Errorf("row %q", got)
 	}
-	if got := m.Row([]string{"short"}, 4); len(got) != 3 {
+	if got := m.Row([]string{"short"}, 4); len(got) != 4 {
 		t.Errorf("a short record: %q, want 3 fields (one too many)", got)
 	}
 }

@@ -13,13 +13,16 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"switchboard/internal/phone"
+
 	bolt "go.etcd.io/bbolt"
 )
 
 // The columns and rows of an import file: mapping header cells and validating a row.
 
-// importColumns maps the header cells to base fields and properties.
-func importColumns(header []string, types map[string]string) ([]importColumn, error) {
+// importColumns maps the header cells to base fields and properties; phones written in the
+// national format of country (the workspace's) are read as numbers of that country.
+func importColumns(header []string, types map[string]string, country string) ([]importColumn, error) {
 	cols := make([]importColumn, len(header))
 	var errs []string
 	seen := map[string]bool{}
@@ -32,6 +35,9 @@ func importColumns(header []string, types map[string]string) ([]importColumn, er
 			continue
 		case baseColumn(h) != "":
 			cols[i] = importColumn{base: baseColumn(h)}
+			if cols[i].base == colPhone {
+				cols[i].country = country
+			}
 			name = cols[i].base
 		case types[h] != "":
 			cols[i] = importColumn{property: h, typ: types[h]}
@@ -87,8 +93,9 @@ func importRecord(rec []string, cols []importColumn) (ContactInput, []string, st
 		}
 		switch col.base {
 		case colPhone:
+			v = NormalizePhone(v, col.country)
 			if !ValidE164(v) {
-				problems = append(problems, "phone: "+E164Message)
+				problems = append(problems, "phone: "+importPhoneMessage(col.country))
 			}
 			in.Phone = v
 		case colEmail:
@@ -252,4 +259,14 @@ func (ig importGroups) flush(s *Store, tx *bolt.Tx) error {
 		}
 	}
 	return nil
+}
+
+// importPhoneMessage says what an import's phone cell takes: E.164, or the national format of
+// the workspace's country.
+func importPhoneMessage(country string) string {
+	msg := "must be a phone number such as +14155550123"
+	if ex := phone.Example(country); ex != "" {
+		msg += " or, for " + phone.Country(country) + ", " + ex
+	}
+	return msg
 }

@@ -254,9 +254,36 @@ func addPosting(b *bolt.Bucket, term string, num uint32) error {
 type postingBuf struct {
 	ws    []byte
 	terms map[string][]uint32
+	// blocks are the nums blocks written in this transaction, each with room for numBlock
+	// slots: a new contact's slot goes into its block in place instead of copying the block
+	// (7 KB) once per contact.
+	blocks map[uint32][]byte
 }
 
-func newPostingBuf() *postingBuf { return &postingBuf{terms: map[string][]uint32{}} }
+func newPostingBuf() *postingBuf {
+	return &postingBuf{terms: map[string][]uint32{}, blocks: map[uint32][]byte{}}
+}
+
+// putSlot is putSlot writing into the block p already holds for this transaction. bbolt keeps
+// the value given to Put (it does not copy it until the commit), so the block is changed in
+// place and put again; a block written meanwhile by another path (a different array is in the
+// bucket) is read afresh.
+func (p *postingBuf) putSlot(b *bolt.Bucket, num uint32, id [16]byte, rank [rankLen]byte) error {
+	blk := num / numBlock
+	k := numKey(blk)
+	cur := b.Get(k)
+	v, ok := p.blocks[blk]
+	if !ok || len(cur) == 0 || len(v) == 0 || &cur[0] != &v[0] {
+		v = make([]byte, len(cur), numBlock*slotLen)
+		copy(v, cur)
+	}
+	v = v[:max(len(v), slotLen*int(num%numBlock+1))]
+	i := slotLen * int(num%numBlock)
+	copy(v[i:], id[:])
+	copy(v[i+16:], rank[:])
+	p.blocks[blk] = v
+	return b.Put(k, v)
+}
 
 func (p *postingBuf) add(ws []byte, terms []string, num uint32) {
 	if p.ws != nil && !bytes.Equal(p.ws, ws) {

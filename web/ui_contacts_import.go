@@ -272,13 +272,13 @@ func (h *Handler) renderMapping(w http.ResponseWriter, r *http.Request, u *ui, j
 		v.Targets = append(v.Targets, views.Option{Value: store.PropertyTarget(p), Label: "Property: " + p})
 	}
 	for _, t := range store.ConsentTargets {
-		v.Targets = append(v.Targets, views.Option{Value: t, Label: t + " (kept for later: not stored yet)"})
+		v.Targets = append(v.Targets, views.Option{Value: t, Label: "Consent: " + t})
 	}
 	v.Targets = append(v.Targets, views.Option{Value: store.TargetIgnore, Label: "Ignore"})
 	for i, hd := range j.Headers {
 		v.Columns = append(v.Columns, views.ImportColumn{Index: i, Header: hd, Target: targets[i]})
 	}
-	if m, err := store.NewMapping(targets, props, store.DefaultCountry); err != nil {
+	if m, err := store.NewMapping(targets, props, u.ws.Region()); err != nil {
 		if v.Error == "" {
 			v.Error = mappingMessage(err)
 		}
@@ -346,6 +346,8 @@ func (h *Handler) previewFile(u *ui, j store.ImportJob, m *store.Mapping) ([]vie
 					cells[k] = g.TimeZone
 				case "groups":
 					cells[k] = strings.Join(g.Groups, "; ")
+				case store.TargetConsentAt, store.TargetConsentSource, store.TargetConsentMethod:
+					cells[k] = rows[i][k] // checked by the import, stored in the consent history
 				default:
 					if v, ok := g.Properties[col]; ok {
 						cells[k] = fmt.Sprint(v)
@@ -384,7 +386,7 @@ func (h *Handler) contactImportMap(w http.ResponseWriter, r *http.Request, u *ui
 		h.uiError(w, r, u, err)
 		return
 	}
-	m, err := store.NewMapping(targets, props, store.DefaultCountry)
+	m, err := store.NewMapping(targets, props, u.ws.Region())
 	if err != nil || r.PostForm.Get("action") != "start" {
 		status := http.StatusOK
 		if err != nil {

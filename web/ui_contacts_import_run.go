@@ -16,6 +16,11 @@ import (
 	"switchboard/views"
 )
 
+// maxErrorRows is how many skipped rows an import's error file lists; a file of a million bad
+// rows would otherwise make an error file larger than the upload. The rows past it are counted
+// in one last line.
+var maxErrorRows = 100_000
+
 // runImport imports the job's file through its mapping while the server serves: the file is
 // rewritten row by row into the import's own format through a pipe (memory stays flat), every
 // skipped row goes to the job's error file, and the job's record follows each committed batch.
@@ -79,6 +84,7 @@ func (h *Handler) runImport(j store.ImportJob, m *store.Mapping) {
 		}
 		pw.CloseWithError(err)
 	}()
+	listed, unlisted := 0, 0
 	rep, err := h.store.ImportContactsWith(j.WorkspaceID, pr, store.ImportOptions{
 		Progress: func(p store.ImportProgress) {
 			j.Done, j.Created, j.Updated, j.Skipped = p.Rows, p.Imported, p.Updated, p.Rejected
@@ -88,6 +94,11 @@ func (h *Handler) runImport(j store.ImportJob, m *store.Mapping) {
 			}
 		},
 		OnReject: func(e store.ImportRowError) {
+			if listed >= maxErrorRows {
+				unlisted++
+				return
+			}
+			listed++
 			row := e.Line - 1 // each row is one line after the header
 			syntaxMu.Lock()
 			msg, ok := syntax[row]
@@ -106,6 +117,9 @@ func (h *Handler) runImport(j store.ImportJob, m *store.Mapping) {
 		},
 	})
 	_ = pr.CloseWithError(io.ErrClosedPipe) // stops the writer if the import ended early
+	if unlisted > 0 {
+		_ = errs.Write([]string{"", "", fmt.Sprintf("%d more rows were skipped; the first %d are listed above", unlisted, maxErrorRows)})
+	}
 	errs.Flush()
 	j.Done, j.Created, j.Updated, j.Skipped = rep.Rows, rep.Imported, rep.Updated, rep.Rejected
 	if err != nil {

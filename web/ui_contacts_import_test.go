@@ -99,8 +99,8 @@ func TestUIContactImport(t *testing.T) {
 	}
 	res, body = e.send(t, c, "GET", loc+"/errors.csv", nil)
 	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
-	if res.StatusCode != http.StatusOK || err != nil || len(rows) != 2 || rows[1][0] != "3" || rows[1][1] != "Mobile" || !strings.Contains(rows[1][2], "E.164") {
-		t.Errorf("error CSV %d %q %v, want row 3, column Mobile, an E.164 message", res.StatusCode, rows, err)
+	if res.StatusCode != http.StatusOK || err != nil || len(rows) != 2 || rows[1][0] != "3" || rows[1][1] != "Mobile" || !strings.Contains(rows[1][2], "must be a phone number") {
+		t.Errorf("error CSV %d %q %v, want row 3, column Mobile, a phone message", res.StatusCode, rows, err)
 	}
 }
 

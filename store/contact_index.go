@@ -1,0 +1,125 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/fnv"
+	"slices"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// A contact's index entries: phone, email, search postings, display order and its num slot
+// (the buckets are described in search_index.go).
+
+// contactPrep is what a contact's index entries need that depends only on its fields: its
+// terms and its sort key, computed once.
+type contactPrep struct {
+	terms   []string
+	sortKey []byte
+}
+
+func prepOf(d searchDoc) *contactPrep {
+	return &contactPrep{terms: d.terms(), sortKey: d.sortKey()}
+}
+
+func orderKey(d searchDoc, num uint32) []byte {
+	return binary.BigEndian.AppendUint32(d.sortKey(), num)
+}
+
+// emailKey is the email index key of a contact: a hash of its lowered email, then its num.
+// The hash, not the email, keeps the key at 8 bytes; a lookup reads the few contacts under a
+// hash and compares their emails.
+func emailKey(email string, num uint32) []byte {
+	return binary.BigEndian.AppendUint32(emailHash(email), num)
+}
+
+func emailHash(email string) []byte {
+	h := fnv.New32a()
+	h.Write([]byte(strings.ToLower(email)))
+	return h.Sum(nil)
+}
+
+func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d *contactPrep, buf *postingBuf) error {
+	id := [16]byte(idKey(c.ID))
+	if p := c.Phone(); p != "" {
+		b, err := wsBucketW(tx, bContactPhone, ws, 0)
+		if err != nil {
+			return err
+		}
+		// The phone is unique in a workspace; the first contact indexed under it keeps it.
+		if b.Get([]byte(p)) == nil {
+			if err := b.Put([]byte(p), numKey(num)); err != nil {
+				return err
+			}
+		}
+	}
+	if c.Email != "" {
+		b, err := wsBucketW(tx, bContactEmail, ws, 0)
+		if err != nil {
+			return err
+		}
+		if err := b.Put(emailKey(c.Email, num), nil); err != nil {
+			return err
+		}
+	}
+	if buf != nil {
+		buf.add(ws, d.terms, num)
+	} else {
+		terms, err := wsBucketW(tx, bContactTerms, ws, fillPostings)
+		if err != nil {
+			return err
+		}
+		for _, t := range d.terms {
+			if err := addPosting(terms, t, num); err != nil {
+				return err
+			}
+		}
+	}
+	order, err := wsBucketW(tx, bContactOrder, ws, 0)
+	if err != nil {
+		return err
+	}
+	sk := d.sortKey
+	if err := order.Put(binary.BigEndian.AppendUint32(slices.Clip(sk), num), nil); err != nil {
+		return err
+	}
+	nums, err := wsBucketW(tx, bContactNums, ws, fillAppend)
+	if err != nil {
+		return err
+	}
+	if buf != nil {
+		return buf.putSlot(nums, num, id, rankOf(sk))
+	}
+	return putSlot(nums, num, id, rankOf(sk))
+}
+
+// deleteContactIndex removes c's index entries; its num slot is rewritten by putContactIndex.
+func deleteContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc) error {
+	if p := c.Phone(); p != "" {
+		if b := wsBucket(tx, bContactPhone, ws); b != nil && bytes.Equal(b.Get([]byte(p)), numKey(num)) {
+			if err := b.Delete([]byte(p)); err != nil {
+				return err
+			}
+		}
+	}
+	if c.Email != "" {
+		if b := wsBucket(tx, bContactEmail, ws); b != nil {
+			if err := b.Delete(emailKey(c.Email, num)); err != nil {
+				return err
+			}
+		}
+	}
+	if terms := wsBucket(tx, bContactTerms, ws); terms != nil {
+		for _, t := range d.terms() {
+			if err := removePosting(terms, t, num); err != nil {
+				return err
+			}
+		}
+	}
+	if order := wsBucket(tx, bContactOrder, ws); order != nil {
+		return order.Delete(orderKey(d, num))
+	}
+	return nil
+}
