@@ -296,3 +296,20 @@ func BenchmarkCreateConversationHandler(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBareJSONHandlerDirect is the bare baseline called the same way, for comparing the
+// server's own cost per request with the baseline's.
+func BenchmarkBareJSONHandlerDirect(b *testing.B) {
+	body := []byte(`{"developerProvider":"zapier","id":"01J00000000000000000000000","from":"+14155550100","to":"+14155550123"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodPost, "/v1/x", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer x")
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		bareJSONHandler(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d", rec.Code)
+		}
+	}
+}
