@@ -255,12 +255,7 @@ func putMessage(tx *bolt.Tx, m *Message) error {
 	if err := indexMessage(tx, m); err != nil {
 		return err
 	}
-	// A new message's key (workspace, ULID) comes after the workspace's others: its pages fill
-	// before they split, so a batch of sends writes half the message pages that the default
-	// half-full split would (an update that grows a full page splits it then).
-	msgs := tx.Bucket(bMessages)
-	msgs.FillPercent = fillAppend
-	if err := putJSON(msgs, wsKey(m.WorkspaceID, m.ID), m); err != nil {
+	if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
 		return err
 	}
 	return tx.Bucket(bConvMessages).Put(idxKey(m.WorkspaceID, m.ConversationID, m.ID), nil)
