@@ -41,6 +41,8 @@ func adversarialKinds() []kind {
 	var digits, letters, repeated, unicode, punct, mixed []string
 	for i := range 10 {
 		digits = append(digits, oneDigits(i))
+		// Short ones too: a few digits, which most phones hold, and many, which few do.
+		digits = append(digits, []string{"7", "1 3", "0 2 4 6 8", "9 8 7 6 5 4 3", "5 5", "2", "4 0", "6 1 8", "3 9 2 7", "0 1 2 3 4 5 6 7 8 9"}[i])
 		letters = append(letters, twoLetters(i))
 		letters = append(letters, twoDigits(i))
 	}
@@ -63,7 +65,7 @@ func adversarialKinds() []kind {
 		mixed = append(mixed, cut(b.String()))
 	}
 	return []kind{
-		{"adversarial: 127 one-digit words", "1 8 5 2 …", digits},
+		{"adversarial: one-digit words, 1 to 127", "7; 1 8 5 2 …", digits},
 		{"adversarial: 85 two-letter or two-digit words", "ah bo cv …", letters},
 		{"adversarial: one word repeated to 255 chars", "ma ma ma …", repeated},
 		{"adversarial: 255 chars of unicode", "éééé…", unicode},

@@ -137,6 +137,18 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
+	// A second member, whose requests the hammer row times while the first token hammers.
+	other, err := admin("create-user", "--email", "other@example.com", "--name", "Other")
+	if err != nil {
+		return err
+	}
+	if _, err := admin("add-member", "--workspace", ws, "--user", other); err != nil {
+		return err
+	}
+	otherToken, err := admin("create-token", "--user", other)
+	if err != nil {
+		return err
+	}
 	logf("importing %s (%d MB) with admin import-contacts", csvPath, csvInfo.Size()>>20)
 	start := time.Now()
 	out, err := admin("import-contacts", "--workspace", ws, csvPath)
@@ -294,6 +306,15 @@ func run(c config) error {
 
 	cancel()
 	_ = serve.Wait()
+
+	var worst []string
+	for _, k := range adversarialKinds() {
+		worst = append(worst, k.queries...)
+	}
+	logf("one token hammering the costliest searches, another user timed")
+	if err := hammerRow(r, bin, data, token, otherToken, ws, c.fromNum, existing[1], worst, kinds[0].queries, 2*c.rateDur); err != nil {
+		return fmt.Errorf("hammer: %w", err)
+	}
 
 	if c.sqlite {
 		logf("loading SQLite FTS5")

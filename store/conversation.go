@@ -94,7 +94,8 @@ func (s *Store) CreateConversation(workspaceID, from, to string) (Conversation, 
 }
 
 // LookupConversation is create-conversation's read path: in one read transaction it checks the
-// workspace (ErrNotFound), userID's membership (ErrForbidden) and that from is an active number
+// workspace (ErrNotFound), userID's membership (ErrForbidden), that the workspace is not archived
+// (ErrForbidden) and that from is an active number
 // of the workspace (a validation error on from), then returns the id of the conversation of
 // from and to, or "" when there is none yet (CreateConversation makes it). It decodes no
 // conversation record: an existing pair is answered from the index alone.
@@ -103,6 +104,11 @@ func (s *Store) LookupConversation(userID, workspaceID, from, to string) (string
 	err := s.db.View(func(tx *bolt.Tx) error {
 		if err := authorize(tx, workspaceID, userID); err != nil {
 			return err
+		}
+		// An archived workspace refuses every action (to its members; others learn nothing
+		// more than authorize told them), checked here rather than in a read of its own.
+		if tx.Bucket(bMeta).Get(archivedKey(workspaceID)) != nil {
+			return errorf(ErrForbidden, "workspace is archived")
 		}
 		if ok, err := isActiveNumber(tx, workspaceID, from); err != nil || !ok {
 			if err == nil {

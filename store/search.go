@@ -194,19 +194,19 @@ func (s *searcher) search() ([][16]byte, error) {
 		s.verify = true
 	}
 	maxNum := uint32(s.num.Sequence())
-	if len(words) == 0 {
-		// Only one-digit words: walk the display order reading phones, as
-		// long as matches come often enough; else read every phone once from the phone index.
-		if rest, ok := s.walkN(nil, skip, limit, -1, tinyWalkBudget); ok {
-			return appendHits(exact, rest), nil
+	if len(q.Text) == 0 && len(words) == 1 && words[0].mask != 0 && !s.verify {
+		// Only one-digit words. When few digits are asked most phones hold them all: a walk
+		// in display order reading records finds the first page sooner than decoding the mask
+		// terms would (a record costs about recordCost phone index entries, a postings entry
+		// about a tenth of one); it gives up after tinyWalkBudget misses.
+		p := phoneShare(words[0].mask)
+		if reads := float64(limit) / p; reads <= float64(tinyWalkBudget) && reads*float64(recordCost) < p*float64(maxNum)/10 {
+			s.verify = true
+			if rest, ok := s.walkN(nil, skip, limit, -1, tinyWalkBudget); ok {
+				return appendHits(exact, rest), nil
+			}
+			s.verify = false
 		}
-		cands := getNumSet(maxNum)
-		defer putNumSet(cands)
-		for i := range cands {
-			cands[i] = ^uint64(0)
-		}
-		s.phoneFilter(cands)
-		return appendHits(exact, s.plan(cands, maxNum, skip, limit)), nil
 	}
 	var cands numSet
 	defer func() {
@@ -221,11 +221,9 @@ func (s *searcher) search() ([][16]byte, error) {
 			break
 		}
 		ws := getNumSet(maxNum)
-		for _, st := range w.sets {
-			if err := s.addPostings(ws, st.prefix, st.exact); err != nil {
-				putNumSet(ws)
-				return nil, err
-			}
+		if err := s.addWord(ws, w); err != nil {
+			putNumSet(ws)
+			return nil, err
 		}
 		if cands == nil {
 			cands = ws

@@ -28,11 +28,22 @@ func FuzzDocRoundTrip(f *testing.F) {
 		if !isASCIIDigitsOrEmpty(d.digits) {
 			t.Fatalf("doc digits %q of phone %q are not ASCII digits", d.digits, phone)
 		}
-		// Every indexed term is one of the doc's words or phone digit suffixes.
+		// Every indexed term is one of the doc's words or phone digit suffixes, or its phone's
+		// digit mask (exactly one when it has digits).
+		masks := 0
 		for _, term := range d.terms() {
-			if len(term) < 2 || (term[0] != 't' && term[0] != 'd' && term[0] != 's') || strings.ContainsRune(term, 0) {
+			if len(term) < 2 || !strings.ContainsRune("tdsm", rune(term[0])) || strings.ContainsRune(term, 0) {
 				t.Fatalf("bad index term %q", term)
 			}
+			if term[0] == 'm' {
+				masks++
+				if term != maskTerm(digitMask(d.digits)) || termMask([]byte(term[1:])) != digitMask(d.digits) {
+					t.Fatalf("mask term %q of digits %q", term, d.digits)
+				}
+			}
+		}
+		if want := min(len(d.digits), 1); masks != want {
+			t.Fatalf("%d mask terms for digits %q, want %d", masks, d.digits, want)
 		}
 		// A field used as the whole query finds the contact, unless a piece of it is a digit word
 		// (which must then occur in the phone).

@@ -465,28 +465,60 @@ func addPostingsN(b *bolt.Bucket, s numSet, prefix string, exact bool) (entries 
 		if len(k) < 5 || k[len(k)-5] != 0 {
 			return entries, errBadChunk
 		}
-		n := uint64(chunkFirst(k))
-		s.add(uint32(n))
-		entries++
-		for i := 0; i < len(v); {
-			// Most deltas of a common term are one byte: decoded inline, the rest by Uvarint.
-			if b := v[i]; b < 0x80 && b > 0 {
-				n += uint64(b)
-				i++
-			} else {
-				d, w := binary.Uvarint(v[i:])
-				if w <= 0 || d == 0 {
-					return entries, errBadChunk
-				}
-				n += d
-				i += w
-			}
-			if n > 1<<32-1 {
+		n, err := addChunk(s, chunkFirst(k), v)
+		entries += n
+		if err != nil {
+			return entries, err
+		}
+	}
+	return entries, nil
+}
+
+// addMaskPostings adds to s the nums of every mask term whose digits include all of mask's:
+// the contacts whose phones hold every one of those digits. The mask terms are at most 1,024,
+// next to each other: one pass over their chunks, decoding only those that qualify.
+func addMaskPostings(b *bolt.Bucket, s numSet, mask uint16) (entries int, err error) {
+	c := b.Cursor()
+	for k, v := c.Seek([]byte("m")); k != nil && k[0] == 'm'; k, v = c.Next() {
+		if len(k) < 6 || k[len(k)-5] != 0 {
+			return entries, errBadChunk
+		}
+		if termMask(k[1:len(k)-5])&mask != mask {
+			continue
+		}
+		n, err := addChunk(s, chunkFirst(k), v)
+		entries += n
+		if err != nil {
+			return entries, err
+		}
+	}
+	return entries, nil
+}
+
+// addChunk adds the nums of the chunk starting at first with deltas v to s, decoded straight
+// into the bitset, and returns how many it decoded.
+func addChunk(s numSet, first uint32, v []byte) (entries int, err error) {
+	n := uint64(first)
+	s.add(first)
+	entries++
+	for i := 0; i < len(v); {
+		// Most deltas of a common term are one byte: decoded inline, the rest by Uvarint.
+		if b := v[i]; b < 0x80 && b > 0 {
+			n += uint64(b)
+			i++
+		} else {
+			d, w := binary.Uvarint(v[i:])
+			if w <= 0 || d == 0 {
 				return entries, errBadChunk
 			}
-			s.add(uint32(n))
-			entries++
+			n += d
+			i += w
 		}
+		if n > 1<<32-1 {
+			return entries, errBadChunk
+		}
+		s.add(uint32(n))
+		entries++
 	}
 	return entries, nil
 }

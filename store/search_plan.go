@@ -3,6 +3,8 @@ package store
 import (
 	"bytes"
 	"cmp"
+	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -27,12 +29,34 @@ type termSet struct {
 	exact  bool
 }
 
-// postingWord is a query word's candidates: the union of its sets. cost estimates how many
-// postings it reads, in units of one digit gram's.
+// postingWord is a query word's candidates: the union of its sets, or (mask set) of the mask
+// terms that contain mask. cost estimates how many postings it reads, in units of one digit
+// gram's.
 type postingWord struct {
 	sets []termSet
+	mask uint16
 	cost int
 }
+
+// phoneShare estimates the share of phones holding every digit of mask: of phones of eleven
+// digits drawn at random, by inclusion and exclusion over the digits missed.
+func phoneShare(mask uint16) float64 {
+	k := bits.OnesCount16(mask)
+	p, choose := 0.0, 1.0
+	for j := 0; j <= k; j++ {
+		term := choose * math.Pow(float64(10-j)/10, 11)
+		if j%2 == 1 {
+			term = -term
+		}
+		p += term
+		choose = choose * float64(k-j) / float64(j+1)
+	}
+	return max(p, 1e-4)
+}
+
+// maskCost is the cost of the mask word of mask: a digit gram holds about 8 of every 10,000
+// phones' postings, the mask terms containing mask hold phoneShare(mask) of all.
+func maskCost(mask uint16) int { return int(phoneShare(mask)*1250) + 1 }
 
 // textWordCost estimates a text word's postings by its length: a one-letter prefix covers a
 // large part of all words, a five-letter one about a name's.
@@ -50,21 +74,35 @@ func textWordCost(w string) int {
 	return 1
 }
 
+// oneDigitMask is the digits of the query's one-digit words, as a digitMask.
+func (q Query) oneDigitMask() uint16 {
+	var m uint16
+	for _, d := range q.Digits {
+		if len(d) == 1 {
+			m |= digitMask(d)
+		}
+	}
+	return m
+}
+
 // postingWords are the query's words that the postings decide, the most selective first;
-// undecided reports digit words the postings do not decide exactly (one digit, in most phones;
-// or longer than a gram, whose grams may occur apart).
+// undecided reports digit words the postings do not decide exactly (longer than a gram, whose
+// grams may occur apart). The one-digit words, however many, are one word: the mask terms
+// that hold all their digits.
 func (s *searcher) postingWords() (words []postingWord, undecided bool) {
 	for _, w := range s.q.Text {
-		words = append(words, postingWord{[]termSet{{"t" + w, false}}, textWordCost(w)})
+		words = append(words, postingWord{sets: []termSet{{"t" + w, false}}, cost: textWordCost(w)})
+	}
+	if m := s.q.oneDigitMask(); m != 0 {
+		words = append(words, postingWord{mask: m, cost: maskCost(m)})
 	}
 	for _, d := range s.q.Digits {
 		switch {
 		case len(d) == 1:
-			undecided = true
 			continue
 		case len(d) == 2:
 			ts := twoDigitSets(d)
-			words = append(words, postingWord{ts, 300})
+			words = append(words, postingWord{sets: ts, cost: 300})
 			continue
 		case len(d) == digitGram-1:
 			// Found exactly through the grams it starts or ends: a few thousand postings.
@@ -72,13 +110,13 @@ func (s *searcher) postingWords() (words []postingWord, undecided bool) {
 			for _, t := range shortDigitTerms(d) {
 				ts = append(ts, termSet{t, true})
 			}
-			words = append(words, postingWord{ts, len(ts)})
+			words = append(words, postingWord{sets: ts, cost: len(ts)})
 			continue
 		case len(d) > digitGram:
 			undecided = true
 		}
 		for _, g := range digitGrams(d) {
-			words = append(words, postingWord{[]termSet{{"d" + g, true}}, 1})
+			words = append(words, postingWord{sets: []termSet{{"d" + g, true}}, cost: 1})
 		}
 	}
 	slices.SortStableFunc(words, func(a, b postingWord) int { return cmp.Compare(a.cost, b.cost) })
@@ -104,6 +142,21 @@ func (s *searcher) addPostings(set numSet, prefix string, exact bool) error {
 	n, err := addPostingsN(s.terms, set, prefix, exact)
 	s.work.Postings += n
 	return err
+}
+
+// addWord adds the candidates of w to set.
+func (s *searcher) addWord(set numSet, w postingWord) error {
+	if w.mask != 0 {
+		n, err := addMaskPostings(s.terms, set, w.mask)
+		s.work.Postings += n
+		return err
+	}
+	for _, st := range w.sets {
+		if err := s.addPostings(set, st.prefix, st.exact); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // phoneFilter keeps in cands the contacts whose phone contains every digit word of the query,

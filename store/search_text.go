@@ -204,7 +204,8 @@ func digitGrams(w string) []string {
 
 // terms are the contact's search index terms: 't'+word for each text word and 'd'+gram for each
 // run of digitGram digits of its phone, so a digit word's occurrence anywhere in the phone is
-// found through its grams; a phone too short for a gram is 's'+its digits.
+// found through its grams; a phone too short for a gram is 's'+its digits; and the phone's
+// set of distinct digits, maskTerm, which decides one-digit words.
 func (d searchDoc) terms() []string {
 	var t []string
 	for _, w := range d.words() {
@@ -216,7 +217,47 @@ func (d searchDoc) terms() []string {
 	if n := len(d.digits); n > 0 && n < digitGram {
 		t = append(t, "s"+d.digits)
 	}
+	if m := digitMask(d.digits); m != 0 {
+		t = append(t, maskTerm(m))
+	}
 	return dedupe(t)
+}
+
+// digitMask is the set of distinct digits in s, bit i for digit i: a one-digit word occurs in a
+// phone exactly when its bit is in the phone's mask.
+func digitMask(s string) uint16 {
+	var m uint16
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= '0' && c <= '9' {
+			m |= 1 << (c - '0')
+		}
+	}
+	return m
+}
+
+// maskTerm is the term of the contacts whose phone's distinct digits are exactly m: 'm' and
+// those digits in ascending order ("m0145"). Every phone is under one such term, so the contacts
+// holding a set of one-digit words are the union of the terms whose masks contain it.
+func maskTerm(m uint16) string {
+	b := make([]byte, 1, 11)
+	b[0] = 'm'
+	for i := range 10 {
+		if m&(1<<i) != 0 {
+			b = append(b, byte('0'+i))
+		}
+	}
+	return string(b)
+}
+
+// termMask is maskTerm's inverse on a term's digits (the key after 'm', up to the 0x00).
+func termMask(digits []byte) uint16 {
+	var m uint16
+	for _, c := range digits {
+		if c >= '0' && c <= '9' {
+			m |= 1 << (c - '0')
+		}
+	}
+	return m
 }
 
 // shortDigitTerms are the terms whose contacts are exactly those whose phone contains w, a

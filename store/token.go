@@ -166,7 +166,14 @@ func (s *Store) Authenticate(plain string) (Token, error) {
 			return errorf(ErrNotFound, "invalid token")
 		}
 		// A disabled user's tokens, personal and OAuth alike, stop working at once.
-		if u, err := getUser(tx, t.UserID); err != nil || u.Disabled {
+		// Only the flag is decoded: this runs on every API request.
+		var u struct {
+			Disabled bool `json:"disabled"`
+		}
+		if _, ok := ParseID(t.UserID); !ok {
+			return errorf(ErrNotFound, "invalid token")
+		}
+		if ok, err := getJSON(tx.Bucket(bUsers), idKey(t.UserID), &u); err != nil || !ok || u.Disabled {
 			return errorf(ErrNotFound, "invalid token")
 		}
 		return nil

@@ -23,7 +23,12 @@ func (h *Handler) findContact(w http.ResponseWriter, r *http.Request, c *call) {
 	if !h.checked(w, r, c, req.workspaceID, store.WorkspaceData{}) {
 		return
 	}
+	done, err := h.searches.enter(r.Context(), c.token.ID)
+	if err != nil {
+		return // the client is gone: nobody reads an answer
+	}
 	contacts, err := h.store.SearchContacts(req.workspaceID, req.searchText)
+	done()
 	if err != nil {
 		writeStoreError(w, r, err)
 		return

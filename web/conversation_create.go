@@ -24,10 +24,8 @@ func (h *Handler) createConversation(w http.ResponseWriter, r *http.Request, c *
 	if h.invalid(w, r, c, req.workspaceID, store.WorkspaceData{From: req.from}) {
 		return
 	}
-	if h.refuseArchived(w, r, c, req.workspaceID) {
-		return
-	}
-	// The common case, an existing pair, is one read transaction that also authorizes.
+	// The common case, an existing pair, is one read transaction that also authorizes and
+	// refuses an archived workspace.
 	id, err := h.store.LookupConversation(c.token.UserID, req.workspaceID, req.from, req.to)
 	if err != nil {
 		writeStoreError(w, r, err)

@@ -86,6 +86,7 @@ type Handler struct {
 	logRequests bool
 	metrics     *metrics
 	limiters    limiterSet
+	searches    searchGate // one contact search at a time per token (search_gate.go)
 	now         func() time.Time
 	// backupPage is the superuser's /admin/backup page, for a browser (no Authorization header).
 	backupPage http.Handler
