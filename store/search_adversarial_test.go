@@ -197,6 +197,7 @@ func FuzzSearchWork(f *testing.F) {
 	for _, q := range adversarialQueries() {
 		f.Add(q)
 	}
+	f.Add("\x16") // a control character is no word: the whole list, as for "-"
 	f.Fuzz(func(t *testing.T, q string) {
 		if len(q) > 255 {
 			q = q[:255]

@@ -28,9 +28,13 @@ var refBase = map[rune]rune{
 	'ñ': 'n', 'ç': 'c', 'ý': 'y',
 }
 
-// refFold is lower case without accents.
+// refFold is lower case without accents or control characters (a control character is no part
+// of a word: "\x16" is no query at all, like "-").
 func refFold(s string) string {
 	return strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cc, r) {
+			return -1
+		}
 		r = unicode.ToLower(r)
 		if b, ok := refBase[r]; ok {
 			return b
