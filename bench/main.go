@@ -36,6 +36,7 @@ type config struct {
 	rateDur  time.Duration
 	keep     string
 	sqlite   bool
+	live     bool
 	fromNum  string
 	searches int
 }
@@ -48,6 +49,7 @@ func main() {
 	flag.DurationVar(&c.rateDur, "rate-time", 0, "how long each rate is measured (default 5s; 2s with -short)")
 	flag.StringVar(&c.keep, "keep", "", "work in this directory and keep it (default: a temporary one, removed)")
 	flag.BoolVar(&c.sqlite, "sqlite", true, "also load and query SQLite FTS5")
+	flag.BoolVar(&c.live, "live", true, "also measure the live inbox, the mixed load, import and export through the server (live*.go)")
 	bareAddr := flag.String("serve-bare", "", "internal: serve the bare net/http baseline on this address")
 	flag.Parse()
 	if *bareAddr != "" {
@@ -295,6 +297,11 @@ func run(c config) error {
 	cancel()
 	_ = serve.Wait()
 
+	if c.live {
+		if err := liveRows(r, liveEnv{bin: bin, dir: dir, csv: csvPath, data: data, ws: ws, number: c.fromNum, n: c.n}); err != nil {
+			return fmt.Errorf("live rows: %w", err)
+		}
+	}
 	if c.sqlite {
 		logf("loading SQLite FTS5")
 		if err := sqliteSide(r, dir, csvPath, c.n, kinds); err != nil {
