@@ -32,7 +32,7 @@ func mixedRow(r *report, srv *sbServer, e liveEnv, fx liveFixture, sz liveSizes,
 	if err := benchgen.WriteCSV(csvPath, e.n, 2, false); err != nil {
 		return err
 	}
-	api := &apiClient{http: newClient(), base: srv.base + "/v1/integrations/developer/zapier/", token: fx.Token, ws: fx.Workspace}
+	api := &apiClient{http: longClient(), base: srv.base + "/v1/integrations/developer/zapier/", token: fx.Token, ws: fx.Workspace}
 	pairs := conversationContacts(min(2000, fx.Conversations))
 	logf("live rows: mixed load: a %d-copy broadcast and a %d-row import", fx.Conversations, e.n)
 	load := loadAvg()

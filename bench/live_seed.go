@@ -114,7 +114,7 @@ func seedLive(srv *sbServer, e liveEnv, sz liveSizes, fx *liveFixture) error {
 	} else if !strings.Contains(out, fmt.Sprintf("updated %d,", len(contacts))) {
 		return fmt.Errorf("group import: %s", out)
 	}
-	api := &apiClient{http: newClient(), base: srv.base + "/v1/integrations/developer/zapier/", token: fx.Token, ws: fx.Workspace}
+	api := &apiClient{http: longClient(), base: srv.base + "/v1/integrations/developer/zapier/", token: fx.Token, ws: fx.Workspace}
 	var groups []struct{ ID, Name string }
 	if err := api.call("list-groups-action", map[string]any{}, http.StatusOK, &groups); err != nil {
 		return err
@@ -168,6 +168,14 @@ func seedLive(srv *sbServer, e liveEnv, sz liveSizes, fx *liveFixture) error {
 	fx.Conversations, fx.Messages = len(contacts), len(contacts)*(sz.broadcasts+1)
 	logf("live rows: seeded in %s", time.Since(start).Round(time.Second))
 	return nil
+}
+
+// longClient is newClient for calls that may take minutes on a loaded machine: a broadcast to
+// 100,000 contacts answers once every copy is queued.
+func longClient() *http.Client {
+	c := newClient()
+	c.Timeout = 10 * time.Minute
+	return c
 }
 
 // inboundText posts a text from `from` to `to` on the sandbox carrier's callback, as a
