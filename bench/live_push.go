@@ -145,9 +145,9 @@ func pushRows(r *report, srv *sbServer, fx liveFixture, sz liveSizes, ui *uiClie
 		worst99, worstMax = max(worst99, p99), max(worstMax, maxd)
 		each = append(each, ms(p99))
 	}
-	r.row(fmt.Sprintf("push: inbound text to %d open /events streams", sz.pushStreams),
+	liveRow(r, fmt.Sprintf("push: inbound text to %d open /events streams", sz.pushStreams),
 		fmt.Sprintf("worst of %d runs: p99 %s, max %s (p99 per run: %s; %d texts × %d streams a run; load %s)",
-			sz.runs, ms(worst99), ms(worstMax), strings.Join(each, ", "), sz.pushPosts, sz.pushStreams, load), "", "p99 ≤ 250 ms")
+			sz.runs, ms(worst99), ms(worstMax), strings.Join(each, ", "), sz.pushPosts, sz.pushStreams, load), "p99 ≤ 250 ms")
 	for _, c := range conns {
 		c.Close()
 	}
@@ -187,8 +187,8 @@ func idleRow(r *report, srv *sbServer, sz liveSizes, ui *uiClient) error {
 		// The server notices the closed connections and ends those streams before the next run.
 		settleStreams()
 	}
-	r.row(fmt.Sprintf("push: %d idle /events streams, server anonymous memory added", sz.idle),
-		fmt.Sprintf("worst of %d runs: %s (per run: %s; load %s)", sz.runs, mb(worst), strings.Join(each, ", "), load), "", "≤ 50 MB")
+	liveRow(r, fmt.Sprintf("push: %d idle /events streams, server anonymous memory added", sz.idle),
+		fmt.Sprintf("worst of %d runs: %s (per run: %s; load %s)", sz.runs, mb(worst), strings.Join(each, ", "), load), "≤ 50 MB")
 	return nil
 }
 

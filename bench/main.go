@@ -37,6 +37,8 @@ type config struct {
 	keep     string
 	sqlite   bool
 	live     bool
+	liveOnly bool
+	liveSet  string
 	fromNum  string
 	searches int
 }
@@ -50,6 +52,8 @@ func main() {
 	flag.StringVar(&c.keep, "keep", "", "work in this directory and keep it (default: a temporary one, removed)")
 	flag.BoolVar(&c.sqlite, "sqlite", true, "also load and query SQLite FTS5")
 	flag.BoolVar(&c.live, "live", true, "also measure the live inbox, the mixed load, import and export through the server (live*.go)")
+	flag.BoolVar(&c.liveOnly, "live-only", false, "only the live rows, on the seeded database SWITCHBOARD_BENCH_1M_DB keeps")
+	flag.StringVar(&c.liveSet, "live-rows", "push,search,thread,mixed,data", "which live rows to measure")
 	bareAddr := flag.String("serve-bare", "", "internal: serve the bare net/http baseline on this address")
 	flag.Parse()
 	if *bareAddr != "" {
@@ -73,6 +77,10 @@ func main() {
 		}
 	}
 	c.fromNum = "+12025550100"
+	run := run
+	if c.liveOnly {
+		run = runLiveOnly
+	}
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -298,7 +306,7 @@ func run(c config) error {
 	_ = serve.Wait()
 
 	if c.live {
-		if err := liveRows(r, liveEnv{bin: bin, dir: dir, csv: csvPath, data: data, ws: ws, number: c.fromNum, n: c.n}); err != nil {
+		if err := liveRows(r, liveEnv{bin: bin, dir: dir, csv: csvPath, data: data, ws: ws, number: c.fromNum, n: c.n, rows: c.liveSet}); err != nil {
 			return fmt.Errorf("live rows: %w", err)
 		}
 	}
