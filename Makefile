@@ -58,7 +58,9 @@ test-openapi:
 
 # make bench measures from outside, as a user meets it (bench/main.go): it builds the binary,
 # imports 1,000,000 generated contacts with `switchboard admin import-contacts`, starts
-# `switchboard serve` and measures over HTTP beside raw bbolt, bare net/http and SQLite FTS5.
+# `switchboard serve` and measures over HTTP beside raw bbolt, bare net/http and SQLite FTS5,
+# then the live inbox (push, inbox search, a long thread), a mixed load, and import and export
+# through the running server on a seeded copy (bench/live*.go; BENCHFLAGS=-live=false skips them).
 # BENCHFLAGS=-short uses 100,000 contacts. bench/ is its own module (the SQLite driver stays out
 # of the server's go.mod). make bench-go runs the in-process go test benchmarks.
 BENCHFLAGS ?=

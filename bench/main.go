@@ -36,6 +36,9 @@ type config struct {
 	rateDur  time.Duration
 	keep     string
 	sqlite   bool
+	live     bool
+	liveOnly bool
+	liveSet  string
 	fromNum  string
 	searches int
 }
@@ -48,6 +51,9 @@ func main() {
 	flag.DurationVar(&c.rateDur, "rate-time", 0, "how long each rate is measured (default 5s; 2s with -short)")
 	flag.StringVar(&c.keep, "keep", "", "work in this directory and keep it (default: a temporary one, removed)")
 	flag.BoolVar(&c.sqlite, "sqlite", true, "also load and query SQLite FTS5")
+	flag.BoolVar(&c.live, "live", true, "also measure the live inbox, the mixed load, import and export through the server (live*.go)")
+	flag.BoolVar(&c.liveOnly, "live-only", false, "only the live rows, on the seeded database SWITCHBOARD_BENCH_1M_DB keeps")
+	flag.StringVar(&c.liveSet, "live-rows", "push,search,thread,mixed,data", "which live rows to measure")
 	bareAddr := flag.String("serve-bare", "", "internal: serve the bare net/http baseline on this address")
 	flag.Parse()
 	if *bareAddr != "" {
@@ -71,6 +77,10 @@ func main() {
 		}
 	}
 	c.fromNum = "+12025550100"
+	run := run
+	if c.liveOnly {
+		run = runLiveOnly
+	}
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -316,6 +326,11 @@ func run(c config) error {
 		return fmt.Errorf("hammer: %w", err)
 	}
 
+	if c.live {
+		if err := liveRows(r, liveEnv{bin: bin, dir: dir, csv: csvPath, data: data, ws: ws, number: c.fromNum, n: c.n, rows: c.liveSet}); err != nil {
+			return fmt.Errorf("live rows: %w", err)
+		}
+	}
 	if c.sqlite {
 		logf("loading SQLite FTS5")
 		if err := sqliteSide(r, dir, csvPath, c.n, kinds); err != nil {
