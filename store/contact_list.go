@@ -36,6 +36,7 @@ type ContactPage struct {
 type contactSel struct {
 	sets   []numSet
 	neg    []bool
+	kept   []bool // the set is kept for later reads (shared: never recycled)
 	minNum uint32
 	ws     []byte
 	recs   *bolt.Bucket
@@ -64,14 +65,17 @@ func (sel *contactSel) rebind(tx *bolt.Tx) bool {
 }
 
 func (sel *contactSel) release() {
-	for _, s := range sel.sets {
-		putNumSet(s)
+	for i, s := range sel.sets {
+		if !sel.kept[i] {
+			putNumSet(s)
+		}
 	}
 }
 
-// selectContacts resolves f. Each set filter costs one index lookup per member (group members,
-// opted-out numbers, conversation addresses), never a decode of every contact. ok is false when
-// the workspace has no contacts; an unknown group is ErrNotFound.
+// selectContacts resolves f. Each set filter is a set kept from an earlier read when no write
+// has changed it since (contact_list_sets.go), else built at one index lookup per member (group
+// members, opted-out numbers, conversation addresses), never a decode of every contact. ok is
+// false when the workspace has no contacts; an unknown group is ErrNotFound.
 func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactSel, bool, error) {
 	ws := idKey(workspaceID)
 	sel := &contactSel{ws: ws, recs: wsBucket(tx, bContacts, ws), nums: wsBucket(tx, bContactNums, ws),
@@ -94,53 +98,72 @@ func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactS
 			s.add(u32(v))
 		}
 	}
-	if f.GroupID != "" {
-		s := getNumSet(maxNum)
-		p := append(bytes.Clone(ws), idKey(f.GroupID)...)
-		err := forEachPrefix(tx.Bucket(bGroupMembers), p, func(k, _ []byte) error {
-			if v := sel.recs.Get(k[len(k)-16:]); v != nil {
-				if n, err := recordNum(v); err == nil {
-					s.add(n)
-				}
+	cache := cacheOf(tx.DB())
+	// add puts the set of k in sel: the kept one when it is exact for tx, else one built by
+	// fill, then kept for later reads.
+	add := func(k setKey, neg bool, fill func(s numSet) error) error {
+		s, kept := cache.get(tx, k)
+		if !kept {
+			s = getNumSet(maxNum)
+			if err := fill(s); err != nil {
+				putNumSet(s)
+				return err
 			}
-			return nil
+			kept = cache.put(tx, k, s)
+		}
+		sel.sets, sel.neg, sel.kept = append(sel.sets, s), append(sel.neg, neg), append(sel.kept, kept)
+		return nil
+	}
+	if f.GroupID != "" {
+		err := add(setKey{string(ws), setGroup, f.GroupID}, false, func(s numSet) error {
+			p := append(bytes.Clone(ws), idKey(f.GroupID)...)
+			return forEachPrefix(tx.Bucket(bGroupMembers), p, func(k, _ []byte) error {
+				if v := sel.recs.Get(k[len(k)-16:]); v != nil {
+					if n, err := recordNum(v); err == nil {
+						s.add(n)
+					}
+				}
+				return nil
+			})
 		})
 		if err != nil {
+			sel.release()
 			return nil, false, err
 		}
-		sel.sets, sel.neg = append(sel.sets, s), append(sel.neg, false)
 	}
 	if f.OptedOut != nil {
-		s := getNumSet(maxNum)
-		p := append(bytes.Clone(ws), 0)
-		err := forEachPrefix(tx.Bucket(bOptOutPhone), p, func(k, _ []byte) error {
-			if len(k) > len(p)+17 {
-				byPhone(s, k[len(p):len(k)-17])
-			}
-			return nil
+		err := add(setKey{string(ws), setOptedOut, ""}, !*f.OptedOut, func(s numSet) error {
+			p := append(bytes.Clone(ws), 0)
+			return forEachPrefix(tx.Bucket(bOptOutPhone), p, func(k, _ []byte) error {
+				if len(k) > len(p)+17 {
+					byPhone(s, k[len(p):len(k)-17])
+				}
+				return nil
+			})
 		})
 		if err != nil {
+			sel.release()
 			return nil, false, err
 		}
-		sel.sets, sel.neg = append(sel.sets, s), append(sel.neg, !*f.OptedOut)
 	}
 	if f.HasConversation != nil {
-		s := getNumSet(maxNum)
-		p := append(append(bytes.Clone(ws), 0), 'a')
-		err := forEachPrefix(tx.Bucket(bConvKey), p, func(k, _ []byte) error {
-			if len(k) > len(p)+17 {
-				// A group conversation's addresses are joined with "-": each is a contact with
-				// a conversation.
-				for _, a := range bytes.Split(k[len(p):len(k)-17], []byte("-")) {
-					byPhone(s, a)
+		err := add(setKey{string(ws), setConversation, ""}, !*f.HasConversation, func(s numSet) error {
+			p := append(append(bytes.Clone(ws), 0), 'a')
+			return forEachPrefix(tx.Bucket(bConvKey), p, func(k, _ []byte) error {
+				if len(k) > len(p)+17 {
+					// A group conversation's addresses are joined with "-": each is a contact
+					// with a conversation.
+					for _, a := range bytes.Split(k[len(p):len(k)-17], []byte("-")) {
+						byPhone(s, a)
+					}
 				}
-			}
-			return nil
+				return nil
+			})
 		})
 		if err != nil {
+			sel.release()
 			return nil, false, err
 		}
-		sel.sets, sel.neg = append(sel.sets, s), append(sel.neg, !*f.HasConversation)
 	}
 	if !f.CreatedAfter.IsZero() {
 		sel.minNum = firstNumSince(sel.nums, ulid.Timestamp(f.CreatedAfter))

@@ -119,7 +119,10 @@ func Open(path string, opts Options) (*Store, error) {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	dropSetCache(s.db)
+	return s.db.Close()
+}
 
 // DB exposes the bbolt handle to packages that keep their own buckets (oauth).
 func (s *Store) DB() *bolt.DB { return s.db }
