@@ -9,7 +9,7 @@ import (
 
 // TestKeptSetIsOnlyUsedForSnapshotsItIsExactFor: a set built by a read that began before a
 // write is neither kept nor used once that write commits; a set built after it serves later
-// reads until the next write; another workspace's writes leave it kept.
+// reads until the next write that changes it; writes to other sets leave it kept.
 func TestKeptSetIsOnlyUsedForSnapshotsItIsExactFor(t *testing.T) {
 	s, err := Open(filepath.Join(t.TempDir(), "sets.db"), Options{})
 	if err != nil {
@@ -17,13 +17,13 @@ func TestKeptSetIsOnlyUsedForSnapshotsItIsExactFor(t *testing.T) {
 	}
 	defer s.Close()
 	c := cacheOf(s.db)
-	ws, other := idKey(s.NewID()), idKey(s.NewID())
-	k := setKey{string(ws), setOptedOut, ""}
-	write := func(ws []byte) {
+	ws, other := s.NewID(), s.NewID()
+	k := setKey{string(idKey(ws)), setOptedOut, ""}
+	write := func(changed func(tx *bolt.Tx)) {
 		t.Helper()
 		err := s.update(func(tx *bolt.Tx, _ *effects) error {
-			contactSetsChanged(tx, ws)
-			return tx.Bucket(bMeta).Put([]byte("sets-test"), ws)
+			changed(tx)
+			return tx.Bucket(bMeta).Put([]byte("sets-test"), []byte(ws))
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -34,7 +34,7 @@ func TestKeptSetIsOnlyUsedForSnapshotsItIsExactFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write(ws)
+	write(func(tx *bolt.Tx) { optOutSetChanged(tx, ws) })
 	if c.put(old, k, newNumSet(100)) {
 		t.Error("a set built before a committed write was kept")
 	}
@@ -57,11 +57,20 @@ func TestKeptSetIsOnlyUsedForSnapshotsItIsExactFor(t *testing.T) {
 	if !got() {
 		t.Fatal("the kept set was not used by the next read")
 	}
-	write(other)
+	write(func(tx *bolt.Tx) { optOutSetChanged(tx, other) })
 	if !got() {
-		t.Error("another workspace's write dropped the kept set")
+		t.Error("another workspace's opt-out dropped the kept set")
 	}
-	write(ws)
+	write(func(tx *bolt.Tx) { groupSetChanged(tx, ws, s.NewID()); convSetChanged(tx, ws) })
+	if !got() {
+		t.Error("a group membership or a conversation dropped the kept opt-out set")
+	}
+	write(func(tx *bolt.Tx) { phoneSetsChanged(tx, idKey(ws)) })
+	if got() {
+		t.Error("the kept set was used after a phone changed hands")
+	}
+	_ = s.db.View(func(tx *bolt.Tx) error { c.put(tx, k, newNumSet(100)); return nil })
+	write(func(tx *bolt.Tx) { optOutSetChanged(tx, ws) })
 	if got() {
 		t.Error("the kept set was used after a write that changed it")
 	}
