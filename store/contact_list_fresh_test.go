@@ -3,6 +3,7 @@ package store_test
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 
 	"switchboard/store"
@@ -206,5 +207,45 @@ func TestListContactsSeesEachWrite(t *testing.T) {
 	}
 	if p, err := f.s.ListContacts(f.ws, store.ContactFilter{GroupID: g2.ID}, "", 10); err != nil || p.Total != 0 {
 		t.Errorf("a new group of the deleted one's name: %d members, %v; want 0", p.Total, err)
+	}
+}
+
+// TestListContactsSeesWritesUnderConcurrency: writers opting numbers out while others read
+// the list each find their own number on the very read after their write, and the last read
+// counts them all (run with -race).
+func TestListContactsSeesWritesUnderConcurrency(t *testing.T) {
+	f := newFixture(t)
+	csv := "firstName,phone\n"
+	for i := range 40 {
+		csv += fmt.Sprintf("N%03d,+1415558%04d\n", i, i)
+	}
+	importCSV(t, f, csv)
+	optedOut := store.ContactFilter{OptedOut: boolp(true)}
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Go(func() {
+			p := fmt.Sprintf("+1415558%04d", i)
+			if _, _, err := f.s.CreateOptOut(f.ws, f.user.ID, p, store.OptOutAdmin); err != nil {
+				t.Error(err)
+				return
+			}
+			page, err := f.s.ListContacts(f.ws, optedOut, "", 100)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if !slices.ContainsFunc(page.Contacts, func(c store.Contact) bool { return c.Phone() == p }) {
+				t.Errorf("%s opted out, then not in the opted-out list of %d", p, page.Total)
+			}
+		})
+		wg.Go(func() {
+			if _, err := f.s.ListContacts(f.ws, store.ContactFilter{OptedOut: boolp(false)}, "", 10); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if p, err := f.s.ListContacts(f.ws, optedOut, "", 100); err != nil || p.Total != 40 || len(p.Contacts) != 40 {
+		t.Errorf("after every opt-out: %d opted out (%d listed), %v; want 40", p.Total, len(p.Contacts), err)
 	}
 }
