@@ -94,7 +94,7 @@ func Open(path string, opts Options) (*Store, error) {
 	s.lastMS = ulid.Timestamp(opts.Now()) + 1
 	if !opts.ReadOnly {
 		if err := s.migrate(); err != nil {
-			db.Close()
+			s.Close()
 			return nil, err
 		}
 	}
@@ -104,15 +104,15 @@ func Open(path string, opts Options) (*Store, error) {
 		}
 		return nil
 	}); err != nil {
-		db.Close()
+		s.Close()
 		return nil, err
 	}
 	if err := s.buildOptOutFilters(); err != nil {
-		db.Close()
+		s.Close()
 		return nil, err
 	}
 	if err := s.countOutbox(); err != nil {
-		db.Close()
+		s.Close()
 		return nil, err
 	}
 	return s, nil
