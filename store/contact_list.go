@@ -36,6 +36,7 @@ type ContactPage struct {
 type contactSel struct {
 	sets   []numSet
 	neg    []bool
+	kept   []bool // the set is kept for later reads (shared: never recycled)
 	minNum uint32
 	ws     []byte
 	recs   *bolt.Bucket
@@ -64,14 +65,17 @@ func (sel *contactSel) rebind(tx *bolt.Tx) bool {
 }
 
 func (sel *contactSel) release() {
-	for _, s := range sel.sets {
-		putNumSet(s)
+	for i, s := range sel.sets {
+		if !sel.kept[i] {
+			putNumSet(s)
+		}
 	}
 }
 
-// selectContacts resolves f. Each set filter costs one index lookup per member (group members,
-// opted-out numbers, conversation addresses), never a decode of every contact. ok is false when
-// the workspace has no contacts; an unknown group is ErrNotFound.
+// selectContacts resolves f. Each set filter is a set kept from an earlier read when no write
+// has changed it since (contact_list_sets.go), else built at one index lookup per member (group
+// members, opted-out numbers, conversation addresses), never a decode of every contact. ok is
+// false when the workspace has no contacts; an unknown group is ErrNotFound.
 func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactSel, bool, error) {
 	ws := idKey(workspaceID)
 	sel := &contactSel{ws: ws, recs: wsBucket(tx, bContacts, ws), nums: wsBucket(tx, bContactNums, ws),
@@ -94,53 +98,72 @@ func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactS
 			s.add(u32(v))
 		}
 	}
-	if f.GroupID != "" {
-		s := getNumSet(maxNum)
-		p := append(bytes.Clone(ws), idKey(f.GroupID)...)
-		err := forEachPrefix(tx.Bucket(bGroupMembers), p, func(k, _ []byte) error {
-			if v := sel.recs.Get(k[len(k)-16:]); v != nil {
-				if n, err := recordNum(v); err == nil {
-					s.add(n)
-				}
+	cache := cacheOf(tx.DB())
+	// add puts the set of k in sel: the kept one when it is exact for tx, else one built by
+	// fill, then kept for later reads.
+	add := func(k setKey, neg bool, fill func(s numSet) error) error {
+		s, kept := cache.get(tx, k)
+		if !kept {
+			s = getNumSet(maxNum)
+			if err := fill(s); err != nil {
+				putNumSet(s)
+				return err
 			}
-			return nil
+			kept = cache.put(tx, k, s)
+		}
+		sel.sets, sel.neg, sel.kept = append(sel.sets, s), append(sel.neg, neg), append(sel.kept, kept)
+		return nil
+	}
+	if f.GroupID != "" {
+		err := add(setKey{string(ws), setGroup, f.GroupID}, false, func(s numSet) error {
+			p := append(bytes.Clone(ws), idKey(f.GroupID)...)
+			return forEachPrefix(tx.Bucket(bGroupMembers), p, func(k, _ []byte) error {
+				if v := sel.recs.Get(k[len(k)-16:]); v != nil {
+					if n, err := recordNum(v); err == nil {
+						s.add(n)
+					}
+				}
+				return nil
+			})
 		})
 		if err != nil {
+			sel.release()
 			return nil, false, err
 		}
-		sel.sets, sel.neg = append(sel.sets, s), append(sel.neg, false)
 	}
 	if f.OptedOut != nil {
-		s := getNumSet(maxNum)
-		p := append(bytes.Clone(ws), 0)
-		err := forEachPrefix(tx.Bucket(bOptOutPhone), p, func(k, _ []byte) error {
-			if len(k) > len(p)+17 {
-				byPhone(s, k[len(p):len(k)-17])
-			}
-			return nil
+		err := add(setKey{string(ws), setOptedOut, ""}, !*f.OptedOut, func(s numSet) error {
+			p := append(bytes.Clone(ws), 0)
+			return forEachPrefix(tx.Bucket(bOptOutPhone), p, func(k, _ []byte) error {
+				if len(k) > len(p)+17 {
+					byPhone(s, k[len(p):len(k)-17])
+				}
+				return nil
+			})
 		})
 		if err != nil {
+			sel.release()
 			return nil, false, err
 		}
-		sel.sets, sel.neg = append(sel.sets, s), append(sel.neg, !*f.OptedOut)
 	}
 	if f.HasConversation != nil {
-		s := getNumSet(maxNum)
-		p := append(append(bytes.Clone(ws), 0), 'a')
-		err := forEachPrefix(tx.Bucket(bConvKey), p, func(k, _ []byte) error {
-			if len(k) > len(p)+17 {
-				// A group conversation's addresses are joined with "-": each is a contact with
-				// a conversation.
-				for _, a := range bytes.Split(k[len(p):len(k)-17], []byte("-")) {
-					byPhone(s, a)
+		err := add(setKey{string(ws), setConversation, ""}, !*f.HasConversation, func(s numSet) error {
+			p := append(append(bytes.Clone(ws), 0), 'a')
+			return forEachPrefix(tx.Bucket(bConvKey), p, func(k, _ []byte) error {
+				if len(k) > len(p)+17 {
+					// A group conversation's addresses are joined with "-": each is a contact
+					// with a conversation.
+					for _, a := range bytes.Split(k[len(p):len(k)-17], []byte("-")) {
+						byPhone(s, a)
+					}
 				}
-			}
-			return nil
+				return nil
+			})
 		})
 		if err != nil {
+			sel.release()
 			return nil, false, err
 		}
-		sel.sets, sel.neg = append(sel.sets, s), append(sel.neg, !*f.HasConversation)
 	}
 	if !f.CreatedAfter.IsZero() {
 		sel.minNum = firstNumSince(sel.nums, ulid.Timestamp(f.CreatedAfter))
@@ -370,123 +393,4 @@ func (s *Store) ContactIDs(workspaceID string, f ContactFilter, chunk int, fn fu
 			return nil
 		}
 	}
-}
-
-// ExportRow is one contact of an export with what its columns need besides the contact.
-type ExportRow struct {
-	Contact Contact
-	Groups  []string // group names
-	OptOut  *OptOut  // nil when the number has not opted out
-	Consent *Consent // the number's current consent entry (LatestConsent), nil when it has none
-}
-
-// exportChunk is how many contacts one read transaction of an export reads: the rows are
-// handed to the writer after the transaction ends, so a slow reader never holds one open, and
-// memory stays at one chunk whatever the number of contacts.
-const exportChunk = 1000
-
-// ExportContacts calls fn with every contact matching f, in f's order, read exportChunk at a
-// time in short read transactions; fn runs outside them. A contact deleted while the export
-// runs and not yet reached is left out.
-func (s *Store) ExportContacts(workspaceID string, f ContactFilter, fn func(ExportRow) error) error {
-	cursor := ""
-	groupNames := map[string]string{}
-	rows := make([]ExportRow, 0, exportChunk)
-	var sel *contactSel
-	defer func() {
-		if sel != nil {
-			sel.release()
-		}
-	}()
-	for {
-		rows = rows[:0]
-		err := s.db.View(func(tx *bolt.Tx) error {
-			var err error
-			if sel == nil {
-				var ok bool
-				if sel, ok, err = selectContacts(tx, workspaceID, f); err != nil || !ok {
-					sel = nil
-					return err
-				}
-			} else if !sel.rebind(tx) {
-				return nil
-			}
-			tenant := tenantOf(tx)
-			// Most workspaces have no group members or no consent entries at all: one seek per
-			// chunk spares a seek per contact. Opted-out numbers are in the workspace's filter,
-			// which answers "not opted out" for most numbers without a seek.
-			anyGroups := hasPrefix(tx.Bucket(bContactGroups), sel.ws)
-			anyConsent := hasPrefix(tx.Bucket(bConsents), sel.ws)
-			optFilter := s.optFilterOf(workspaceID)
-			var werr error
-			cursor, err = sel.walk(f.Newest, cursor, func(id [16]byte) bool {
-				v := sel.recs.Get(id[:])
-				if v == nil {
-					return true
-				}
-				c, _, err := decodeContact(v, slotID(id), workspaceID, tenant)
-				if err != nil {
-					werr = err
-					return false
-				}
-				row := ExportRow{Contact: c}
-				if anyGroups {
-					p := append(bytes.Clone(sel.ws), id[:]...)
-					_ = forEachPrefix(tx.Bucket(bContactGroups), p, func(k, _ []byte) error {
-						gid := idFromKey(k)
-						name, ok := groupNames[gid]
-						if !ok {
-							if g, err := getGroup(tx, workspaceID, gid); err == nil {
-								name = g.Name
-							}
-							groupNames[gid] = name
-						}
-						if name != "" {
-							row.Groups = append(row.Groups, name)
-						}
-						return nil
-					})
-				}
-				if optFilter != nil && optFilter.test(c.Phone()) {
-					if oid := idxFirst(tx.Bucket(bOptOutPhone), workspaceID, c.Phone()); oid != "" {
-						var o OptOut
-						if ok, err := getJSON(tx.Bucket(bOptOuts), wsKey(workspaceID, oid), &o); err == nil && ok {
-							row.OptOut = &o
-						}
-					}
-				}
-				if anyConsent {
-					if e, ok, err := latestConsent(tx, workspaceID, c.Phone()); err != nil {
-						werr = err
-						return false
-					} else if ok {
-						row.Consent = &e
-					}
-				}
-				rows = append(rows, row)
-				return len(rows) < exportChunk
-			})
-			if werr != nil {
-				return werr
-			}
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		for _, r := range rows {
-			if err := fn(r); err != nil {
-				return err
-			}
-		}
-		if len(rows) < exportChunk {
-			return nil
-		}
-	}
-}
-
-// hasPrefix reports whether b holds a key starting with p.
-func hasPrefix(b *bolt.Bucket, p []byte) bool {
-	k, _ := b.Cursor().Seek(p)
-	return k != nil && bytes.HasPrefix(k, p)
 }

@@ -94,7 +94,7 @@ func Open(path string, opts Options) (*Store, error) {
 	s.lastMS = ulid.Timestamp(opts.Now()) + 1
 	if !opts.ReadOnly {
 		if err := s.migrate(); err != nil {
-			db.Close()
+			s.Close()
 			return nil, err
 		}
 	}
@@ -104,22 +104,25 @@ func Open(path string, opts Options) (*Store, error) {
 		}
 		return nil
 	}); err != nil {
-		db.Close()
+		s.Close()
 		return nil, err
 	}
 	if err := s.buildOptOutFilters(); err != nil {
-		db.Close()
+		s.Close()
 		return nil, err
 	}
 	if err := s.countOutbox(); err != nil {
-		db.Close()
+		s.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	dropSetCache(s.db)
+	return s.db.Close()
+}
 
 // DB exposes the bbolt handle to packages that keep their own buckets (oauth).
 func (s *Store) DB() *bolt.DB { return s.db }
