@@ -225,24 +225,26 @@ func prefixesAll(words, query []string) bool {
 	return true
 }
 
-// estimateMessageMatches estimates how many messages match every one of words: the fewest
-// postings entries of any word, counted from its chunks' sizes (a chunk's value holds at
-// least a byte per entry after its first, so bytes plus chunks bound the entries) and stopped
-// at limit.
+// estimateMessageMatches estimates how many messages match every one of words. Each word's
+// postings entries are counted from its chunks' sizes (a chunk's value holds at least a byte
+// per entry after its first, so bytes plus chunks bound the entries), up to 20 × limit; words
+// are taken as independent, so the estimate is the messages times the product of each word's
+// share of them.
 func estimateMessageMatches(tx *bolt.Tx, ws []byte, words []string, limit int) int {
-	terms := wsBucket(tx, bMsgWords, ws)
-	if terms == nil {
+	terms, slots := wsBucket(tx, bMsgWords, ws), wsBucket(tx, bMsgSlots, ws)
+	if terms == nil || slots == nil {
 		return 0
 	}
-	least := limit
+	total := float64(max(slots.Sequence(), 1))
+	est := total
 	c := terms.Cursor()
 	for _, w := range words {
 		n := 0
 		p := []byte(w)
-		for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p) && n < least; k, v = c.Next() {
+		for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p) && n < 20*limit; k, v = c.Next() {
 			n += len(v) + 1
 		}
-		least = min(least, n)
+		est *= min(float64(n), total) / total
 	}
-	return least
+	return int(est)
 }
