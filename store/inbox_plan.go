@@ -17,8 +17,10 @@ import (
 //     activity index tests each entry against the set;
 //   - many matches (a campaign's word is in every conversation): the walk tests each
 //     conversation it passes by reading its messages, so a page reads about as many
-//     conversations as it shows. Should the guess be wrong (one long thread holds every
-//     match), the walk builds the set once its reading budget is spent, and goes on with it.
+//     conversations as it shows. A long conversation is decided by the postings instead of
+//     being read whole; should the guess be wrong (the matches are rare among the newest
+//     conversations), the walk builds the set once its reading budget is spent and goes on
+//     with it.
 //
 // Both plans keep exactly the same conversations, so the results and their order do not
 // depend on the plan.
