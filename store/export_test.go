@@ -194,3 +194,19 @@ func PostingsEntries(s *Store, workspaceID string) (int, error) {
 	})
 	return n, err
 }
+
+// InboxWork is the work one inbox search did.
+type InboxWork = inboxWork
+
+// InboxPageWork is InboxPage also returning the work its search did.
+func InboxPageWork(s *Store, workspaceID string, f InboxFilter) ([]InboxItem, string, InboxWork, error) {
+	return s.inboxPageWork(workspaceID, f)
+}
+
+// SetInboxWalk sets the estimated matching messages from which an inbox search tests
+// conversations as it walks, and the walk's message budget, until restore is called.
+func SetInboxWalk(postings, messages int) (restore func()) {
+	p, m := inboxWalkPostings, inboxWalkMessages
+	inboxWalkPostings, inboxWalkMessages = postings, messages
+	return func() { inboxWalkPostings, inboxWalkMessages = p, m }
+}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"slices"
@@ -15,16 +14,23 @@ import (
 // Inbox search (/inbox?q=) covers every conversation of the workspace. A conversation matches
 // when its contact matches the query the way the contact search does (folded name prefixes,
 // digits of the number in any formatting), or when one of its messages holds, for every query
-// word, a word it prefixes (folded). Both tests run without reading a conversation: the
-// message-word index yields the set of matching conversations, the contact postings the set of
-// matching contacts, and each activity index entry carries its 1:1 contact's num. The walk
-// over the activity index, newest first, then reads only the conversations that match.
+// word, a word it prefixes (folded). The contact postings yield the set of matching contacts
+// and each activity index entry carries its 1:1 contact's num; the message words are tested
+// by the plan inbox_plan.go chooses. The walk over the activity index, newest first, then
+// reads only the conversations that match.
 
 // inboxPage walks the activity index newest first from f.Before, keeping the conversations
 // that match the search (every one without a search) and f's filters. It reads at most
 // inboxScan conversation records: a page that runs out of that budget returns what it found
 // and a cursor to go on, so a page is never a false "nothing matches".
 func (s *Store) inboxPage(workspaceID string, f InboxFilter) ([]InboxItem, string, error) {
+	out, next, _, err := s.inboxPageWork(workspaceID, f)
+	return out, next, err
+}
+
+// inboxPageWork is inboxPage also returning the work its search did.
+func (s *Store) inboxPageWork(workspaceID string, f InboxFilter) ([]InboxItem, string, inboxWork, error) {
+	var work inboxWork
 	if f.Limit <= 0 {
 		f.Limit = 50
 	}
@@ -36,11 +42,11 @@ func (s *Store) inboxPage(workspaceID string, f InboxFilter) ([]InboxItem, strin
 			return nil
 		}
 		prefix := idKey(workspaceID)
-		match, release, err := searchMatcher(tx, workspaceID, prefix, f.Search)
+		m, err := newInboxMatcher(tx, workspaceID, prefix, f.Search)
 		if err != nil {
 			return err
 		}
-		defer release()
+		defer func() { work = m.work; m.release() }()
 		convs := tx.Bucket(bConversations)
 		cur := tx.Bucket(bConvActivity).Cursor()
 		start := append(slices.Clone(prefix), bytes.Repeat([]byte{0xff}, 25)...)
@@ -55,7 +61,12 @@ func (s *Store) inboxPage(workspaceID string, f InboxFilter) ([]InboxItem, strin
 		}
 		read := 0
 		for ; k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Prev() {
-			if len(k) != 40 || !match(k[24:40], v) {
+			if len(k) != 40 {
+				continue
+			}
+			if ok, err := m.match(k[24:40], v); err != nil {
+				return err
+			} else if !ok {
 				continue
 			}
 			if read == inboxScan {
@@ -92,32 +103,7 @@ func (s *Store) inboxPage(workspaceID string, f InboxFilter) ([]InboxItem, strin
 		}
 		return nil
 	})
-	return out, next, err
-}
-
-// searchMatcher returns the test an activity entry (conversation id, value: its contact's num)
-// must pass for query; every entry passes an empty query. release returns its buffers.
-func searchMatcher(tx *bolt.Tx, workspaceID string, ws []byte, query string) (match func(conv, v []byte) bool, release func(), err error) {
-	release = func() {}
-	if strings.TrimSpace(query) == "" {
-		return func([]byte, []byte) bool { return true }, release, nil
-	}
-	convs, err := messageMatches(tx, ws, query)
-	if err != nil {
-		return nil, release, err
-	}
-	cm, err := newContactMatcher(tx, workspaceID, ws, ParseQuery(query))
-	if err != nil {
-		return nil, release, err
-	}
-	release = cm.release
-	match = func(conv, v []byte) bool {
-		if _, ok := convs[[16]byte(conv)]; ok {
-			return true
-		}
-		return len(v) == 4 && cm.matches(binary.BigEndian.Uint32(v))
-	}
-	return match, release, nil
+	return out, next, work, err
 }
 
 // contactMatcher tells whether a contact, by num, matches a query with the contact search's

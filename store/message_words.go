@@ -164,43 +164,20 @@ func (r *msgSlotReader) conv(num uint32) ([16]byte, bool) {
 	return id, id != [16]byte{}
 }
 
-// messageMatches returns the conversations having a message in which every query word is a
-// prefix of a word (words as MessageWords makes them), as a set of conversation ids; nil when
-// the query has no words.
-func messageMatches(tx *bolt.Tx, ws []byte, query string) (map[[16]byte]struct{}, error) {
-	words := MessageWords(query)
+// messageMatches returns the conversations having a message in which every query word (as
+// MessageWords makes them) is a prefix of a word, as a set of conversation ids, and how many
+// postings entries it decoded; nil when there are no words.
+func messageMatches(tx *bolt.Tx, ws []byte, words []string) (map[[16]byte]struct{}, int, error) {
 	if len(words) == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	out := map[[16]byte]struct{}{}
-	terms, slots := wsBucket(tx, bMsgWords, ws), wsBucket(tx, bMsgSlots, ws)
-	if terms == nil || slots == nil {
-		return out, nil
+	slots := wsBucket(tx, bMsgSlots, ws)
+	cands, decoded, err := messageNums(tx, ws, words)
+	if cands == nil || err != nil {
+		return out, decoded, err
 	}
-	seq := slots.Sequence()
-	if seq > 1<<32-1 {
-		seq = 1<<32 - 1
-	}
-	maxNum := uint32(seq)
-	var cands numSet
-	defer func() {
-		if cands != nil {
-			putNumSet(cands)
-		}
-	}()
-	for _, w := range words {
-		set := getNumSet(maxNum)
-		if err := addPostings(terms, set, w, false); err != nil {
-			putNumSet(set)
-			return nil, err
-		}
-		if cands == nil {
-			cands = set
-		} else {
-			cands.and(set)
-			putNumSet(set)
-		}
-	}
+	defer putNumSet(cands)
 	r := &msgSlotReader{c: slots.Cursor()}
 	var last [16]byte
 	for i, word := range cands {
@@ -213,7 +190,43 @@ func messageMatches(tx *bolt.Tx, ws []byte, query string) (map[[16]byte]struct{}
 			}
 		}
 	}
-	return out, nil
+	return out, decoded, nil
+}
+
+// messageNums returns the nums of the messages in which every one of words (at least one) is
+// a prefix of a word, from the postings, and how many entries it decoded; nil when the
+// workspace has no index. The caller puts the set back (putNumSet).
+func messageNums(tx *bolt.Tx, ws []byte, words []string) (numSet, int, error) {
+	terms, slots := wsBucket(tx, bMsgWords, ws), wsBucket(tx, bMsgSlots, ws)
+	if terms == nil || slots == nil {
+		return nil, 0, nil
+	}
+	seq := slots.Sequence()
+	if seq > 1<<32-1 {
+		seq = 1<<32 - 1
+	}
+	maxNum := uint32(seq)
+	var cands numSet
+	decoded := 0
+	for _, w := range words {
+		set := getNumSet(maxNum)
+		n, err := addPostingsN(terms, set, w, false)
+		decoded += n
+		if err != nil {
+			putNumSet(set)
+			if cands != nil {
+				putNumSet(cands)
+			}
+			return nil, decoded, err
+		}
+		if cands == nil {
+			cands = set
+		} else {
+			cands.and(set)
+			putNumSet(set)
+		}
+	}
+	return cands, decoded, nil
 }
 
 // indexMessageWordBatches is the migration step that indexes the words of messages stored
