@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"switchboard/internal/textfold"
+	"sync"
 
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
@@ -379,11 +380,9 @@ func (s *searcher) walkN(cands numSet, skip func([16]byte) bool, limit, budget, 
 // verification, the next ones, twice as many each time. Every candidate not read ranks after
 // every one read, so the first limit read are the first limit of all.
 func (s *searcher) byRank(cands numSet, n int, skip func([16]byte) bool, limit int) [][16]byte {
-	type ranked struct {
-		rank [rankLen]byte
-		id   [16]byte
-	}
-	rs := make([]ranked, 0, n)
+	all := getRanked(n)
+	defer putRanked(all)
+	rs := all
 	sl := newSlotReader(s.num)
 	for i, w := range cands {
 		for w != 0 {
@@ -397,25 +396,20 @@ func (s *searcher) byRank(cands numSet, n int, skip func([16]byte) bool, limit i
 	var found []hit
 	for target := limit; len(rs) > 0 && len(found) < limit; target *= 2 {
 		// Move the candidates ranked up to the target-th smallest rank (ties included) to the
-		// front, read them, and drop them from rs.
+		// front, in place, read them, and drop them from rs.
 		var take []ranked
 		if target >= len(rs) {
 			take, rs = rs, nil
 		} else {
-			ranks := make([][rankLen]byte, len(rs))
-			for i, r := range rs {
-				ranks[i] = r.rank
-			}
-			hi := nthSmallest(ranks, target)
-			rest := rs[:0:0]
-			for _, r := range rs {
-				if cmpRank(r.rank, hi) <= 0 {
-					take = append(take, r)
-				} else {
-					rest = append(rest, r)
+			hi := nthSmallest(rs, target)
+			k := 0
+			for i := range rs {
+				if cmpRank(rs[i].rank, hi) <= 0 {
+					rs[k], rs[i] = rs[i], rs[k]
+					k++
 				}
 			}
-			rs = rest
+			take, rs = rs[:k], rs[k:]
 		}
 		var batch []hit
 		for _, r := range take {
@@ -433,12 +427,32 @@ func (s *searcher) byRank(cands numSet, n int, skip func([16]byte) bool, limit i
 	return out
 }
 
-// nthSmallest returns the n-th smallest of vs (1 <= n <= len(vs)), keeping the n smallest seen
-// in a max-heap: cheaper than sorting when n is small.
-func nthSmallest(vs [][rankLen]byte, n int) [rankLen]byte {
+// ranked is a candidate with its rank.
+type ranked struct {
+	rank [rankLen]byte
+	id   [16]byte
+}
+
+// rankeds recycles byRank's candidate lists: tens of thousands of candidates for a common
+// prefix make ~1 MB each, and allocating them per search made the collector a search's tail.
+var rankeds sync.Pool
+
+func getRanked(n int) []ranked {
+	if p, ok := rankeds.Get().(*[]ranked); ok && cap(*p) >= n {
+		return (*p)[:0]
+	}
+	return make([]ranked, 0, n)
+}
+
+func putRanked(rs []ranked) { rankeds.Put(&rs) }
+
+// nthSmallest returns the n-th smallest rank of vs (1 <= n <= len(vs)), keeping the n smallest
+// seen in a max-heap: cheaper than sorting when n is small.
+func nthSmallest(vs []ranked, n int) [rankLen]byte {
 	h := make([][rankLen]byte, 0, n)
 	less := func(a, b [rankLen]byte) bool { return cmpRank(a, b) < 0 }
-	for _, v := range vs {
+	for _, r := range vs {
+		v := r.rank
 		switch {
 		case len(h) < n:
 			h = append(h, v)

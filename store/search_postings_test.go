@@ -207,12 +207,14 @@ func TestNthSmallest(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for range 200 {
 		vs := make([][rankLen]byte, 1+r.IntN(300))
+		rs := make([]ranked, len(vs))
 		for i := range vs {
 			vs[i] = rank16(uint64(r.IntN(40)) << 56) // many ties
+			rs[i].rank = vs[i]
 		}
 		n := 1 + r.IntN(len(vs))
 		sorted := slices.SortedFunc(slices.Values(vs), func(a, b [rankLen]byte) int { return bytes.Compare(a[:], b[:]) })
-		if got := nthSmallest(vs, n); got != sorted[n-1] {
+		if got := nthSmallest(rs, n); got != sorted[n-1] {
 			t.Fatalf("nthSmallest(%v, %d) = %d, want %d", vs, n, got, sorted[n-1])
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"switchboard/internal/textfold"
 	"unicode"
+	"unicode/utf8"
 )
 
 func isWordSep(r rune) bool {
@@ -152,20 +153,40 @@ func (d searchDoc) matches(q Query) bool {
 	if len(q.Text) == 0 {
 		return true
 	}
-	words := d.words()
 	for _, tw := range q.Text {
-		found := false
-		for _, w := range words {
-			if strings.HasPrefix(w, tw) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !hasWordPrefixed(d.first, tw) && !hasWordPrefixed(d.last, tw) &&
+			!hasWordPrefixed(d.company, tw) && !hasWordPrefixed(d.email, tw) {
 			return false
 		}
 	}
 	return true
+}
+
+// hasWordPrefixed reports whether p prefixes a word of f (split as words() splits it), without
+// splitting f: a search verifies thousands of records.
+func hasWordPrefixed(f, p string) bool {
+	if strings.ContainsFunc(p, isWordSep) {
+		return false // no word holds a separator
+	}
+	for i := 0; i < len(f); {
+		r, n := utf8.DecodeRuneInString(f[i:])
+		if isWordSep(r) {
+			i += n
+			continue
+		}
+		// A word starts at i.
+		if strings.HasPrefix(f[i:], p) {
+			return true // p holds no separator, so it lies within the word
+		}
+		for i < len(f) {
+			r, n := utf8.DecodeRuneInString(f[i:])
+			if isWordSep(r) {
+				break
+			}
+			i += n
+		}
+	}
+	return false
 }
 
 // sortKey orders contacts by folded first name, then last name; contacts with neither come last.
