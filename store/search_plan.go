@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 )
 
 // Bounds that keep every query's work small whatever its text (variables so that tests reach
@@ -88,21 +89,19 @@ func (q Query) oneDigitMask() uint16 {
 // postingWords are the query's words that the postings decide, the most selective first;
 // undecided reports digit words the postings do not decide exactly (longer than a gram, whose
 // grams may occur apart). The one-digit words, however many, are one word: the mask terms
-// that hold all their digits.
+// that hold all their digits (or all digits of every digit word, when that is cheaper).
 func (s *searcher) postingWords() (words []postingWord, undecided bool) {
 	for _, w := range s.q.Text {
 		words = append(words, postingWord{sets: []termSet{{"t" + w, false}}, cost: textWordCost(w)})
 	}
-	if m := s.q.oneDigitMask(); m != 0 {
-		words = append(words, postingWord{mask: m, cost: maskCost(m)})
-	}
+	var longer []postingWord // the words of digit words of two digits or more
 	for _, d := range s.q.Digits {
 		switch {
 		case len(d) == 1:
 			continue
 		case len(d) == 2:
 			ts := twoDigitSets(d)
-			words = append(words, postingWord{sets: ts, cost: 300})
+			longer = append(longer, postingWord{sets: ts, cost: 300})
 			continue
 		case len(d) == digitGram-1:
 			// Found exactly through the grams it starts or ends: a few thousand postings.
@@ -110,18 +109,33 @@ func (s *searcher) postingWords() (words []postingWord, undecided bool) {
 			for _, t := range shortDigitTerms(d) {
 				ts = append(ts, termSet{t, true})
 			}
-			words = append(words, postingWord{sets: ts, cost: len(ts)})
+			longer = append(longer, postingWord{sets: ts, cost: len(ts)})
 			continue
 		case len(d) > digitGram:
 			undecided = true
 		}
 		for _, g := range digitGrams(d) {
-			words = append(words, postingWord{sets: []termSet{{"d" + g, true}}, cost: 1})
+			longer = append(longer, postingWord{sets: []termSet{{"d" + g, true}}, cost: 1})
 		}
 	}
-	slices.SortStableFunc(words, func(a, b postingWord) int { return cmp.Compare(a.cost, b.cost) })
+	// A phone holds every digit of every digit word: the mask of all of them is implied, and
+	// when few phones hold them all (many different digits asked) it is the cheapest word by
+	// far. It replaces the one-digit words' mask, which it contains; it is used only when
+	// cheaper than every longer word, else it would repeat their work.
+	one, all := s.q.oneDigitMask(), digitMask(strings.Join(s.q.Digits, ""))
+	m := one
+	if all != one && len(longer) > 0 && maskCost(all) < slices.MinFunc(longer, cmpCost).cost {
+		m = all
+	}
+	words = append(words, longer...)
+	if m != 0 {
+		words = append(words, postingWord{mask: m, cost: maskCost(m)})
+	}
+	slices.SortStableFunc(words, cmpCost)
 	return words, undecided
 }
+
+func cmpCost(a, b postingWord) int { return cmp.Compare(a.cost, b.cost) }
 
 // twoDigitSets are the postings whose contacts are exactly those whose phone contains w, a
 // two-digit word: in a phone of four digits or more, w lies inside some gram (at its start,
