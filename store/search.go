@@ -216,7 +216,7 @@ func (s *searcher) search() ([][16]byte, error) {
 		}
 	}()
 	for _, w := range words {
-		if cands != nil && cands.count() <= verifyDirect {
+		if n := cands.count(); cands != nil && n <= verifyDirect && w.postings(maxNum) >= n*recordPostings {
 			// Few enough candidates to read: the words left are checked on their records.
 			s.verify = true
 			break
