@@ -92,7 +92,14 @@ func (s *searcher) check(id [16]byte, needSort bool) (sort []byte, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	d := searchDoc{first: textfold.Fold(first), last: textfold.Fold(last), company: textfold.Fold(company), email: textfold.Fold(email), digits: Digits(phone)}
+	// Fold only what is asked: the names for text words or the sort key, the rest for text words.
+	d := searchDoc{digits: Digits(phone)}
+	if needSort || len(s.q.Text) > 0 {
+		d.first, d.last = textfold.Fold(first), textfold.Fold(last)
+	}
+	if len(s.q.Text) > 0 {
+		d.company, d.email = textfold.Fold(company), textfold.Fold(email)
+	}
 	if s.verify && !d.matches(s.q) {
 		return nil, false
 	}
