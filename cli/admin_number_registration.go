@@ -80,15 +80,8 @@ func adminSetNumber(a *adminEnv, args []string) error {
 		if r == nil && dailyCap == nil {
 			return fmt.Errorf("nothing to change: give --type, --registration, --brand-id, --campaign-id, --verification-id or --daily-cap")
 		}
-		if r != nil {
-			if n, err = s.SetNumberRegistration(n.WorkspaceID, n.ID, *r); err != nil {
-				return err
-			}
-		}
-		if dailyCap != nil {
-			if n, err = s.SetNumberDailyCap(n.WorkspaceID, n.ID, *dailyCap); err != nil {
-				return err
-			}
+		if n, err = s.SetNumberSettings(n.WorkspaceID, n.ID, r, dailyCap); err != nil {
+			return err
 		}
 		got := n.RegistrationOf()
 		fmt.Fprintf(a.stdout, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", n.ID, n.Phone, got.Type, got.Status, got.BrandID, got.CampaignID, got.VerificationID, n.DailyCap)

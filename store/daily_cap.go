@@ -33,22 +33,7 @@ func CheckDailyCap(n int) string {
 // SetNumberDailyCap changes a number's daily cap (0 removes it). A cap below 0 is a
 // ValidationError on dailyCap; another workspace's or an unknown number is ErrNotFound.
 func (s *Store) SetNumberDailyCap(workspaceID, id string, cap int) (PhoneNumber, error) {
-	var n PhoneNumber
-	if msg := CheckDailyCap(cap); msg != "" {
-		return n, ValidationError{{"dailyCap", msg}}
-	}
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
-		ok, err := getJSON(tx.Bucket(bNumbers), wsKeyChecked(workspaceID, id), &n)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errorf(ErrNotFound, "number not found")
-		}
-		n.DailyCap = cap
-		return putJSON(tx.Bucket(bNumbers), wsKey(workspaceID, n.ID), n)
-	})
-	return n, err
+	return s.SetNumberSettings(workspaceID, id, nil, &cap)
 }
 
 // SentOnDay is how many messages count toward the number's cap on the workspace day that

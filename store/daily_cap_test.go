@@ -141,3 +141,29 @@ func TestCreateNumberDailyCap(t *testing.T) {
 		t.Fatalf("CreateNumber with cap 500 = %d, %v", n.DailyCap, err)
 	}
 }
+
+// A registration and a cap set together are one change: a bad cap leaves the registration as it
+// was, and good ones land together.
+func TestSetNumberSettingsIsOneChange(t *testing.T) {
+	f := newFixture(t)
+	n, err := f.s.CreateNumber(f.ws, store.NumberInput{Phone: "+14155550777", DailyCap: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	approved := store.NumberRegistration{Status: store.RegApproved, CampaignID: "C-1"}
+	bad := -1
+	_, err = f.s.SetNumberSettings(f.ws, n.ID, &approved, &bad)
+	wantFields(t, err, "dailyCap")
+	got, err := f.s.Number(f.ws, n.ID)
+	if err != nil || got.RegistrationStatus() != store.RegUnregistered || got.DailyCap != 500 {
+		t.Fatalf("after a refused change: %s, cap %d, %v; want unregistered and 500", got.RegistrationStatus(), got.DailyCap, err)
+	}
+	cap := 200
+	if _, err := f.s.SetNumberSettings(f.ws, n.ID, &approved, &cap); err != nil {
+		t.Fatal(err)
+	}
+	got, err = f.s.Number(f.ws, n.ID)
+	if err != nil || got.RegistrationStatus() != store.RegApproved || got.Registration.CampaignID != "C-1" || got.DailyCap != 200 {
+		t.Fatalf("after both: %+v, cap %d, %v; want approved C-1 and 200", got.Registration, got.DailyCap, err)
+	}
+}

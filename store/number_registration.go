@@ -150,9 +150,23 @@ func NormalizeRegistration(r NumberRegistration) (NumberRegistration, error) {
 // SetNumberRegistration replaces a number's type and registration (ids trimmed; an empty type
 // is guessed again from the phone).
 func (s *Store) SetNumberRegistration(workspaceID, id string, r NumberRegistration) (PhoneNumber, error) {
+	return s.SetNumberSettings(workspaceID, id, &r, nil)
+}
+
+// SetNumberSettings changes, in one transaction, a number's registration (as
+// SetNumberRegistration, when r is not nil) and its daily cap (as SetNumberDailyCap, when
+// dailyCap is not nil): both are checked before either is written.
+func (s *Store) SetNumberSettings(workspaceID, id string, r *NumberRegistration, dailyCap *int) (PhoneNumber, error) {
 	var n PhoneNumber
-	if errs := r.normalize(); errs != nil {
-		return n, errs
+	if r != nil {
+		if errs := r.normalize(); errs != nil {
+			return n, errs
+		}
+	}
+	if dailyCap != nil {
+		if msg := CheckDailyCap(*dailyCap); msg != "" {
+			return n, ValidationError{{"dailyCap", msg}}
+		}
 	}
 	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
 		ok, err := getJSON(tx.Bucket(bNumbers), wsKeyChecked(workspaceID, id), &n)
@@ -162,7 +176,13 @@ func (s *Store) SetNumberRegistration(workspaceID, id string, r NumberRegistrati
 		if !ok {
 			return errorf(ErrNotFound, "number not found")
 		}
-		n.Registration = &r
+		if r != nil {
+			reg := *r
+			n.Registration = &reg
+		}
+		if dailyCap != nil {
+			n.DailyCap = *dailyCap
+		}
 		return putJSON(tx.Bucket(bNumbers), wsKey(workspaceID, n.ID), n)
 	})
 	return n, err
