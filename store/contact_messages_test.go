@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"switchboard/store"
@@ -106,4 +107,40 @@ func TestContactMessagesIncludeGroupConversations(t *testing.T) {
 func (f *fixture) send(from, text string, to ...string) error {
 	_, err := f.s.SendMessage(f.ws, store.SendInput{From: from, To: to, Text: text})
 	return err
+}
+
+// FuzzContactMessagesCursor: any cursor from the address bar gives a page without an error, of
+// messages strictly older than the cursor when it is a message id, newest first.
+func FuzzContactMessagesCursor(f *testing.F) {
+	fx := newFixture(f)
+	const phone, friend = "+14155550123", "+14155550145"
+	var ids []string
+	for i, to := range [][]string{{phone}, {phone, friend}, {phone}, {friend, phone}} {
+		m, err := fx.s.SendMessage(fx.ws, store.SendInput{From: fx.number, To: to, Text: "m" + string(rune('1'+i))})
+		if err != nil {
+			f.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+	}
+	for _, seed := range append(ids, "", "x", "00000000000000000000000000", "ZZZZZZZZZZZZZZZZZZZZZZZZZZ", "7ZZZZZZZZZZZZZZZZZZZZZZZZZ", ids[2]+"0") {
+		f.Add(seed, 2)
+	}
+	f.Fuzz(func(t *testing.T, before string, limit int) {
+		limit = limit%5 + 1
+		if limit < 1 {
+			limit += 5
+		}
+		msgs, next, err := fx.s.ContactMessages(fx.ws, phone, before, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(msgs) > limit || (next != "" && (len(msgs) != limit || next != msgs[len(msgs)-1].ID)) {
+			t.Fatalf("before %q limit %d: %d messages, next %q", before, limit, len(msgs), next)
+		}
+		for i, m := range msgs {
+			if (before != "" && m.ID >= strings.ToUpper(before)) || (i > 0 && m.ID >= msgs[i-1].ID) {
+				t.Fatalf("before %q: message %s out of order in %v", before, m.ID, msgs)
+			}
+		}
+	})
 }
