@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -104,57 +103,6 @@ func (s *Store) BulkDeleteContacts(workspaceID string, ids []string) (int, error
 		return err
 	})
 	return n, err
-}
-
-// ContactMessages returns a page of the messages of phone's 1:1 conversations, newest first:
-// at most limit, older than the message before (an id, "" for the newest), and the id to pass
-// for the next page ("" on the last).
-func (s *Store) ContactMessages(workspaceID, phone, before string, limit int) ([]Message, string, error) {
-	out := []Message{}
-	next := ""
-	err := s.db.View(func(tx *bolt.Tx) error {
-		if _, ok := ParseID(workspaceID); !ok {
-			return nil
-		}
-		var ids [][]byte
-		for _, convID := range idxIDs(tx.Bucket(bConvKey), workspaceID, convAddrTerm(phone)) {
-			p := idxPrefix(workspaceID, convID)
-			got := 0
-			err := reverseScan(tx.Bucket(bConvMessages), p, func(k []byte) (bool, error) {
-				if len(k) != len(p)+16 {
-					return false, nil
-				}
-				id := k[len(k)-16:]
-				if before != "" && bytes.Compare(id, idKey(before)) >= 0 {
-					return false, nil
-				}
-				ids = append(ids, bytes.Clone(id))
-				got++
-				return got > limit, nil
-			})
-			if err != nil {
-				return err
-			}
-		}
-		// Ids are ULIDs: their byte order is their time order.
-		slices.SortFunc(ids, func(a, b []byte) int { return bytes.Compare(b, a) })
-		if len(ids) > limit {
-			ids = ids[:limit]
-			next = ulid.ULID(ids[limit-1]).String()
-		}
-		for _, id := range ids {
-			var m Message
-			ok, err := getJSON(tx.Bucket(bMessages), append(idKey(workspaceID), id...), &m)
-			if err != nil {
-				return err
-			}
-			if ok {
-				out = append(out, m)
-			}
-		}
-		return nil
-	})
-	return out, next, err
 }
 
 // ExportMessages calls fn with the workspace's messages created in [from, to), oldest first,

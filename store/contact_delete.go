@@ -20,7 +20,8 @@ var metaDeletedContacts = []byte("contacts_deleted\x00")
 // index entry (phone, email, search postings, display order, num slot) and its group
 // memberships, with a contact.deleted event, in one transaction. With erase it also deletes the
 // contact's 1:1 conversations with everything of them (messages with their queue entries, media
-// and pending fetches, comments, triage log, snooze and send-later entries): a data subject's
+// and pending fetches, comments, triage log, snooze and send-later entries) and its member
+// entries of group conversations (kept: they hold other people's messages): a data subject's
 // erasure. Opt-outs and blocks are kept: they are about the number, and a number
 // erased and added again must still not be texted. An unknown phone is ErrNotFound.
 func (s *Store) DeleteContact(workspaceID, phone string, erase bool) (Contact, error) {
@@ -210,8 +211,15 @@ func removeMemberships(tx *bolt.Tx, s *Store, workspaceID, contactID string) err
 // with its index entries (inbox activity, snooze time), its messages (with their queue,
 // carrier-id, word-index and media entries, and pending media fetches), its comments, its
 // triage log and its send-later entries. Group conversations the number is part of hold other
-// people's messages too and are kept.
+// people's messages too and are kept, but no longer listed under the number: its member entries
+// go, so the number added again does not see them in its history.
 func eraseConversations(tx *bolt.Tx, fx *effects, workspaceID, phone string) error {
+	idx := tx.Bucket(bConvKey)
+	for _, convID := range idxIDs(idx, workspaceID, convMemberTerm(phone)) {
+		if err := idx.Delete(idxKey(workspaceID, convMemberTerm(phone), convID)); err != nil {
+			return err
+		}
+	}
 	erased := map[string]bool{} // message ids, for the media fetch queue
 	for _, convID := range idxIDs(tx.Bucket(bConvKey), workspaceID, convAddrTerm(phone)) {
 		var conv Conversation
@@ -252,7 +260,6 @@ func eraseConversations(tx *bolt.Tx, fx *effects, workspaceID, phone string) err
 			}
 		}
 		convSetChanged(tx, workspaceID) // the list's kept sets (contact_list_sets.go)
-		idx := tx.Bucket(bConvKey)
 		if err := idx.Delete(idxKey(workspaceID, convKeyTerm(conv.From, conv.InboundChannelAddresses), conv.ID)); err != nil {
 			return err
 		}

@@ -34,7 +34,8 @@ func eachKV(tx *bolt.Tx, fn func(bucket string, k, v []byte)) {
 
 // TestEraseLeavesNothingOfTheContact: after an erasure no key or value of any bucket holds the
 // contact's id, its phone (but for the opt-out), its conversation's, messages' or comment's
-// ids, and no search posting holds its num; the other contact is untouched and still found.
+// ids, and no search posting holds its num; the other contact is untouched and still found, and
+// a group conversation with both is kept for the other one but drops the erased number's entry.
 func TestEraseLeavesNothingOfTheContact(t *testing.T) {
 	s, err := Open(filepath.Join(t.TempDir(), "s.db"), Options{})
 	if err != nil {
@@ -68,6 +69,11 @@ func TestEraseLeavesNothingOfTheContact(t *testing.T) {
 		t.Fatal(err)
 	}
 	in, err := s.ReceiveMessage(w.ID, InboundMessage{From: phone, To: "+14155550100", Text: "STOP", Provider: "sandbox", ProviderID: "SM1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A group conversation with the other contact: kept, but no longer the erased number's.
+	grp, err := s.SendMessage(w.ID, SendInput{From: "+14155550100", To: []string{other, phone}, Text: "group news"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +151,11 @@ func TestEraseLeavesNothingOfTheContact(t *testing.T) {
 					t.Errorf("bucket %s still holds the %s (key %x)", bucket, what, k)
 				}
 			}
-			if (bytes.Contains(k, []byte(phone)) || bytes.Contains(v, []byte(phone))) &&
+			// The kept group conversation names its members in its record, its key terms and
+			// its messages; its member entry for the number is the erased contact's and goes.
+			group := bytes.Contains(k, idKey(grp.ConversationID)) || bytes.Contains(k, idKey(grp.ID))
+			member := bytes.Contains(k, []byte("\x00"+convMemberTerm(phone)+"\x00"))
+			if (bytes.Contains(k, []byte(phone)) || bytes.Contains(v, []byte(phone))) && (!group || member) &&
 				bucket != string(bOptOuts) && bucket != string(bOptOutPhone) {
 				t.Errorf("bucket %s still holds the phone (key %q)", bucket, k)
 			}
@@ -160,6 +170,13 @@ func TestEraseLeavesNothingOfTheContact(t *testing.T) {
 		})
 		return nil
 	})
+	// The group conversation is kept, still the other member's, and no longer the number's.
+	if msgs, _, _ := s.ContactMessages(w.ID, other, "", 10); len(msgs) != 1 || msgs[0].ID != grp.ID {
+		t.Errorf("the other member's history after the erasure: %v, want the group message", msgs)
+	}
+	if msgs, _, _ := s.ContactMessages(w.ID, phone, "", 10); len(msgs) != 0 {
+		t.Errorf("the erased number's history: %d messages, want none", len(msgs))
+	}
 	// The other recipient of the broadcasts is still there.
 	if tg, _ := s.BroadcastTargetsOf(w.ID, bc.ID); !slices.Equal(tg.Recipients, []string{other}) {
 		t.Errorf("the scheduled broadcast's recipients after the erasure: %q, want only %s", tg.Recipients, other)

@@ -148,17 +148,21 @@ func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactS
 	}
 	if f.HasConversation != nil {
 		err := add(setKey{string(ws), setConversation, ""}, !*f.HasConversation, func(s numSet) error {
-			p := append(append(bytes.Clone(ws), 0), 'a')
-			return forEachPrefix(tx.Bucket(bConvKey), p, func(k, _ []byte) error {
-				if len(k) > len(p)+17 {
-					// A group conversation's addresses are joined with "-": each is a contact
-					// with a conversation.
-					for _, a := range bytes.Split(k[len(p):len(k)-17], []byte("-")) {
+			// A 1:1 conversation's "a" term is its one address; a group conversation's member is
+			// read from its "m" term, which an erasure removes while the group is kept.
+			for _, term := range []byte{'a', 'm'} {
+				p := append(append(bytes.Clone(ws), 0), term)
+				err := forEachPrefix(tx.Bucket(bConvKey), p, func(k, _ []byte) error {
+					if a := k[len(p):max(len(p), len(k)-17)]; len(a) > 0 && bytes.IndexByte(a, '-') < 0 {
 						byPhone(s, a)
 					}
+					return nil
+				})
+				if err != nil {
+					return err
 				}
-				return nil
-			})
+			}
+			return nil
 		})
 		if err != nil {
 			sel.release()

@@ -141,14 +141,14 @@ func TestListContactsSeesEachWrite(t *testing.T) {
 	m.optedOut[phone(5)] = false
 	check("an opt-out lifted")
 
-	// Two numbers of contacts that may be written to (not opted out), outside the group.
+	// Three numbers of contacts that may be written to (not opted out), outside the group.
 	var free []string
 	for i := range 150 {
-		if p := phone(i); !m.optedOut[p] && !m.group[p] && len(free) < 2 {
+		if p := phone(i); !m.optedOut[p] && !m.group[p] && len(free) < 3 {
 			free = append(free, p)
 		}
 	}
-	p7, p8 := free[0], free[1]
+	p7, p8, p9 := free[0], free[1], free[2]
 	if _, _, err := f.s.CreateConversation(f.ws, f.number, p7); err != nil {
 		t.Fatal(err)
 	}
@@ -184,6 +184,13 @@ func TestListContactsSeesEachWrite(t *testing.T) {
 	m.contacts[phone(3)], m.group[phone(3)] = true, false // the new contact is in no group
 	check("the deleted contact's number added again")
 
+	if _, err := f.s.SendMessage(f.ws, store.SendInput{From: f.number, To: []string{p9, p7}, Text: "to you both"}); err != nil {
+		t.Fatal(err)
+	}
+	m.conv[p9] = true
+	check("a group message")
+
+	// The erasure keeps the group conversation, for p9 only.
 	if _, err := f.s.DeleteContact(f.ws, p7, true); err != nil {
 		t.Fatal(err)
 	}

@@ -54,9 +54,32 @@ func NormalizeGroup(addrs []string) []string {
 }
 
 // Conversation index terms: "k" from " " addresses finds the conversation of a number and an
-// address set; "a" addresses finds every conversation with that address set.
+// address set; "a" addresses finds every conversation with that address set; "m" address finds
+// every group conversation that address is a member of. A 1:1 conversation's "a" term is already
+// its one member's entry, so only group conversations get "m" terms (the disk stays lean).
 func convKeyTerm(from, addrs string) string { return "k" + from + " " + addrs }
 func convAddrTerm(addrs string) string      { return "a" + addrs }
+func convMemberTerm(addr string) string     { return "m" + addr }
+
+// putMemberTerms indexes a group conversation under each of its addresses; a 1:1 one needs none.
+func putMemberTerms(idx *bolt.Bucket, c *Conversation) error {
+	if !c.IsGroup() {
+		return nil
+	}
+	for _, a := range c.Addresses {
+		if err := idx.Put(idxKey(c.WorkspaceID, convMemberTerm(a), c.ID), nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// phoneConversationIDs lists every conversation phone is in: its 1:1 conversations (one per
+// number of the workspace that texted it) and the group conversations it is a member of.
+func phoneConversationIDs(tx *bolt.Tx, workspaceID, phone string) []string {
+	idx := tx.Bucket(bConvKey)
+	return append(idxIDs(idx, workspaceID, convAddrTerm(phone)), idxIDs(idx, workspaceID, convMemberTerm(phone))...)
+}
 
 // CreateConversation returns the SMS conversation between from and to, creating it (and an
 // unnamed contact for an unknown to) when there is none. Concurrent identical calls yield one.
@@ -161,6 +184,9 @@ func (s *Store) conversationFor(tx *bolt.Tx, fx *effects, workspaceID string, n 
 		return c, false, err
 	}
 	if err := idx.Put(idxKey(workspaceID, convAddrTerm(key), c.ID), nil); err != nil {
+		return c, false, err
+	}
+	if err := putMemberTerms(idx, &c); err != nil {
 		return c, false, err
 	}
 	if err := putActivity(tx, &c); err != nil {

@@ -35,6 +35,7 @@ var migrations = []migration{
 	{name: "conversation activity index for the inbox", run: indexConversationActivity},                                  // 4→5
 	{name: "message words and contact nums for inbox search", batches: indexMessageWordBatches, run: migrateInboxSearch}, // 5→6
 	{name: "phone digit masks for one-digit search words", run: indexPhoneMasks},                                         // 6→7
+	{name: "group conversations indexed under each member", run: indexGroupMembers},                                      // 7→8
 }
 
 // SchemaVersion is the version this binary writes; migrations bring older files forward.

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -348,15 +349,20 @@ func (h *Handler) contactDelete(w http.ResponseWriter, r *http.Request, u *ui) {
 }
 
 // contactMessages fills the contact page's message history: the contact's messages across its
-// conversations, newest first, a page of 20 before the message "before".
+// conversations (1:1 and group), newest first, a page of 20 before the message "before".
 func (h *Handler) contactMessages(r *http.Request, u *ui, c *store.Contact, v *views.ContactView) error {
 	msgs, next, err := h.store.ContactMessages(u.ws.ID, c.Phone(), r.URL.Query().Get("before"), 20)
 	if err != nil {
 		return err
 	}
 	for _, m := range msgs {
-		v.Messages = append(v.Messages, views.ContactMessage{ConversationID: m.ConversationID, Direction: m.Direction(),
-			Text: m.Text, Status: m.Status, When: m.CreatedAt.In(workspaceLocation(u.ws)).Format("2006-01-02 15:04"), From: u.showPhone(m.From)})
+		cm := views.ContactMessage{ConversationID: m.ConversationID, Direction: m.Direction(),
+			Text: m.Text, Status: m.Status, When: m.CreatedAt.In(workspaceLocation(u.ws)).Format("2006-01-02 15:04"), From: u.showPhone(m.From)}
+		if len(m.Group) > 1 {
+			// A group message says who else is in its thread: the other members.
+			cm.Group = u.showPhones(slices.DeleteFunc(slices.Clone(m.Group), func(a string) bool { return a == c.Phone() }))
+		}
+		v.Messages = append(v.Messages, cm)
 	}
 	v.MessagesBefore = next
 	return nil
