@@ -186,7 +186,7 @@ func removeMemberships(tx *bolt.Tx, s *Store, workspaceID, contactID string) err
 		if err := tx.Bucket(bContactGroups).Delete(memberKey(workspaceID, contactID, gid)); err != nil {
 			return err
 		}
-		groupSetChanged(tx, workspaceID, gid) // the list's kept sets (contact_list_sets.go)
+		groupMemberChanged(tx, workspaceID, gid, contactID) // the list's kept sets (contact_list_patch.go)
 		if err := tx.Bucket(bGroupMembers).Delete(memberKey(workspaceID, gid, contactID)); err != nil {
 			return err
 		}
@@ -251,7 +251,7 @@ func eraseConversations(tx *bolt.Tx, fx *effects, workspaceID, phone string) err
 				return err
 			}
 		}
-		convSetChanged(tx, workspaceID) // the list's kept sets (contact_list_sets.go)
+		convChanged(tx, workspaceID, strings.Split(conv.InboundChannelAddresses, "-"), false) // the list's kept sets (contact_list_patch.go)
 		idx := tx.Bucket(bConvKey)
 		if err := idx.Delete(idxKey(workspaceID, convKeyTerm(conv.From, conv.InboundChannelAddresses), conv.ID)); err != nil {
 			return err

@@ -99,6 +99,8 @@ func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactS
 		}
 	}
 	cache := cacheOf(tx.DB())
+	// groups: the conversation set being built met a group conversation.
+	groups := false
 	// add puts the set of k in sel: the kept one when it is exact for tx, else one built by
 	// fill, then kept for later reads.
 	add := func(k setKey, neg bool, fill func(s numSet) error) error {
@@ -109,7 +111,7 @@ func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactS
 				putNumSet(s)
 				return err
 			}
-			kept = cache.put(tx, k, s)
+			kept = cache.put(tx, k, s, groups)
 		}
 		sel.sets, sel.neg, sel.kept = append(sel.sets, s), append(sel.neg, neg), append(sel.kept, kept)
 		return nil
@@ -153,7 +155,9 @@ func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactS
 				if len(k) > len(p)+17 {
 					// A group conversation's addresses are joined with "-": each is a contact
 					// with a conversation.
-					for _, a := range bytes.Split(k[len(p):len(k)-17], []byte("-")) {
+					addrs := bytes.Split(k[len(p):len(k)-17], []byte("-"))
+					groups = groups || len(addrs) > 1
+					for _, a := range addrs {
 						byPhone(s, a)
 					}
 				}
