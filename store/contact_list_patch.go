@@ -102,7 +102,7 @@ func touch(tx *bolt.Tx, k setKey) *setPatch {
 	if sp.noop {
 		return nil
 	}
-	if sp.touched() >= patchTouchLimit {
+	if sp.touched()+len(sp.ops) >= patchTouchLimit {
 		sp.noop = true
 		return nil
 	}
@@ -270,6 +270,9 @@ func idxHas(b *bolt.Bucket, ws []byte, term string) bool {
 func (c *setCache) apply(p *txPatch) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.cur == p {
+		c.cur = nil // committed: nothing to take back, and its memory is free
+	}
 	for k, sp := range p.sets {
 		el, ok := c.entries[k]
 		if !ok {
