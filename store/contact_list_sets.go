@@ -20,7 +20,8 @@ import (
 // from (or patched to) snapshot b is therefore exact for a read of snapshot r ≥ b when no write
 // recorded an id in (b, r]: that is, when the set's last recorded id is ≤ b. Recording before
 // the commit (not after it) means a reader can never see a committed change that was not yet
-// recorded; a write rolled back after recording only costs a rebuild.
+// recorded; a write rolled back after recording takes its ids back (setsRolledBack), or, when
+// that cannot be proven safe, only costs a rebuild.
 //
 // Memory is bounded: the kept sets are evicted least recently used beyond setCacheBytes (a set
 // is one bit per num, 125 KB at a million contacts, so the budget holds ~130 such sets), and
