@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -267,4 +268,73 @@ func TestKeptSetsMatchAFreshBuildAfterRandomWrites(t *testing.T) {
 		}
 		f.check(t, step)
 	}
+}
+
+// TestKeptSetsUnderConcurrentWrites: writers of every kind at once (their writes share batched
+// transactions) while readers page the filters; each writer finds its own write on its next
+// read, and in the end every filter answers as sets built afresh do (run with -race).
+func TestKeptSetsUnderConcurrentWrites(t *testing.T) {
+	f := newPatchFix(t)
+	yes := true
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 3))
+			for i := range 25 {
+				// Each writer owns the contacts w, w+4, w+8, … so that its checks are its own.
+				n := w + 4*rng.IntN(15)
+				p, id := f.phones[n], f.ids[n]
+				has := func(flt ContactFilter) bool {
+					ok := false
+					err := f.s.ContactIDs(f.ws, flt, 1000, func(ids []string) error {
+						ok = ok || slices.Contains(ids, id)
+						return nil
+					})
+					if err != nil {
+						t.Error(err)
+					}
+					return ok
+				}
+				switch i % 3 {
+				case 0:
+					if err := f.s.AddContactToGroup(f.ws, f.g, id); err != nil {
+						t.Error(err)
+					} else if !has(ContactFilter{GroupID: f.g}) {
+						t.Errorf("writer %d: %s added to the group, then not in it", w, p)
+					}
+				case 1:
+					if _, _, err := f.s.CreateOptOut(f.ws, "", p, OptOutAdmin); err != nil {
+						t.Error(err)
+					} else if !has(ContactFilter{OptedOut: &yes}) {
+						t.Errorf("writer %d: %s opted out, then not in the opted-out list", w, p)
+					}
+				default:
+					if _, err := f.s.RemoveOptOut(f.ws, p); err != nil {
+						t.Error(err)
+					}
+					if _, err := f.s.RemoveFromGroup(f.ws, f.g, id); err != nil {
+						t.Error(err)
+					}
+					if _, _, err := f.s.CreateConversation(f.ws, f.number, p); err != nil {
+						t.Error(err)
+					} else if !has(ContactFilter{HasConversation: &yes}) {
+						t.Errorf("writer %d: a conversation with %s, then not in the list", w, p)
+					}
+				}
+			}
+		})
+	}
+	for range 2 {
+		wg.Go(func() {
+			for range 30 {
+				for _, flt := range f.filters() {
+					if _, err := f.s.ListContacts(f.ws, flt, "", 10); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	f.check(t, "the concurrent writes")
 }
