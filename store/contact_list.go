@@ -99,8 +99,9 @@ func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactS
 		}
 	}
 	cache := cacheOf(tx.DB())
-	// groups: the conversation set being built met a group conversation.
-	groups := false
+	// inGroups: the phones of group conversations met building the conversation set, with how
+	// many each is in.
+	var inGroups map[string]int32
 	// add puts the set of k in sel: the kept one when it is exact for tx, else one built by
 	// fill, then kept for later reads.
 	add := func(k setKey, neg bool, fill func(s numSet) error) error {
@@ -111,7 +112,7 @@ func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactS
 				putNumSet(s)
 				return err
 			}
-			kept = cache.put(tx, k, s, groups)
+			kept = cache.put(tx, k, s, inGroups)
 		}
 		sel.sets, sel.neg, sel.kept = append(sel.sets, s), append(sel.neg, neg), append(sel.kept, kept)
 		return nil
@@ -156,9 +157,14 @@ func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactS
 					// A group conversation's addresses are joined with "-": each is a contact
 					// with a conversation.
 					addrs := bytes.Split(k[len(p):len(k)-17], []byte("-"))
-					groups = groups || len(addrs) > 1
 					for _, a := range addrs {
 						byPhone(s, a)
+						if len(addrs) > 1 {
+							if inGroups == nil {
+								inGroups = map[string]int32{}
+							}
+							inGroups[string(a)]++
+						}
 					}
 				}
 				return nil

@@ -21,9 +21,11 @@ import (
 //     a snapshot at or after the last write that touched it before (prev) and before this one.
 //     Commit handlers run after bbolt releases its write lock, so two writes' handlers may run
 //     out of order; the later one then finds a set it cannot patch, and the set is rebuilt.
-//   - The touch still records the write's id before the commit (setsChanged), so a reader that
+//   - The touch still records the write's id before the commit (in c.changed), so a reader that
 //     begins between the commit and its handler does not use the unpatched set.
-//   - What a write cannot settle (a member it cannot find, more members than patchTouchLimit, a
+//   - A rolled-back write's recorded ids are taken back (setsRolledBack, or the next write that
+//     is given the same id): it changed nothing.
+//   - What a write cannot settle (more members than patchTouchLimit, a deleted group, a
 //     transaction written without settle) leaves the set to be rebuilt, as before.
 
 // patchTouchLimit is the most members one write patches in one set; a write touching more
@@ -36,8 +38,7 @@ const (
 	memberIn
 	// memberOutUnlessGroup: the num's phone has no one-to-one conversation; it has one only if
 	// a group conversation holds its phone, which settle cannot look up (group conversations
-	// are keyed by their address lists). A set built where there was no group conversation
-	// can take it as out; else it is rebuilt.
+	// are keyed by their address lists): apply asks the kept set's group counts.
 	memberOutUnlessGroup
 )
 
@@ -55,9 +56,10 @@ type setPatch struct {
 	nums    map[uint32]struct{} // touched nums
 	ids     map[[16]byte]struct{}
 	phones  map[string]struct{}
-	convs   map[string]bool // conversation addresses created (true) or erased (false)
-	group   bool            // a group conversation was created
+	convs   map[string]bool  // conversation addresses created (true) or erased (false)
+	groups  map[string]int32 // group conversations created (+1) or erased (-1) per address
 	ops     map[uint32]byte
+	phoneOf map[uint32]string // the phone of a num settled memberOutUnlessGroup
 }
 
 func (sp *setPatch) touched() int { return len(sp.nums) + len(sp.ids) + len(sp.phones) }
@@ -92,7 +94,8 @@ func touch(tx *bolt.Tx, k setKey) *setPatch {
 			c.changed[k] = id
 		}
 		sp = &setPatch{nums: map[uint32]struct{}{}, ids: map[[16]byte]struct{}{},
-			phones: map[string]struct{}{}, convs: map[string]bool{}, ops: map[uint32]byte{}}
+			phones: map[string]struct{}{}, convs: map[string]bool{}, groups: map[string]int32{},
+			ops: map[uint32]byte{}, phoneOf: map[uint32]string{}}
 		// A set no read has kept, or one older than the last write to it, is built afresh by
 		// the next read: no member of it needs settling.
 		el, ok := c.entries[k]
@@ -149,8 +152,12 @@ func convChanged(tx *bolt.Tx, workspaceID string, addrs []string, created bool) 
 		for _, a := range addrs {
 			sp.phones[a] = struct{}{}
 			sp.convs[a] = created
+			if len(addrs) > 1 && created {
+				sp.groups[a]++
+			} else if len(addrs) > 1 {
+				sp.groups[a]--
+			}
 		}
-		sp.group = sp.group || created && len(addrs) > 1
 	}
 }
 
@@ -244,7 +251,7 @@ func (sp *setPatch) settle(tx *bolt.Tx, k setKey) {
 		case idxHas(tx.Bucket(bConvKey), ws, convAddrTerm(ph)) || sp.convs[ph]:
 			sp.ops[n] = memberIn
 		default:
-			sp.ops[n] = memberOutUnlessGroup
+			sp.ops[n], sp.phoneOf[n] = memberOutUnlessGroup, ph
 		}
 	}
 	clear(sp.phones)
@@ -282,36 +289,41 @@ func (c *setCache) apply(p *txPatch) {
 		if e.built >= p.id {
 			continue // built from this write's snapshot or a later one
 		}
-		exact := !sp.noop && sp.settled && e.built >= p.prev[k]
-		if exact && e.groups {
-			for _, op := range sp.ops {
-				if op == memberOutUnlessGroup {
-					exact = false
-					break
-				}
-			}
-		}
-		if !exact {
+		if sp.noop || !sp.settled || e.built < p.prev[k] {
 			c.remove(el) // the next read rebuilds it
 			continue
 		}
-		words := len(e.set)
-		for n, op := range sp.ops {
-			if op == memberIn {
-				words = max(words, int(n/64)+1)
+		inGroups := e.inGroups // shared with readers of e: never written, copied to change
+		if len(sp.groups) > 0 {
+			inGroups = make(map[string]int32, len(e.inGroups)+len(sp.groups))
+			for ph, n := range e.inGroups {
+				inGroups[ph] = n
 			}
+			for ph, d := range sp.groups {
+				if inGroups[ph] += d; inGroups[ph] <= 0 {
+					delete(inGroups, ph)
+				}
+			}
+		}
+		words := len(e.set)
+		for n := range sp.ops {
+			words = max(words, int(n/64)+1)
 		}
 		s := make(numSet, words)
 		copy(s, e.set)
 		for n, op := range sp.ops {
+			if op == memberOutUnlessGroup && inGroups[sp.phoneOf[n]] > 0 {
+				op = memberIn
+			}
 			if op == memberIn {
 				s.add(n)
 			} else if int(n/64) < len(s) {
 				s[n/64] &^= 1 << (n % 64)
 			}
 		}
-		c.bytes += (cap(s) - cap(e.set)) * 8
-		el.Value = &setEntry{key: k, set: s, built: p.id, groups: e.groups || sp.group}
+		size := entrySize(s, inGroups)
+		c.bytes += size - e.size
+		el.Value = &setEntry{key: k, set: s, built: p.id, inGroups: inGroups, size: size}
 	}
 	for c.bytes > setCacheBytes {
 		c.remove(c.lru.Back())

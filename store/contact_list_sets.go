@@ -48,11 +48,18 @@ type setKey struct {
 }
 
 type setEntry struct {
-	key    setKey
-	set    numSet
-	built  int  // the id of the snapshot it was built from (or patched to)
-	groups bool // a conversation set: the workspace had a group conversation
+	key   setKey
+	set   numSet
+	built int // the id of the snapshot it was built from (or patched to)
+	// inGroups (a conversation set): how many group conversations each phone is in. Group
+	// conversations are keyed by their address lists, so no index says whether a phone is in one;
+	// a patch that takes a num out of the set asks this count (contact_list_patch.go).
+	inGroups map[string]int32
+	size     int // bytes
 }
+
+// entrySize is the memory an entry holds: the bitset and, roughly, the group counts.
+func entrySize(s numSet, inGroups map[string]int32) int { return cap(s)*8 + len(inGroups)*64 }
 
 type setCache struct {
 	mu      sync.Mutex
@@ -93,8 +100,8 @@ func (c *setCache) get(tx *bolt.Tx, k setKey) (numSet, bool) {
 // put keeps s, built from the read transaction tx, unless a write has changed its workspace
 // since that snapshot or a set of a later snapshot is already kept. It reports whether s is
 // kept (then it is shared and must not be recycled).
-func (c *setCache) put(tx *bolt.Tx, k setKey, s numSet, groups bool) bool {
-	size := cap(s) * 8
+func (c *setCache) put(tx *bolt.Tx, k setKey, s numSet, inGroups map[string]int32) bool {
+	size := entrySize(s, inGroups)
 	if size > setCacheBytes/4 {
 		return false
 	}
@@ -110,7 +117,7 @@ func (c *setCache) put(tx *bolt.Tx, k setKey, s numSet, groups bool) bool {
 		}
 		c.remove(el)
 	}
-	c.entries[k] = c.lru.PushFront(&setEntry{key: k, set: s, built: built, groups: groups})
+	c.entries[k] = c.lru.PushFront(&setEntry{key: k, set: s, built: built, inGroups: inGroups, size: size})
 	c.bytes += size
 	for c.bytes > setCacheBytes {
 		c.remove(c.lru.Back())
@@ -121,5 +128,5 @@ func (c *setCache) put(tx *bolt.Tx, k setKey, s numSet, groups bool) bool {
 func (c *setCache) remove(el *list.Element) {
 	e := c.lru.Remove(el).(*setEntry)
 	delete(c.entries, e.key)
-	c.bytes -= cap(e.set) * 8
+	c.bytes -= e.size
 }

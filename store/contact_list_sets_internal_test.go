@@ -52,7 +52,7 @@ func TestPatchedSetsKeepEachReadersSnapshot(t *testing.T) {
 	if _, ok := c.get(old, k); ok {
 		t.Error("a reader of the snapshot before the write got the patched set")
 	}
-	if c.put(old, k, newNumSet(100), false) {
+	if c.put(old, k, newNumSet(100), nil) {
 		t.Error("a set built from the snapshot before the write replaced the patched one")
 	}
 	_ = old.Rollback()
@@ -175,7 +175,7 @@ func TestKeptSetsStayWithinTheirBudget(t *testing.T) {
 	first := setKey{"w", setGroup, "g0a"}
 	err = s.db.View(func(tx *bolt.Tx) error {
 		for i := range 300 {
-			c.put(tx, setKey{"w", setGroup, "g" + string(rune('0'+i%10)) + string(rune('a'+i/10))}, newNumSet(maxNum), false)
+			c.put(tx, setKey{"w", setGroup, "g" + string(rune('0'+i%10)) + string(rune('a'+i/10))}, newNumSet(maxNum), nil)
 		}
 		return nil
 	})
