@@ -155,6 +155,7 @@ func TestEachWritePatchesTheKeptSets(t *testing.T) {
 		return InboundMessage{From: f.phones[i], To: f.number, Text: "stop", Keyword: KeywordStop}
 	}
 	optedOut, inGroup := f.newPhone(), f.newPhone()
+	yes := true
 	steps := []struct {
 		name  string
 		write func() error
@@ -179,6 +180,21 @@ func TestEachWritePatchesTheKeptSets(t *testing.T) {
 			_, err := f.s.ReceiveMessage(f.ws, m)
 			return err
 		}, []setKind{setOptedOut}},
+		{"a carrier's unsubscribed code", func() error {
+			m, err := f.s.SendMessage(f.ws, SendInput{From: f.number, To: []string{f.phones[33]}, Text: "hi"})
+			if err != nil {
+				return err
+			}
+			if _, err := f.s.ClaimOutbound(100, 100, "", func(*PhoneNumber) int { return 1000 }); err != nil {
+				return err
+			}
+			err = f.s.RecordOutcomes([]Outcome{{WorkspaceID: f.ws, MessageID: m.ID, Provider: "twilio",
+				Err: "twilio 21610: Attempt to send to unsubscribed recipient", Unsubscribed: true}})
+			if _, ids := f.answer(t, ContactFilter{OptedOut: &yes}); err == nil && !slices.Contains(ids, f.ids[33]) {
+				err = fmt.Errorf("%s not opted out by the carrier's code", f.phones[33])
+			}
+			return err
+		}, []setKind{setOptedOut, setConversation}},
 		{"an opt-out lifted", func() error { _, err := f.s.RemoveOptOut(f.ws, f.phones[14]); return err }, []setKind{setOptedOut}},
 		{"a new conversation", func() error { _, _, err := f.s.CreateConversation(f.ws, f.number, f.phones[40]); return err }, []setKind{setConversation}},
 		{"a message to a new number", func() error {
