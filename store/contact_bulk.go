@@ -49,7 +49,7 @@ func (s *Store) BulkRemoveFromGroup(workspaceID, groupID string, ids []string) (
 			if !hasKey(tx.Bucket(bGroupMembers), k) {
 				continue
 			}
-			groupSetChanged(tx, workspaceID, g.ID) // the list's kept sets (contact_list_sets.go)
+			groupMemberChanged(tx, workspaceID, g.ID, id) // the list's kept sets (contact_list_patch.go)
 			if err := tx.Bucket(bGroupMembers).Delete(k); err != nil {
 				return err
 			}

@@ -187,7 +187,7 @@ func removeMemberships(tx *bolt.Tx, s *Store, workspaceID, contactID string) err
 		if err := tx.Bucket(bContactGroups).Delete(memberKey(workspaceID, contactID, gid)); err != nil {
 			return err
 		}
-		groupSetChanged(tx, workspaceID, gid) // the list's kept sets (contact_list_sets.go)
+		groupMemberChanged(tx, workspaceID, gid, contactID) // the list's kept sets (contact_list_patch.go)
 		if err := tx.Bucket(bGroupMembers).Delete(memberKey(workspaceID, gid, contactID)); err != nil {
 			return err
 		}
@@ -216,6 +216,7 @@ func removeMemberships(tx *bolt.Tx, s *Store, workspaceID, contactID string) err
 func eraseConversations(tx *bolt.Tx, fx *effects, workspaceID, phone string) error {
 	idx := tx.Bucket(bConvKey)
 	for _, convID := range idxIDs(idx, workspaceID, convMemberTerm(phone)) {
+		convChanged(tx, workspaceID, []string{phone}, false) // the list's kept sets (contact_list_patch.go)
 		if err := idx.Delete(idxKey(workspaceID, convMemberTerm(phone), convID)); err != nil {
 			return err
 		}
@@ -259,7 +260,7 @@ func eraseConversations(tx *bolt.Tx, fx *effects, workspaceID, phone string) err
 				return err
 			}
 		}
-		convSetChanged(tx, workspaceID) // the list's kept sets (contact_list_sets.go)
+		convChanged(tx, workspaceID, strings.Split(conv.InboundChannelAddresses, "-"), false) // the list's kept sets (contact_list_patch.go)
 		if err := idx.Delete(idxKey(workspaceID, convKeyTerm(conv.From, conv.InboundChannelAddresses), conv.ID)); err != nil {
 			return err
 		}

@@ -50,7 +50,7 @@ func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d *contactP
 		}
 		// The phone is unique in a workspace; the first contact indexed under it keeps it.
 		if b.Get([]byte(p)) == nil {
-			phoneSetsChanged(tx, ws) // the list's kept sets map phones to nums (contact_list_sets.go)
+			phoneOwnerChanged(tx, ws, p, num) // the list's kept sets map phones to nums (contact_list_patch.go)
 			if err := b.Put([]byte(p), numKey(num)); err != nil {
 				return err
 			}
@@ -100,7 +100,7 @@ func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d *contactP
 func deleteContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc) error {
 	if p := c.Phone(); p != "" {
 		if b := wsBucket(tx, bContactPhone, ws); b != nil && bytes.Equal(b.Get([]byte(p)), numKey(num)) {
-			phoneSetsChanged(tx, ws) // the list's kept sets map phones to nums (contact_list_sets.go)
+			phoneOwnerChanged(tx, ws, p, num) // the list's kept sets map phones to nums (contact_list_patch.go)
 			if err := b.Delete([]byte(p)); err != nil {
 				return err
 			}

@@ -72,8 +72,8 @@ func (sel *contactSel) release() {
 	}
 }
 
-// selectContacts resolves f. Each set filter is a set kept from an earlier read when no write
-// has changed it since (contact_list_sets.go), else built at one index lookup per member (group
+// selectContacts resolves f. Each set filter is a set kept from an earlier read, patched by
+// the writes since (contact_list_sets.go, contact_list_patch.go), else built at one index lookup per member (group
 // members, opted-out numbers, conversation addresses), never a decode of every contact. ok is
 // false when the workspace has no contacts; an unknown group is ErrNotFound.
 func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactSel, bool, error) {

@@ -9,19 +9,19 @@ import (
 
 // The contacts list's set filters (a group, opted out, has a conversation) are bitsets of nums
 // built from an index, one lookup per member: at a million contacts a 100,000-member set costs
-// more than a page may. So each built set is kept in memory and used again by later reads until
-// a write changes what it was built from.
+// more than a page may. So each built set is kept in memory and used again by later reads, and
+// a write that changes it patches it (contact_list_patch.go) rather than dropping it.
 //
 // The rule that keeps a kept set exact: every write to what the sets are built from (group
 // memberships, the opt-out phone index, the conversation address index, the contact phone
-// index) calls setsChanged inside its write transaction, before it commits, recording that
-// transaction's id for each set it changes (a group's; a workspace's opt-out or conversation
-// set). A write transaction's id is the id of the snapshot
+// index) touches the set inside its write transaction, before it commits, recording that
+// transaction's id as the set's last change. A write transaction's id is the id of the snapshot
 // it commits, and a read transaction sees every commit whose id is at most its own. A set built
-// from snapshot b is therefore exact for a read of snapshot r ≥ b when no write recorded an id
-// in (b, r]: that is, when the set's last recorded id is ≤ b. Recording before the commit
-// (not after it) means a reader can never see a committed change that was not yet recorded; a
-// write rolled back after recording only costs a rebuild.
+// from (or patched to) snapshot b is therefore exact for a read of snapshot r ≥ b when no write
+// recorded an id in (b, r]: that is, when the set's last recorded id is ≤ b. Recording before
+// the commit (not after it) means a reader can never see a committed change that was not yet
+// recorded; a write rolled back after recording takes its ids back (setsRolledBack), or, when
+// that cannot be proven safe, only costs a rebuild.
 //
 // Memory is bounded: the kept sets are evicted least recently used beyond setCacheBytes (a set
 // is one bit per num, 125 KB at a million contacts, so the budget holds ~130 such sets), and
@@ -50,8 +50,12 @@ type setKey struct {
 type setEntry struct {
 	key   setKey
 	set   numSet
-	built int // the id of the snapshot it was built from
+	built int // the id of the snapshot it was built from (or patched to)
+	size  int // bytes
 }
+
+// entrySize is the memory an entry holds: its bitset.
+func entrySize(s numSet) int { return cap(s) * 8 }
 
 type setCache struct {
 	mu      sync.Mutex
@@ -59,6 +63,7 @@ type setCache struct {
 	entries map[setKey]*list.Element
 	lru     list.List // of *setEntry, most recently used first
 	bytes   int
+	cur     *txPatch // the changes of the latest write transaction (contact_list_patch.go)
 }
 
 func cacheOf(db *bolt.DB) *setCache {
@@ -71,41 +76,6 @@ func cacheOf(db *bolt.DB) *setCache {
 
 // dropSetCache forgets a closed database's kept sets.
 func dropSetCache(db *bolt.DB) { setCaches.Delete(db) }
-
-// setsChanged records, inside the write transaction tx, that it changes what the sets of keys
-// are built from. Call it before tx commits.
-func setsChanged(tx *bolt.Tx, keys ...setKey) {
-	c := cacheOf(tx.DB())
-	id := tx.ID()
-	c.mu.Lock()
-	for _, k := range keys {
-		if id > c.changed[k] {
-			c.changed[k] = id
-		}
-	}
-	c.mu.Unlock()
-}
-
-// groupSetChanged: a membership of the group changes.
-func groupSetChanged(tx *bolt.Tx, workspaceID, groupID string) {
-	setsChanged(tx, setKey{string(idKey(workspaceID)), setGroup, groupID})
-}
-
-// optOutSetChanged: an opt-out is recorded or lifted.
-func optOutSetChanged(tx *bolt.Tx, workspaceID string) {
-	setsChanged(tx, setKey{string(idKey(workspaceID)), setOptedOut, ""})
-}
-
-// convSetChanged: a conversation is created or erased.
-func convSetChanged(tx *bolt.Tx, workspaceID string) {
-	setsChanged(tx, setKey{string(idKey(workspaceID)), setConversation, ""})
-}
-
-// phoneSetsChanged: a phone of workspace ws (its idKey) is given to or taken from a num; the
-// opt-out and conversation sets map phones to nums (the group sets map contact ids to them).
-func phoneSetsChanged(tx *bolt.Tx, ws []byte) {
-	setsChanged(tx, setKey{string(ws), setOptedOut, ""}, setKey{string(ws), setConversation, ""})
-}
 
 // get returns the kept set of k when it is exact for the read transaction tx.
 func (c *setCache) get(tx *bolt.Tx, k setKey) (numSet, bool) {
@@ -127,7 +97,7 @@ func (c *setCache) get(tx *bolt.Tx, k setKey) (numSet, bool) {
 // since that snapshot or a set of a later snapshot is already kept. It reports whether s is
 // kept (then it is shared and must not be recycled).
 func (c *setCache) put(tx *bolt.Tx, k setKey, s numSet) bool {
-	size := cap(s) * 8
+	size := entrySize(s)
 	if size > setCacheBytes/4 {
 		return false
 	}
@@ -143,7 +113,7 @@ func (c *setCache) put(tx *bolt.Tx, k setKey, s numSet) bool {
 		}
 		c.remove(el)
 	}
-	c.entries[k] = c.lru.PushFront(&setEntry{key: k, set: s, built: built})
+	c.entries[k] = c.lru.PushFront(&setEntry{key: k, set: s, built: built, size: size})
 	c.bytes += size
 	for c.bytes > setCacheBytes {
 		c.remove(c.lru.Back())
@@ -154,5 +124,5 @@ func (c *setCache) put(tx *bolt.Tx, k setKey, s numSet) bool {
 func (c *setCache) remove(el *list.Element) {
 	e := c.lru.Remove(el).(*setEntry)
 	delete(c.entries, e.key)
-	c.bytes -= cap(e.set) * 8
+	c.bytes -= e.size
 }

@@ -1,78 +1,164 @@
 package store
 
 import (
+	"errors"
 	"path/filepath"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
 )
 
-// TestKeptSetIsOnlyUsedForSnapshotsItIsExactFor: a set built by a read that began before a
-// write is neither kept nor used once that write commits; a set built after it serves later
-// reads until the next write that changes it; writes to other sets leave it kept.
-func TestKeptSetIsOnlyUsedForSnapshotsItIsExactFor(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "sets.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	c := cacheOf(s.db)
-	ws, other := s.NewID(), s.NewID()
-	k := setKey{string(idKey(ws)), setOptedOut, ""}
-	write := func(changed func(tx *bolt.Tx)) {
-		t.Helper()
-		err := s.update(func(tx *bolt.Tx, _ *effects) error {
-			changed(tx)
-			return tx.Bucket(bMeta).Put([]byte("sets-test"), []byte(ws))
-		})
-		if err != nil {
-			t.Fatal(err)
+// phoneNum is the num holding phone.
+func (f *patchFix) phoneNum(t *testing.T, phone string) uint32 {
+	t.Helper()
+	var n uint32
+	err := f.s.db.View(func(tx *bolt.Tx) error {
+		v := wsBucket(tx, bContactPhone, idKey(f.ws)).Get([]byte(phone))
+		if len(v) != 4 {
+			return errors.New("no contact has " + phone)
 		}
-	}
-
-	old, err := s.db.Begin(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(func(tx *bolt.Tx) { optOutSetChanged(tx, ws) })
-	if c.put(old, k, newNumSet(100)) {
-		t.Error("a set built before a committed write was kept")
-	}
-	_ = old.Rollback()
-
-	err = s.db.View(func(tx *bolt.Tx) error {
-		if !c.put(tx, k, newNumSet(100)) {
-			t.Error("a set built after the last write was not kept")
-		}
+		n = u32(v)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := func() bool {
-		var ok bool
-		_ = s.db.View(func(tx *bolt.Tx) error { _, ok = c.get(tx, k); return nil })
-		return ok
+	return n
+}
+
+// TestPatchedSetsKeepEachReadersSnapshot: bbolt gives each read transaction the snapshot of the
+// last commit before it began. A reader that holds a kept set keeps seeing its snapshot after a
+// write patches it; a reader of a snapshot before the write neither uses the patched set nor
+// replaces it with one it builds; a reader of the write's snapshot uses the patched set.
+func TestPatchedSetsKeepEachReadersSnapshot(t *testing.T) {
+	f := newPatchFix(t)
+	c := cacheOf(f.s.db)
+	k := f.key(setOptedOut)
+	n := f.phoneNum(t, f.phones[3])
+	old, err := f.s.db.Begin(false)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !got() {
-		t.Fatal("the kept set was not used by the next read")
+	held, ok := c.get(old, k)
+	if !ok {
+		t.Fatal("the opted-out set is not kept after a read")
 	}
-	write(func(tx *bolt.Tx) { optOutSetChanged(tx, other) })
-	if !got() {
-		t.Error("another workspace's opt-out dropped the kept set")
+	if _, _, err := f.s.CreateOptOut(f.ws, "", f.phones[3], OptOutAdmin); err != nil {
+		t.Fatal(err)
 	}
-	write(func(tx *bolt.Tx) { groupSetChanged(tx, ws, s.NewID()); convSetChanged(tx, ws) })
-	if !got() {
-		t.Error("a group membership or a conversation dropped the kept opt-out set")
+	if held.has(n) {
+		t.Error("the set a reader holds was patched under it")
 	}
-	write(func(tx *bolt.Tx) { phoneSetsChanged(tx, idKey(ws)) })
-	if got() {
-		t.Error("the kept set was used after a phone changed hands")
+	if _, ok := c.get(old, k); ok {
+		t.Error("a reader of the snapshot before the write got the patched set")
 	}
-	_ = s.db.View(func(tx *bolt.Tx) error { c.put(tx, k, newNumSet(100)); return nil })
-	write(func(tx *bolt.Tx) { optOutSetChanged(tx, ws) })
-	if got() {
-		t.Error("the kept set was used after a write that changed it")
+	if c.put(old, k, newNumSet(100)) {
+		t.Error("a set built from the snapshot before the write replaced the patched one")
+	}
+	_ = old.Rollback()
+	_ = f.s.db.View(func(tx *bolt.Tx) error {
+		if s, ok := c.get(tx, k); !ok || !s.has(n) {
+			t.Errorf("a reader after the write: kept %v, has the opted-out num %v; want both", ok, ok && s.has(n))
+		}
+		return nil
+	})
+	f.check(t, "an opt-out")
+}
+
+// TestRolledBackWriteLeavesTheKeptSets: a write that fails after touching the sets (batched or
+// not) leaves them as they were and still used by the next read, without a rebuild.
+func TestRolledBackWriteLeavesTheKeptSets(t *testing.T) {
+	f := newPatchFix(t)
+	c := cacheOf(f.s.db)
+	k := f.key(setOptedOut)
+	if _, _, err := f.s.CreateOptOut(f.ws, "", f.phones[5], OptOutAdmin); err != nil {
+		t.Fatal(err)
+	}
+	n5, n6 := f.phoneNum(t, f.phones[5]), f.phoneNum(t, f.phones[6])
+	kept := func() numSet {
+		var s numSet
+		_ = f.s.db.View(func(tx *bolt.Tx) error { s, _ = c.get(tx, k); return nil })
+		return s
+	}
+	before := kept()
+	if before == nil || !before.has(n5) {
+		t.Fatal("the opted-out set is not kept with the opt-out")
+	}
+	boom := errors.New("boom")
+	err := f.s.update(func(tx *bolt.Tx, _ *effects) error {
+		if _, err := removeOptOut(tx, f.ws, f.phones[5]); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("the failing batched write returned %v", err)
+	}
+	err = f.s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+		if _, _, err := f.s.createOptOut(tx, fx, f.ws, "", f.phones[6], OptOutAdmin); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("the failing write returned %v", err)
+	}
+	after := kept()
+	if after == nil {
+		t.Fatal("a rolled-back write left the set to be rebuilt")
+	}
+	if &after[0] != &before[0] || !after.has(n5) || after.has(n6) {
+		t.Error("a rolled-back write changed the kept set")
+	}
+	f.check(t, "two rolled-back writes")
+}
+
+// TestReaderBetweenCommitAndPatch: bbolt runs commit handlers (which patch the sets) after it
+// has released the write lock, so a reader may begin on the new snapshot before the patch, and
+// another write may commit and patch before the first one's handler runs. Neither may see a
+// set that misses a committed write.
+func TestReaderBetweenCommitAndPatch(t *testing.T) {
+	f := newPatchFix(t)
+	c := cacheOf(f.s.db)
+	k := f.key(setOptedOut)
+	write := func(phone string, meanwhile func()) {
+		t.Helper()
+		tx, err := f.s.db.Begin(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx.OnCommit(meanwhile) // registered first, so it runs before the patch
+		if _, _, err := f.s.createOptOut(tx, &effects{}, f.ws, "", phone, OptOutAdmin); err != nil {
+			t.Fatal(err)
+		}
+		settleSets(tx)
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := f.phoneNum(t, f.phones[7])
+	write(f.phones[7], func() {
+		_ = f.s.db.View(func(tx *bolt.Tx) error {
+			if s, ok := c.get(tx, k); ok && !s.has(n) {
+				t.Error("a reader between the commit and the patch used a set without the write")
+			}
+			return nil
+		})
+	})
+	if !f.kept(setOptedOut) {
+		t.Error("the set was not patched")
+	}
+	f.check(t, "an opt-out")
+
+	write(f.phones[8], func() {
+		if _, _, err := f.s.CreateOptOut(f.ws, "", f.phones[9], OptOutAdmin); err != nil {
+			t.Error(err)
+		}
+	})
+	f.check(t, "two opt-outs whose patches ran in the wrong order")
+	yes := true
+	if n, _ := f.answer(t, ContactFilter{OptedOut: &yes}); n != 3 {
+		t.Errorf("%d opted out, want 3", n)
 	}
 }
 

@@ -178,7 +178,7 @@ func (s *Store) conversationFor(tx *bolt.Tx, fx *effects, workspaceID string, n 
 		Status: ConversationOpen, AssignedUserIDs: []string{}, Labels: []string{}, From: n.Phone,
 		InboundChannelAddresses: key, Addresses: addrs, OutboundChannelID: n.ID, LastMessageTime: activity,
 		CreatedAt: now, UpdatedAt: now}
-	convSetChanged(tx, workspaceID) // the list's kept sets (contact_list_sets.go)
+	convChanged(tx, workspaceID, addrs, true) // the list's kept sets (contact_list_patch.go)
 	idx := tx.Bucket(bConvKey)
 	if err := idx.Put(idxKey(workspaceID, convKeyTerm(n.Phone, key), c.ID), nil); err != nil {
 		return c, false, err

@@ -243,7 +243,7 @@ func (ig importGroups) add(s *Store, tx *bolt.Tx, workspaceID, name, contactID s
 	if hasKey(tx.Bucket(bGroupMembers), k) {
 		return nil
 	}
-	groupSetChanged(tx, workspaceID, g.ID) // the list's kept sets (contact_list_sets.go)
+	groupMemberChanged(tx, workspaceID, g.ID, contactID) // the list's kept sets (contact_list_patch.go)
 	if err := tx.Bucket(bGroupMembers).Put(k, nil); err != nil {
 		return err
 	}

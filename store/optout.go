@@ -175,7 +175,7 @@ func (s *Store) createOptOut(tx *bolt.Tx, fx *effects, workspaceID, userID, phon
 		return o, false, err
 	}
 	o = OptOut{ID: s.NewID(), WorkspaceID: workspaceID, Phone: phone, Reason: reason, UserID: userID, CreatedAt: s.Now()}
-	optOutSetChanged(tx, workspaceID) // the list's kept sets (contact_list_sets.go)
+	optOutChanged(tx, workspaceID, phone) // the list's kept sets (contact_list_patch.go)
 	if err := idx.Put(idxKey(workspaceID, phone, o.ID), nil); err != nil {
 		return o, false, err
 	}
@@ -214,7 +214,7 @@ func removeOptOut(tx *bolt.Tx, workspaceID, phone string) (bool, error) {
 	if id == "" {
 		return false, nil
 	}
-	optOutSetChanged(tx, workspaceID) // the list's kept sets (contact_list_sets.go)
+	optOutChanged(tx, workspaceID, phone) // the list's kept sets (contact_list_patch.go)
 	if err := idx.Delete(idxKey(workspaceID, phone, id)); err != nil {
 		return false, err
 	}

@@ -55,13 +55,18 @@ func (s *Store) update(fn func(tx *bolt.Tx, fx *effects) error) error {
 	var fx effects
 	var refused error
 	runs := 0
+	var last *bolt.Tx
 	err := s.db.Batch(func(tx *bolt.Tx) error {
 		runs++
+		last = tx
 		fx, refused = effects{}, nil
 		err := fn(tx, &fx)
 		if isRefusal(err) {
 			refused, fx = err, effects{}
-			return nil
+			err = nil
+		}
+		if err == nil {
+			settleSets(tx) // the list's kept sets (contact_list_patch.go)
 		}
 		return err
 	})
@@ -69,6 +74,9 @@ func (s *Store) update(fn func(tx *bolt.Tx, fx *effects) error) error {
 		s.batchReruns.Add(int64(runs - 1))
 	}
 	if err != nil {
+		if last != nil {
+			setsRolledBack(s.db, last)
+		}
 		return err
 	}
 	if refused != nil {
@@ -96,7 +104,17 @@ func isRefusal(err error) bool {
 // updateNow is update without batching, for callers that write big transactions (imports).
 func (s *Store) updateNow(fn func(tx *bolt.Tx, fx *effects) error) error {
 	var fx effects
-	if err := s.db.Update(func(tx *bolt.Tx) error { return fn(tx, &fx) }); err != nil {
+	var last *bolt.Tx
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		last = tx
+		if err := fn(tx, &fx); err != nil {
+			return err
+		}
+		settleSets(tx) // the list's kept sets (contact_list_patch.go)
+		return nil
+	})
+	if err != nil {
+		setsRolledBack(s.db, last)
 		return err
 	}
 	if fx.refused != nil {
