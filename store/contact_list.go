@@ -318,14 +318,20 @@ func (s *Store) ListContacts(workspaceID string, f ContactFilter, cursor string,
 		tenant := tenantOf(tx)
 		var ids [][16]byte
 		prev, more := "", false
-		_, err = sel.walk(f.Newest, cursor, func(id [16]byte) bool {
+		collect := func(id [16]byte) bool {
 			if len(ids) == limit {
 				more = true
 				return false
 			}
 			ids = append(ids, id)
 			return true
-		})
+		}
+		if !f.Newest && sel.sparse(page.Total, countAll(tx, workspaceID), limit) {
+			// Few matches among many contacts: walking the name order would pass most of it.
+			err = sel.walkSparse(cursor, limit, collect)
+		} else {
+			_, err = sel.walk(f.Newest, cursor, collect)
+		}
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,125 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"math/bits"
+	"slices"
+
+	"switchboard/internal/textfold"
+)
+
+// sparseStepCost weighs reading a member's rank from its num slot against a step of the walk in
+// name order (a slot read is a cursor move to a random block, a step the next key of a page).
+var sparseStepCost = 8 // a variable so that tests take either way
+
+// sparse reports whether a page in name order of sel's total matches (of all contacts) costs
+// less read from its members' ranks than walked: the walk passes about all×(limit+1)÷total keys
+// to find a page (all of them when total is smaller), reading ranks costs one slot per member.
+func (sel *contactSel) sparse(total, all, limit int) bool {
+	if total == 0 || !slices.Contains(sel.neg, false) {
+		return false // nothing to page, or no set to enumerate the members from
+	}
+	walk := all
+	if total > limit {
+		walk = all / total * (limit + 1)
+	}
+	return total*sparseStepCost < walk
+}
+
+// walkSparse is walk in name order for a selection with few members: it enumerates the members
+// of its first non-negated set, keeps those after cursor, and orders them by rank (the first
+// rankLen bytes of their sort key, in their num slot), reading records only for the first
+// limit+1 ranks (ties included) and for members whose rank equals the cursor's. It calls fn, in
+// order, with at most limit+1 of them.
+func (sel *contactSel) walkSparse(cursor string, limit int, fn func(id [16]byte) bool) error {
+	var from []byte
+	if cursor != "" {
+		b, err := hex.DecodeString(cursor)
+		if err != nil || len(b) < 4 {
+			return ValidationError{{"cursor", "is not a cursor of this list"}}
+		}
+		from = b
+	}
+	members := sel.sets[slices.Index(sel.neg, false)]
+	slots := newSlotReader(sel.nums)
+	type member struct {
+		rank [rankLen]byte
+		id   [16]byte
+		num  uint32
+	}
+	var after []member
+	var fromRank [rankLen]byte
+	if from != nil {
+		fromRank = rankOf(from[:len(from)-4])
+	}
+	for i, w := range members {
+		for ; w != 0; w &= w - 1 {
+			num := uint32(i*64 + bits.TrailingZeros64(w))
+			if !sel.keeps(num) {
+				continue
+			}
+			id, rank, ok := slots.slot(num)
+			if !ok {
+				continue
+			}
+			if from != nil {
+				c := cmpRank(rank, fromRank)
+				if c < 0 {
+					continue
+				}
+				if c == 0 {
+					// The same rank as the cursor's: only the whole order key tells.
+					if k := sel.orderKeyOf(id, num); k == nil || bytes.Compare(k, from) <= 0 {
+						continue
+					}
+				}
+			}
+			after = append(after, member{rank, id, num})
+		}
+	}
+	if len(after) == 0 {
+		return nil
+	}
+	// The first limit+1 by rank, ties at the last included, then ordered by the whole key.
+	want := min(limit+1, len(after))
+	ranks := make([]ranked, len(after))
+	for i, m := range after {
+		ranks[i] = ranked{rank: m.rank, id: m.id}
+	}
+	hi := nthSmallest(ranks, want)
+	type keyed struct {
+		key []byte
+		id  [16]byte
+	}
+	var page []keyed
+	for _, m := range after {
+		if cmpRank(m.rank, hi) <= 0 {
+			if k := sel.orderKeyOf(m.id, m.num); k != nil {
+				page = append(page, keyed{k, m.id})
+			}
+		}
+	}
+	slices.SortFunc(page, func(a, b keyed) int { return bytes.Compare(a.key, b.key) })
+	for _, p := range page[:min(len(page), want)] {
+		if !fn(p.id) {
+			break
+		}
+	}
+	return nil
+}
+
+// orderKeyOf is the contact's key in the name order, from its record; nil when it has none.
+func (sel *contactSel) orderKeyOf(id [16]byte, num uint32) []byte {
+	v := sel.recs.Get(id[:])
+	if v == nil {
+		return nil
+	}
+	first, last, _, _, _, err := recordText(v)
+	if err != nil {
+		return nil
+	}
+	d := searchDoc{first: textfold.Fold(first), last: textfold.Fold(last)}
+	return binary.BigEndian.AppendUint32(d.sortKey(), num)
+}
