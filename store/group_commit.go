@@ -85,13 +85,16 @@ func (g *groupCommit) commit(calls []groupCall) {
 	for len(calls) > 0 {
 		failed := -1
 		err := g.db.Update(func(tx *bolt.Tx) error {
+			beginWordBuf(tx)
 			for i, c := range calls {
 				if err := callSafely(c.fn, tx); err != nil {
+					dropWordBuf(tx)
 					failed = i
 					return err
 				}
 			}
-			return nil
+			// What the writers buffered for the whole transaction is written last, inside it.
+			return flushWordBuf(tx)
 		})
 		if failed >= 0 {
 			calls[failed].err <- errRunAlone
