@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -25,11 +26,16 @@ import (
 // maxGroup bounds the writers one transaction takes (DB.Batch's default MaxBatchSize).
 const maxGroup = 1000
 
+// groupLinger bounds how long a transaction that others already wait for is held for the
+// writers just answered to come back (see loop).
+const groupLinger = 2 * time.Millisecond
+
 type groupCommit struct {
 	db      *bolt.DB
 	mu      sync.Mutex
 	running bool
 	queue   []groupCall
+	arrived chan struct{} // a writer queued while a transaction ran (capacity 1)
 }
 
 type groupCall struct {
@@ -49,6 +55,11 @@ func (g *groupCommit) run(fn func(*bolt.Tx) error) error {
 	if !g.running {
 		g.running = true
 		go g.loop()
+	} else {
+		select {
+		case g.arrived <- struct{}{}:
+		default:
+		}
 	}
 	g.mu.Unlock()
 	err := <-c.err
@@ -60,9 +71,37 @@ func (g *groupCommit) run(fn func(*bolt.Tx) error) error {
 }
 
 // loop commits the queued writers, up to maxGroup a transaction, until none is left.
+//
+// Writers that run in a loop (32 API clients sending) come back soon after their answer. Taken
+// as they come, they split into two groups that commit in turn, each half the size, and every
+// commit rewrites the root-to-leaf paths of the trees it touches, whatever its size: half the
+// writers a commit is nearly twice the pages a write. So when writers already wait, the next
+// transaction waits for as many more as the last one answered, at most groupLinger (a lone
+// writer, or writers queued behind no commit, never wait).
 func (g *groupCommit) loop() {
+	last := 0
+	var linger *time.Timer
 	for {
 		g.mu.Lock()
+		if want := min(len(g.queue)+last, maxGroup); len(g.queue) > 0 && len(g.queue) < want {
+			if linger == nil {
+				linger = time.NewTimer(groupLinger)
+			} else {
+				linger.Reset(groupLinger)
+			}
+		wait:
+			for len(g.queue) < want {
+				g.mu.Unlock()
+				select {
+				case <-g.arrived:
+					g.mu.Lock()
+				case <-linger.C:
+					g.mu.Lock()
+					break wait
+				}
+			}
+			linger.Stop()
+		}
 		n := min(len(g.queue), maxGroup)
 		if n == 0 {
 			g.running = false
@@ -76,6 +115,7 @@ func (g *groupCommit) loop() {
 		}
 		g.mu.Unlock()
 		g.commit(calls)
+		last = n
 	}
 }
 

@@ -22,7 +22,7 @@ func openGroup(t *testing.T) *groupCommit {
 	if err := db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("b")); return err }); err != nil {
 		t.Fatal(err)
 	}
-	return &groupCommit{db: db}
+	return &groupCommit{db: db, arrived: make(chan struct{}, 1)}
 }
 
 func putFn(key string, txID *int) func(*bolt.Tx) error {
@@ -197,6 +197,52 @@ func TestGroupCommitNoWait(t *testing.T) {
 		}
 		if d := time.Since(start); d != 0 {
 			t.Fatalf("three lone writes took %v of the clock; want no waiting", d)
+		}
+	})
+}
+
+// TestGroupCommitLingerIsBounded: a writer waiting behind a commit is held at most groupLinger
+// for others to join it, and one that comes back in time shares its transaction.
+func TestGroupCommitLingerIsBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := openGroup(t)
+		// behind queues a writer behind a blocked commit, releases the commit, and returns how
+		// long the writer then took; join, when set, is called half a linger after the release.
+		behind := func(key string, txID *int, join func()) time.Duration {
+			release := make(chan struct{})
+			block(g, release)
+			done := make(chan struct{})
+			go func() {
+				if err := g.run(putFn(key, txID)); err != nil {
+					t.Error(err)
+				}
+				close(done)
+			}()
+			synctest.Wait() // the writer waits in the queue
+			start := time.Now()
+			close(release)
+			if join != nil {
+				time.Sleep(groupLinger / 2)
+				join()
+			}
+			<-done
+			return time.Since(start)
+		}
+		var tx1, tx2, tx3 int
+		var wg sync.WaitGroup
+		d := behind("a", &tx1, func() {
+			wg.Go(func() {
+				if err := g.run(putFn("b", &tx2)); err != nil {
+					t.Error(err)
+				}
+			})
+		})
+		wg.Wait()
+		if tx1 != tx2 || d > groupLinger {
+			t.Errorf("writers in transactions %d and %d after %v; want one transaction within %v", tx1, tx2, d, groupLinger)
+		}
+		if d := behind("c", &tx3, nil); d > groupLinger {
+			t.Errorf("a lone waiting writer was held %v; want at most %v", d, groupLinger)
 		}
 	})
 }

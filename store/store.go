@@ -82,7 +82,7 @@ func Open(path string, opts Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	s := &Store{db: db, group: groupCommit{db: db}, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{},
+	s := &Store{db: db, group: groupCommit{db: db, arrived: make(chan struct{}, 1)}, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{},
 		idEntropy: ulid.Monotonic(rand.Reader, 0), liveKeepEvents: opts.LiveKeepEvents, liveKeepFor: opts.LiveKeepFor}
 	if s.liveKeepEvents == 0 {
 		s.liveKeepEvents = defaultLiveKeepEvents
