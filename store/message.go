@@ -125,8 +125,8 @@ func (s *Store) sendTx(tx *bolt.Tx, fx *effects, workspaceID string, in SendInpu
 	if err != nil {
 		return err
 	}
-	// Refusals go back through fx.refuse, so they do not make DB.Batch re-run the other
-	// sends of the batch (tx.go); nothing is written before them.
+	// Refusals go back through fx.refuse, so they do not make the other sends of the
+	// batch run again (tx.go); nothing is written before them.
 	if !ok {
 		return fx.refuse(fromNumberError(in.From))
 	}
