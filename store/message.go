@@ -109,80 +109,85 @@ type SendInput struct {
 func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 	var m Message
 	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		if in.CheckMember {
-			if err := authorize(tx, workspaceID, in.AuthorID); err != nil {
-				return err
-			}
-		}
-		n, ok, err := activeNumber(tx, workspaceID, in.From)
-		if err != nil {
-			return err
-		}
-		// Refusals go back through fx.refuse, so they do not make DB.Batch re-run the other
-		// sends of the batch (tx.go); nothing is written before them.
-		if !ok {
-			return fx.refuse(fromNumberError(in.From))
-		}
-		to := NormalizeGroup(in.To)
-		if len(to) == 0 {
-			return fx.refuse(ValidationError{{"to", "is required"}})
-		}
-		// A group send names every opted-out member.
-		var optedOut []string
-		for _, a := range to {
-			out, err := s.isOptedOut(tx, workspaceID, a)
-			if err != nil {
-				return err
-			}
-			if out {
-				optedOut = append(optedOut, a)
-			}
-		}
-		switch len(optedOut) {
-		case 0:
-		case 1:
-			return fx.refuse(errorf(ErrOptedOut, "recipient %s has opted out", optedOut[0]))
-		default:
-			return fx.refuse(errorf(ErrOptedOut, "recipients %s have opted out", strings.Join(optedOut, ", ")))
-		}
-		msg, err := checkText(tx, workspaceID, in.Text)
-		if err != nil {
-			return err
-		}
-		if msg != "" {
-			return fx.refuse(ValidationError{{"text", msg}})
-		}
-		// The text is filled in before anything is written, so that one too long once filled
-		// in is refused with nothing changed.
-		if in.Text, err = renderFor(tx, workspaceID, in.Text, to); err != nil {
-			return err
-		}
-		if tooLongFilled(in.Text) {
-			return fx.refuse(ValidationError{{"text", filledTooLong}})
-		}
-		now := s.Now()
-		if !in.SendAt.IsZero() {
-			if msg := CheckSendAt(in.SendAt, now); msg != "" {
-				return fx.refuse(ValidationError{{"sendAt", msg}})
-			}
-		}
-		conv, created, err := s.conversationFor(tx, fx, workspaceID, n, to, &now)
-		if err != nil {
-			return err
-		}
-		m, err = s.sendOrHold(tx, fx, &conv, created, now, in) // send_later.go
-		if err != nil || len(in.Files) == 0 {
-			return err
-		}
-		// Attachments are kept in the same transaction as their message, owned by it.
-		urls, err := s.putUploads(tx, workspaceID, m.ID, in.Files)
-		if err != nil {
-			return err
-		}
-		m.Media = append(m.Media, urls...)
-		return putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m)
+		return s.sendTx(tx, fx, workspaceID, in, &m)
 	})
 	return m, err
+}
+
+// sendTx is SendMessage's write function: everything one send stores, in tx.
+func (s *Store) sendTx(tx *bolt.Tx, fx *effects, workspaceID string, in SendInput, m *Message) error {
+	if in.CheckMember {
+		if err := authorize(tx, workspaceID, in.AuthorID); err != nil {
+			return err
+		}
+	}
+	n, ok, err := activeNumber(tx, workspaceID, in.From)
+	if err != nil {
+		return err
+	}
+	// Refusals go back through fx.refuse, so they do not make the other sends of the
+	// batch run again (tx.go); nothing is written before them.
+	if !ok {
+		return fx.refuse(fromNumberError(in.From))
+	}
+	to := NormalizeGroup(in.To)
+	if len(to) == 0 {
+		return fx.refuse(ValidationError{{"to", "is required"}})
+	}
+	// A group send names every opted-out member.
+	var optedOut []string
+	for _, a := range to {
+		out, err := s.isOptedOut(tx, workspaceID, a)
+		if err != nil {
+			return err
+		}
+		if out {
+			optedOut = append(optedOut, a)
+		}
+	}
+	switch len(optedOut) {
+	case 0:
+	case 1:
+		return fx.refuse(errorf(ErrOptedOut, "recipient %s has opted out", optedOut[0]))
+	default:
+		return fx.refuse(errorf(ErrOptedOut, "recipients %s have opted out", strings.Join(optedOut, ", ")))
+	}
+	msg, err := checkText(tx, workspaceID, in.Text)
+	if err != nil {
+		return err
+	}
+	if msg != "" {
+		return fx.refuse(ValidationError{{"text", msg}})
+	}
+	// The text is filled in before anything is written, so that one too long once filled
+	// in is refused with nothing changed.
+	if in.Text, err = renderFor(tx, workspaceID, in.Text, to); err != nil {
+		return err
+	}
+	if tooLongFilled(in.Text) {
+		return fx.refuse(ValidationError{{"text", filledTooLong}})
+	}
+	now := s.Now()
+	if !in.SendAt.IsZero() {
+		if msg := CheckSendAt(in.SendAt, now); msg != "" {
+			return fx.refuse(ValidationError{{"sendAt", msg}})
+		}
+	}
+	conv, created, err := s.conversationFor(tx, fx, workspaceID, n, to, &now)
+	if err != nil {
+		return err
+	}
+	*m, err = s.sendOrHold(tx, fx, &conv, created, now, in) // send_later.go
+	if err != nil || len(in.Files) == 0 {
+		return err
+	}
+	// Attachments are kept in the same transaction as their message, owned by it.
+	urls, err := s.putUploads(tx, workspaceID, m.ID, in.Files)
+	if err != nil {
+		return err
+	}
+	m.Media = append(m.Media, urls...)
+	return putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m)
 }
 
 // renderFor fills a text's merge tags from the contact of a 1:1 recipient; a group message has

@@ -89,6 +89,11 @@ func indexMessage(tx *bolt.Tx, m *Message) error {
 	if err := putMsgSlot(slots, num, idKey(m.ConversationID)); err != nil {
 		return err
 	}
+	m.WordNum = num
+	if buf := txWordBuf(tx); buf != nil {
+		buf.add(ws, words, num) // written before the commit (message_words_buf.go)
+		return nil
+	}
 	terms, err := wsBucketW(tx, bMsgWords, ws, fillPostings)
 	if err != nil {
 		return err
@@ -98,7 +103,6 @@ func indexMessage(tx *bolt.Tx, m *Message) error {
 			return err
 		}
 	}
-	m.WordNum = num
 	return nil
 }
 
@@ -116,6 +120,9 @@ func unindexMessage(tx *bolt.Tx, key []byte) error {
 		return err
 	}
 	ws := key[:16]
+	if buf := txWordBuf(tx); buf != nil {
+		buf.remove(ws, MessageWords(m.Text), m.WordNum)
+	}
 	if terms := wsBucket(tx, bMsgWords, ws); terms != nil {
 		for _, w := range MessageWords(m.Text) {
 			if err := removePosting(terms, w, m.WordNum); err != nil {

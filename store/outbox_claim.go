@@ -26,7 +26,7 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 	if s.bucketEmpty(bOutbox) {
 		return nil, nil
 	}
-	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+	err := s.update(func(tx *bolt.Tx, fx *effects) error {
 		claims = nil
 		bc := broadcastCache{}
 		held := 0 // copies of paused broadcasts set aside by this claim

@@ -26,7 +26,7 @@ type Outcome struct {
 // message.delivered or message.failed on an outcome), its broadcast's counters and status, an
 // opt-out for an unsubscribed recipient, and for a transient failure its retry entry.
 func (s *Store) RecordOutcomes(outs []Outcome) error {
-	return s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+	return s.update(func(tx *bolt.Tx, fx *effects) error {
 		now := s.Now()
 		bc := broadcastCache{}
 		for _, o := range outs {

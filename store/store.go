@@ -57,6 +57,7 @@ type Store struct {
 	depth      atomic.Int64 // messages queued or sending (OutboxDepth)
 
 	batchReruns atomic.Int64 // see BatchReruns
+	group       groupCommit  // the batched write path (group_commit.go)
 
 	liveKeepEvents uint64        // see Options.LiveKeepEvents
 	liveKeepFor    time.Duration // see Options.LiveKeepFor
@@ -81,7 +82,7 @@ func Open(path string, opts Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	s := &Store{db: db, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{},
+	s := &Store{db: db, group: groupCommit{db: db, arrived: make(chan struct{}, 1)}, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{},
 		idEntropy: ulid.Monotonic(rand.Reader, 0), liveKeepEvents: opts.LiveKeepEvents, liveKeepFor: opts.LiveKeepFor}
 	if s.liveKeepEvents == 0 {
 		s.liveKeepEvents = defaultLiveKeepEvents

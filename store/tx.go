@@ -1,12 +1,13 @@
 // The one write path. Every write transaction of the store runs through update (batched) or
 // updateNow (alone, for big transactions and for the migrations and index rebuilds of Open);
-// nothing else in the package calls DB.Update or DB.Batch.
+// nothing else in the package calls DB.Update or DB.Batch. update's batches are the store's own
+// group commit (group_commit.go), which keeps DB.Batch's contract without its 10 ms wait.
 //
 // The rule they keep: a refusal (bad input, or a state that forbids the change: not found,
 // forbidden, conflict, opted out) travels back in the caller's own variable, never as the batch
-// function's error. DB.Batch coalesces concurrent writers into one transaction and one fsync; if
-// any one of its functions returns an error, bbolt rolls the whole batch back and runs every
-// function in it again, one by one. A refused request returned as an error would make every
+// function's error. The group commit coalesces concurrent writers into one transaction and one
+// fsync; if any one of its functions returns an error, the whole batch is rolled back, that
+// function runs again alone and the others again together. A refused request returned as an error would make every
 // other writer of its batch run twice. So a write function checks first and writes after: it
 // refuses (fx.refuse, or by returning a ValidationError or *Error, which update treats the same)
 // before it has written anything, update records the refusal, lets the batch commit, and returns
@@ -48,15 +49,15 @@ func (fx *effects) refuse(err error) error {
 
 type optOutRef struct{ ws, phone string }
 
-// update runs fn in a batched write transaction (DB.Batch coalesces concurrent writers into
-// one fsync), keeping the rule above: fn may run more than once, so it starts from fresh effects
+// update runs fn in a batched write transaction (the group commit coalesces concurrent writers
+// into one fsync), keeping the rule above: fn may run more than once, so it starts from fresh effects
 // each time, and a refusal comes back through this call's own variable.
 func (s *Store) update(fn func(tx *bolt.Tx, fx *effects) error) error {
 	var fx effects
 	var refused error
 	runs := 0
 	var last *bolt.Tx
-	err := s.db.Batch(func(tx *bolt.Tx) error {
+	err := s.group.run(func(tx *bolt.Tx) error {
 		runs++
 		last = tx
 		fx, refused = effects{}, nil
@@ -89,7 +90,7 @@ func (s *Store) update(fn func(tx *bolt.Tx, fx *effects) error) error {
 	return nil
 }
 
-// BatchReruns counts how often DB.Batch ran a write function again because another function of
+// BatchReruns counts how often the group commit ran a write function again because another function of
 // its batch failed. Refusals do not make it rerun, so it stays 0 unless real errors occur.
 func (s *Store) BatchReruns() int64 { return s.batchReruns.Load() }
 

@@ -1,0 +1,86 @@
+package store
+
+import (
+	"slices"
+	"sync"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// A group commit's transaction holds the sends of many writers, and their texts share words
+// ("your", "order", "to", …): written message by message, each word's last postings chunk is
+// sought and rewritten once per message. The transaction's message-word buffer collects the
+// postings instead and writes them term by term just before the commit, one seek and one Put
+// per word and transaction (appendPostings, as an import does for contacts). Nums ascend within
+// a workspace (the slots bucket's sequence), so each word's are appended after its chunks.
+//
+// Only the group commit's transactions have a buffer (beginWordBuf … flushWordBuf); in any other
+// transaction indexMessage writes the postings directly. Nothing reads message postings inside
+// a write transaction, except unindexMessage, which also takes a num out of the buffer.
+
+// msgWordBuf is one transaction's buffered message postings: workspace → word → nums.
+type msgWordBuf map[string]map[string][]uint32
+
+// wordBufs maps each open group-commit transaction to its buffer.
+var wordBufs sync.Map // *bolt.Tx → msgWordBuf
+
+func beginWordBuf(tx *bolt.Tx) { wordBufs.Store(tx, msgWordBuf{}) }
+
+func txWordBuf(tx *bolt.Tx) msgWordBuf {
+	if v, ok := wordBufs.Load(tx); ok {
+		return v.(msgWordBuf)
+	}
+	return nil
+}
+
+// add buffers num under each of words in workspace ws.
+func (b msgWordBuf) add(ws []byte, words []string, num uint32) {
+	terms := b[string(ws)]
+	if terms == nil {
+		terms = map[string][]uint32{}
+		b[string(ws)] = terms
+	}
+	for _, w := range words {
+		terms[w] = append(terms[w], num)
+	}
+}
+
+// remove takes num out of the buffered postings of words in ws (a message deleted in the
+// transaction that stored it).
+func (b msgWordBuf) remove(ws []byte, words []string, num uint32) {
+	terms := b[string(ws)]
+	for _, w := range words {
+		terms[w] = slices.DeleteFunc(terms[w], func(n uint32) bool { return n == num })
+	}
+}
+
+// flushWordBuf writes tx's buffered postings, words in key order (neighbouring words share
+// pages), and forgets the buffer. It runs inside tx, before the commit.
+func flushWordBuf(tx *bolt.Tx) error {
+	v, ok := wordBufs.LoadAndDelete(tx)
+	if !ok {
+		return nil
+	}
+	for ws, terms := range v.(msgWordBuf) {
+		b, err := wsBucketW(tx, bMsgWords, []byte(ws), fillPostings)
+		if err != nil {
+			return err
+		}
+		words := make([]string, 0, len(terms))
+		for w, nums := range terms {
+			if len(nums) > 0 {
+				words = append(words, w)
+			}
+		}
+		slices.Sort(words)
+		for _, w := range words {
+			if err := appendPostings(b, w, terms[w]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dropWordBuf forgets tx's buffer without writing it (the transaction rolls back).
+func dropWordBuf(tx *bolt.Tx) { wordBufs.Delete(tx) }
