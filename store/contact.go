@@ -182,6 +182,13 @@ func (s *Store) upsertContact(tx *bolt.Tx, fx *effects, workspaceID string, in C
 	if errs := checkProperties(types, in.Properties, true); errs != nil {
 		return Contact{}, false, errs
 	}
+	if fx.postings.pendingPhone(in.Phone) {
+		// A phone repeated in an import batch: its earlier row's entries are written first, so
+		// that the lookup finds that contact.
+		if err := fx.postings.flush(tx); err != nil {
+			return Contact{}, false, err
+		}
+	}
 	id := contactIDByPhone(tx, workspaceID, in.Phone)
 	if id == "" {
 		props := maps.Clone(in.Properties)

@@ -43,6 +43,22 @@ func emailHash(email string) []byte {
 
 func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d *contactPrep, buf *postingBuf) error {
 	id := [16]byte(idKey(c.ID))
+	sk := d.sortKey
+	orderK := binary.BigEndian.AppendUint32(slices.Clip(sk), num)
+	if buf != nil {
+		// An import batch: the entries are written in key order at the end of the batch.
+		var emailK []byte
+		if c.Email != "" {
+			emailK = emailKey(c.Email, num)
+		}
+		buf.addEntries(ws, c.Phone(), emailK, orderK, num)
+		buf.add(ws, d.terms, num)
+		nums, err := wsBucketW(tx, bContactNums, ws, fillAppend)
+		if err != nil {
+			return err
+		}
+		return buf.putSlot(nums, num, id, rankOf(sk))
+	}
 	if p := c.Phone(); p != "" {
 		b, err := wsBucketW(tx, bContactPhone, ws, 0)
 		if err != nil {
@@ -65,33 +81,25 @@ func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d *contactP
 			return err
 		}
 	}
-	if buf != nil {
-		buf.add(ws, d.terms, num)
-	} else {
-		terms, err := wsBucketW(tx, bContactTerms, ws, fillPostings)
-		if err != nil {
+	terms, err := wsBucketW(tx, bContactTerms, ws, fillPostings)
+	if err != nil {
+		return err
+	}
+	for _, t := range d.terms {
+		if err := addPosting(terms, t, num); err != nil {
 			return err
-		}
-		for _, t := range d.terms {
-			if err := addPosting(terms, t, num); err != nil {
-				return err
-			}
 		}
 	}
 	order, err := wsBucketW(tx, bContactOrder, ws, 0)
 	if err != nil {
 		return err
 	}
-	sk := d.sortKey
-	if err := order.Put(binary.BigEndian.AppendUint32(slices.Clip(sk), num), nil); err != nil {
+	if err := order.Put(orderK, nil); err != nil {
 		return err
 	}
 	nums, err := wsBucketW(tx, bContactNums, ws, fillAppend)
 	if err != nil {
 		return err
-	}
-	if buf != nil {
-		return buf.putSlot(nums, num, id, rankOf(sk))
 	}
 	return putSlot(nums, num, id, rankOf(sk))
 }

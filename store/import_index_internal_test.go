@@ -57,6 +57,8 @@ func checkContactIndex(t *testing.T, s *Store, workspaceID string) {
 	err := s.db.View(func(tx *bolt.Tx) error {
 		want := map[string][]uint32{}
 		tenant := tenantOf(tx)
+		// The phone, e-mail and order entries the records call for, each exactly once.
+		wantPhones, wantEmails, wantOrder := map[string]string{}, map[string]bool{}, map[string]bool{}
 		err := wsBucket(tx, bContacts, ws).ForEach(func(k, v []byte) error {
 			id := [16]byte(k)
 			c, num, err := decodeContact(v, idFromKey(k), workspaceID, tenant)
@@ -75,11 +77,43 @@ func checkContactIndex(t *testing.T, s *Store, workspaceID string) {
 			for _, term := range docOf(&c).terms() {
 				want[term] = append(want[term], num)
 			}
+			if c.Phone() != "" {
+				wantPhones[c.Phone()] = string(numKey(num))
+			}
+			if c.Email != "" {
+				wantEmails[string(emailKey(c.Email, num))] = true
+			}
+			wantOrder[string(orderKey(docOf(&c), num))] = true
 			return nil
 		})
 		if err != nil {
 			return err
 		}
+		checkEntries := func(name string, top []byte, want map[string]bool, val func(k string) string) {
+			n := 0
+			err := wsBucket(tx, top, ws).ForEach(func(k, v []byte) error {
+				n++
+				if !want[string(k)] {
+					t.Errorf("%s: entry %q belongs to no contact", name, k)
+				} else if val != nil && val(string(k)) != string(v) {
+					t.Errorf("%s: entry %q points at %x, want %x", name, k, v, val(string(k)))
+				}
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+			if n != len(want) {
+				t.Errorf("%s: %d entries, want %d", name, n, len(want))
+			}
+		}
+		phones := map[string]bool{}
+		for p := range wantPhones {
+			phones[p] = true
+		}
+		checkEntries("phone", bContactPhone, phones, func(k string) string { return wantPhones[k] })
+		checkEntries("email", bContactEmail, wantEmails, nil)
+		checkEntries("order", bContactOrder, wantOrder, nil)
 		got := map[string][]uint32{}
 		cur := wsBucket(tx, bContactTerms, ws).Cursor()
 		for k, v := cur.First(); k != nil; k, v = cur.Next() {

@@ -1,0 +1,180 @@
+package store
+
+import (
+	"bytes"
+	"cmp"
+	"slices"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// postingBuf collects the index entries of contacts created in one transaction (an import
+// batch) and writes them at the end of it, each index in key order: the postings term by term
+// (one cursor seek and one Put per term and batch instead of per term and contact), and the
+// phone, email and display-order entries sorted, so that consecutive Puts walk the same branch
+// pages instead of a random path each (at a million contacts those random walks were most of
+// an import's time in bbolt). The nums of new contacts ascend, so each term's are appended
+// after its existing chunks. A nil *postingBuf holds nothing.
+//
+// Nothing written between add and flush may read these indexes: an update of a contact first
+// flushes (upsertContact), and a row whose phone is still buffered (pendingPhone) flushes before
+// it is looked up, so a phone repeated in a file finds the contact its earlier row created.
+type postingBuf struct {
+	ws    []byte
+	terms map[string][]uint32
+	// blocks are the nums blocks written in this transaction, each with room for numBlock
+	// slots: a new contact's slot goes into its block in place instead of copying the block
+	// (7 KB) once per contact.
+	blocks map[uint32][]byte
+	phones []phoneEntry
+	phoneN map[string]struct{} // the phones in phones
+	emails [][]byte            // idx_contact_by_email keys
+	order  [][]byte            // idx_contact_names keys
+}
+
+type phoneEntry struct {
+	phone string
+	num   uint32
+}
+
+func newPostingBuf() *postingBuf {
+	return &postingBuf{terms: map[string][]uint32{}, blocks: map[uint32][]byte{}, phoneN: map[string]struct{}{}}
+}
+
+// putSlot is putSlot writing into the block p already holds for this transaction. bbolt keeps
+// the value given to Put (it does not copy it until the commit), so the block is changed in
+// place and put again; a block written meanwhile by another path (a different array is in the
+// bucket) is read afresh.
+func (p *postingBuf) putSlot(b *bolt.Bucket, num uint32, id [16]byte, rank [rankLen]byte) error {
+	blk := num / numBlock
+	k := numKey(blk)
+	cur := b.Get(k)
+	v, ok := p.blocks[blk]
+	if !ok || len(cur) == 0 || len(v) == 0 || &cur[0] != &v[0] {
+		v = make([]byte, len(cur), numBlock*slotLen)
+		copy(v, cur)
+	}
+	v = v[:max(len(v), slotLen*int(num%numBlock+1))]
+	i := slotLen * int(num%numBlock)
+	copy(v[i:], id[:])
+	copy(v[i+16:], rank[:])
+	p.blocks[blk] = v
+	return b.Put(k, v)
+}
+
+func (p *postingBuf) setWorkspace(ws []byte) {
+	if p.ws != nil && !bytes.Equal(p.ws, ws) {
+		panic("store: a posting buffer holds one workspace") // imports write one workspace
+	}
+	p.ws = ws
+}
+
+func (p *postingBuf) add(ws []byte, terms []string, num uint32) {
+	p.setWorkspace(ws)
+	for _, t := range terms {
+		p.terms[t] = append(p.terms[t], num)
+	}
+}
+
+// addEntries buffers a new contact's phone, email and display-order entries.
+func (p *postingBuf) addEntries(ws []byte, phone string, emailKey, orderKey []byte, num uint32) {
+	p.setWorkspace(ws)
+	if phone != "" {
+		p.phones = append(p.phones, phoneEntry{phone, num})
+		p.phoneN[phone] = struct{}{}
+	}
+	if emailKey != nil {
+		p.emails = append(p.emails, emailKey)
+	}
+	p.order = append(p.order, orderKey)
+}
+
+// pendingPhone reports whether phone's index entry waits in p.
+func (p *postingBuf) pendingPhone(phone string) bool {
+	if p == nil {
+		return false
+	}
+	_, ok := p.phoneN[phone]
+	return ok
+}
+
+// flush writes what p holds and empties it.
+func (p *postingBuf) flush(tx *bolt.Tx) error {
+	if p == nil || p.ws == nil {
+		return nil
+	}
+	if err := p.flushEntries(tx); err != nil {
+		return err
+	}
+	if len(p.terms) == 0 {
+		return nil
+	}
+	b, err := wsBucketW(tx, bContactTerms, p.ws, fillPostings)
+	if err != nil {
+		return err
+	}
+	terms := make([]string, 0, len(p.terms))
+	for t := range p.terms {
+		terms = append(terms, t)
+	}
+	slices.Sort(terms) // in key order: neighbouring terms share pages
+	for _, t := range terms {
+		if err := appendPostings(b, t, p.terms[t]); err != nil {
+			return err
+		}
+	}
+	clear(p.terms)
+	return nil
+}
+
+// flushEntries writes the buffered phone, email and order entries, each index in key order.
+func (p *postingBuf) flushEntries(tx *bolt.Tx) error {
+	if len(p.phones) > 0 {
+		b, err := wsBucketW(tx, bContactPhone, p.ws, 0)
+		if err != nil {
+			return err
+		}
+		// Stable: of two contacts given one phone, the first created keeps it, as when written
+		// one by one.
+		slices.SortStableFunc(p.phones, func(x, y phoneEntry) int { return cmp.Compare(x.phone, y.phone) })
+		for _, e := range p.phones {
+			// The phone is unique in a workspace; the first contact indexed under it keeps it.
+			if b.Get([]byte(e.phone)) != nil {
+				continue
+			}
+			phoneOwnerChanged(tx, p.ws, e.phone, e.num) // the list's kept sets map phones to nums (contact_list_patch.go)
+			if err := b.Put([]byte(e.phone), numKey(e.num)); err != nil {
+				return err
+			}
+		}
+		p.phones = p.phones[:0]
+		clear(p.phoneN)
+	}
+	if err := putSorted(tx, bContactEmail, p.ws, p.emails); err != nil {
+		return err
+	}
+	p.emails = p.emails[:0]
+	if err := putSorted(tx, bContactOrder, p.ws, p.order); err != nil {
+		return err
+	}
+	p.order = p.order[:0]
+	return nil
+}
+
+// putSorted puts keys (with empty values) into workspace ws's bucket of top, in key order.
+func putSorted(tx *bolt.Tx, top, ws []byte, keys [][]byte) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	b, err := wsBucketW(tx, top, ws, 0)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(keys, bytes.Compare)
+	for _, k := range keys {
+		if err := b.Put(k, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
