@@ -250,6 +250,7 @@ func addPosting(b *bolt.Bucket, term string, num uint32) error {
 // term and contact. The nums of new contacts ascend, so each term's are appended after its
 // existing chunks. A nil *postingBuf holds nothing.
 type postingBuf struct {
+	top   []byte // the top bucket of the postings: contacts' terms, or messages' words
 	ws    []byte
 	terms map[string][]uint32
 	// blocks are the nums blocks written in this transaction, each with room for numBlock
@@ -259,7 +260,7 @@ type postingBuf struct {
 }
 
 func newPostingBuf() *postingBuf {
-	return &postingBuf{terms: map[string][]uint32{}, blocks: map[uint32][]byte{}}
+	return &postingBuf{top: bContactTerms, terms: map[string][]uint32{}, blocks: map[uint32][]byte{}}
 }
 
 // putSlot is putSlot writing into the block p already holds for this transaction. bbolt keeps
@@ -298,7 +299,7 @@ func (p *postingBuf) flush(tx *bolt.Tx) error {
 	if p == nil || len(p.terms) == 0 {
 		return nil
 	}
-	b, err := wsBucketW(tx, bContactTerms, p.ws, fillPostings)
+	b, err := wsBucketW(tx, p.top, p.ws, fillPostings)
 	if err != nil {
 		return err
 	}
