@@ -110,15 +110,10 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 			b.TotalLandline++
 			continue
 		}
-		conv, created, err := s.conversationFor(tx, fx, workspaceID, n, []string{r}, &now)
+		// A broadcast copy does not open a conversation: only the contact's reply does.
+		conv, created, err := s.conversationWith(tx, fx, workspaceID, n, []string{r}, &now, ConversationClosed)
 		if err != nil {
 			return false, err
-		}
-		if created {
-			// A broadcast copy does not open a conversation: only the contact's reply does.
-			if err := startClosed(tx, &conv); err != nil {
-				return false, err
-			}
 		}
 		text, held, err := copyOf(r)
 		if err != nil {
