@@ -88,6 +88,9 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 	if err != nil {
 		return false, err
 	}
+	// The chunk's new contacts and copies are indexed term by term at its end: thousands of
+	// copies share their words, and nothing in this transaction searches them before.
+	fx.postings, fx.msgIndex = newPostingBuf(), newMsgIndexBuf()
 	for _, r := range chunk {
 		if r == "" {
 			continue
@@ -107,15 +110,10 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 			b.TotalLandline++
 			continue
 		}
-		conv, created, err := s.conversationFor(tx, fx, workspaceID, n, []string{r}, &now)
+		// A broadcast copy does not open a conversation: only the contact's reply does.
+		conv, created, err := s.conversationWith(tx, fx, workspaceID, n, []string{r}, &now, ConversationClosed)
 		if err != nil {
 			return false, err
-		}
-		if created {
-			// A broadcast copy does not open a conversation: only the contact's reply does.
-			if err := startClosed(tx, &conv); err != nil {
-				return false, err
-			}
 		}
 		text, held, err := copyOf(r)
 		if err != nil {
@@ -147,6 +145,12 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 		if err := hold.cap.flush(tx, now); err != nil {
 			return false, err
 		}
+	}
+	if err := fx.postings.flush(tx); err != nil {
+		return false, err
+	}
+	if err := fx.msgIndex.flush(tx); err != nil {
+		return false, err
 	}
 	next, _ := pending.Cursor().Seek(p)
 	more := next != nil && bytes.HasPrefix(next, p)

@@ -75,15 +75,26 @@ func resolveRecipients(tx *bolt.Tx, workspaceID string, t *BroadcastTargets) ([]
 			}
 		}
 	}
+	recs := wsBucket(tx, bContacts, idKey(workspaceID))
 	groupPhones := func(ids []string) ([]string, error) {
 		var out []string
 		for _, g := range ids {
 			for _, cid := range groupMembers(tx, workspaceID, g) {
-				c, err := getContact(tx, workspaceID, cid)
-				if err != nil {
+				// Only the phone (Contact.Phone) is needed: read from the record without
+				// building the contact, as search does.
+				u, ok := ParseID(cid)
+				if !ok || recs == nil {
+					continue
+				}
+				v := recs.Get(u[:])
+				if v == nil {
 					continue // deleted meanwhile
 				}
-				if p := c.Phone(); p != "" {
+				_, _, _, _, p, err := recordText(v)
+				if err != nil {
+					continue // unreadable, as getContact would have failed
+				}
+				if p != "" {
 					out = append(out, p)
 				}
 			}

@@ -159,6 +159,12 @@ func findConversation(tx *bolt.Tx, workspaceID, from, addrs string) (Conversatio
 // set. A conversation created for a message gets that message's time as its last activity, so
 // that it is written once.
 func (s *Store) conversationFor(tx *bolt.Tx, fx *effects, workspaceID string, n PhoneNumber, addrs []string, activity *time.Time) (Conversation, bool, error) {
+	return s.conversationWith(tx, fx, workspaceID, n, addrs, activity, ConversationOpen)
+}
+
+// conversationWith is conversationFor creating a missing conversation with the given status
+// (a broadcast copy's starts closed), written once.
+func (s *Store) conversationWith(tx *bolt.Tx, fx *effects, workspaceID string, n PhoneNumber, addrs []string, activity *time.Time, status string) (Conversation, bool, error) {
 	addrs = NormalizeGroup(addrs)
 	key := strings.Join(addrs, "-")
 	if c, ok, err := findConversation(tx, workspaceID, n.Phone, key); ok || err != nil {
@@ -175,7 +181,7 @@ func (s *Store) conversationFor(tx *bolt.Tx, fx *effects, workspaceID string, n 
 	}
 	now := s.Now()
 	c := Conversation{ID: s.NewID(), WorkspaceID: workspaceID, TenantID: s.tenantID, CommunicationType: CommSMS,
-		Status: ConversationOpen, AssignedUserIDs: []string{}, Labels: []string{}, From: n.Phone,
+		Status: status, AssignedUserIDs: []string{}, Labels: []string{}, From: n.Phone,
 		InboundChannelAddresses: key, Addresses: addrs, OutboundChannelID: n.ID, LastMessageTime: activity,
 		CreatedAt: now, UpdatedAt: now}
 	convChanged(tx, workspaceID, addrs, true) // the list's kept sets (contact_list_patch.go)

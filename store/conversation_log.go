@@ -143,10 +143,3 @@ func (s *Store) ConversationEntries(workspaceID, conversationID string) ([]Conve
 	})
 	return out, err
 }
-
-// startClosed makes a conversation just created for a broadcast copy closed: copies do not
-// fill the inbox; the contact's reply opens it.
-func startClosed(tx *bolt.Tx, c *Conversation) error {
-	c.Status = ConversationClosed
-	return putJSON(tx.Bucket(bConversations), wsKey(c.WorkspaceID, c.ID), c)
-}

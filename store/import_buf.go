@@ -20,6 +20,7 @@ import (
 // flushes (upsertContact), and a row whose phone is still buffered (pendingPhone) flushes before
 // it is looked up, so a phone repeated in a file finds the contact its earlier row created.
 type postingBuf struct {
+	top   []byte // the top bucket of the postings: contacts' terms, or messages' words
 	ws    []byte
 	terms map[string][]uint32
 	// blocks are the nums blocks written in this transaction, each with room for numBlock
@@ -38,7 +39,7 @@ type phoneEntry struct {
 }
 
 func newPostingBuf() *postingBuf {
-	return &postingBuf{terms: map[string][]uint32{}, blocks: map[uint32][]byte{}, phoneN: map[string]struct{}{}}
+	return &postingBuf{top: bContactTerms, terms: map[string][]uint32{}, blocks: map[uint32][]byte{}, phoneN: map[string]struct{}{}}
 }
 
 // putSlot is putSlot writing into the block p already holds for this transaction. bbolt keeps
@@ -109,7 +110,7 @@ func (p *postingBuf) flush(tx *bolt.Tx) error {
 	if len(p.terms) == 0 {
 		return nil
 	}
-	b, err := wsBucketW(tx, bContactTerms, p.ws, fillPostings)
+	b, err := wsBucketW(tx, p.top, p.ws, fillPostings)
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,9 @@ const (
 
 var liveKinds = []string{LiveMessage, LiveConversation, LiveComment, LiveNotification}
 
+// liveKindMessage is LiveMessage's index in liveKinds (the byte an entry stores).
+const liveKindMessage = 0
+
 // The log keeps at least the last 10,000 events or the last 24 hours of each workspace
 // (Options.LiveKeepEvents, Options.LiveKeepFor): an entry is pruned only when it is beyond both.
 const (
@@ -82,6 +85,11 @@ func (s *Store) live(tx *bolt.Tx, fx *effects, workspaceID, typ, conversationID,
 	if err != nil {
 		return err
 	}
+	return s.liveData(tx, fx, workspaceID, kind, target, data)
+}
+
+// liveData appends an event of liveKinds[kind] whose data object is data (already JSON).
+func (s *Store) liveData(tx *bolt.Tx, fx *effects, workspaceID string, kind int, target string, data []byte) error {
 	seqs := tx.Bucket(bLiveSeq)
 	wsk := idKey(workspaceID)
 	seq := decodeUint(seqs.Get(wsk)) + 1
@@ -211,13 +219,32 @@ func (s *Store) LiveEventsAfter(workspaceID string, after uint64, max int) (evs 
 // liveMessage records a change of a message's status; liveNewMessage a new message (the
 // inbox list moves only for those).
 func (s *Store) liveMessage(tx *bolt.Tx, fx *effects, m *Message) error {
-	return s.live(tx, fx, m.WorkspaceID, LiveMessage, m.ConversationID, "", map[string]any{
-		"messageId": m.ID, "status": m.Status, "inbound": !m.Outbound, "new": false})
+	return s.liveMessageEvent(tx, fx, m, false)
 }
 
 func (s *Store) liveNewMessage(tx *bolt.Tx, fx *effects, m *Message) error {
-	return s.live(tx, fx, m.WorkspaceID, LiveMessage, m.ConversationID, "", map[string]any{
-		"messageId": m.ID, "status": m.Status, "inbound": !m.Outbound, "new": true})
+	return s.liveMessageEvent(tx, fx, m, true)
+}
+
+// liveMessageData is the data of a message event: the object live writes for these fields,
+// keys in the sorted order json gives a map's (a broadcast writes one per copy, so it skips
+// the map).
+type liveMessageData struct {
+	ConversationID string `json:"conversationId"`
+	Inbound        bool   `json:"inbound"`
+	MessageID      string `json:"messageId"`
+	New            bool   `json:"new"`
+	Status         string `json:"status"`
+	Type           string `json:"type"`
+}
+
+func (s *Store) liveMessageEvent(tx *bolt.Tx, fx *effects, m *Message, isNew bool) error {
+	data, err := json.Marshal(liveMessageData{ConversationID: m.ConversationID, Inbound: !m.Outbound,
+		MessageID: m.ID, New: isNew, Status: m.Status, Type: LiveMessage})
+	if err != nil {
+		return err
+	}
+	return s.liveData(tx, fx, m.WorkspaceID, liveKindMessage, "", data)
 }
 
 // liveConversation records a change of a conversation (change says what: status, assignment,

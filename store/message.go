@@ -237,7 +237,7 @@ func (s *Store) storeMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convC
 	} else {
 		m.To = conv.Addresses[0]
 	}
-	if err := putMessage(tx, &m); err != nil {
+	if err := putMessageWith(tx, &m, fx.msgIndex); err != nil {
 		return m, err
 	}
 	if err := s.liveNewMessage(tx, fx, &m); err != nil {
@@ -270,8 +270,12 @@ func (s *Store) storeMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convC
 	return m, nil
 }
 
-func putMessage(tx *bolt.Tx, m *Message) error {
-	if err := indexMessage(tx, m); err != nil {
+func putMessage(tx *bolt.Tx, m *Message) error { return putMessageWith(tx, m, nil) }
+
+// putMessageWith is putMessage collecting a new message's word postings and slot in buf, when
+// not nil, to be written when buf is flushed.
+func putMessageWith(tx *bolt.Tx, m *Message, buf *msgIndexBuf) error {
+	if err := indexMessageWith(tx, m, buf); err != nil {
 		return err
 	}
 	if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {

@@ -38,6 +38,9 @@ type effects struct {
 	// postings, when set (imports), collects new contacts' search postings to be written term
 	// by term before the transaction commits (search_index.go).
 	postings *postingBuf
+	// msgIndex, when set (a broadcast's fan-out), collects new messages' word postings and
+	// slots the same way (message_words.go).
+	msgIndex *msgIndexBuf
 }
 
 // refuse records a refusal for update to return to its caller and returns nil, so that the
