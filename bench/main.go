@@ -276,6 +276,14 @@ func run(c config) error {
 	if err != nil {
 		return fmt.Errorf("send-message to existing recipients: %w", err)
 	}
+	// The sends leave their copies to the dispatcher: let it finish first, so that the raw puts
+	// after them and the create-conversation row measure themselves, not themselves beside the
+	// dispatch of the sends' backlog.
+	drained, err := (&sbServer{base: base}).waitDrained(3 * time.Minute)
+	if err != nil {
+		return err
+	}
+	r.note(fmt.Sprintf("the sends' backlog was dispatched %s after the last send", drained.Round(100*time.Millisecond)))
 	rawAfter, err := boltBatchRate(dir, sendConc, c.rateDur)
 	if err != nil {
 		return err
