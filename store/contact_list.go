@@ -314,7 +314,12 @@ func (s *Store) ListContacts(workspaceID string, f ContactFilter, cursor string,
 			return err
 		}
 		defer sel.release()
-		page.Total = sel.count(tx, workspaceID)
+		all := countAll(tx, workspaceID)
+		if n, ok := sel.countFew(all); ok {
+			page.Total = n
+		} else {
+			page.Total = sel.count(tx, workspaceID)
+		}
 		tenant := tenantOf(tx)
 		var ids [][16]byte
 		prev, more := "", false
@@ -326,7 +331,7 @@ func (s *Store) ListContacts(workspaceID string, f ContactFilter, cursor string,
 			ids = append(ids, id)
 			return true
 		}
-		if !f.Newest && sel.sparse(page.Total, countAll(tx, workspaceID), limit) {
+		if !f.Newest && sel.sparse(page.Total, all, limit) {
 			// Few matches among many contacts: walking the name order would pass most of it.
 			err = sel.walkSparse(cursor, limit, collect)
 		} else {

@@ -12,7 +12,7 @@ import (
 
 // sparseStepCost weighs reading a member's rank from its num slot against a step of the walk in
 // name order (a slot read is a cursor move to a random block, a step the next key of a page).
-var sparseStepCost = 8 // a variable so that tests take either way
+var sparseStepCost = 8 // a variable so that tests take either way (counting and paging)
 
 // sparse reports whether a page in name order of sel's total matches (of all contacts) costs
 // less read from its members' ranks than walked: the walk passes about all×(limit+1)÷total keys
@@ -26,6 +26,26 @@ func (sel *contactSel) sparse(total, all, limit int) bool {
 		walk = all / total * (limit + 1)
 	}
 	return total*sparseStepCost < walk
+}
+
+// countFew is count for a selection whose first non-negated set has few members among all
+// contacts: it tests those members' slots instead of every slot (ok false otherwise, or when
+// no set can be enumerated).
+func (sel *contactSel) countFew(all int) (n int, ok bool) {
+	i := slices.Index(sel.neg, false)
+	if i < 0 || sel.sets[i].count()*sparseStepCost >= all {
+		return 0, false
+	}
+	slots := newSlotReader(sel.nums)
+	for j, w := range sel.sets[i] {
+		for ; w != 0; w &= w - 1 {
+			num := uint32(j*64 + bits.TrailingZeros64(w))
+			if _, _, live := slots.slot(num); live && sel.keeps(num) {
+				n++
+			}
+		}
+	}
+	return n, true
 }
 
 // walkSparse is walk in name order for a selection with few members: it enumerates the members
