@@ -149,9 +149,6 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 	if err := fx.postings.flush(tx); err != nil {
 		return false, err
 	}
-	if err := fx.msgIndex.flush(tx); err != nil {
-		return false, err
-	}
 	next, _ := pending.Cursor().Seek(p)
 	more := next != nil && bytes.HasPrefix(next, p)
 	b.UpdatedAt = now

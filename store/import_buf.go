@@ -20,7 +20,6 @@ import (
 // flushes (upsertContact), and a row whose phone is still buffered (pendingPhone) flushes before
 // it is looked up, so a phone repeated in a file finds the contact its earlier row created.
 type postingBuf struct {
-	top   []byte // the top bucket of the postings: contacts' terms, or messages' words
 	ws    []byte
 	terms map[string][]uint32
 	// blocks are the nums blocks written in this transaction, each with room for numBlock
@@ -39,27 +38,36 @@ type phoneEntry struct {
 }
 
 func newPostingBuf() *postingBuf {
-	return &postingBuf{top: bContactTerms, terms: map[string][]uint32{}, blocks: map[uint32][]byte{}, phoneN: map[string]struct{}{}}
+	return &postingBuf{terms: map[string][]uint32{}, blocks: map[uint32][]byte{}, phoneN: map[string]struct{}{}}
 }
 
-// putSlot is putSlot writing into the block p already holds for this transaction. bbolt keeps
-// the value given to Put (it does not copy it until the commit), so the block is changed in
-// place and put again; a block written meanwhile by another path (a different array is in the
-// bucket) is read afresh.
+// putSlot is putSlot writing into the block p already holds for this transaction.
 func (p *postingBuf) putSlot(b *bolt.Bucket, num uint32, id [16]byte, rank [rankLen]byte) error {
 	blk := num / numBlock
-	k := numKey(blk)
+	return putInBlock(b, p.blocks, blk, numKey(blk), numBlock*slotLen, slotLen*int(num%numBlock), id[:], rank[:])
+}
+
+// putInBlock writes parts, one after another, at offset off of the block under k in b, a block
+// of at most size bytes that blocks holds for this transaction: bbolt keeps the value given to
+// Put (it does not copy it until the commit), so the block is changed in place and put again
+// instead of copied per entry; a block written meanwhile by another path (a different array is
+// in the bucket) is read afresh.
+func putInBlock(b *bolt.Bucket, blocks map[uint32][]byte, blk uint32, k []byte, size, off int, parts ...[]byte) error {
 	cur := b.Get(k)
-	v, ok := p.blocks[blk]
+	v, ok := blocks[blk]
 	if !ok || len(cur) == 0 || len(v) == 0 || &cur[0] != &v[0] {
-		v = make([]byte, len(cur), numBlock*slotLen)
+		v = make([]byte, len(cur), size)
 		copy(v, cur)
 	}
-	v = v[:max(len(v), slotLen*int(num%numBlock+1))]
-	i := slotLen * int(num%numBlock)
-	copy(v[i:], id[:])
-	copy(v[i+16:], rank[:])
-	p.blocks[blk] = v
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	v = v[:max(len(v), off+n)]
+	for _, p := range parts {
+		off += copy(v[off:], p)
+	}
+	blocks[blk] = v
 	return b.Put(k, v)
 }
 
@@ -110,7 +118,7 @@ func (p *postingBuf) flush(tx *bolt.Tx) error {
 	if len(p.terms) == 0 {
 		return nil
 	}
-	b, err := wsBucketW(tx, p.top, p.ws, fillPostings)
+	b, err := wsBucketW(tx, bContactTerms, p.ws, fillPostings)
 	if err != nil {
 		return err
 	}

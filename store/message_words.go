@@ -90,12 +90,12 @@ func indexMessageWith(tx *bolt.Tx, m *Message, buf *msgIndexBuf) error {
 		return nil // beyond what a num holds: the message is stored, not indexed
 	}
 	num := uint32(seq)
-	m.WordNum = num
 	if buf != nil {
-		buf.words.add(ws, words, num)
-		return buf.putSlot(slots, num, idKey(m.ConversationID))
+		err = buf.putSlot(slots, num, idKey(m.ConversationID))
+	} else {
+		err = putMsgSlot(slots, num, idKey(m.ConversationID))
 	}
-	if err := putMsgSlot(slots, num, idKey(m.ConversationID)); err != nil {
+	if err != nil {
 		return err
 	}
 	m.WordNum = num
@@ -115,45 +115,20 @@ func indexMessageWith(tx *bolt.Tx, m *Message, buf *msgIndexBuf) error {
 	return nil
 }
 
-// msgIndexBuf collects the word postings of the messages stored in one transaction (a
-// broadcast's fan-out chunk: thousands of copies with the same words) and writes them term by
-// term at flush: one seek and one Put per word and chunk instead of per word and copy. The
-// postings must be flushed before anything in the same transaction reads or removes them;
-// the slots are written at once (in place, like postingBuf.putSlot), so a num always maps to
-// its conversation. A nil *msgIndexBuf holds nothing.
+// msgIndexBuf holds the slot blocks of the messages stored in one transaction (a broadcast's
+// fan-out chunk: thousands of copies), so that each new slot is written into its block in place
+// instead of copying the block per message; a num always maps to its conversation at once. (The
+// copies' word postings go through the transaction's word buffer, message_words_buf.go.)
 type msgIndexBuf struct {
-	words  *postingBuf
 	blocks map[uint32][]byte
 }
 
-func newMsgIndexBuf() *msgIndexBuf {
-	return &msgIndexBuf{words: &postingBuf{top: bMsgWords, terms: map[string][]uint32{}}, blocks: map[uint32][]byte{}}
-}
+func newMsgIndexBuf() *msgIndexBuf { return &msgIndexBuf{blocks: map[uint32][]byte{}} }
 
-// putSlot is putMsgSlot writing into the block buf already holds for this transaction: bbolt
-// keeps the value given to Put until the commit, so the block is changed in place and put
-// again; a block written meanwhile by another path is read afresh.
+// putSlot is putMsgSlot writing into the block buf already holds for this transaction.
 func (buf *msgIndexBuf) putSlot(b *bolt.Bucket, num uint32, conv []byte) error {
 	blk := num / msgSlotBlock
-	k := binary.BigEndian.AppendUint32(nil, blk)
-	cur := b.Get(k)
-	v, ok := buf.blocks[blk]
-	if !ok || len(cur) == 0 || len(v) == 0 || &cur[0] != &v[0] {
-		v = make([]byte, len(cur), 16*msgSlotBlock)
-		copy(v, cur)
-	}
-	v = v[:max(len(v), 16*int(num%msgSlotBlock+1))]
-	copy(v[16*int(num%msgSlotBlock):], conv)
-	buf.blocks[blk] = v
-	return b.Put(k, v)
-}
-
-// flush writes the postings buf holds and empties it.
-func (buf *msgIndexBuf) flush(tx *bolt.Tx) error {
-	if buf == nil {
-		return nil
-	}
-	return buf.words.flush(tx)
+	return putInBlock(b, buf.blocks, blk, binary.BigEndian.AppendUint32(nil, blk), 16*msgSlotBlock, 16*int(num%msgSlotBlock), conv)
 }
 
 // unindexMessage removes the postings and slot of the message stored at key (workspace|id).

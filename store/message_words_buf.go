@@ -14,14 +14,15 @@ import (
 // per word and transaction (appendPostings, as an import does for contacts). Nums ascend within
 // a workspace (the slots bucket's sequence), so each word's are appended after its chunks.
 //
-// Only the group commit's transactions have a buffer (beginWordBuf … flushWordBuf); in any other
-// transaction indexMessage writes the postings directly. Nothing reads message postings inside
+// The store's write transactions have a buffer (the group commit's and updateNow's: beginWordBuf
+// … flushWordBuf), so a broadcast's fan-out chunk, thousands of copies of one text, writes each
+// word once too; in any other transaction indexMessage writes the postings directly. Nothing reads message postings inside
 // a write transaction, except unindexMessage, which also takes a num out of the buffer.
 
 // msgWordBuf is one transaction's buffered message postings: workspace → word → nums.
 type msgWordBuf map[string]map[string][]uint32
 
-// wordBufs maps each open group-commit transaction to its buffer.
+// wordBufs maps each open write transaction to its buffer.
 var wordBufs sync.Map // *bolt.Tx → msgWordBuf
 
 func beginWordBuf(tx *bolt.Tx) { wordBufs.Store(tx, msgWordBuf{}) }
@@ -49,7 +50,13 @@ func (b msgWordBuf) add(ws []byte, words []string, num uint32) {
 // transaction that stored it).
 func (b msgWordBuf) remove(ws []byte, words []string, num uint32) {
 	terms := b[string(ws)]
+	if terms == nil {
+		return // nothing of ws buffered
+	}
 	for _, w := range words {
+		if terms[w] == nil {
+			continue
+		}
 		terms[w] = slices.DeleteFunc(terms[w], func(n uint32) bool { return n == num })
 	}
 }

@@ -38,8 +38,8 @@ type effects struct {
 	// postings, when set (imports), collects new contacts' search postings to be written term
 	// by term before the transaction commits (search_index.go).
 	postings *postingBuf
-	// msgIndex, when set (a broadcast's fan-out), collects new messages' word postings and
-	// slots the same way (message_words.go).
+	// msgIndex, when set (a broadcast's fan-out), writes new messages' slots into their
+	// blocks in place (message_words.go).
 	msgIndex *msgIndexBuf
 }
 
@@ -111,7 +111,12 @@ func (s *Store) updateNow(fn func(tx *bolt.Tx, fx *effects) error) error {
 	var last *bolt.Tx
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		last = tx
+		beginWordBuf(tx) // message postings written at the end (message_words_buf.go)
+		defer dropWordBuf(tx)
 		if err := fn(tx, &fx); err != nil {
+			return err
+		}
+		if err := flushWordBuf(tx); err != nil {
 			return err
 		}
 		settleSets(tx) // the list's kept sets (contact_list_patch.go)
