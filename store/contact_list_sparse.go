@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/hex"
 	"math/bits"
 	"slices"
@@ -140,6 +139,5 @@ func (sel *contactSel) orderKeyOf(id [16]byte, num uint32) []byte {
 	if err != nil {
 		return nil
 	}
-	d := searchDoc{first: textfold.Fold(first), last: textfold.Fold(last)}
-	return binary.BigEndian.AppendUint32(d.sortKey(), num)
+	return orderKey(searchDoc{first: textfold.Fold(first), last: textfold.Fold(last)}, num)
 }
