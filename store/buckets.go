@@ -85,10 +85,21 @@ var (
 	bMailNotify  = []byte("mail_notify")      // user -> mailNotifyState (notify_mail.go)
 )
 
+// The recent parts of the contact indexes whose keys land all over their range, and where the
+// next move of each into its main part starts (contact_index_split.go).
+var (
+	bContactPhoneRecent = []byte("idx_contact_by_phone_recent")
+	bContactEmailRecent = []byte("idx_contact_by_email_recent")
+	bContactOrderRecent = []byte("idx_contact_names_recent")
+	bContactTermsRecent = []byte("idx_contact_postings_recent")
+	bContactSweep       = []byte("idx_contact_recent_sweep") // ws|main bucket name -> the next key to move
+)
+
 var allBuckets = [][]byte{
 	bMeta, bTenants, bWorkspaces, bUsers, bUserEmail, bMemberships, bUserWS, bInvitations,
 	bNumbers, bNumberPhone, bNumberGlobal, bProperties, bPropertyName, bContacts, bContactPhone, bContactEmail,
-	bContactTerms, bContactOrder, bContactNums, bConversations, bConvKey, bMessages, bConvMessages,
+	bContactTerms, bContactOrder, bContactNums,
+	bContactPhoneRecent, bContactEmailRecent, bContactOrderRecent, bContactTermsRecent, bContactSweep, bConversations, bConvKey, bMessages, bConvMessages,
 	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bBroadcastHeld, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bOptOutLifts, bConsents, bNumberFlags, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 	bSubOwner, bSubPending, bEventPending, bConvActivity, bSnippets,

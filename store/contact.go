@@ -334,8 +334,8 @@ func (s *Store) putContactWith(tx *bolt.Tx, c *Contact, old *Contact, buf *posti
 
 func contactIDByPhone(tx *bolt.Tx, workspaceID, phone string) string {
 	ws := idKey(workspaceID)
-	b, nums := wsBucket(tx, bContactPhone, ws), wsBucket(tx, bContactNums, ws)
-	if b == nil || nums == nil {
+	b, nums := readSplit(tx, bContactPhone, ws), wsBucket(tx, bContactNums, ws)
+	if !b.exists() || nums == nil {
 		return ""
 	}
 	if v := b.Get([]byte(phone)); len(v) == 4 {

@@ -159,7 +159,7 @@ func TestEraseLeavesNothingOfTheContact(t *testing.T) {
 				bucket != string(bOptOuts) && bucket != string(bOptOutPhone) {
 				t.Errorf("bucket %s still holds the phone (key %q)", bucket, k)
 			}
-			if bucket == string(bContactTerms) && len(k) > 5 {
+			if (bucket == string(bContactTerms) || bucket == string(bContactTermsRecent)) && len(k) > 5 {
 				nums, _ := decodeChunk(nil, chunkFirst(k), v)
 				for _, n := range nums {
 					if n == num {

@@ -65,7 +65,8 @@ func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d *contactP
 			return err
 		}
 		// The phone is unique in a workspace; the first contact indexed under it keeps it.
-		if b.Get([]byte(p)) == nil {
+		// Writes other than an import's go to the main part (contact_index_split.go).
+		if (splitIndex{main: b, recent: wsBucket(tx, bContactPhoneRecent, ws)}).Get([]byte(p)) == nil {
 			phoneOwnerChanged(tx, ws, p, num) // the list's kept sets map phones to nums (contact_list_patch.go)
 			if err := b.Put([]byte(p), numKey(num)); err != nil {
 				return err
@@ -107,7 +108,7 @@ func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d *contactP
 // deleteContactIndex removes c's index entries; its num slot is rewritten by putContactIndex.
 func deleteContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc) error {
 	if p := c.Phone(); p != "" {
-		if b := wsBucket(tx, bContactPhone, ws); b != nil && bytes.Equal(b.Get([]byte(p)), numKey(num)) {
+		if b := readSplit(tx, bContactPhone, ws); bytes.Equal(b.Get([]byte(p)), numKey(num)) {
 			phoneOwnerChanged(tx, ws, p, num) // the list's kept sets map phones to nums (contact_list_patch.go)
 			if err := b.Delete([]byte(p)); err != nil {
 				return err
@@ -115,21 +116,15 @@ func deleteContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d search
 		}
 	}
 	if c.Email != "" {
-		if b := wsBucket(tx, bContactEmail, ws); b != nil {
-			if err := b.Delete(emailKey(c.Email, num)); err != nil {
-				return err
-			}
+		if err := readSplit(tx, bContactEmail, ws).Delete(emailKey(c.Email, num)); err != nil {
+			return err
 		}
 	}
-	if terms := wsBucket(tx, bContactTerms, ws); terms != nil {
-		for _, t := range d.terms() {
-			if err := removePosting(terms, t, num); err != nil {
-				return err
-			}
+	terms := readSplit(tx, bContactTerms, ws)
+	for _, t := range d.terms() {
+		if err := terms.removePosting(t, num); err != nil {
+			return err
 		}
 	}
-	if order := wsBucket(tx, bContactOrder, ws); order != nil {
-		return order.Delete(orderKey(d, num))
-	}
-	return nil
+	return readSplit(tx, bContactOrder, ws).Delete(orderKey(d, num))
 }

@@ -41,7 +41,7 @@ type contactSel struct {
 	ws     []byte
 	recs   *bolt.Bucket
 	nums   *bolt.Bucket
-	order  *bolt.Bucket
+	order  splitIndex
 }
 
 func (sel *contactSel) keeps(num uint32) bool {
@@ -60,8 +60,8 @@ func (sel *contactSel) keeps(num uint32) bool {
 // valid (a num never changes contact; a deleted one has an empty slot), so a long export or bulk
 // action resolves its filter once, not once per chunk. ok is false when the contacts are gone.
 func (sel *contactSel) rebind(tx *bolt.Tx) bool {
-	sel.recs, sel.nums, sel.order = wsBucket(tx, bContacts, sel.ws), wsBucket(tx, bContactNums, sel.ws), wsBucket(tx, bContactOrder, sel.ws)
-	return sel.recs != nil && sel.nums != nil && sel.order != nil
+	sel.recs, sel.nums, sel.order = wsBucket(tx, bContacts, sel.ws), wsBucket(tx, bContactNums, sel.ws), readSplit(tx, bContactOrder, sel.ws)
+	return sel.recs != nil && sel.nums != nil && sel.order.exists()
 }
 
 func (sel *contactSel) release() {
@@ -79,21 +79,18 @@ func (sel *contactSel) release() {
 func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactSel, bool, error) {
 	ws := idKey(workspaceID)
 	sel := &contactSel{ws: ws, recs: wsBucket(tx, bContacts, ws), nums: wsBucket(tx, bContactNums, ws),
-		order: wsBucket(tx, bContactOrder, ws)}
+		order: readSplit(tx, bContactOrder, ws)}
 	if f.GroupID != "" {
 		if _, err := getGroup(tx, workspaceID, f.GroupID); err != nil {
 			return nil, false, err
 		}
 	}
-	if sel.recs == nil || sel.nums == nil || sel.order == nil {
+	if sel.recs == nil || sel.nums == nil || !sel.order.exists() {
 		return sel, false, nil
 	}
 	maxNum := uint32(min(sel.nums.Sequence(), 1<<32-1))
-	phones := wsBucket(tx, bContactPhone, ws)
+	phones := readSplit(tx, bContactPhone, ws)
 	byPhone := func(s numSet, phone []byte) {
-		if phones == nil {
-			return
-		}
 		if v := phones.Get(phone); len(v) == 4 {
 			s.add(u32(v))
 		}

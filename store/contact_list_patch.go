@@ -223,12 +223,9 @@ func (sp *setPatch) settle(tx *bolt.Tx, k setKey) {
 		sp.ops[n] = memberOut
 	}
 	clear(sp.nums)
-	phones := wsBucket(tx, bContactPhone, ws)
+	phones := readSplit(tx, bContactPhone, ws)
 	for ph := range sp.phones {
-		var v []byte
-		if phones != nil {
-			v = phones.Get([]byte(ph))
-		}
+		v := phones.Get([]byte(ph))
 		if len(v) != 4 {
 			continue
 		}

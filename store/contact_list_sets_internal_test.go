@@ -13,7 +13,7 @@ func (f *patchFix) phoneNum(t *testing.T, phone string) uint32 {
 	t.Helper()
 	var n uint32
 	err := f.s.db.View(func(tx *bolt.Tx) error {
-		v := wsBucket(tx, bContactPhone, idKey(f.ws)).Get([]byte(phone))
+		v := readSplit(tx, bContactPhone, idKey(f.ws)).Get([]byte(phone))
 		if len(v) != 4 {
 			return errors.New("no contact has " + phone)
 		}

@@ -184,12 +184,12 @@ func SetSearchBounds(verify, tinyWalk int) (restore func()) {
 func PostingsEntries(s *Store, workspaceID string) (int, error) {
 	n := 0
 	err := s.db.View(func(tx *bolt.Tx) error {
-		b := wsBucket(tx, bContactTerms, idKey(workspaceID))
-		if b == nil {
+		b := readSplit(tx, bContactTerms, idKey(workspaceID))
+		if !b.exists() {
 			return nil
 		}
 		var err error
-		n, err = addPostingsN(b, newNumSet(uint32(wsBucket(tx, bContactNums, idKey(workspaceID)).Sequence())), "", false)
+		n, err = b.addPostingsN(newNumSet(uint32(wsBucket(tx, bContactNums, idKey(workspaceID)).Sequence())), "", false)
 		return err
 	})
 	return n, err

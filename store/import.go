@@ -14,13 +14,13 @@ import (
 // index entries and its events still share one transaction; batching only saves fsyncs and page
 // rewrites.
 //
-// At a million contacts most of a batch's cost is per page it touches, not per row: the phone,
-// e-mail and order indexes take keys all over their range and every phone-digit term gets new
-// postings, so a batch rewrites some 20,000 pages whether it holds 5,000 rows or 8,000 (each
-// page read into a node, copied, split and written at the commit). Bigger batches touch fewer
-// pages per row; the bound is the file: a commit's old page copies stay as free pages, so the
-// file holds about one batch's pages more than its data (5,000-row batches left 479 B per
-// contact at 1M, 10,000-row ones 511 B, the limit being 512).
+// At a million contacts most of a batch's cost is per page it touches, not per row (each page
+// read into a node, copied, split and written at the commit): the indexes whose keys land all
+// over their range take a batch's entries in a small recent part first (contact_index_split.go).
+// Bigger batches touch fewer pages per row; the bound is the file: a commit's old page copies
+// stay as free pages, so the file holds about one batch's pages more than its data (before the
+// recent parts, 5,000-row batches left 479 B per contact at 1M, 10,000-row ones 511 B, the limit
+// being 512).
 const ImportBatchSize = 8192
 
 // importFirstBatch is the size of the first batch; each next one doubles up to ImportBatchSize.

@@ -118,72 +118,77 @@ func (p *postingBuf) flush(tx *bolt.Tx) error {
 	if len(p.terms) == 0 {
 		return nil
 	}
-	b, err := wsBucketW(tx, bContactTerms, p.ws, fillPostings)
+	w, err := openRecent(tx, bContactTerms, p.ws)
 	if err != nil {
 		return err
 	}
+	w.main.FillPercent, w.recent.FillPercent = fillPostings, fillPostings
 	terms := make([]string, 0, len(p.terms))
 	for t := range p.terms {
 		terms = append(terms, t)
 	}
 	slices.Sort(terms) // in key order: neighbouring terms share pages
-	for _, t := range terms {
-		if err := appendPostings(b, t, p.terms[t]); err != nil {
-			return err
-		}
+	added, err := w.putPostings(terms, p.terms)
+	if err != nil {
+		return err
+	}
+	if err := w.settlePostings(added); err != nil {
+		return err
 	}
 	clear(p.terms)
 	return nil
 }
 
-// flushEntries writes the buffered phone, email and order entries, each index in key order.
+// flushEntries writes the buffered phone, email and order entries into the recent parts of
+// their indexes (contact_index_split.go), each in key order.
 func (p *postingBuf) flushEntries(tx *bolt.Tx) error {
 	if len(p.phones) > 0 {
-		b, err := wsBucketW(tx, bContactPhone, p.ws, 0)
+		w, err := openRecent(tx, bContactPhone, p.ws)
 		if err != nil {
 			return err
 		}
+		idx := w.index()
 		// Stable: of two contacts given one phone, the first created keeps it, as when written
 		// one by one.
 		slices.SortStableFunc(p.phones, func(x, y phoneEntry) int { return cmp.Compare(x.phone, y.phone) })
-		for _, e := range p.phones {
+		keys, vals := make([][]byte, 0, len(p.phones)), make([][]byte, 0, len(p.phones))
+		for i, e := range p.phones {
 			// The phone is unique in a workspace; the first contact indexed under it keeps it.
-			if b.Get([]byte(e.phone)) != nil {
+			if (i > 0 && p.phones[i-1].phone == e.phone) || idx.Get([]byte(e.phone)) != nil {
 				continue
 			}
 			phoneOwnerChanged(tx, p.ws, e.phone, e.num) // the list's kept sets map phones to nums (contact_list_patch.go)
-			if err := b.Put([]byte(e.phone), numKey(e.num)); err != nil {
-				return err
-			}
+			keys, vals = append(keys, []byte(e.phone)), append(vals, numKey(e.num))
+		}
+		if err := putRecent(w, keys, vals); err != nil {
+			return err
 		}
 		p.phones = p.phones[:0]
 		clear(p.phoneN)
 	}
-	if err := putSorted(tx, bContactEmail, p.ws, p.emails); err != nil {
-		return err
+	for _, e := range []struct {
+		top  []byte
+		keys *[][]byte
+	}{{bContactEmail, &p.emails}, {bContactOrder, &p.order}} {
+		if len(*e.keys) == 0 {
+			continue
+		}
+		w, err := openRecent(tx, e.top, p.ws)
+		if err != nil {
+			return err
+		}
+		slices.SortFunc(*e.keys, bytes.Compare)
+		if err := putRecent(w, *e.keys, nil); err != nil {
+			return err
+		}
+		*e.keys = (*e.keys)[:0]
 	}
-	p.emails = p.emails[:0]
-	if err := putSorted(tx, bContactOrder, p.ws, p.order); err != nil {
-		return err
-	}
-	p.order = p.order[:0]
 	return nil
 }
 
-// putSorted puts keys (with empty values) into workspace ws's bucket of top, in key order.
-func putSorted(tx *bolt.Tx, top, ws []byte, keys [][]byte) error {
-	if len(keys) == 0 {
-		return nil
-	}
-	b, err := wsBucketW(tx, top, ws, 0)
-	if err != nil {
+func putRecent(w *recentWriter, keys, vals [][]byte) error {
+	if err := w.put(keys, vals); err != nil {
 		return err
 	}
-	slices.SortFunc(keys, bytes.Compare)
-	for _, k := range keys {
-		if err := b.Put(k, nil); err != nil {
-			return err
-		}
-	}
-	return nil
+	return w.settle(len(keys))
 }

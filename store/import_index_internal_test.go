@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -89,22 +90,35 @@ func checkContactIndex(t *testing.T, s *Store, workspaceID string) {
 		if err != nil {
 			return err
 		}
+		// Each of the three indexes as its readers see it (both parts, contact_index_split.go):
+		// every entry in one part only, and the recent part's sequence counting its entries.
 		checkEntries := func(name string, top []byte, want map[string]bool, val func(k string) string) {
+			idx := readSplit(tx, top, ws)
 			n := 0
-			err := wsBucket(tx, top, ws).ForEach(func(k, v []byte) error {
+			c := idx.Cursor()
+			var prev []byte
+			for k, v := c.First(); k != nil; k, v = c.Next() {
 				n++
+				if prev != nil && bytes.Compare(prev, k) >= 0 {
+					t.Errorf("%s: entry %q after %q", name, k, prev)
+				}
+				prev = bytes.Clone(k)
 				if !want[string(k)] {
 					t.Errorf("%s: entry %q belongs to no contact", name, k)
 				} else if val != nil && val(string(k)) != string(v) {
 					t.Errorf("%s: entry %q points at %x, want %x", name, k, v, val(string(k)))
 				}
-				return nil
-			})
-			if err != nil {
-				t.Error(err)
+				if idx.main != nil && idx.recent != nil && hasKey(idx.main, k) && hasKey(idx.recent, k) {
+					t.Errorf("%s: entry %q is in both parts", name, k)
+				}
 			}
 			if n != len(want) {
 				t.Errorf("%s: %d entries, want %d", name, n, len(want))
+			}
+			if idx.recent != nil {
+				if got, keys := idx.recent.Sequence(), countPrefix(idx.recent, nil); got != uint64(keys) {
+					t.Errorf("%s: the recent part counts %d entries and holds %d", name, got, keys)
+				}
 			}
 		}
 		phones := map[string]bool{}
@@ -114,21 +128,45 @@ func checkContactIndex(t *testing.T, s *Store, workspaceID string) {
 		checkEntries("phone", bContactPhone, phones, func(k string) string { return wantPhones[k] })
 		checkEntries("email", bContactEmail, wantEmails, nil)
 		checkEntries("order", bContactOrder, wantOrder, nil)
+		// The postings of both parts: within a part a term's chunks ascend; a num is in one part.
 		got := map[string][]uint32{}
-		cur := wsBucket(tx, bContactTerms, ws).Cursor()
-		for k, v := cur.First(); k != nil; k, v = cur.Next() {
-			term := string(k[:len(k)-5])
-			if len(v) > chunkMax+5 {
-				t.Errorf("chunk of %q holds %d bytes", term, len(v))
+		for _, b := range []*bolt.Bucket{wsBucket(tx, bContactTerms, ws), wsBucket(tx, bContactTermsRecent, ws)} {
+			if b == nil {
+				continue
 			}
-			nums, err := decodeChunk(nil, chunkFirst(k), v)
-			if err != nil {
-				return err
+			part := map[string][]uint32{}
+			cur := b.Cursor()
+			for k, v := cur.First(); k != nil; k, v = cur.Next() {
+				term := string(k[:len(k)-5])
+				if len(v) > chunkMax+5 {
+					t.Errorf("chunk of %q holds %d bytes", term, len(v))
+				}
+				nums, err := decodeChunk(nil, chunkFirst(k), v)
+				if err != nil {
+					return err
+				}
+				if prev := part[term]; len(prev) > 0 && nums[0] <= prev[len(prev)-1] {
+					t.Errorf("chunks of %q overlap", term)
+				}
+				part[term] = append(part[term], nums...)
 			}
-			if prev := got[term]; len(prev) > 0 && nums[0] <= prev[len(prev)-1] {
-				t.Errorf("chunks of %q overlap", term)
+			for term, nums := range part {
+				got[term] = append(got[term], nums...)
 			}
-			got[term] = append(got[term], nums...)
+		}
+		for term := range got {
+			slices.Sort(got[term])
+		}
+		if recent := wsBucket(tx, bContactTermsRecent, ws); recent != nil {
+			n := 0
+			recent.ForEach(func(k, v []byte) error {
+				nums, _ := decodeChunk(nil, chunkFirst(k), v)
+				n += len(nums)
+				return nil
+			})
+			if recent.Sequence() != uint64(n) {
+				t.Errorf("postings: the recent part counts %d nums and holds %d", recent.Sequence(), n)
+			}
 		}
 		for term, nums := range want {
 			slices.Sort(nums)

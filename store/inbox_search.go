@@ -121,8 +121,8 @@ type contactMatcher struct {
 
 func newContactMatcher(tx *bolt.Tx, workspaceID string, ws []byte, q Query) (*contactMatcher, error) {
 	cm := &contactMatcher{q: q, seen: map[uint32]bool{}}
-	terms, nums, recs := wsBucket(tx, bContactTerms, ws), wsBucket(tx, bContactNums, ws), wsBucket(tx, bContacts, ws)
-	if q.Empty() || terms == nil || nums == nil || recs == nil {
+	terms, nums, recs := readSplit(tx, bContactTerms, ws), wsBucket(tx, bContactNums, ws), wsBucket(tx, bContacts, ws)
+	if q.Empty() || !terms.exists() || nums == nil || recs == nil {
 		cm.none = true
 		return cm, nil
 	}
@@ -161,7 +161,7 @@ func newContactMatcher(tx *bolt.Tx, workspaceID string, ws []byte, q Query) (*co
 	for _, w := range sets {
 		s := getNumSet(maxNum)
 		for _, st := range w {
-			if err := addPostings(terms, s, st.prefix, st.exact); err != nil {
+			if _, err := terms.addPostingsN(s, st.prefix, st.exact); err != nil {
 				putNumSet(s)
 				return nil, err
 			}
@@ -212,11 +212,7 @@ func activityValue(tx *bolt.Tx, c *Conversation) []byte {
 	if c.IsGroup() || len(c.Addresses) != 1 {
 		return nil
 	}
-	b := wsBucket(tx, bContactPhone, idKey(c.WorkspaceID))
-	if b == nil {
-		return nil
-	}
-	if v := b.Get([]byte(c.Addresses[0])); len(v) == 4 {
+	if v := readSplit(tx, bContactPhone, idKey(c.WorkspaceID)).Get([]byte(c.Addresses[0])); len(v) == 4 {
 		return slices.Clone(v)
 	}
 	return nil

@@ -150,7 +150,7 @@ func unindexMessage(tx *bolt.Tx, key []byte) error {
 	}
 	if terms := wsBucket(tx, bMsgWords, ws); terms != nil {
 		for _, w := range MessageWords(m.Text) {
-			if err := removePosting(terms, w, m.WordNum); err != nil {
+			if _, err := removePosting(terms, w, m.WordNum); err != nil {
 				return err
 			}
 		}

@@ -49,13 +49,14 @@ func sortHits(h []hit) {
 
 // searcher is one search's view of a workspace's contact buckets; any may be nil (no contacts).
 type searcher struct {
-	tx                             *bolt.Tx
-	ws                             []byte
-	workspaceID, tenant            string
-	recs, email, terms, order, num *bolt.Bucket
-	q                              Query
-	verify                         bool // a query word the candidate sets do not decide exactly
-	work                           searchWork
+	tx                  *bolt.Tx
+	ws                  []byte
+	workspaceID, tenant string
+	recs, num           *bolt.Bucket
+	email, order, terms splitIndex
+	q                   Query
+	verify              bool // a query word the candidate sets do not decide exactly
+	work                searchWork
 }
 
 // searchWork counts what one search read: postings entries decoded, records read to verify
@@ -123,10 +124,10 @@ func (s *Store) searchContacts(workspaceID, searchText string) ([]Contact, searc
 	err := s.db.View(func(tx *bolt.Tx) error {
 		ws := wsID[:]
 		sr := &searcher{tx: tx, ws: ws, workspaceID: workspaceID, tenant: tenantOf(tx), q: q,
-			recs: wsBucket(tx, bContacts, ws), email: wsBucket(tx, bContactEmail, ws),
-			terms: wsBucket(tx, bContactTerms, ws), order: wsBucket(tx, bContactOrder, ws),
+			recs: wsBucket(tx, bContacts, ws), email: readSplit(tx, bContactEmail, ws),
+			terms: readSplit(tx, bContactTerms, ws), order: readSplit(tx, bContactOrder, ws),
 			num: wsBucket(tx, bContactNums, ws)}
-		if sr.recs == nil || sr.order == nil || sr.num == nil || sr.terms == nil {
+		if sr.recs == nil || !sr.order.exists() || sr.num == nil || !sr.terms.exists() {
 			return nil
 		}
 		ids, err := sr.search()
@@ -167,7 +168,7 @@ func (s *searcher) search() ([][16]byte, error) {
 			addExact(id)
 		}
 	}
-	if q.Exact != "" && s.email != nil {
+	if q.Exact != "" && s.email.exists() {
 		// Emails are not unique: every contact with that email ranks first. The index holds a
 		// hash of the email: each contact under it is read and its email compared.
 		p := emailHash(q.Exact)

@@ -118,7 +118,8 @@ type indexSizes struct {
 }
 
 // contactIndexBuckets are every bucket that exists to find or order contacts.
-var contactIndexBuckets = [][]byte{bContactPhone, bContactEmail, bContactTerms, bContactOrder, bContactNums}
+var contactIndexBuckets = [][]byte{bContactPhone, bContactEmail, bContactTerms, bContactOrder, bContactNums,
+	bContactPhoneRecent, bContactEmailRecent, bContactOrderRecent}
 
 // measureIndex sums the contact index buckets against the contacts bucket.
 func measureIndex(s *Store) (indexSizes, error) {

@@ -20,6 +20,9 @@ import (
 //	idx_contact_nums      num/numBlock (4) → numBlock slots of id(16) | rank(rankLen)
 //	idx_contact_postings  term | 0x00 | first num(4) → the chunk's other nums, delta+uvarint
 //
+// The phone, email, names and postings buckets each have a recent part beside them, written by
+// imports and read with them (contact_index_split.go).
+//
 // A contact's num is a small dense number given when it is created (the nums bucket's
 // sequence): postings of nums differ by a few hundred and encode in one or two bytes each,
 // where 16-byte ids would take 16. The nums bucket maps a num back to its id and to its rank,
@@ -294,8 +297,8 @@ func appendPostings(b *bolt.Bucket, term string, nums []uint32) error {
 	return b.Put(key, val)
 }
 
-// removePosting removes num from term's postings; a num that is not there is no error.
-func removePosting(b *bolt.Bucket, term string, num uint32) error {
+// removePosting removes num from term's postings and reports whether it was there.
+func removePosting(b *bolt.Bucket, term string, num uint32) (bool, error) {
 	p := termKey(term, 0)
 	p = p[:len(p)-4]
 	c := b.Cursor()
@@ -308,25 +311,25 @@ func removePosting(b *bolt.Bucket, term string, num uint32) error {
 		}
 	}
 	if k == nil || !isChunkOf(k, p) {
-		return nil
+		return false, nil
 	}
 	nums, err := decodeChunk(nil, chunkFirst(k), v)
 	if err != nil {
-		return err
+		return false, err
 	}
 	i, found := slices.BinarySearch(nums, num)
 	if !found {
-		return nil
+		return false, nil
 	}
 	nums = slices.Delete(nums, i, i+1)
 	key := bytes.Clone(k)
 	if i == 0 {
 		if err := b.Delete(key); err != nil || len(nums) == 0 {
-			return err
+			return err == nil, err
 		}
 		key = termKey(term, nums[0])
 	}
-	return b.Put(key, encodeChunk(nums))
+	return true, b.Put(key, encodeChunk(nums))
 }
 
 // ---- candidate sets ----

@@ -163,7 +163,7 @@ func twoDigitSets(w string) []termSet {
 
 // addPostings adds the postings of prefix to set, counting them.
 func (s *searcher) addPostings(set numSet, prefix string, exact bool) error {
-	n, err := addPostingsN(s.terms, set, prefix, exact)
+	n, err := s.terms.addPostingsN(set, prefix, exact)
 	s.work.Postings += n
 	return err
 }
@@ -171,7 +171,7 @@ func (s *searcher) addPostings(set numSet, prefix string, exact bool) error {
 // addWord adds the candidates of w to set.
 func (s *searcher) addWord(set numSet, w postingWord) error {
 	if w.mask != 0 {
-		n, err := addMaskPostings(s.terms, set, w.mask)
+		n, err := s.terms.addMaskPostings(set, w.mask)
 		s.work.Postings += n
 		return err
 	}
@@ -186,10 +186,10 @@ func (s *searcher) addWord(set numSet, w postingWord) error {
 // phoneFilter keeps in cands the contacts whose phone contains every digit word of the query,
 // reading the phone index once (phone → num; no record is read).
 func (s *searcher) phoneFilter(cands numSet) {
-	b := wsBucket(s.tx, bContactPhone, s.ws)
+	b := readSplit(s.tx, bContactPhone, s.ws)
 	keep := getNumSet(uint32(len(cands)*64 - 1))
 	defer putNumSet(keep)
-	if b != nil {
+	if b.exists() {
 		want := make([][]byte, len(s.q.Digits))
 		for i, d := range s.q.Digits {
 			want[i] = []byte(d)

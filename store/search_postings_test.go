@@ -45,7 +45,7 @@ func TestPostings(t *testing.T) {
 					num = uint32(1 + r.IntN(int(next)))
 				}
 				if r.IntN(3) == 0 {
-					err = removePosting(b, term, num)
+					_, err = removePosting(b, term, num)
 					delete(model[term], num)
 				} else {
 					err = addPosting(b, term, num)

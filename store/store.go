@@ -63,6 +63,9 @@ type Store struct {
 	liveKeepFor    time.Duration // see Options.LiveKeepFor
 }
 
+// initialMmapSize is how much of the file is mapped when it is opened (see Open).
+const initialMmapSize = 1 << 30
+
 // Open opens (creating if needed) the database at path, runs migrations and builds the
 // in-memory opt-out filters.
 func Open(path string, opts Options) (*Store, error) {
@@ -75,7 +78,11 @@ func Open(path string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("store: create data directory: %w", err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.Timeout, ReadOnly: opts.ReadOnly, FreelistType: bolt.FreelistMapType})
+	// A write that grows the file past the mapped size remaps it, and a remap waits for every
+	// open read transaction (an export's, a held snapshot's) to end: mapping the first GiB at
+	// once (address space, not memory) keeps writes from waiting on readers until then.
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.Timeout, ReadOnly: opts.ReadOnly, FreelistType: bolt.FreelistMapType,
+		InitialMmapSize: initialMmapSize})
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
 			return nil, fmt.Errorf("store: %s: %w (is a server running? stop it or use its admin endpoint)", path, ErrLocked)

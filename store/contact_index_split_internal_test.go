@@ -1,0 +1,145 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"switchboard/internal/benchgen"
+	"switchboard/internal/textfold"
+)
+
+// TestImportSplitIndexesSettle imports with a recent part far smaller than the file, so that
+// every batch after the first few moves entries into the main parts (wrapping around their
+// keys), and checks what a user meets: every contact found by its phone and its email, the
+// list in name order complete and ordered, and edits, deletions and a second import of the
+// same file after the moves all keeping both parts exact.
+func TestImportSplitIndexesSettle(t *testing.T) {
+	defer func(n, p int) { recentMax, recentMaxPostings = n, p }(recentMax, recentMaxPostings)
+	recentMax, recentMaxPostings = 700, 9000
+
+	s, err := Open(filepath.Join(t.TempDir(), "split.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	w, err := s.CreateWorkspace("Split")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var csv strings.Builder
+	csv.WriteString("firstName,lastName,phone,email,company\n")
+	g := benchgen.New(11)
+	type row struct{ first, last, phone, email string }
+	var rows []row
+	for range 6000 {
+		c := g.Next()
+		rows = append(rows, row{c.First, c.Last, c.Phone, c.Email})
+		fmt.Fprintf(&csv, "%s,%s,%s,%s,%s\n", c.First, c.Last, c.Phone, c.Email, c.Company)
+	}
+	rep, err := s.ImportContacts(w.ID, strings.NewReader(csv.String()), nil)
+	if err != nil || rep.Imported != len(rows) {
+		t.Fatalf("import: %+v, %v", rep, err)
+	}
+	checkContactIndex(t, s, w.ID)
+	checkSplitParts(t, s, w.ID)
+
+	// Every contact by phone and by email, wherever its entries are.
+	for i, r := range rows {
+		if i%7 != 0 {
+			continue
+		}
+		var id string
+		s.db.View(func(tx *bolt.Tx) error { id = contactIDByPhone(tx, w.ID, r.phone); return nil })
+		if id == "" {
+			t.Fatalf("row %d: no contact for %s", i+2, r.phone)
+		}
+		res, err := s.SearchContacts(w.ID, r.email)
+		if err != nil || len(res) == 0 || !strings.EqualFold(res[0].Email, r.email) {
+			t.Fatalf("search %q: %d results, %v", r.email, len(res), err)
+		}
+	}
+	checkNameOrder(t, s, w.ID, len(rows))
+
+	// Edits after the moves: a rename, an erasure, a phone taken (in the recent part or the
+	// main one), a plain delete; then the whole file again (every row an update).
+	first := "Zed"
+	if _, _, err := s.UpsertContact(w.ID, ContactInput{Phone: rows[5].phone, FirstName: &first}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DeleteContact(w.ID, rows[5999].phone, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DeleteContact(w.ID, rows[1].phone, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []row{rows[5998], rows[3]} {
+		if _, err := s.CreateContact(w.ID, ContactInput{Phone: r.phone}); !errors.Is(err, ErrConflict) {
+			t.Fatalf("a second contact for %s: %v, want a conflict", r.phone, err)
+		}
+	}
+	checkContactIndex(t, s, w.ID)
+	rep, err = s.ImportContacts(w.ID, strings.NewReader(csv.String()), nil)
+	if err != nil || rep.Updated != len(rows)-2 || rep.Imported != 2 {
+		t.Fatalf("second import: %+v, %v", rep, err)
+	}
+	checkContactIndex(t, s, w.ID)
+	checkSplitParts(t, s, w.ID)
+	checkNameOrder(t, s, w.ID, len(rows))
+}
+
+// checkSplitParts checks that the recent part of each split index holds at most recentMax
+// entries and that the main part took the rest.
+func checkSplitParts(t *testing.T, s *Store, workspaceID string) {
+	t.Helper()
+	ws := idKey(workspaceID)
+	s.db.View(func(tx *bolt.Tx) error {
+		for top := range recentOf {
+			idx := readSplit(tx, []byte(top), ws)
+			inRecent, inMain := int(idx.recent.Sequence()), countPrefix(idx.main, nil)
+			limit := recentMax
+			if top == string(bContactTerms) {
+				limit = recentMaxPostings
+			}
+			if inRecent > limit || inMain == 0 {
+				t.Errorf("%s: %d entries in the recent part (at most %d), %d in the main one", top, inRecent, limit, inMain)
+			}
+		}
+		return nil
+	})
+}
+
+// checkNameOrder pages through the whole list in name order and compares it with the records
+// sorted by name.
+func checkNameOrder(t *testing.T, s *Store, workspaceID string, want int) {
+	t.Helper()
+	var got [][]byte
+	cursor := ""
+	for {
+		page, err := s.ListContacts(workspaceID, ContactFilter{}, cursor, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.Total != want {
+			t.Fatalf("the list counts %d contacts, want %d", page.Total, want)
+		}
+		for _, c := range page.Contacts {
+			got = append(got, []byte(textfold.Fold(c.FirstName)+"\x00"+textfold.Fold(c.LastName)))
+		}
+		if cursor = page.Next; cursor == "" {
+			break
+		}
+	}
+	if len(got) != want {
+		t.Fatalf("the list gave %d contacts, want %d", len(got), want)
+	}
+	if !slices.IsSortedFunc(got, bytes.Compare) {
+		t.Errorf("the list is not in name order")
+	}
+}
