@@ -143,3 +143,64 @@ func checkNameOrder(t *testing.T, s *Store, workspaceID string, want int) {
 		t.Errorf("the list is not in name order")
 	}
 }
+
+// TestMigrateToRecentParts opens a file as schema 8 wrote it (contacts, no recent parts) and
+// checks the step to 9: the recent parts are there, the contacts found as before, and an import
+// that moves entries between the parts keeps the indexes exact.
+func TestMigrateToRecentParts(t *testing.T) {
+	defer func(n, p int) { recentMax, recentMaxPostings = n, p }(recentMax, recentMaxPostings)
+	recentMax, recentMaxPostings = 300, 4000
+	path := filepath.Join(t.TempDir(), "v8.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.CreateWorkspace("Old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := benchgen.New(5)
+	var phones []string
+	for range 50 {
+		c := g.Next()
+		if _, err := s.CreateContact(w.ID, ContactInput{Phone: c.Phone, FirstName: &c.First, LastName: &c.Last, Email: &c.Email}); err != nil {
+			t.Fatal(err)
+		}
+		phones = append(phones, c.Phone)
+	}
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bContactPhoneRecent, bContactEmailRecent, bContactOrderRecent, bContactTermsRecent, bContactSweep} {
+			if err := tx.DeleteBucket(b); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(8))
+	})
+	s.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if s, err = Open(path, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if v, err := s.SchemaVersion(); v != 9 || err != nil {
+		t.Fatalf("schema %d (%v), want 9", v, err)
+	}
+	if res, err := s.SearchContacts(w.ID, phones[7]); err != nil || len(res) != 1 {
+		t.Fatalf("search %s after the migration: %d results, %v", phones[7], len(res), err)
+	}
+	var csv strings.Builder
+	csv.WriteString("firstName,lastName,phone,email\n")
+	for range 3000 {
+		c := g.Next()
+		fmt.Fprintf(&csv, "%s,%s,%s,%s\n", c.First, c.Last, c.Phone, c.Email)
+	}
+	if rep, err := s.ImportContacts(w.ID, strings.NewReader(csv.String()), nil); err != nil || rep.Imported != 3000 {
+		t.Fatalf("import: %+v, %v", rep, err)
+	}
+	checkContactIndex(t, s, w.ID)
+	checkSplitParts(t, s, w.ID)
+	checkNameOrder(t, s, w.ID, 3050)
+}

@@ -36,6 +36,9 @@ var migrations = []migration{
 	{name: "message words and contact nums for inbox search", batches: indexMessageWordBatches, run: migrateInboxSearch}, // 5→6
 	{name: "phone digit masks for one-digit search words", run: indexPhoneMasks},                                         // 6→7
 	{name: "group conversations indexed under each member", run: indexGroupMembers},                                      // 7→8
+	// The recent parts are created with every bucket at open and start empty; the step marks
+	// files whose contacts may be in them, which an older binary would not read.
+	{name: "recent parts of the contact indexes", run: func(*Store, *bolt.Tx) error { return nil }}, // 8→9
 }
 
 // SchemaVersion is the version this binary writes; migrations bring older files forward.
