@@ -36,12 +36,16 @@ func TestGroupMemberIDsFirstAndContactConversations(t *testing.T) {
 	if _, _, err := st.CreateConversation(ws.ID, n1.Phone, "+14155550102"); err != nil {
 		t.Fatal(err)
 	}
+	grp, err := st.SendMessage(ws.ID, store.SendInput{From: n1.Phone, To: []string{"+14155550101", "+14155550103"}, Text: "Picnic"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	convs, err := st.ContactConversations(ws.ID, "+14155550101")
-	if err != nil || len(convs) != 2 {
-		t.Fatalf("conversations with +14155550101: %d (%v), want 2", len(convs), err)
+	if err != nil || len(convs) != 3 {
+		t.Fatalf("conversations with +14155550101: %d (%v), want 2 and the group one", len(convs), err)
 	}
 	for _, c := range convs {
-		if c.ID != c1.ID && c.ID != c2.ID {
+		if c.ID != c1.ID && c.ID != c2.ID && c.ID != grp.ConversationID {
 			t.Errorf("unexpected conversation %s", c.ID)
 		}
 	}

@@ -278,14 +278,22 @@ func (s *Store) ContactConversations(workspaceID, phone string) ([]Conversation,
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}
-		for _, id := range idxIDs(tx.Bucket(bConvKey), workspaceID, convAddrTerm(phone)) {
-			var c Conversation
-			ok, err := getJSON(tx.Bucket(bConversations), wsKey(workspaceID, id), &c)
-			if err != nil {
-				return err
-			}
-			if ok {
-				out = append(out, c)
+		// Its 1:1 conversations (under its address) and the group ones it is a member of.
+		seen := map[string]bool{}
+		for _, term := range []string{convAddrTerm(phone), convMemberTerm(phone)} {
+			for _, id := range idxIDs(tx.Bucket(bConvKey), workspaceID, term) {
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+				var c Conversation
+				ok, err := getJSON(tx.Bucket(bConversations), wsKey(workspaceID, id), &c)
+				if err != nil {
+					return err
+				}
+				if ok {
+					out = append(out, c)
+				}
 			}
 		}
 		return nil

@@ -100,6 +100,13 @@ func TestUIContactHistoryShowsGroupMessages(t *testing.T) {
 	if r := rowWith(rows, "Picnic on Sunday"); r != "" {
 		t.Errorf("the first page already shows the older group message: %q", r)
 	}
+	// The Conversations card lists the group conversation beside the two 1:1 ones.
+	items, _ := pageText(t, body, "li")
+	for _, want := range [][]string{{"Group with (415) 555-0124", "from (415) 555-0100"}, {"From (415) 555-0177"}, {"From (415) 555-0100", "open"}} {
+		if rowWith(items, want...) == "" {
+			t.Errorf("the Conversations card lacks %q: %q", want, items)
+		}
+	}
 	older, ok := links["Older messages"]
 	if !ok {
 		t.Fatalf("no \"Older messages\" link after a full page: %q", links)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/mail"
+	"slices"
 	"strconv"
 	"strings"
 	"switchboard/internal/phone"
@@ -256,8 +257,11 @@ func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.C
 		if cv.LastMessageTime != nil {
 			at = *cv.LastMessageTime
 		}
-		v.Conversations = append(v.Conversations, views.ContactConversation{ID: cv.ID, From: u.showPhone(cv.From), Status: cv.Status,
-			When: formatWhen(at, now, loc)})
+		item := views.ContactConversation{ID: cv.ID, From: u.showPhone(cv.From), Status: cv.Status, When: formatWhen(at, now, loc)}
+		if cv.IsGroup() {
+			item.Group = u.showPhones(slices.DeleteFunc(slices.Clone(cv.Addresses), func(a string) bool { return a == c.Phone() }))
+		}
+		v.Conversations = append(v.Conversations, item)
 	}
 	return v, nil
 }
