@@ -91,6 +91,9 @@ func TestBrowserPhoneWidth(t *testing.T) {
 		"text": "Hi José, your appointment is tomorrow at 9. Reply C to confirm: https://acme-dental.example.com/appointments/confirm?token=0123456789abcdef0123456789abcdef0123456789abcdef"}, &msg)
 	f.conversation = msg.ConversationID
 	f.api(t, "send-message-action", map[string]any{"id": f.ws, "from": "+14155550100", "to": "+14155550123", "text": "See you then!"}, nil)
+	// A group conversation too: the contact page lists it with its other member.
+	f.api(t, "send-group-message-action", map[string]any{"id": f.ws, "from": "+14155550100", "group": []string{"+14155550123", "+442071838750"},
+		"text": "The practice is closed on Friday."}, nil)
 	var contacts []struct {
 		ID string `json:"id"`
 	}
