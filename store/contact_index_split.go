@@ -206,11 +206,10 @@ func (w *recentWriter) put(keys, vals [][]byte) error {
 // transaction's rewritten pages stay bounded whatever the count says): the run of keys from
 // the position the last move stopped at.
 func (w *recentWriter) settle(added int) error {
-	n := int(min(w.recent.Sequence(), 1<<31)) - recentMax
+	n := w.toMove(recentMax, added)
 	if n <= 0 {
 		return nil
 	}
-	n = min(n, 2*added)
 	var moved [][]byte
 	err := w.sweep(func(k, v []byte) (bool, error) {
 		if len(moved) >= n {
@@ -223,6 +222,12 @@ func (w *recentWriter) settle(added int) error {
 		return err
 	}
 	return w.removeMoved(moved, uint64(len(moved)))
+}
+
+// toMove is how much the recent part holds beyond limit (its sequence counts what it holds), at
+// most twice what was just added.
+func (w *recentWriter) toMove(limit, added int) int {
+	return min(int(min(w.recent.Sequence(), 1<<31))-limit, 2*added)
 }
 
 // sweep calls visit with the recent part's entries in key order from where the last sweep
@@ -301,11 +306,10 @@ func (w *recentWriter) putPostings(terms []string, nums map[string][]uint32) (in
 // settlePostings moves whole terms from the recent part into the main one until it holds at most
 // recentMaxPostings nums, at most twice the added nums just put in one call.
 func (w *recentWriter) settlePostings(added int) error {
-	n := int(min(w.recent.Sequence(), 1<<31)) - recentMaxPostings
+	n := w.toMove(recentMaxPostings, added)
 	if n <= 0 {
 		return nil
 	}
-	n = min(n, 2*added)
 	var moved [][]byte
 	var term []byte // the term being moved, with its 0x00
 	var nums []uint32
