@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"switchboard/internal/phone"
 	"switchboard/store"
 	"switchboard/views"
 )
@@ -129,6 +130,24 @@ func splitList(s string) []string {
 	})
 }
 
+// pastedNumbers splits pasted phone numbers at new lines, commas and semicolons; a piece that is
+// not one number written with spaces, as in (415) 555-0123, is split at its spaces too (numbers
+// pasted in a row).
+func pastedNumbers(s, region string) []string {
+	var out []string
+	for _, piece := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ';' || r == '\n' || r == '\r' }) {
+		piece = strings.TrimSpace(piece)
+		if _, err := phone.Parse(piece, region); err == nil || !strings.ContainsAny(piece, " \t") {
+			if piece != "" {
+				out = append(out, piece)
+			}
+			continue
+		}
+		out = append(out, strings.Fields(piece)...)
+	}
+	return out
+}
+
 // datetimeLocal is the value of a datetime-local input, with or without seconds.
 func parseLocal(s string, loc *time.Location) (time.Time, error) {
 	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05"} {
@@ -184,24 +203,26 @@ func (h *Handler) readCompose(r *http.Request, u *ui, f *views.ComposeForm) (sto
 	}
 	var bad []string
 	seen := map[string]bool{}
-	for _, p := range splitList(f.Numbers) {
+	for _, p := range pastedNumbers(f.Numbers, u.ws.Region()) {
+		e164, err := phone.Parse(p, u.ws.Region())
 		switch {
-		case !store.ValidE164(p):
+		case err != nil:
 			bad = append(bad, p)
-		case !seen[p]:
-			seen[p] = true
-			in.Recipients = append(in.Recipients, p)
+		case !seen[e164]:
+			seen[e164] = true
+			in.Recipients = append(in.Recipients, e164)
 		}
 	}
 	switch {
 	case len(bad) == 1:
-		errs["recipientsList"] = bad[0] + " is not a phone number in international format, e.g. +14155550123"
+		errs["recipientsList"] = bad[0] + " " + phoneMessage(u.ws.Region())
 	case len(bad) > 1:
 		shown := bad
 		if len(shown) > 5 {
 			shown = shown[:5]
 		}
-		errs["recipientsList"] = fmt.Sprintf("%d entries are not phone numbers in international format (e.g. +14155550123): %s", len(bad), strings.Join(shown, ", "))
+		errs["recipientsList"] = fmt.Sprintf("%d entries are not phone numbers: %s. Each %s", len(bad), strings.Join(shown, ", "),
+			phoneMessage(u.ws.Region()))
 	case len(in.Recipients) > store.MaxBroadcastRecipients:
 		errs["recipientsList"] = fmt.Sprintf("At most %d different numbers", store.MaxBroadcastRecipients)
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,7 +69,7 @@ func TestUIBroadcasts(t *testing.T) {
 
 	// Send now to the group and a pasted number.
 	res, _ = e.send(t, c, "POST", "/broadcasts/new", url.Values{"from": {e.numberA}, "name": {"Now"}, "text": {"Hi {{firstName|there}}"},
-		"groupIds": {g.ID}, "recipients": {"+14155550130, +14155550123"}, "when": {"now"}})
+		"groupIds": {g.ID}, "recipients": {"+14155550130, (415) 555-0123"}, "when": {"now"}})
 	page := strings.TrimSuffix(wantRedirect(t, res, "/broadcasts/"), "?done=sent")
 	res, body = e.send(t, c, "GET", page, nil)
 	wantPage(t, "the progress page", res, body, http.StatusOK, `<h1 data-testid="broadcast-title">Now</h1>`, `data-testid="count-sent"`,
@@ -131,5 +132,18 @@ func TestUIBroadcasts(t *testing.T) {
 	}
 	if ob, _ := e.st.Broadcast(e.b.ID, other.ID); ob.Status != store.BroadcastScheduled {
 		t.Errorf("another workspace's broadcast is %s after a refused cancel", ob.Status)
+	}
+}
+
+// TestPastedNumbers: numbers pasted one per line, between commas or semicolons, or in a row with
+// spaces, in national or international format.
+func TestPastedNumbers(t *testing.T) {
+	got := pastedNumbers("+14155550130 +14155550131\n(415) 555-0132; 415 555 0133,\r\n\n 020 7183 8750 ", "US")
+	want := []string{"+14155550130", "+14155550131", "(415) 555-0132", "415 555 0133", "020", "7183", "8750"}
+	if !slices.Equal(got, want) {
+		t.Errorf("pasted %q, want %q", got, want)
+	}
+	if got := pastedNumbers("020 7183 8750", "GB"); !slices.Equal(got, []string{"020 7183 8750"}) {
+		t.Errorf("a London number in a GB workspace: %q", got)
 	}
 }
