@@ -391,15 +391,22 @@ func FuzzHandler(f *testing.F) {
 	})
 }
 
-// FuzzPastedNumbers: any pasted text splits into non-empty pieces without a separator in them.
+// FuzzPastedNumbers: any pasted text gives E.164 numbers and non-empty bad pieces without a
+// separator in them.
 func FuzzPastedNumbers(f *testing.F) {
 	for _, s := range []string{"+14155550130 +14155550131\n(415) 555-0132; 415 555 0133", "020 7183 8750", ",,;\r\n", "\t(415)\t555"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, p := range pastedNumbers(s, "US") {
+		numbers, bad := pastedNumbers(s, "US")
+		for _, p := range bad {
 			if strings.TrimSpace(p) == "" || strings.ContainsAny(p, ",;\r\n") {
-				t.Fatalf("piece %q of %q", p, s)
+				t.Fatalf("bad piece %q of %q", p, s)
+			}
+		}
+		for _, n := range numbers {
+			if !store.ValidE164(n) {
+				t.Fatalf("number %q of %q is not E.164", n, s)
 			}
 		}
 	})

@@ -130,22 +130,39 @@ func splitList(s string) []string {
 	})
 }
 
-// pastedNumbers splits pasted phone numbers at new lines, commas and semicolons; a piece that is
-// not one number written with spaces, as in (415) 555-0123, is split at its spaces too (numbers
-// pasted in a row).
-func pastedNumbers(s, region string) []string {
-	var out []string
+// pastedNumbers reads pasted phone numbers, split at new lines, commas and semicolons; a piece
+// that is not one number written with spaces, as in (415) 555-0123, is split at its spaces too
+// (numbers pasted in a row). It returns the numbers in E.164, each once, and the pieces that are
+// not numbers of region or international, as typed.
+func pastedNumbers(s, region string) (numbers, bad []string) {
+	seen := map[string]bool{}
+	add := func(piece string) bool {
+		e164, err := phone.Parse(piece, region)
+		if err != nil {
+			return false
+		}
+		if !seen[e164] {
+			seen[e164] = true
+			numbers = append(numbers, e164)
+		}
+		return true
+	}
 	for _, piece := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ';' || r == '\n' || r == '\r' }) {
 		piece = strings.TrimSpace(piece)
-		if _, err := phone.Parse(piece, region); err == nil || !strings.ContainsAny(piece, " \t") {
-			if piece != "" {
-				out = append(out, piece)
-			}
+		if piece == "" || add(piece) {
 			continue
 		}
-		out = append(out, strings.Fields(piece)...)
+		if !strings.ContainsAny(piece, " \t") {
+			bad = append(bad, piece)
+			continue
+		}
+		for _, p := range strings.Fields(piece) {
+			if !add(p) {
+				bad = append(bad, p)
+			}
+		}
 	}
-	return out
+	return numbers, bad
 }
 
 // datetimeLocal is the value of a datetime-local input, with or without seconds.
@@ -202,17 +219,7 @@ func (h *Handler) readCompose(r *http.Request, u *ui, f *views.ComposeForm) (sto
 		}
 	}
 	var bad []string
-	seen := map[string]bool{}
-	for _, p := range pastedNumbers(f.Numbers, u.ws.Region()) {
-		e164, err := phone.Parse(p, u.ws.Region())
-		switch {
-		case err != nil:
-			bad = append(bad, p)
-		case !seen[e164]:
-			seen[e164] = true
-			in.Recipients = append(in.Recipients, e164)
-		}
-	}
+	in.Recipients, bad = pastedNumbers(f.Numbers, u.ws.Region())
 	switch {
 	case len(bad) == 1:
 		errs["recipientsList"] = bad[0] + " " + phoneMessage(u.ws.Region())

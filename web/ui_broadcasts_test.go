@@ -138,12 +138,14 @@ func TestUIBroadcasts(t *testing.T) {
 // TestPastedNumbers: numbers pasted one per line, between commas or semicolons, or in a row with
 // spaces, in national or international format.
 func TestPastedNumbers(t *testing.T) {
-	got := pastedNumbers("+14155550130 +14155550131\n(415) 555-0132; 415 555 0133,\r\n\n 020 7183 8750 ", "US")
-	want := []string{"+14155550130", "+14155550131", "(415) 555-0132", "415 555 0133", "020", "7183", "8750"}
-	if !slices.Equal(got, want) {
-		t.Errorf("pasted %q, want %q", got, want)
+	numbers, bad := pastedNumbers("+14155550130 +14155550131\n(415) 555-0132; 415 555 0133,\r\n\n 020 7183 8750 ,+14155550130", "US")
+	if want := []string{"+14155550130", "+14155550131", "+14155550132", "+14155550133"}; !slices.Equal(numbers, want) {
+		t.Errorf("numbers %q, want %q", numbers, want)
 	}
-	if got := pastedNumbers("020 7183 8750", "GB"); !slices.Equal(got, []string{"020 7183 8750"}) {
-		t.Errorf("a London number in a GB workspace: %q", got)
+	if want := []string{"020", "7183", "8750"}; !slices.Equal(bad, want) {
+		t.Errorf("bad %q, want %q", bad, want)
+	}
+	if numbers, bad := pastedNumbers("020 7183 8750", "GB"); !slices.Equal(numbers, []string{"+442071838750"}) || len(bad) != 0 {
+		t.Errorf("a London number in a GB workspace: %q, bad %q", numbers, bad)
 	}
 }
