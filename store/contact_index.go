@@ -66,7 +66,7 @@ func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d *contactP
 		}
 		// The phone is unique in a workspace; the first contact indexed under it keeps it.
 		// Writes other than an import's go to the main part (contact_index_split.go).
-		if (splitIndex{main: b, recent: wsBucket(tx, bContactPhoneRecent, ws)}).Get([]byte(p)) == nil {
+		if readSplit(tx, bContactPhone, ws).Get([]byte(p)) == nil {
 			phoneOwnerChanged(tx, ws, p, num) // the list's kept sets map phones to nums (contact_list_patch.go)
 			if err := b.Put([]byte(p), numKey(num)); err != nil {
 				return err
