@@ -24,15 +24,7 @@ func TestImportSplitIndexesSettle(t *testing.T) {
 	defer func(n, p int) { recentMax, recentMaxPostings = n, p }(recentMax, recentMaxPostings)
 	recentMax, recentMaxPostings = 700, 9000
 
-	s, err := Open(filepath.Join(t.TempDir(), "split.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	w, err := s.CreateWorkspace("Split")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, ws := impStore(t)
 	var csv strings.Builder
 	csv.WriteString("firstName,lastName,phone,email,company\n")
 	g := benchgen.New(11)
@@ -43,12 +35,12 @@ func TestImportSplitIndexesSettle(t *testing.T) {
 		rows = append(rows, row{c.First, c.Last, c.Phone, c.Email})
 		fmt.Fprintf(&csv, "%s,%s,%s,%s,%s\n", c.First, c.Last, c.Phone, c.Email, c.Company)
 	}
-	rep, err := s.ImportContacts(w.ID, strings.NewReader(csv.String()), nil)
+	rep, err := s.ImportContacts(ws, strings.NewReader(csv.String()), nil)
 	if err != nil || rep.Imported != len(rows) {
 		t.Fatalf("import: %+v, %v", rep, err)
 	}
-	checkContactIndex(t, s, w.ID)
-	checkSplitParts(t, s, w.ID)
+	checkContactIndex(t, s, ws)
+	checkSplitParts(t, s, ws)
 
 	// Every contact by phone and by email, wherever its entries are.
 	for i, r := range rows {
@@ -56,42 +48,42 @@ func TestImportSplitIndexesSettle(t *testing.T) {
 			continue
 		}
 		var id string
-		s.db.View(func(tx *bolt.Tx) error { id = contactIDByPhone(tx, w.ID, r.phone); return nil })
+		s.db.View(func(tx *bolt.Tx) error { id = contactIDByPhone(tx, ws, r.phone); return nil })
 		if id == "" {
 			t.Fatalf("row %d: no contact for %s", i+2, r.phone)
 		}
-		res, err := s.SearchContacts(w.ID, r.email)
+		res, err := s.SearchContacts(ws, r.email)
 		if err != nil || len(res) == 0 || !strings.EqualFold(res[0].Email, r.email) {
 			t.Fatalf("search %q: %d results, %v", r.email, len(res), err)
 		}
 	}
-	checkNameOrder(t, s, w.ID, len(rows))
+	checkNameOrder(t, s, ws, len(rows))
 
 	// Edits after the moves: a rename, an erasure, a phone taken (in the recent part or the
 	// main one), a plain delete; then the whole file again (every row an update).
 	first := "Zed"
-	if _, _, err := s.UpsertContact(w.ID, ContactInput{Phone: rows[5].phone, FirstName: &first}); err != nil {
+	if _, _, err := s.UpsertContact(ws, ContactInput{Phone: rows[5].phone, FirstName: &first}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.DeleteContact(w.ID, rows[5999].phone, true); err != nil {
+	if _, err := s.DeleteContact(ws, rows[5999].phone, true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.DeleteContact(w.ID, rows[1].phone, false); err != nil {
+	if _, err := s.DeleteContact(ws, rows[1].phone, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range []row{rows[5998], rows[3]} {
-		if _, err := s.CreateContact(w.ID, ContactInput{Phone: r.phone}); !errors.Is(err, ErrConflict) {
+		if _, err := s.CreateContact(ws, ContactInput{Phone: r.phone}); !errors.Is(err, ErrConflict) {
 			t.Fatalf("a second contact for %s: %v, want a conflict", r.phone, err)
 		}
 	}
-	checkContactIndex(t, s, w.ID)
-	rep, err = s.ImportContacts(w.ID, strings.NewReader(csv.String()), nil)
+	checkContactIndex(t, s, ws)
+	rep, err = s.ImportContacts(ws, strings.NewReader(csv.String()), nil)
 	if err != nil || rep.Updated != len(rows)-2 || rep.Imported != 2 {
 		t.Fatalf("second import: %+v, %v", rep, err)
 	}
-	checkContactIndex(t, s, w.ID)
-	checkSplitParts(t, s, w.ID)
-	checkNameOrder(t, s, w.ID, len(rows))
+	checkContactIndex(t, s, ws)
+	checkSplitParts(t, s, ws)
+	checkNameOrder(t, s, ws, len(rows))
 }
 
 // checkSplitParts checks that the recent part of each split index holds at most recentMax

@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -18,15 +17,7 @@ import (
 // earlier in it), and checks the whole contact index against the records: every contact's
 // terms hold its num and nothing else is held; chunks are within bounds and ascending.
 func TestImportIndexIsConsistent(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "imp.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	w, err := s.CreateWorkspace("Imp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, ws := impStore(t)
 	var csv strings.Builder
 	csv.WriteString("firstName,lastName,phone,email,company\n")
 	g := benchgen.New(3)
@@ -41,12 +32,12 @@ func TestImportIndexIsConsistent(t *testing.T) {
 		phones = append(phones, phone)
 		fmt.Fprintf(&csv, "%s,%s,%s,%s,%s\n", c.First, c.Last, phone, c.Email, c.Company)
 	}
-	rep, err := s.ImportContacts(w.ID, strings.NewReader(csv.String()), nil)
+	rep, err := s.ImportContacts(ws, strings.NewReader(csv.String()), nil)
 	if err != nil || rep.Rejected != 0 {
 		t.Fatalf("import: %+v, %v", rep, err)
 	}
-	checkContactIndex(t, s, w.ID)
-	if res, err := s.SearchContacts(w.ID, "renamed"); err != nil || len(res) != 80 {
+	checkContactIndex(t, s, ws)
+	if res, err := s.SearchContacts(ws, "renamed"); err != nil || len(res) != 80 {
 		t.Fatalf("search renamed: %d results, %v; want 80", len(res), err)
 	}
 }
