@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -153,7 +154,7 @@ func TestInboxSearchPagesExactly(t *testing.T) {
 
 // TestMessageWordsDeletedWithTheMessage: retention takes a message's words with it.
 func TestMessageWordsDeletedWithTheMessage(t *testing.T) {
-	clock := &testClock{t: mustTime(t, "2026-01-10T10:00:00Z")}
+	clock := testutil.NewClock(mustTime(t, "2026-01-10T10:00:00Z"))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	receive(t, f, "+14155550123", "the parcel is damaged")
 	clock.Advance(48 * time.Hour)

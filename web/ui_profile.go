@@ -50,27 +50,23 @@ func (h *Handler) profileView(r *http.Request, u *ui) (views.ProfileView, error)
 // profile is GET /settings/profile.
 func (h *Handler) profile(w http.ResponseWriter, r *http.Request, u *ui) {
 	u.section = "settings"
-	v, err := h.profileView(r, u)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	h.render(w, r, u, http.StatusOK, "Profile", views.Profile(v))
+	h.profilePage(r, u).show(w, r, u, http.StatusOK, nil)
+}
+
+// profilePage is /settings/profile, for the forms that post back to it.
+func (h *Handler) profilePage(r *http.Request, u *ui) formPage[views.ProfileView] {
+	return pageOf(h, "Profile", views.Profile, func() (views.ProfileView, error) { return h.profileView(r, u) })
 }
 
 // profileRefused re-renders the profile with a form's errors (422).
 func (h *Handler) profileRefused(w http.ResponseWriter, r *http.Request, u *ui, errs map[string]string, edit func(*views.ProfileView)) {
 	u.section = "settings"
-	v, err := h.profileView(r, u)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	v.Errors = errs
-	if edit != nil {
-		edit(&v)
-	}
-	h.render(w, r, u, http.StatusUnprocessableEntity, "Profile", views.Profile(v))
+	h.profilePage(r, u).show(w, r, u, http.StatusUnprocessableEntity, func(v *views.ProfileView) {
+		v.Errors = errs
+		if edit != nil {
+			edit(v)
+		}
+	})
 }
 
 // saveProfile is POST /settings/profile: name and e-mail.
@@ -107,12 +103,14 @@ func (h *Handler) twoFactorSetup(w http.ResponseWriter, r *http.Request, u *ui) 
 		http.Redirect(w, r, "/settings/profile", http.StatusSeeOther)
 		return
 	}
-	v, err := enrolView(h.store, u.user.ID, "/settings/profile/2fa")
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	h.render(w, r, u, http.StatusOK, "Set up two-factor", views.Enrol(v))
+	h.enrolPage(u).show(w, r, u, http.StatusOK, nil)
+}
+
+// enrolPage is /settings/profile/2fa with a new secret, for the form that posts back to it.
+func (h *Handler) enrolPage(u *ui) formPage[views.EnrolView] {
+	return pageOf(h, "Set up two-factor", views.Enrol, func() (views.EnrolView, error) {
+		return enrolView(h.store, u.user.ID, "/settings/profile/2fa")
+	})
 }
 
 // twoFactorConfirm is POST /settings/profile/2fa: the first code turns two-factor on; the
@@ -124,13 +122,9 @@ func (h *Handler) twoFactorConfirm(w http.ResponseWriter, r *http.Request, u *ui
 	}
 	codes, err := h.store.ConfirmTwoFactor(u.user.ID, r.PostForm.Get("code"), h.cfg.Sessions.now())
 	if err != nil {
-		v, verr := enrolView(h.store, u.user.ID, "/settings/profile/2fa")
-		if verr != nil {
-			h.uiError(w, r, u, verr)
-			return
-		}
-		v.Error = codeError(err) + " Scan the new QR code and try again."
-		h.render(w, r, u, http.StatusUnprocessableEntity, "Set up two-factor", views.Enrol(v))
+		h.enrolPage(u).show(w, r, u, http.StatusUnprocessableEntity, func(v *views.EnrolView) {
+			v.Error = codeError(err) + " Scan the new QR code and try again."
+		})
 		return
 	}
 	h.render(w, r, u, http.StatusOK, "Two-factor is on", views.RecoveryCodes(codes, "/settings/profile"))
