@@ -95,6 +95,29 @@ var (
 	bContactSweep       = []byte("idx_contact_recent_sweep") // ws|main bucket name -> the next key to move
 )
 
+// OAuthBuckets are the buckets of the OAuth authorization server's records, which package oauth
+// reads and writes (through Write); the store declares and creates them with its own. Keys of
+// ULID ids are their 16 bytes.
+var OAuthBuckets = struct {
+	Clients     []byte // client id -> Client
+	Codes       []byte // sha256(code) -> code record
+	UsedCodes   []byte // sha256(code) -> used record (replay detection)
+	Refresh     []byte // sha256(refresh) -> refresh record
+	UsedRefresh []byte // sha256(refresh) -> used record (replay detection)
+	Grants      []byte // grant id -> Grant
+	UserGrants  []byte // user id | grant id -> empty
+	GrantTokens []byte // grant id | kind | token id -> sha256 (refresh) or empty (access)
+}{
+	Clients:     []byte("oauth_clients"),
+	Codes:       []byte("oauth_codes"),
+	UsedCodes:   []byte("oauth_used_codes"),
+	Refresh:     []byte("oauth_refresh"),
+	UsedRefresh: []byte("oauth_used_refresh"),
+	Grants:      []byte("oauth_grants"),
+	UserGrants:  []byte("idx_oauth_user_grants"),
+	GrantTokens: []byte("idx_oauth_grant_tokens"),
+}
+
 var allBuckets = [][]byte{
 	bMeta, bTenants, bWorkspaces, bUsers, bUserEmail, bMemberships, bUserWS, bInvitations,
 	bNumbers, bNumberPhone, bNumberGlobal, bProperties, bPropertyName, bContacts, bContactPhone, bContactEmail,
@@ -109,6 +132,8 @@ var allBuckets = [][]byte{
 	bMsgWords, bMsgSlots, bConvEntries, bConvSnooze,
 	bSessions, bSessionUser, bTwoFactor, bResets, bMail, bMailQueue, bMailNotify,
 	bNumberDaySends, // daily_cap.go
+	OAuthBuckets.Clients, OAuthBuckets.Codes, OAuthBuckets.UsedCodes, OAuthBuckets.Refresh,
+	OAuthBuckets.UsedRefresh, OAuthBuckets.Grants, OAuthBuckets.UserGrants, OAuthBuckets.GrantTokens,
 }
 
 // Keys of the meta bucket, declared beside the buckets.

@@ -127,25 +127,25 @@ func (s *Store) CreateContact(workspaceID string, in ContactInput) (Contact, err
 	if err != nil {
 		return c, err
 	}
-	err = s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
+	err = s.update(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
 			return err
 		}
-		types, err := propertyTypes(tx, workspaceID)
+		types, err := propertyTypes(tx.Tx, workspaceID)
 		if err != nil {
 			return err
 		}
 		if errs := checkProperties(types, in.Properties, false); errs != nil {
 			return errs
 		}
-		if contactIDByPhone(tx, workspaceID, in.Phone) != "" {
+		if contactIDByPhone(tx.Tx, workspaceID, in.Phone) != "" {
 			return errorf(ErrConflict, "a contact with phone %s already exists", in.Phone)
 		}
-		c, err = s.insertContact(tx, fx, workspaceID, in)
+		c, err = s.insertContact(tx, workspaceID, in)
 		if err != nil || consent == nil {
 			return err
 		}
-		return s.addConsent(tx, workspaceID, c.Phone(), *consent)
+		return s.addConsent(tx.Tx, workspaceID, c.Phone(), *consent)
 	})
 	return c, err
 }
@@ -159,45 +159,45 @@ func (s *Store) UpsertContact(workspaceID string, in ContactInput) (c Contact, c
 	if err != nil {
 		return c, false, err
 	}
-	err = s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
+	err = s.update(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
 			return err
 		}
-		c, created, err = s.upsertContact(tx, fx, workspaceID, in, nil)
+		c, created, err = s.upsertContact(tx, workspaceID, in, nil)
 		if err != nil || consent == nil {
 			return err
 		}
-		return s.addConsent(tx, workspaceID, c.Phone(), *consent)
+		return s.addConsent(tx.Tx, workspaceID, c.Phone(), *consent)
 	})
 	return c, created, err
 }
 
-func (s *Store) upsertContact(tx *bolt.Tx, fx *effects, workspaceID string, in ContactInput, types map[string]string) (Contact, bool, error) {
+func (s *Store) upsertContact(tx *wtx, workspaceID string, in ContactInput, types map[string]string) (Contact, bool, error) {
 	var err error
 	if types == nil {
-		if types, err = propertyTypes(tx, workspaceID); err != nil {
+		if types, err = propertyTypes(tx.Tx, workspaceID); err != nil {
 			return Contact{}, false, err
 		}
 	}
 	if errs := checkProperties(types, in.Properties, true); errs != nil {
 		return Contact{}, false, errs
 	}
-	if fx.postings.pendingPhone(in.Phone) {
+	if tx.postings.pendingPhone(in.Phone) {
 		// A phone repeated in an import batch: its earlier row's entries are written first, so
 		// that the lookup finds that contact.
-		if err := fx.postings.flush(tx); err != nil {
+		if err := tx.postings.flush(tx); err != nil {
 			return Contact{}, false, err
 		}
 	}
-	id := contactIDByPhone(tx, workspaceID, in.Phone)
+	id := contactIDByPhone(tx.Tx, workspaceID, in.Phone)
 	if id == "" {
 		props := maps.Clone(in.Properties)
 		maps.DeleteFunc(props, func(_ string, v any) bool { return v == nil })
 		in.Properties = props
-		c, err := s.insertContact(tx, fx, workspaceID, in)
+		c, err := s.insertContact(tx, workspaceID, in)
 		return c, true, err
 	}
-	old, err := getContact(tx, workspaceID, id)
+	old, err := getContact(tx.Tx, workspaceID, id)
 	if err != nil {
 		return Contact{}, false, err
 	}
@@ -223,13 +223,13 @@ func (s *Store) upsertContact(tx *bolt.Tx, fx *effects, workspaceID string, in C
 	c.UpdatedAt = s.Now()
 	// Postings buffered for contacts created earlier in this transaction must be in place
 	// before this contact's are moved: it may be one of them.
-	if err := fx.postings.flush(tx); err != nil {
+	if err := tx.postings.flush(tx); err != nil {
 		return Contact{}, false, err
 	}
 	if err := s.putContact(tx, &c, &old); err != nil {
 		return Contact{}, false, err
 	}
-	if err := s.emit(tx, fx, workspaceID, EventContactUpdated, contactPayload(&c)); err != nil {
+	if err := s.emit(tx, workspaceID, EventContactUpdated, contactPayload(&c)); err != nil {
 		return Contact{}, false, err
 	}
 	return c, false, nil
@@ -250,7 +250,7 @@ func deref(p *string) string {
 
 // insertContact writes a new contact with its default inbound channel, its index entries and
 // its contact.created event.
-func (s *Store) insertContact(tx *bolt.Tx, fx *effects, workspaceID string, in ContactInput) (Contact, error) {
+func (s *Store) insertContact(tx *wtx, workspaceID string, in ContactInput) (Contact, error) {
 	now := s.Now()
 	if in.Source == "" {
 		in.Source = SourceAPI
@@ -268,25 +268,25 @@ func (s *Store) insertContact(tx *bolt.Tx, fx *effects, workspaceID string, in C
 		ID: s.NewID(), Address: in.Phone, CommunicationType: CommSMS, ContactID: c.ID, IsDefault: true,
 		CreatedAt: now, UpdatedAt: now,
 	}}
-	if err := s.putContactWith(tx, &c, nil, fx.postings); err != nil {
+	if err := s.putContactWith(tx, &c, nil, tx.postings); err != nil {
 		return Contact{}, err
 	}
-	if err := s.emit(tx, fx, workspaceID, EventContactCreated, contactPayload(&c)); err != nil {
+	if err := s.emit(tx, workspaceID, EventContactCreated, contactPayload(&c)); err != nil {
 		return Contact{}, err
 	}
 	return c, nil
 }
 
 // putContact writes c and moves its index entries from old's (nil for a new contact).
-func (s *Store) putContact(tx *bolt.Tx, c *Contact, old *Contact) error {
+func (s *Store) putContact(tx *wtx, c *Contact, old *Contact) error {
 	return s.putContactWith(tx, c, old, nil)
 }
 
 // putContactWith is putContact collecting a new contact's postings in buf, when not nil,
 // instead of writing them at once.
-func (s *Store) putContactWith(tx *bolt.Tx, c *Contact, old *Contact, buf *postingBuf) error {
+func (s *Store) putContactWith(tx *wtx, c *Contact, old *Contact, buf *postingBuf) error {
 	ws := idKey(c.WorkspaceID)
-	recs, err := wsBucketW(tx, bContacts, ws, fillAppend)
+	recs, err := wsBucketW(tx.Tx, bContacts, ws, fillAppend)
 	if err != nil {
 		return err
 	}
@@ -294,7 +294,7 @@ func (s *Store) putContactWith(tx *bolt.Tx, c *Contact, old *Contact, buf *posti
 	var num uint32
 	if old == nil {
 		prep := prepOf(docOf(c))
-		nums, err := wsBucketW(tx, bContactNums, ws, fillAppend)
+		nums, err := wsBucketW(tx.Tx, bContactNums, ws, fillAppend)
 		if err != nil {
 			return err
 		}
@@ -325,7 +325,7 @@ func (s *Store) putContactWith(tx *bolt.Tx, c *Contact, old *Contact, buf *posti
 			}
 		}
 	}
-	rec, err := encodeContact(c, num, tenantOf(tx))
+	rec, err := encodeContact(c, num, tenantOf(tx.Tx))
 	if err != nil {
 		return err
 	}
@@ -397,9 +397,9 @@ func (s *Store) ContactByPhone(workspaceID, phone string) (Contact, error) {
 
 // ensureContact returns the contact of phone, creating an unnamed one with that inbound
 // channel when there is none.
-func (s *Store) ensureContact(tx *bolt.Tx, fx *effects, workspaceID, phone, source string) (Contact, error) {
-	if id := contactIDByPhone(tx, workspaceID, phone); id != "" {
-		return getContact(tx, workspaceID, id)
+func (s *Store) ensureContact(tx *wtx, workspaceID, phone, source string) (Contact, error) {
+	if id := contactIDByPhone(tx.Tx, workspaceID, phone); id != "" {
+		return getContact(tx.Tx, workspaceID, id)
 	}
-	return s.insertContact(tx, fx, workspaceID, ContactInput{Phone: phone, Source: source})
+	return s.insertContact(tx, workspaceID, ContactInput{Phone: phone, Source: source})
 }

@@ -32,27 +32,27 @@ func (s *Store) DeleteContact(workspaceID, phone string, erase bool) (Contact, e
 		// sends, so that one large erasure does not hold their commit.
 		write = s.updateNow
 	}
-	err := write(func(tx *bolt.Tx, fx *effects) error {
-		id := contactIDByPhone(tx, workspaceID, phone)
+	err := write(func(tx *wtx) error {
+		id := contactIDByPhone(tx.Tx, workspaceID, phone)
 		if id == "" {
-			return fx.refuse(errorf(ErrNotFound, "contact not found"))
+			return tx.refuse(errorf(ErrNotFound, "contact not found"))
 		}
 		var err error
-		if c, err = s.deleteContact(tx, fx, workspaceID, id); err != nil {
+		if c, err = s.deleteContact(tx, workspaceID, id); err != nil {
 			return err
 		}
 		if erase {
-			if err := eraseConsents(tx, workspaceID, phone); err != nil {
+			if err := eraseConsents(tx.Tx, workspaceID, phone); err != nil {
 				return err
 			}
-			if err := eraseBroadcastRefs(tx, workspaceID, phone); err != nil {
+			if err := eraseBroadcastRefs(tx.Tx, workspaceID, phone); err != nil {
 				return err
 			}
 			// A landline flag is what a carrier said of the person's number: it goes too.
 			if err := tx.Bucket(bNumberFlags).Delete(numberFlagKey(workspaceID, phone)); err != nil {
 				return err
 			}
-			return eraseConversations(tx, fx, workspaceID, phone)
+			return eraseConversations(tx, workspaceID, phone)
 		}
 		return nil
 	})
@@ -128,10 +128,10 @@ func eraseBroadcastRefs(tx *bolt.Tx, workspaceID, phone string) error {
 
 // deleteContactsByID deletes the contacts of ids (bulk delete from the contacts list), skipping
 // ids already gone; it returns how many it deleted.
-func (s *Store) deleteContactsByID(tx *bolt.Tx, fx *effects, workspaceID string, ids []string) (int, error) {
+func (s *Store) deleteContactsByID(tx *wtx, workspaceID string, ids []string) (int, error) {
 	n := 0
 	for _, id := range ids {
-		if _, err := s.deleteContact(tx, fx, workspaceID, id); err != nil {
+		if _, err := s.deleteContact(tx, workspaceID, id); err != nil {
 			if errors.Is(err, ErrNotFound) {
 				continue
 			}
@@ -144,8 +144,8 @@ func (s *Store) deleteContactsByID(tx *bolt.Tx, fx *effects, workspaceID string,
 
 // deleteContact removes contact id with its index entries and group memberships and emits
 // contact.deleted.
-func (s *Store) deleteContact(tx *bolt.Tx, fx *effects, workspaceID, id string) (Contact, error) {
-	c, num, err := getContactNum(tx, workspaceID, id)
+func (s *Store) deleteContact(tx *wtx, workspaceID, id string) (Contact, error) {
+	c, num, err := getContactNum(tx.Tx, workspaceID, id)
 	if err != nil {
 		return c, err
 	}
@@ -153,7 +153,7 @@ func (s *Store) deleteContact(tx *bolt.Tx, fx *effects, workspaceID, id string) 
 	if err := deleteContactIndex(tx, ws, &c, num, docOf(&c)); err != nil {
 		return c, err
 	}
-	if nums := wsBucket(tx, bContactNums, ws); nums != nil {
+	if nums := wsBucket(tx.Tx, bContactNums, ws); nums != nil {
 		// A zero slot is a num with no contact (slotReader.slot reports it so).
 		if err := putSlot(nums, num, [16]byte{}, [rankLen]byte{}); err != nil {
 			return c, err
@@ -162,7 +162,7 @@ func (s *Store) deleteContact(tx *bolt.Tx, fx *effects, workspaceID, id string) 
 	if err := removeMemberships(tx, s, workspaceID, c.ID); err != nil {
 		return c, err
 	}
-	if err := wsBucket(tx, bContacts, ws).Delete(idKey(c.ID)); err != nil {
+	if err := wsBucket(tx.Tx, bContacts, ws).Delete(idKey(c.ID)); err != nil {
 		return c, err
 	}
 	meta := tx.Bucket(bMeta)
@@ -170,11 +170,11 @@ func (s *Store) deleteContact(tx *bolt.Tx, fx *effects, workspaceID, id string) 
 	if err := meta.Put(k, encodeUint(decodeUint(meta.Get(k))+1)); err != nil {
 		return c, err
 	}
-	return c, s.emit(tx, fx, workspaceID, EventContactDeleted, contactPayload(&c))
+	return c, s.emit(tx, workspaceID, EventContactDeleted, contactPayload(&c))
 }
 
 // removeMemberships takes the contact out of every group it is in, keeping each group's size.
-func removeMemberships(tx *bolt.Tx, s *Store, workspaceID, contactID string) error {
+func removeMemberships(tx *wtx, s *Store, workspaceID, contactID string) error {
 	p := append(idKey(workspaceID), idKey(contactID)...)
 	var groups []string
 	if err := forEachPrefix(tx.Bucket(bContactGroups), p, func(k, _ []byte) error {
@@ -191,7 +191,7 @@ func removeMemberships(tx *bolt.Tx, s *Store, workspaceID, contactID string) err
 		if err := tx.Bucket(bGroupMembers).Delete(memberKey(workspaceID, gid, contactID)); err != nil {
 			return err
 		}
-		g, err := getGroup(tx, workspaceID, gid)
+		g, err := getGroup(tx.Tx, workspaceID, gid)
 		if err != nil {
 			if errors.Is(err, ErrNotFound) {
 				continue
@@ -213,7 +213,7 @@ func removeMemberships(tx *bolt.Tx, s *Store, workspaceID, contactID string) err
 // triage log and its send-later entries. Group conversations the number is part of hold other
 // people's messages too and are kept, but no longer listed under the number: its member entries
 // go, so the number added again does not see them in its history.
-func eraseConversations(tx *bolt.Tx, fx *effects, workspaceID, phone string) error {
+func eraseConversations(tx *wtx, workspaceID, phone string) error {
 	idx := tx.Bucket(bConvKey)
 	for _, convID := range idxIDs(idx, workspaceID, convMemberTerm(phone)) {
 		convChanged(tx, workspaceID, []string{phone}, false) // the list's kept sets (contact_list_patch.go)
@@ -232,7 +232,7 @@ func eraseConversations(tx *bolt.Tx, fx *effects, workspaceID, phone string) err
 			continue
 		}
 		for _, mid := range idxIDs(tx.Bucket(bConvMessages), workspaceID, convID) {
-			if err := eraseMessage(tx, fx, workspaceID, convID, mid); err != nil {
+			if err := eraseMessage(tx, workspaceID, convID, mid); err != nil {
 				return err
 			}
 			erased[mid] = true
@@ -267,17 +267,17 @@ func eraseConversations(tx *bolt.Tx, fx *effects, workspaceID, phone string) err
 		if err := idx.Delete(idxKey(workspaceID, convAddrTerm(conv.InboundChannelAddresses), conv.ID)); err != nil {
 			return err
 		}
-		if err := deleteActivity(tx, &conv); err != nil {
+		if err := deleteActivity(tx.Tx, &conv); err != nil {
 			return err
 		}
-		if err := forgetConversation(tx, workspaceID, conv.ID); err != nil { // unread.go
+		if err := forgetConversation(tx.Tx, workspaceID, conv.ID); err != nil { // unread.go
 			return err
 		}
 		if err := tx.Bucket(bConversations).Delete(wsKey(workspaceID, conv.ID)); err != nil {
 			return err
 		}
 	}
-	return dropMediaFetches(tx, workspaceID, erased)
+	return dropMediaFetches(tx.Tx, workspaceID, erased)
 }
 
 // dropMediaFetches removes the queued media fetches of the erased messages: their rows hold
@@ -312,7 +312,7 @@ func dropMediaFetches(tx *bolt.Tx, workspaceID string, erased map[string]bool) e
 
 // eraseMessage deletes a message with its index entries; one still waiting in the outbox leaves
 // it (the dispatcher must not send a message that no longer exists).
-func eraseMessage(tx *bolt.Tx, fx *effects, workspaceID, convID, id string) error {
+func eraseMessage(tx *wtx, workspaceID, convID, id string) error {
 	key := wsKey(workspaceID, id)
 	var m Message
 	ok, err := getJSON(tx.Bucket(bMessages), key, &m)
@@ -330,14 +330,14 @@ func eraseMessage(tx *bolt.Tx, fx *effects, workspaceID, convID, id string) erro
 			if err := tx.Bucket(bOutbox).Delete(k); err != nil {
 				return err
 			}
-			fx.depth--
+			tx.depth--
 		}
 	case MessageSending:
 		if tx.Bucket(bOutboxSending).Get(mid) != nil {
 			if err := tx.Bucket(bOutboxSending).Delete(mid); err != nil {
 				return err
 			}
-			fx.depth--
+			tx.depth--
 		}
 	}
 	if m.Status == MessageScheduled || m.Status == MessageQueued {
@@ -353,7 +353,7 @@ func eraseMessage(tx *bolt.Tx, fx *effects, workspaceID, convID, id string) erro
 			if err := tx.Bucket(bOutboxDelayed).Delete(k); err != nil {
 				return err
 			}
-			fx.depth--
+			tx.depth--
 		}
 	}
 	var pids []string

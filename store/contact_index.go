@@ -6,8 +6,6 @@ import (
 	"hash/fnv"
 	"slices"
 	"strings"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // A contact's index entries: phone, email, search postings, display order and its num slot
@@ -41,7 +39,7 @@ func emailHash(email string) []byte {
 	return h.Sum(nil)
 }
 
-func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d *contactPrep, buf *postingBuf) error {
+func putContactIndex(tx *wtx, ws []byte, c *Contact, num uint32, d *contactPrep, buf *postingBuf) error {
 	id := [16]byte(idKey(c.ID))
 	sk := d.sortKey
 	orderK := binary.BigEndian.AppendUint32(slices.Clip(sk), num)
@@ -53,20 +51,20 @@ func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d *contactP
 		}
 		buf.addEntries(ws, c.Phone(), emailK, orderK, num)
 		buf.add(ws, d.terms, num)
-		nums, err := wsBucketW(tx, bContactNums, ws, fillAppend)
+		nums, err := wsBucketW(tx.Tx, bContactNums, ws, fillAppend)
 		if err != nil {
 			return err
 		}
 		return buf.putSlot(nums, num, id, rankOf(sk))
 	}
 	if p := c.Phone(); p != "" {
-		b, err := wsBucketW(tx, bContactPhone, ws, 0)
+		b, err := wsBucketW(tx.Tx, bContactPhone, ws, 0)
 		if err != nil {
 			return err
 		}
 		// The phone is unique in a workspace; the first contact indexed under it keeps it.
 		// Writes other than an import's go to the main part (contact_index_split.go).
-		if readSplit(tx, bContactPhone, ws).Get([]byte(p)) == nil {
+		if readSplit(tx.Tx, bContactPhone, ws).Get([]byte(p)) == nil {
 			phoneOwnerChanged(tx, ws, p, num) // the list's kept sets map phones to nums (contact_list_patch.go)
 			if err := b.Put([]byte(p), numKey(num)); err != nil {
 				return err
@@ -74,7 +72,7 @@ func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d *contactP
 		}
 	}
 	if c.Email != "" {
-		b, err := wsBucketW(tx, bContactEmail, ws, 0)
+		b, err := wsBucketW(tx.Tx, bContactEmail, ws, 0)
 		if err != nil {
 			return err
 		}
@@ -82,7 +80,7 @@ func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d *contactP
 			return err
 		}
 	}
-	terms, err := wsBucketW(tx, bContactTerms, ws, fillPostings)
+	terms, err := wsBucketW(tx.Tx, bContactTerms, ws, fillPostings)
 	if err != nil {
 		return err
 	}
@@ -91,14 +89,14 @@ func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d *contactP
 			return err
 		}
 	}
-	order, err := wsBucketW(tx, bContactOrder, ws, 0)
+	order, err := wsBucketW(tx.Tx, bContactOrder, ws, 0)
 	if err != nil {
 		return err
 	}
 	if err := order.Put(orderK, nil); err != nil {
 		return err
 	}
-	nums, err := wsBucketW(tx, bContactNums, ws, fillAppend)
+	nums, err := wsBucketW(tx.Tx, bContactNums, ws, fillAppend)
 	if err != nil {
 		return err
 	}
@@ -106,9 +104,9 @@ func putContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d *contactP
 }
 
 // deleteContactIndex removes c's index entries; its num slot is rewritten by putContactIndex.
-func deleteContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d searchDoc) error {
+func deleteContactIndex(tx *wtx, ws []byte, c *Contact, num uint32, d searchDoc) error {
 	if p := c.Phone(); p != "" {
-		if b := readSplit(tx, bContactPhone, ws); bytes.Equal(b.Get([]byte(p)), numKey(num)) {
+		if b := readSplit(tx.Tx, bContactPhone, ws); bytes.Equal(b.Get([]byte(p)), numKey(num)) {
 			phoneOwnerChanged(tx, ws, p, num) // the list's kept sets map phones to nums (contact_list_patch.go)
 			if err := b.Delete([]byte(p)); err != nil {
 				return err
@@ -116,15 +114,15 @@ func deleteContactIndex(tx *bolt.Tx, ws []byte, c *Contact, num uint32, d search
 		}
 	}
 	if c.Email != "" {
-		if err := readSplit(tx, bContactEmail, ws).Delete(emailKey(c.Email, num)); err != nil {
+		if err := readSplit(tx.Tx, bContactEmail, ws).Delete(emailKey(c.Email, num)); err != nil {
 			return err
 		}
 	}
-	terms := readSplit(tx, bContactTerms, ws)
+	terms := readSplit(tx.Tx, bContactTerms, ws)
 	for _, t := range d.terms() {
 		if err := terms.removePosting(t, num); err != nil {
 			return err
 		}
 	}
-	return readSplit(tx, bContactOrder, ws).Delete(orderKey(d, num))
+	return readSplit(tx.Tx, bContactOrder, ws).Delete(orderKey(d, num))
 }

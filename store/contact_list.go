@@ -76,7 +76,7 @@ func (sel *contactSel) release() {
 // the writes since (contact_list_sets.go, contact_list_patch.go), else built at one index lookup per member (group
 // members, opted-out numbers, conversation addresses), never a decode of every contact. ok is
 // false when the workspace has no contacts; an unknown group is ErrNotFound.
-func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactSel, bool, error) {
+func (s *Store) selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactSel, bool, error) {
 	ws := idKey(workspaceID)
 	sel := &contactSel{ws: ws, recs: wsBucket(tx, bContacts, ws), nums: wsBucket(tx, bContactNums, ws),
 		order: readSplit(tx, bContactOrder, ws)}
@@ -95,7 +95,7 @@ func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactS
 			s.add(u32(v))
 		}
 	}
-	cache := cacheOf(tx.DB())
+	cache := s.sets
 	// add puts the set of k in sel: the kept one when it is exact for tx, else one built by
 	// fill, then kept for later reads.
 	add := func(k setKey, neg bool, fill func(s numSet) error) error {
@@ -306,7 +306,7 @@ func (sel *contactSel) walkNewest(cursor string, fn func(id [16]byte) bool) (str
 func (s *Store) ListContacts(workspaceID string, f ContactFilter, cursor string, limit int) (ContactPage, error) {
 	page := ContactPage{Contacts: []Contact{}}
 	err := s.db.View(func(tx *bolt.Tx) error {
-		sel, ok, err := selectContacts(tx, workspaceID, f)
+		sel, ok, err := s.selectContacts(tx, workspaceID, f)
 		if err != nil || !ok {
 			return err
 		}
@@ -378,7 +378,7 @@ func (s *Store) ContactIDs(workspaceID string, f ContactFilter, chunk int, fn fu
 			if sel == nil {
 				var ok bool
 				var err error
-				if sel, ok, err = selectContacts(tx, workspaceID, f); err != nil || !ok {
+				if sel, ok, err = s.selectContacts(tx, workspaceID, f); err != nil || !ok {
 					sel = nil
 					return err
 				}

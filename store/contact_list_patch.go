@@ -23,7 +23,7 @@ import (
 //     out of order; the later one then finds a set it cannot patch, and the set is rebuilt.
 //   - The touch still records the write's id before the commit (in c.changed), so a reader that
 //     begins between the commit and its handler does not use the unpatched set.
-//   - A rolled-back write's recorded ids are taken back (setsRolledBack, or the next write that
+//   - A rolled-back write's recorded ids are taken back (setCache.rolledBack, or the next write that
 //     is given the same id): it changed nothing.
 //   - What a write cannot settle (more members than patchTouchLimit, a deleted group, a
 //     transaction written without settle) leaves the set to be rebuilt, as before.
@@ -60,13 +60,13 @@ func (sp *setPatch) touched() int { return len(sp.nums) + len(sp.ids) + len(sp.p
 
 // touch records that tx may change the set of k, and returns its patch, or nil when there is
 // nothing to record (the set is not kept or cannot be patched; the id is recorded anyway).
-func touch(tx *bolt.Tx, k setKey) *setPatch {
-	c := cacheOf(tx.DB())
+func touch(tx *wtx, k setKey) *setPatch {
+	c := tx.sets
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := c.cur
 	id := tx.ID()
-	if p == nil || p.tx != tx {
+	if p == nil || p.tx != tx.Tx {
 		if p != nil && p.id == id {
 			// p's transaction was rolled back (only then is its id given again): it changed
 			// nothing, so the sets it touched are as exact as before it.
@@ -76,7 +76,7 @@ func touch(tx *bolt.Tx, k setKey) *setPatch {
 				}
 			}
 		}
-		p = &txPatch{tx: tx, id: id, prev: map[setKey]int{}, sets: map[setKey]*setPatch{}}
+		p = &txPatch{tx: tx.Tx, id: id, prev: map[setKey]int{}, sets: map[setKey]*setPatch{}}
 		c.cur = p
 		tx.OnCommit(func() { c.apply(p) })
 	}
@@ -107,7 +107,7 @@ func touch(tx *bolt.Tx, k setKey) *setPatch {
 }
 
 // groupMemberChanged: tx adds contactID to the group or takes it out.
-func groupMemberChanged(tx *bolt.Tx, workspaceID, groupID, contactID string) {
+func groupMemberChanged(tx *wtx, workspaceID, groupID, contactID string) {
 	ws := idKey(workspaceID)
 	sp := touch(tx, setKey{string(ws), setGroup, groupID})
 	if sp == nil {
@@ -116,7 +116,7 @@ func groupMemberChanged(tx *bolt.Tx, workspaceID, groupID, contactID string) {
 	id := idKey(contactID)
 	// The num now if the contact is stored (a deleted contact's is gone by the settle), else
 	// at the settle (a contact created later in the transaction).
-	if recs := wsBucket(tx, bContacts, ws); recs != nil {
+	if recs := wsBucket(tx.Tx, bContacts, ws); recs != nil {
 		if n, err := recordNum(recs.Get(id)); err == nil {
 			sp.nums[n] = struct{}{}
 			return
@@ -126,21 +126,21 @@ func groupMemberChanged(tx *bolt.Tx, workspaceID, groupID, contactID string) {
 }
 
 // groupSetDropped: the group is deleted.
-func groupSetDropped(tx *bolt.Tx, workspaceID, groupID string) {
+func groupSetDropped(tx *wtx, workspaceID, groupID string) {
 	if sp := touch(tx, setKey{string(idKey(workspaceID)), setGroup, groupID}); sp != nil {
 		sp.noop = true
 	}
 }
 
 // optOutChanged: an opt-out of phone is recorded or lifted.
-func optOutChanged(tx *bolt.Tx, workspaceID, phone string) {
+func optOutChanged(tx *wtx, workspaceID, phone string) {
 	if sp := touch(tx, setKey{string(idKey(workspaceID)), setOptedOut, ""}); sp != nil {
 		sp.phones[phone] = struct{}{}
 	}
 }
 
 // convChanged: a conversation with addrs is created or erased.
-func convChanged(tx *bolt.Tx, workspaceID string, addrs []string, created bool) {
+func convChanged(tx *wtx, workspaceID string, addrs []string, created bool) {
 	if sp := touch(tx, setKey{string(idKey(workspaceID)), setConversation, ""}); sp != nil {
 		for _, a := range addrs {
 			sp.phones[a] = struct{}{}
@@ -151,7 +151,7 @@ func convChanged(tx *bolt.Tx, workspaceID string, addrs []string, created bool) 
 
 // phoneOwnerChanged: phone of workspace ws (its idKey) is given to or taken from num; the
 // opt-out and conversation sets map phones to nums.
-func phoneOwnerChanged(tx *bolt.Tx, ws []byte, phone string, num uint32) {
+func phoneOwnerChanged(tx *wtx, ws []byte, phone string, num uint32) {
 	for _, kind := range []setKind{setOptedOut, setConversation} {
 		if sp := touch(tx, setKey{string(ws), kind, ""}); sp != nil {
 			sp.phones[phone] = struct{}{}
@@ -160,21 +160,21 @@ func phoneOwnerChanged(tx *bolt.Tx, ws []byte, phone string, num uint32) {
 	}
 }
 
-// settleSets reads, before tx commits, the membership of every member tx touched. Call it at
+// settleSets reads, before tx commits, the membership of every member tx touched. It runs at
 // the end of each write function (a batch runs several in one transaction: each settles what it
 // touched).
-func settleSets(tx *bolt.Tx) {
-	c := cacheOf(tx.DB())
+func (tx *wtx) settleSets() {
+	c := tx.sets
 	c.mu.Lock()
 	p := c.cur
 	c.mu.Unlock()
-	if p == nil || p.tx != tx {
+	if p == nil || p.tx != tx.Tx {
 		return
 	}
 	// Only this transaction's goroutine changes p until it commits.
 	for k, sp := range p.sets {
 		if !sp.noop && !sp.settled {
-			sp.settle(tx, k)
+			sp.settle(tx.Tx, k)
 		}
 	}
 }
@@ -301,11 +301,10 @@ func (c *setCache) apply(p *txPatch) {
 	}
 }
 
-// setsRolledBack: tx, a write transaction of db, was rolled back. Unless a later write has
-// touched the sets since, the ids it recorded are taken back, so that the sets it touched serve
-// the next read as they did before it (it changed nothing).
-func setsRolledBack(db *bolt.DB, tx *bolt.Tx) {
-	c := cacheOf(db)
+// rolledBack: tx, a write transaction, was rolled back. Unless a later write has touched the
+// sets since, the ids it recorded are taken back, so that the sets it touched serve the next
+// read as they did before it (it changed nothing).
+func (c *setCache) rolledBack(tx *bolt.Tx) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := c.cur

@@ -105,8 +105,9 @@ func (f *patchFix) answer(t *testing.T, flt ContactFilter) (int, []string) {
 // fresh is answer from sets built afresh (the kept ones are set aside meanwhile).
 func (f *patchFix) fresh(t *testing.T, flt ContactFilter) (int, []string) {
 	t.Helper()
-	kept, _ := setCaches.LoadAndDelete(f.s.db)
-	defer setCaches.Store(f.s.db, kept)
+	kept := f.s.sets
+	f.s.sets = newSetCache()
+	defer func() { f.s.sets = kept }()
 	return f.answer(t, flt)
 }
 
@@ -135,7 +136,7 @@ func (f *patchFix) key(kind setKind) setKey {
 func (f *patchFix) kept(kind setKind) bool {
 	ok := false
 	_ = f.s.db.View(func(tx *bolt.Tx) error {
-		_, ok = cacheOf(f.s.db).get(tx, f.key(kind))
+		_, ok = f.s.sets.get(tx, f.key(kind))
 		return nil
 	})
 	return ok

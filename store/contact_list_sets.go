@@ -30,9 +30,6 @@ import (
 // setCacheBytes is the most memory the kept sets of one store use.
 const setCacheBytes = 16 << 20
 
-// setCaches holds each open database's kept sets; the write paths reach it through tx.DB().
-var setCaches sync.Map // *bolt.DB -> *setCache
-
 type setKind byte
 
 const (
@@ -66,16 +63,10 @@ type setCache struct {
 	cur     *txPatch // the changes of the latest write transaction (contact_list_patch.go)
 }
 
-func cacheOf(db *bolt.DB) *setCache {
-	if c, ok := setCaches.Load(db); ok {
-		return c.(*setCache)
-	}
-	c, _ := setCaches.LoadOrStore(db, &setCache{changed: map[setKey]int{}, entries: map[setKey]*list.Element{}})
-	return c.(*setCache)
+// newSetCache returns an empty cache; a store keeps one for its database.
+func newSetCache() *setCache {
+	return &setCache{changed: map[setKey]int{}, entries: map[setKey]*list.Element{}}
 }
-
-// dropSetCache forgets a closed database's kept sets.
-func dropSetCache(db *bolt.DB) { setCaches.Delete(db) }
 
 // get returns the kept set of k when it is exact for the read transaction tx.
 func (c *setCache) get(tx *bolt.Tx, k setKey) (numSet, bool) {

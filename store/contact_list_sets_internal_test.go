@@ -32,7 +32,7 @@ func (f *patchFix) phoneNum(t *testing.T, phone string) uint32 {
 // replaces it with one it builds; a reader of the write's snapshot uses the patched set.
 func TestPatchedSetsKeepEachReadersSnapshot(t *testing.T) {
 	f := newPatchFix(t)
-	c := cacheOf(f.s.db)
+	c := f.s.sets
 	k := f.key(setOptedOut)
 	n := f.phoneNum(t, f.phones[3])
 	old, err := f.s.db.Begin(false)
@@ -69,7 +69,7 @@ func TestPatchedSetsKeepEachReadersSnapshot(t *testing.T) {
 // not) leaves them as they were and still used by the next read, without a rebuild.
 func TestRolledBackWriteLeavesTheKeptSets(t *testing.T) {
 	f := newPatchFix(t)
-	c := cacheOf(f.s.db)
+	c := f.s.sets
 	k := f.key(setOptedOut)
 	if _, _, err := f.s.CreateOptOut(f.ws, "", f.phones[5], OptOutAdmin); err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestRolledBackWriteLeavesTheKeptSets(t *testing.T) {
 		t.Fatal("the opted-out set is not kept with the opt-out")
 	}
 	boom := errors.New("boom")
-	err := f.s.update(func(tx *bolt.Tx, _ *effects) error {
+	err := f.s.update(func(tx *wtx) error {
 		if _, err := removeOptOut(tx, f.ws, f.phones[5]); err != nil {
 			return err
 		}
@@ -94,8 +94,8 @@ func TestRolledBackWriteLeavesTheKeptSets(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("the failing batched write returned %v", err)
 	}
-	err = f.s.updateNow(func(tx *bolt.Tx, fx *effects) error {
-		if _, _, err := f.s.createOptOut(tx, fx, f.ws, "", f.phones[6], OptOutAdmin); err != nil {
+	err = f.s.updateNow(func(tx *wtx) error {
+		if _, _, err := f.s.createOptOut(tx, f.ws, "", f.phones[6], OptOutAdmin); err != nil {
 			return err
 		}
 		return boom
@@ -119,19 +119,16 @@ func TestRolledBackWriteLeavesTheKeptSets(t *testing.T) {
 // set that misses a committed write.
 func TestReaderBetweenCommitAndPatch(t *testing.T) {
 	f := newPatchFix(t)
-	c := cacheOf(f.s.db)
+	c := f.s.sets
 	k := f.key(setOptedOut)
 	write := func(phone string, meanwhile func()) {
 		t.Helper()
-		tx, err := f.s.db.Begin(true)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tx := beginWrite(t, f.s)
 		tx.OnCommit(meanwhile) // registered first, so it runs before the patch
-		if _, _, err := f.s.createOptOut(tx, &effects{}, f.ws, "", phone, OptOutAdmin); err != nil {
+		if _, _, err := f.s.createOptOut(tx, f.ws, "", phone, OptOutAdmin); err != nil {
 			t.Fatal(err)
 		}
-		settleSets(tx)
+		tx.settleSets()
 		if err := tx.Commit(); err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +167,7 @@ func TestKeptSetsStayWithinTheirBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	c := cacheOf(s.db)
+	c := s.sets
 	const maxNum = 1_000_000 // 125 KB a set
 	first := setKey{"w", setGroup, "g0a"}
 	err = s.db.View(func(tx *bolt.Tx) error {
@@ -187,11 +184,5 @@ func TestKeptSetsStayWithinTheirBudget(t *testing.T) {
 	}
 	if _, ok := c.entries[first]; ok {
 		t.Error("the least recently used set was kept over newer ones")
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := setCaches.Load(s.db); ok {
-		t.Error("a closed store's sets are still kept")
 	}
 }

@@ -17,10 +17,10 @@ func BulkContacts(s *Store, workspaceID string, ins []ContactInput) ([]Contact, 
 		part := ins[:min(chunk, len(ins))]
 		ins = ins[len(part):]
 		n := len(out)
-		err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+		err := s.updateNow(func(tx *wtx) error {
 			out = out[:n]
 			for _, in := range part {
-				c, err := s.insertContact(tx, fx, workspaceID, in)
+				c, err := s.insertContact(tx, workspaceID, in)
 				if err != nil {
 					return err
 				}

@@ -108,7 +108,7 @@ func (p *postingBuf) pendingPhone(phone string) bool {
 }
 
 // flush writes what p holds and empties it.
-func (p *postingBuf) flush(tx *bolt.Tx) error {
+func (p *postingBuf) flush(tx *wtx) error {
 	if p == nil || p.ws == nil {
 		return nil
 	}
@@ -118,7 +118,7 @@ func (p *postingBuf) flush(tx *bolt.Tx) error {
 	if len(p.terms) == 0 {
 		return nil
 	}
-	w, err := openRecent(tx, bContactTerms, p.ws)
+	w, err := openRecent(tx.Tx, bContactTerms, p.ws)
 	if err != nil {
 		return err
 	}
@@ -141,9 +141,9 @@ func (p *postingBuf) flush(tx *bolt.Tx) error {
 
 // flushEntries writes the buffered phone, email and order entries into the recent parts of
 // their indexes (contact_index_split.go), each in key order.
-func (p *postingBuf) flushEntries(tx *bolt.Tx) error {
+func (p *postingBuf) flushEntries(tx *wtx) error {
 	if len(p.phones) > 0 {
-		w, err := openRecent(tx, bContactPhone, p.ws)
+		w, err := openRecent(tx.Tx, bContactPhone, p.ws)
 		if err != nil {
 			return err
 		}
@@ -173,7 +173,7 @@ func (p *postingBuf) flushEntries(tx *bolt.Tx) error {
 		if len(*e.keys) == 0 {
 			continue
 		}
-		w, err := openRecent(tx, e.top, p.ws)
+		w, err := openRecent(tx.Tx, e.top, p.ws)
 		if err != nil {
 			return err
 		}

@@ -220,18 +220,18 @@ func skipBOM(r io.Reader) io.Reader {
 // and written once at the end of the batch, with its new size.
 type importGroups map[string]*Group // by groupNameTerm
 
-func (ig importGroups) add(s *Store, tx *bolt.Tx, workspaceID, name, contactID string) error {
+func (ig importGroups) add(s *Store, tx *wtx, workspaceID, name, contactID string) error {
 	term := groupNameTerm(name)
 	g := ig[term]
 	if g == nil {
 		if id := idxFirst(tx.Bucket(bGroupName), workspaceID, term); id != "" {
-			found, err := getGroup(tx, workspaceID, id)
+			found, err := getGroup(tx.Tx, workspaceID, id)
 			if err != nil {
 				return err
 			}
 			g = &found
 		} else {
-			created, err := s.insertGroup(tx, workspaceID, strings.TrimSpace(name))
+			created, err := s.insertGroup(tx.Tx, workspaceID, strings.TrimSpace(name))
 			if err != nil {
 				return err
 			}

@@ -17,8 +17,6 @@ import (
 	"switchboard/internal/benchgen"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 const (
@@ -83,12 +81,12 @@ func BenchmarkInboxSearch1M(b *testing.B) {
 		b.Fatal(err)
 	}
 	for done := 0; done < benchConvs; done += benchConvsPerTx {
-		err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+		err := s.updateNow(func(tx *wtx) error {
 			for range benchConvsPerTx {
 				c := g.Next()
 				phones, names = append(phones, c.Phone), append(names, c.First+" "+c.Last)
 				at := s.Now()
-				conv, _, err := s.conversationFor(tx, fx, ws, n, []string{c.Phone}, &at)
+				conv, _, err := s.conversationFor(tx, ws, n, []string{c.Phone}, &at)
 				if err != nil {
 					return err
 				}
@@ -106,7 +104,7 @@ func BenchmarkInboxSearch1M(b *testing.B) {
 						return err
 					}
 				}
-				if err := touchConversation(tx, &conv, at, true); err != nil {
+				if err := touchConversation(tx.Tx, &conv, at, true); err != nil {
 					return err
 				}
 			}
@@ -198,12 +196,12 @@ func BenchmarkInboxSearchSmall(b *testing.B) {
 		b.Fatal(err)
 	}
 	words := benchWords()
-	err = s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+	err = s.updateNow(func(tx *wtx) error {
 		g := benchgen.New(2)
 		for i := range 2000 {
 			c := g.Next()
 			at := s.Now()
-			conv, _, err := s.conversationFor(tx, fx, w.ID, n, []string{c.Phone}, &at)
+			conv, _, err := s.conversationFor(tx, w.ID, n, []string{c.Phone}, &at)
 			if err != nil {
 				return err
 			}

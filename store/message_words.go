@@ -65,11 +65,11 @@ func cutWord(w string) string {
 
 // indexMessage gives m a num and writes its postings and slot, when its text has words. It
 // runs before m's record is written (the record keeps the num).
-func indexMessage(tx *bolt.Tx, m *Message) error { return indexMessageWith(tx, m, nil) }
+func indexMessage(tx *wtx, m *Message) error { return indexMessageWith(tx, m, nil) }
 
 // indexMessageWith is indexMessage writing into buf, when not nil: the slot into its block in
 // place, the postings at buf's flush.
-func indexMessageWith(tx *bolt.Tx, m *Message, buf *msgIndexBuf) error {
+func indexMessageWith(tx *wtx, m *Message, buf *msgIndexBuf) error {
 	if m.WordNum != 0 {
 		return nil // indexed already (a rewrite of a stored message)
 	}
@@ -78,7 +78,7 @@ func indexMessageWith(tx *bolt.Tx, m *Message, buf *msgIndexBuf) error {
 		return nil
 	}
 	ws := idKey(m.WorkspaceID)
-	slots, err := wsBucketW(tx, bMsgSlots, ws, fillAppend)
+	slots, err := wsBucketW(tx.Tx, bMsgSlots, ws, fillAppend)
 	if err != nil {
 		return err
 	}
@@ -99,19 +99,7 @@ func indexMessageWith(tx *bolt.Tx, m *Message, buf *msgIndexBuf) error {
 		return err
 	}
 	m.WordNum = num
-	if buf := txWordBuf(tx); buf != nil {
-		buf.add(ws, words, num) // written before the commit (message_words_buf.go)
-		return nil
-	}
-	terms, err := wsBucketW(tx, bMsgWords, ws, fillPostings)
-	if err != nil {
-		return err
-	}
-	for _, w := range words {
-		if err := addPosting(terms, w, num); err != nil {
-			return err
-		}
-	}
+	tx.wordBuf().add(ws, words, num) // written just before the commit (flushWords)
 	return nil
 }
 
@@ -132,7 +120,7 @@ func (buf *msgIndexBuf) putSlot(b *bolt.Bucket, num uint32, conv []byte) error {
 }
 
 // unindexMessage removes the postings and slot of the message stored at key (workspace|id).
-func unindexMessage(tx *bolt.Tx, key []byte) error {
+func unindexMessage(tx *wtx, key []byte) error {
 	v := tx.Bucket(bMessages).Get(key)
 	if v == nil {
 		return nil
@@ -145,17 +133,17 @@ func unindexMessage(tx *bolt.Tx, key []byte) error {
 		return err
 	}
 	ws := key[:16]
-	if buf := txWordBuf(tx); buf != nil {
-		buf.remove(ws, MessageWords(m.Text), m.WordNum)
+	if tx.words != nil {
+		tx.words.remove(ws, MessageWords(m.Text), m.WordNum)
 	}
-	if terms := wsBucket(tx, bMsgWords, ws); terms != nil {
+	if terms := wsBucket(tx.Tx, bMsgWords, ws); terms != nil {
 		for _, w := range MessageWords(m.Text) {
 			if _, err := removePosting(terms, w, m.WordNum); err != nil {
 				return err
 			}
 		}
 	}
-	if slots := wsBucket(tx, bMsgSlots, ws); slots != nil {
+	if slots := wsBucket(tx.Tx, bMsgSlots, ws); slots != nil {
 		return putMsgSlot(slots, m.WordNum, make([]byte, 16))
 	}
 	return nil
@@ -268,7 +256,7 @@ func indexMessageWordBatches(s *Store) error {
 	var from []byte
 	for {
 		var next []byte
-		err := s.db.Update(func(tx *bolt.Tx) error {
+		err := s.updateNow(func(tx *wtx) error {
 			next = nil
 			msgs := tx.Bucket(bMessages)
 			type pending struct {

@@ -2,9 +2,6 @@ package store
 
 import (
 	"slices"
-	"sync"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // A group commit's transaction holds the sends of many writers, and their texts share words
@@ -14,24 +11,19 @@ import (
 // per word and transaction (appendPostings, as an import does for contacts). Nums ascend within
 // a workspace (the slots bucket's sequence), so each word's are appended after its chunks.
 //
-// The store's write transactions have a buffer (the group commit's and updateNow's: beginWordBuf
-// … flushWordBuf), so a broadcast's fan-out chunk, thousands of copies of one text, writes each
-// word once too; in any other transaction indexMessage writes the postings directly. Nothing reads message postings inside
-// a write transaction, except unindexMessage, which also takes a num out of the buffer.
+// Every write transaction has its buffer (wtx.words), so a broadcast's fan-out chunk, thousands
+// of copies of one text, writes each word once too. Nothing reads message postings inside a
+// write transaction, except unindexMessage, which also takes a num out of the buffer.
 
 // msgWordBuf is one transaction's buffered message postings: workspace → word → nums.
 type msgWordBuf map[string]map[string][]uint32
 
-// wordBufs maps each open write transaction to its buffer.
-var wordBufs sync.Map // *bolt.Tx → msgWordBuf
-
-func beginWordBuf(tx *bolt.Tx) { wordBufs.Store(tx, msgWordBuf{}) }
-
-func txWordBuf(tx *bolt.Tx) msgWordBuf {
-	if v, ok := wordBufs.Load(tx); ok {
-		return v.(msgWordBuf)
+// wordBuf returns tx's buffer, made on first use.
+func (tx *wtx) wordBuf() msgWordBuf {
+	if tx.words == nil {
+		tx.words = msgWordBuf{}
 	}
-	return nil
+	return tx.words
 }
 
 // add buffers num under each of words in workspace ws.
@@ -61,15 +53,13 @@ func (b msgWordBuf) remove(ws []byte, words []string, num uint32) {
 	}
 }
 
-// flushWordBuf writes tx's buffered postings, words in key order (neighbouring words share
+// flushWords writes tx's buffered postings, words in key order (neighbouring words share
 // pages), and forgets the buffer. It runs inside tx, before the commit.
-func flushWordBuf(tx *bolt.Tx) error {
-	v, ok := wordBufs.LoadAndDelete(tx)
-	if !ok {
-		return nil
-	}
-	for ws, terms := range v.(msgWordBuf) {
-		b, err := wsBucketW(tx, bMsgWords, []byte(ws), fillPostings)
+func (tx *wtx) flushWords() error {
+	buf := tx.words
+	tx.words = nil
+	for ws, terms := range buf {
+		b, err := wsBucketW(tx.Tx, bMsgWords, []byte(ws), fillPostings)
 		if err != nil {
 			return err
 		}
@@ -88,6 +78,3 @@ func flushWordBuf(tx *bolt.Tx) error {
 	}
 	return nil
 }
-
-// dropWordBuf forgets tx's buffer without writing it (the transaction rolls back).
-func dropWordBuf(tx *bolt.Tx) { wordBufs.Delete(tx) }

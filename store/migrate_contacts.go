@@ -30,7 +30,7 @@ var migrateBatch = 5000
 func migrateContactBatches(s *Store) error {
 	for {
 		done := false
-		err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+		err := s.updateNow(func(tx *wtx) error {
 			old := tx.Bucket(v1Contacts)
 			if old == nil {
 				done = true

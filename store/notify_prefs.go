@@ -61,9 +61,9 @@ func (s *Store) SetNotificationPrefs(userID string, p NotificationPrefs) error {
 	default:
 		return ValidationError{{Field: "inbound", Message: "must be all, mine or mentions"}}
 	}
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getUser(tx, userID); err != nil {
-			return fx.refuse(err)
+	return s.update(func(tx *wtx) error {
+		if _, err := getUser(tx.Tx, userID); err != nil {
+			return tx.refuse(err)
 		}
 		return putJSON(tx.Bucket(bNotifyPrefs), idKey(userID), p)
 	})

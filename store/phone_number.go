@@ -113,17 +113,17 @@ func (s *Store) CreateNumber(workspaceID string, in NumberInput) (PhoneNumber, e
 	}
 	n := PhoneNumber{ID: s.NewID(), WorkspaceID: workspaceID, Phone: phone, Name: strings.TrimSpace(in.Name),
 		Active: true, CreatedAt: s.Now(), Carrier: carrier, Rate: in.Rate, Registration: in.Registration, DailyCap: in.DailyCap}
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
+	err := s.updateNow(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
 			return err
 		}
-		if ws, _ := numberOwner(tx, phone); ws != "" {
+		if ws, _ := numberOwner(tx.Tx, phone); ws != "" {
 			if ws == workspaceID {
 				return errorf(ErrConflict, "number %s is already in this workspace", phone)
 			}
 			return errorf(ErrConflict, "number %s already belongs to another workspace", phone)
 		}
-		return putNumber(tx, &n)
+		return putNumber(tx.Tx, &n)
 	})
 	return n, err
 }
@@ -158,7 +158,7 @@ func (s *Store) UpdateNumber(workspaceID, id string, name *string, active *bool,
 	if rate != nil && (*rate < 0 || math.IsNaN(*rate) || math.IsInf(*rate, 0)) {
 		return n, ValidationError{{"rate", "must be a number of messages per second, 0 or more (0 = unlimited)"}}
 	}
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+	err := s.updateNow(func(tx *wtx) error {
 		ok, err := getJSON(tx.Bucket(bNumbers), wsKeyChecked(workspaceID, id), &n)
 		if err != nil {
 			return err

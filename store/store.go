@@ -57,7 +57,8 @@ type Store struct {
 	depth      atomic.Int64 // messages queued or sending (OutboxDepth)
 
 	batchReruns atomic.Int64 // see BatchReruns
-	group       groupCommit  // the batched write path (group_commit.go)
+	group       groupCommit  // the batched write path
+	sets        *setCache    // the contacts list's kept set filters, patched by every write
 
 	liveKeepEvents uint64        // see Options.LiveKeepEvents
 	liveKeepFor    time.Duration // see Options.LiveKeepFor
@@ -89,8 +90,9 @@ func Open(path string, opts Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	s := &Store{db: db, group: groupCommit{db: db, arrived: make(chan struct{}, 1)}, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{},
+	s := &Store{db: db, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{}, sets: newSetCache(),
 		idEntropy: ulid.Monotonic(rand.Reader, 0), liveKeepEvents: opts.LiveKeepEvents, liveKeepFor: opts.LiveKeepFor}
+	s.group = groupCommit{write: s.writeTx, arrived: make(chan struct{}, 1)}
 	if s.liveKeepEvents == 0 {
 		s.liveKeepEvents = defaultLiveKeepEvents
 	}
@@ -128,7 +130,6 @@ func Open(path string, opts Options) (*Store, error) {
 
 // Close closes the database.
 func (s *Store) Close() error {
-	dropSetCache(s.db)
 	return s.db.Close()
 }
 

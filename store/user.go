@@ -40,11 +40,11 @@ func (s *Store) CreateUser(in NewUser) (User, error) {
 	if err != nil {
 		return User{}, err
 	}
-	err = s.updateNow(func(tx *bolt.Tx, _ *effects) error {
-		if emailTaken(tx, u.Email) {
+	err = s.updateNow(func(tx *wtx) error {
+		if emailTaken(tx.Tx, u.Email) {
 			return errorf(ErrConflict, "a user with email %s already exists", u.Email)
 		}
-		return putNewUser(tx, u)
+		return putNewUser(tx.Tx, u)
 	})
 	return u, err
 }
