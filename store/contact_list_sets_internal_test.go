@@ -2,7 +2,6 @@ package store
 
 import (
 	"errors"
-	"path/filepath"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -156,33 +155,5 @@ func TestReaderBetweenCommitAndPatch(t *testing.T) {
 	yes := true
 	if n, _ := f.answer(t, ContactFilter{OptedOut: &yes}); n != 3 {
 		t.Errorf("%d opted out, want 3", n)
-	}
-}
-
-// TestKeptSetsStayWithinTheirBudget: however many sets are kept, their memory stays within
-// setCacheBytes, the least recently used going first.
-func TestKeptSetsStayWithinTheirBudget(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "budget.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	c := s.sets
-	const maxNum = 1_000_000 // 125 KB a set
-	first := setKey{"w", setGroup, "g0a"}
-	err = s.db.View(func(tx *bolt.Tx) error {
-		for i := range 300 {
-			c.put(tx, setKey{"w", setGroup, "g" + string(rune('0'+i%10)) + string(rune('a'+i/10))}, newNumSet(maxNum))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.bytes > setCacheBytes || c.bytes <= setCacheBytes-2*(maxNum/8+8) {
-		t.Errorf("kept %d bytes, want just under %d", c.bytes, setCacheBytes)
-	}
-	if _, ok := c.entries[first]; ok {
-		t.Error("the least recently used set was kept over newer ones")
 	}
 }
