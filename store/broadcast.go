@@ -129,7 +129,12 @@ func pendingKey(ws, id string, seq uint32) []byte {
 // recipients are skipped and counted. The result's Recipients are the queued ones (pasted ones
 // in the caller's order first).
 func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast, error) {
-	in.Recipients = dedupe(slices.Clone(in.Recipients))
+	seen := make(map[string]bool, len(in.Recipients))
+	in.Recipients = slices.DeleteFunc(slices.Clone(in.Recipients), func(r string) bool {
+		dup := seen[r]
+		seen[r] = true
+		return dup
+	})
 	targets := in.Targets()
 	var b Broadcast
 	var recipients []string

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // fanOutChunk is how many recipients one fan-out transaction queues. bbolt splits nodes only at
@@ -90,7 +92,7 @@ func (s *Store) fanOutChunk(tx *wtx, workspaceID, id string, queued map[string]b
 	}
 	// The chunk's new contacts and copies are indexed term by term at its end: thousands of
 	// copies share their words, and nothing in this transaction searches them before.
-	tx.postings, tx.msgIndex = newPostingBuf(), newMsgIndexBuf()
+	tx.postings, tx.msgIndex = tx.idx.NewImportBuf(), index.NewMsgBlocks()
 	for _, r := range chunk {
 		if r == "" {
 			continue
@@ -146,7 +148,7 @@ func (s *Store) fanOutChunk(tx *wtx, workspaceID, id string, queued map[string]b
 			return false, err
 		}
 	}
-	if err := tx.postings.flush(tx); err != nil {
+	if err := tx.postings.Flush(tx.Tx, &tx.sets); err != nil {
 		return false, err
 	}
 	next, _ := pending.Cursor().Seek(p)

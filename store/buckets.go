@@ -1,5 +1,7 @@
 package store
 
+import "switchboard/store/internal/index"
+
 // Bucket names, declared in one place. Index buckets hold keys of the form
 // workspace(16) | 0x00 | term | 0x00 | id(16) with empty values unless noted.
 var (
@@ -16,7 +18,7 @@ var (
 	bNumberGlobal = []byte("idx_phone_number_global") // phone -> ws|number id, installation-wide
 	bProperties   = []byte("contact_properties")
 	bPropertyName = []byte("idx_contact_property_name")
-	// The contact buckets hold a bucket per workspace (layout in search_index.go).
+	// The contact buckets hold a bucket per workspace (their layout: index.Layout).
 	bContacts          = []byte("contact_records")
 	bContactPhone      = []byte("idx_contact_by_phone")
 	bContactEmail      = []byte("idx_contact_by_email")
@@ -86,7 +88,7 @@ var (
 )
 
 // The recent parts of the contact indexes whose keys land all over their range, and where the
-// next move of each into its main part starts (contact_index_split.go).
+// next move of each into its main part starts (index.SplitIndex).
 var (
 	bContactPhoneRecent = []byte("idx_contact_by_phone_recent")
 	bContactEmailRecent = []byte("idx_contact_by_email_recent")
@@ -116,6 +118,18 @@ var OAuthBuckets = struct {
 	Grants:      []byte("oauth_grants"),
 	UserGrants:  []byte("idx_oauth_user_grants"),
 	GrantTokens: []byte("idx_oauth_grant_tokens"),
+}
+
+// indexLayout names the buckets of the search and index engine.
+var indexLayout = index.Layout{
+	Nums:  bContactNums,
+	Phone: index.Split{Main: bContactPhone, Recent: bContactPhoneRecent},
+	Email: index.Split{Main: bContactEmail, Recent: bContactEmailRecent},
+	Order: index.Split{Main: bContactOrder, Recent: bContactOrderRecent},
+	Terms: index.Split{Main: bContactTerms, Recent: bContactTermsRecent},
+	Sweep: bContactSweep,
+	Words: bMsgWords,
+	Slots: bMsgSlots,
 }
 
 var allBuckets = [][]byte{

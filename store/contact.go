@@ -1,8 +1,6 @@
 package store
 
 import (
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -10,6 +8,8 @@ import (
 
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // Address is a postal address of a contact.
@@ -182,10 +182,10 @@ func (s *Store) upsertContact(tx *wtx, workspaceID string, in ContactInput, type
 	if errs := checkProperties(types, in.Properties, true); errs != nil {
 		return Contact{}, false, errs
 	}
-	if tx.postings.pendingPhone(in.Phone) {
+	if tx.postings.PendingPhone(in.Phone) {
 		// A phone repeated in an import batch: its earlier row's entries are written first, so
 		// that the lookup finds that contact.
-		if err := tx.postings.flush(tx); err != nil {
+		if err := tx.postings.Flush(tx.Tx, &tx.sets); err != nil {
 			return Contact{}, false, err
 		}
 	}
@@ -223,7 +223,7 @@ func (s *Store) upsertContact(tx *wtx, workspaceID string, in ContactInput, type
 	c.UpdatedAt = s.Now()
 	// Postings buffered for contacts created earlier in this transaction must be in place
 	// before this contact's are moved: it may be one of them.
-	if err := tx.postings.flush(tx); err != nil {
+	if err := tx.postings.Flush(tx.Tx, &tx.sets); err != nil {
 		return Contact{}, false, err
 	}
 	if err := s.putContact(tx, &c, &old); err != nil {
@@ -284,29 +284,20 @@ func (s *Store) putContact(tx *wtx, c *Contact, old *Contact) error {
 
 // putContactWith is putContact collecting a new contact's postings in buf, when not nil,
 // instead of writing them at once.
-func (s *Store) putContactWith(tx *wtx, c *Contact, old *Contact, buf *postingBuf) error {
+func (s *Store) putContactWith(tx *wtx, c *Contact, old *Contact, buf *index.ImportBuf) error {
 	ws := idKey(c.WorkspaceID)
-	recs, err := wsBucketW(tx.Tx, bContacts, ws, fillAppend)
+	recs, err := index.WsBucketW(tx.Tx, bContacts, ws, index.FillAppend)
 	if err != nil {
 		return err
 	}
 	id := [16]byte(idKey(c.ID))
 	var num uint32
 	if old == nil {
-		prep := prepOf(docOf(c))
-		nums, err := wsBucketW(tx.Tx, bContactNums, ws, fillAppend)
-		if err != nil {
+		prep := index.PrepOf(docOf(c))
+		if num, err = tx.idx.NewNum(tx.Tx, ws); err != nil {
 			return err
 		}
-		seq, err := nums.NextSequence()
-		if err != nil {
-			return err
-		}
-		if seq > 1<<32-1 {
-			return errors.New("store: a workspace holds at most 2^32-1 contacts")
-		}
-		num = uint32(seq)
-		if err := putContactIndex(tx, ws, c, num, prep, buf); err != nil {
+		if err := tx.idx.PutContact(tx.Tx, &tx.sets, ws, indexEntry(c), num, prep, buf); err != nil {
 			return err
 		}
 	} else {
@@ -317,10 +308,10 @@ func (s *Store) putContactWith(tx *wtx, c *Contact, old *Contact, buf *postingBu
 		// The email index is keyed by strings.ToLower: "ſ" and "s" are equal under
 		// strings.EqualFold but lower to different keys.
 		if oldDoc != newDoc || old.Phone() != c.Phone() || strings.ToLower(old.Email) != strings.ToLower(c.Email) {
-			if err := deleteContactIndex(tx, ws, old, num, oldDoc); err != nil {
+			if err := tx.idx.DeleteContact(tx.Tx, &tx.sets, ws, indexEntry(old), num, oldDoc); err != nil {
 				return err
 			}
-			if err := putContactIndex(tx, ws, c, num, prepOf(newDoc), nil); err != nil {
+			if err := tx.idx.PutContact(tx.Tx, &tx.sets, ws, indexEntry(c), num, index.PrepOf(newDoc), nil); err != nil {
 				return err
 			}
 		}
@@ -332,18 +323,17 @@ func (s *Store) putContactWith(tx *wtx, c *Contact, old *Contact, buf *postingBu
 	return recs.Put(id[:], rec)
 }
 
+// contactIDByPhone is the id of the workspace's contact whose phone is phone, "" when none.
 func contactIDByPhone(tx *bolt.Tx, workspaceID, phone string) string {
-	ws := idKey(workspaceID)
-	b, nums := readSplit(tx, bContactPhone, ws), wsBucket(tx, bContactNums, ws)
-	if !b.exists() || nums == nil {
-		return ""
-	}
-	if v := b.Get([]byte(phone)); len(v) == 4 {
-		if id, _, ok := newSlotReader(nums).slot(binary.BigEndian.Uint32(v)); ok {
-			return ulid.ULID(id).String()
-		}
+	if id, ok := indexLayout.PhoneID(tx, idKey(workspaceID), phone); ok {
+		return ulid.ULID(id).String()
 	}
 	return ""
+}
+
+// indexEntry is what the engine indexes of c beside its Doc.
+func indexEntry(c *Contact) index.Entry {
+	return index.Entry{ID: [16]byte(idKey(c.ID)), Phone: c.Phone(), Email: c.Email}
 }
 
 // tenantOf is the installation's tenant id, which contact records leave out.
@@ -358,7 +348,7 @@ func getContact(tx *bolt.Tx, workspaceID, id string) (Contact, error) {
 
 func getContactNum(tx *bolt.Tx, workspaceID, id string) (Contact, uint32, error) {
 	u, ok := ParseID(id)
-	recs := wsBucket(tx, bContacts, idKey(workspaceID))
+	recs := index.WsBucket(tx, bContacts, idKey(workspaceID))
 	if !ok || recs == nil {
 		return Contact{}, 0, errorf(ErrNotFound, "contact not found")
 	}

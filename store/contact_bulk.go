@@ -7,6 +7,8 @@ import (
 
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // Bulk actions of the contacts list: each call is one transaction over a chunk of ids (the
@@ -21,7 +23,7 @@ func (s *Store) BulkAddToGroup(workspaceID, groupID string, ids []string) (int, 
 		if err != nil {
 			return tx.refuse(err)
 		}
-		recs := wsBucket(tx.Tx, bContacts, idKey(workspaceID))
+		recs := index.WsBucket(tx.Tx, bContacts, idKey(workspaceID))
 		for _, id := range ids {
 			if recs == nil || recs.Get(idKey(id)) == nil || hasKey(tx.Bucket(bGroupMembers), memberKey(workspaceID, g.ID, id)) {
 				continue

@@ -9,6 +9,8 @@ import (
 
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // metaDeletedContacts + workspace id holds how many of the workspace's contacts were deleted
@@ -150,19 +152,16 @@ func (s *Store) deleteContact(tx *wtx, workspaceID, id string) (Contact, error) 
 		return c, err
 	}
 	ws := idKey(workspaceID)
-	if err := deleteContactIndex(tx, ws, &c, num, docOf(&c)); err != nil {
+	if err := tx.idx.DeleteContact(tx.Tx, &tx.sets, ws, indexEntry(&c), num, docOf(&c)); err != nil {
 		return c, err
 	}
-	if nums := wsBucket(tx.Tx, bContactNums, ws); nums != nil {
-		// A zero slot is a num with no contact (slotReader.slot reports it so).
-		if err := putSlot(nums, num, [16]byte{}, [rankLen]byte{}); err != nil {
-			return c, err
-		}
+	if err := tx.idx.FreeNum(tx.Tx, ws, num); err != nil {
+		return c, err
 	}
 	if err := removeMemberships(tx, s, workspaceID, c.ID); err != nil {
 		return c, err
 	}
-	if err := wsBucket(tx.Tx, bContacts, ws).Delete(idKey(c.ID)); err != nil {
+	if err := index.WsBucket(tx.Tx, bContacts, ws).Delete(idKey(c.ID)); err != nil {
 		return c, err
 	}
 	meta := tx.Bucket(bMeta)
@@ -379,7 +378,7 @@ func (s *Store) CountAllContacts(workspaceID string) (int, error) {
 
 func countAll(tx *bolt.Tx, workspaceID string) int {
 	ws := idKey(workspaceID)
-	nums := wsBucket(tx, bContactNums, ws)
+	nums := index.WsBucket(tx, bContactNums, ws)
 	if nums == nil {
 		return 0
 	}

@@ -29,7 +29,7 @@ func (s *Store) ExportContacts(workspaceID string, f ContactFilter, fn func(Expo
 	var sel *contactSel
 	defer func() {
 		if sel != nil {
-			sel.release()
+			sel.Release()
 		}
 	}()
 	for {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // phoneNum is the num holding phone.
@@ -12,7 +14,7 @@ func (f *patchFix) phoneNum(t *testing.T, phone string) uint32 {
 	t.Helper()
 	var n uint32
 	err := f.s.db.View(func(tx *bolt.Tx) error {
-		v := readSplit(tx, bContactPhone, idKey(f.ws)).Get([]byte(phone))
+		v := index.ReadSplit(tx, indexLayout.Phone, idKey(f.ws)).Get([]byte(phone))
 		if len(v) != 4 {
 			return errors.New("no contact has " + phone)
 		}
@@ -31,33 +33,32 @@ func (f *patchFix) phoneNum(t *testing.T, phone string) uint32 {
 // replaces it with one it builds; a reader of the write's snapshot uses the patched set.
 func TestPatchedSetsKeepEachReadersSnapshot(t *testing.T) {
 	f := newPatchFix(t)
-	c := f.s.sets
-	k := f.key(setOptedOut)
+	k := f.key(index.SetOptedOut)
 	n := f.phoneNum(t, f.phones[3])
 	old, err := f.s.db.Begin(false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	held, ok := c.get(old, k)
+	held, ok := f.s.idx.KeptSet(old, k)
 	if !ok {
 		t.Fatal("the opted-out set is not kept after a read")
 	}
 	if _, _, err := f.s.CreateOptOut(f.ws, "", f.phones[3], OptOutAdmin); err != nil {
 		t.Fatal(err)
 	}
-	if held.has(n) {
+	if held.Has(n) {
 		t.Error("the set a reader holds was patched under it")
 	}
-	if _, ok := c.get(old, k); ok {
+	if _, ok := f.s.idx.KeptSet(old, k); ok {
 		t.Error("a reader of the snapshot before the write got the patched set")
 	}
-	if c.put(old, k, newNumSet(100)) {
+	if f.s.idx.KeepSet(old, k, index.NewSet(100)) {
 		t.Error("a set built from the snapshot before the write replaced the patched one")
 	}
 	_ = old.Rollback()
 	_ = f.s.db.View(func(tx *bolt.Tx) error {
-		if s, ok := c.get(tx, k); !ok || !s.has(n) {
-			t.Errorf("a reader after the write: kept %v, has the opted-out num %v; want both", ok, ok && s.has(n))
+		if s, ok := f.s.idx.KeptSet(tx, k); !ok || !s.Has(n) {
+			t.Errorf("a reader after the write: kept %v, has the opted-out num %v; want both", ok, ok && s.Has(n))
 		}
 		return nil
 	})
@@ -68,19 +69,18 @@ func TestPatchedSetsKeepEachReadersSnapshot(t *testing.T) {
 // not) leaves them as they were and still used by the next read, without a rebuild.
 func TestRolledBackWriteLeavesTheKeptSets(t *testing.T) {
 	f := newPatchFix(t)
-	c := f.s.sets
-	k := f.key(setOptedOut)
+	k := f.key(index.SetOptedOut)
 	if _, _, err := f.s.CreateOptOut(f.ws, "", f.phones[5], OptOutAdmin); err != nil {
 		t.Fatal(err)
 	}
 	n5, n6 := f.phoneNum(t, f.phones[5]), f.phoneNum(t, f.phones[6])
-	kept := func() numSet {
-		var s numSet
-		_ = f.s.db.View(func(tx *bolt.Tx) error { s, _ = c.get(tx, k); return nil })
+	kept := func() index.Set {
+		var s index.Set
+		_ = f.s.db.View(func(tx *bolt.Tx) error { s, _ = f.s.idx.KeptSet(tx, k); return nil })
 		return s
 	}
 	before := kept()
-	if before == nil || !before.has(n5) {
+	if before == nil || !before.Has(n5) {
 		t.Fatal("the opted-out set is not kept with the opt-out")
 	}
 	boom := errors.New("boom")
@@ -106,7 +106,7 @@ func TestRolledBackWriteLeavesTheKeptSets(t *testing.T) {
 	if after == nil {
 		t.Fatal("a rolled-back write left the set to be rebuilt")
 	}
-	if &after[0] != &before[0] || !after.has(n5) || after.has(n6) {
+	if &after[0] != &before[0] || !after.Has(n5) || after.Has(n6) {
 		t.Error("a rolled-back write changed the kept set")
 	}
 	f.check(t, "two rolled-back writes")
@@ -118,8 +118,7 @@ func TestRolledBackWriteLeavesTheKeptSets(t *testing.T) {
 // set that misses a committed write.
 func TestReaderBetweenCommitAndPatch(t *testing.T) {
 	f := newPatchFix(t)
-	c := f.s.sets
-	k := f.key(setOptedOut)
+	k := f.key(index.SetOptedOut)
 	write := func(phone string, meanwhile func()) {
 		t.Helper()
 		tx := beginWrite(t, f.s)
@@ -135,13 +134,13 @@ func TestReaderBetweenCommitAndPatch(t *testing.T) {
 	n := f.phoneNum(t, f.phones[7])
 	write(f.phones[7], func() {
 		_ = f.s.db.View(func(tx *bolt.Tx) error {
-			if s, ok := c.get(tx, k); ok && !s.has(n) {
+			if s, ok := f.s.idx.KeptSet(tx, k); ok && !s.Has(n) {
 				t.Error("a reader between the commit and the patch used a set without the write")
 			}
 			return nil
 		})
 	})
-	if !f.kept(setOptedOut) {
+	if !f.kept(index.SetOptedOut) {
 		t.Error("the set was not patched")
 	}
 	f.check(t, "an opt-out")

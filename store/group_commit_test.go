@@ -10,6 +10,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // openGroup returns a group commit over a fresh database file, writing through the store's own
@@ -24,7 +26,7 @@ func openGroup(t *testing.T) (*groupCommit, *bolt.DB) {
 	if err := db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("b")); return err }); err != nil {
 		t.Fatal(err)
 	}
-	s := &Store{db: db, sets: newSetCache()}
+	s := &Store{db: db, idx: index.New(&indexLayout, setMembers, index.DefaultBounds(ImportBatchSize))}
 	return &groupCommit{write: s.writeTx, arrived: make(chan struct{}, 1)}, db
 }
 

@@ -281,7 +281,7 @@ func (s *Store) writeImportBatch(workspaceID string, rows []importRow) (imported
 	err = s.updateNow(func(tx *wtx) error {
 		imported, updated, rejected = 0, 0, nil
 		// New contacts' postings are written term by term at the end of the batch.
-		tx.postings = newPostingBuf()
+		tx.postings = tx.idx.NewImportBuf()
 		// Read the types once per batch: a property removed since the header check makes
 		// its rows fail here instead of writing an unknown key.
 		types, err := propertyTypes(tx.Tx, workspaceID)
@@ -319,7 +319,7 @@ func (s *Store) writeImportBatch(workspaceID string, rows []importRow) (imported
 		if err := groups.flush(s, tx.Tx); err != nil {
 			return err
 		}
-		return tx.postings.flush(tx)
+		return tx.postings.Flush(tx.Tx, &tx.sets)
 	})
 	return imported, updated, rejected, err
 }

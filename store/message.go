@@ -6,6 +6,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // Message is one SMS/MMS, inbound or outbound. Stored as JSON without its empty fields (results
@@ -274,7 +276,7 @@ func putMessage(tx *wtx, m *Message) error { return putMessageWith(tx, m, nil) }
 
 // putMessageWith is putMessage collecting a new message's word postings and slot in buf, when
 // not nil, to be written when buf is flushed.
-func putMessageWith(tx *wtx, m *Message, buf *msgIndexBuf) error {
+func putMessageWith(tx *wtx, m *Message, buf *index.MsgBlocks) error {
 	if err := indexMessageWith(tx, m, buf); err != nil {
 		return err
 	}

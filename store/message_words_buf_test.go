@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // TestSharedTransactionSendsAreSearchable: sends that share one group-commit transaction (their
@@ -100,9 +102,10 @@ func TestWordBufferDropsMessageDeletedInItsTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	idx := index.New(&indexLayout, setMembers, index.DefaultBounds(ImportBatchSize))
 	_ = db.View(func(tx *bolt.Tx) error {
 		for word, want := range map[string]int{"hello": 1, "kept": 1, "gone": 0} {
-			got, _, err := messageMatches(tx, ws, []string{word})
+			got, _, err := idx.MessageMatches(tx, ws, []string{word})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // Options configure Open.
@@ -56,9 +58,9 @@ type Store struct {
 	lastMS     uint64
 	depth      atomic.Int64 // messages queued or sending (OutboxDepth)
 
-	batchReruns atomic.Int64 // see BatchReruns
-	group       groupCommit  // the batched write path
-	sets        *setCache    // the contacts list's kept set filters, patched by every write
+	batchReruns atomic.Int64  // see BatchReruns
+	group       groupCommit   // the batched write path
+	idx         *index.Engine // the search and index engine over this file's indexes
 
 	liveKeepEvents uint64        // see Options.LiveKeepEvents
 	liveKeepFor    time.Duration // see Options.LiveKeepFor
@@ -90,7 +92,8 @@ func Open(path string, opts Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	s := &Store{db: db, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{}, sets: newSetCache(),
+	s := &Store{db: db, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{},
+		idx:       index.New(&indexLayout, setMembers, index.DefaultBounds(ImportBatchSize)),
 		idEntropy: ulid.Monotonic(rand.Reader, 0), liveKeepEvents: opts.LiveKeepEvents, liveKeepFor: opts.LiveKeepFor}
 	s.group = groupCommit{write: s.writeTx, arrived: make(chan struct{}, 1)}
 	if s.liveKeepEvents == 0 {

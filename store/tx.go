@@ -29,6 +29,8 @@ import (
 	"errors"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // wtx is a write transaction: the bbolt transaction (embedded, so tx.Bucket and the rest read
@@ -38,9 +40,22 @@ type wtx struct {
 	*bolt.Tx
 	effects // what the running write function did that others must hear of after the commit
 
-	words msgWordBuf // message postings, written term by term just before the commit (flushWords)
-	sets  *setCache  // the store's kept list sets, which the transaction's changes patch
+	idx   *index.Engine   // the store's search and index engine
+	words index.WordBuf   // message postings, written term by term just before the commit
+	sets  index.SetWriter // what the transaction changes in the contacts list's kept sets
 }
+
+// wordBuf returns tx's buffer of message postings, made on first use.
+func (tx *wtx) wordBuf() index.WordBuf {
+	if tx.words == nil {
+		tx.words = index.WordBuf{}
+	}
+	return tx.words
+}
+
+// settleSets reads, before tx commits, the membership of every member of a kept set it touched
+// (each write function of a batch settles what it touched).
+func (tx *wtx) settleSets() { tx.sets.Settle(tx.Tx) }
 
 // effects collects what a write function did that others must hear of after it commits.
 type effects struct {
@@ -52,12 +67,12 @@ type effects struct {
 	optOuts   []optOutRef
 	live      []string // workspaces whose live streams must be woken (wakeLive)
 	refused   error
-	// postings, when set (imports), collects new contacts' search postings to be written term
-	// by term before the function returns (postingBuf.flush).
-	postings *postingBuf
+	// postings, when set (imports), collects new contacts' index entries to be written in key
+	// order before the function returns (index.ImportBuf).
+	postings *index.ImportBuf
 	// msgIndex, when set (a broadcast's fan-out), writes new messages' slots into their
-	// blocks in place (msgIndexBuf).
-	msgIndex *msgIndexBuf
+	// blocks in place (index.MsgBlocks).
+	msgIndex *index.MsgBlocks
 }
 
 // refuse records a refusal for update to return to its caller and returns nil, so that the
@@ -73,17 +88,17 @@ type optOutRef struct{ ws, phone string }
 // transaction buffered is written after fn, inside it; if it rolls back, what it recorded in
 // the kept list sets is taken back.
 func (s *Store) writeTx(fn func(tx *wtx) error) error {
-	var last *bolt.Tx
+	var last *wtx
 	err := s.db.Update(func(btx *bolt.Tx) error {
-		last = btx
-		tx := &wtx{Tx: btx, sets: s.sets}
+		tx := &wtx{Tx: btx, idx: s.idx, sets: s.idx.SetWriter()}
+		last = tx
 		if err := fn(tx); err != nil {
 			return err
 		}
-		return tx.flushWords()
+		return s.idx.FlushWords(btx, tx.words)
 	})
 	if err != nil && last != nil {
-		s.sets.rolledBack(last)
+		last.sets.RolledBack()
 	}
 	return err
 }

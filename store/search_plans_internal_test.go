@@ -1,12 +1,15 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"switchboard/internal/benchgen"
 	"testing"
+
+	"switchboard/store/internal/index"
 )
 
 // TestSearchPlans runs queries through each way a search can take (rank rounds with and without
@@ -43,15 +46,24 @@ func TestSearchPlans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	type hit struct {
+		sort []byte
+		id   [16]byte
+	}
 	reference := func(query string) [][16]byte {
-		q := ParseQuery(query)
+		q := index.ParseQuery(query)
 		var cs []hit
 		for i := range all {
-			if d := docOf(&all[i]); d.matches(q) {
-				cs = append(cs, hit{sort: d.sortKey(), id: [16]byte(idKey(all[i].ID))})
+			if d := docOf(&all[i]); d.Matches(q) {
+				cs = append(cs, hit{sort: d.SortKey(), id: [16]byte(idKey(all[i].ID))})
 			}
 		}
-		sortHits(cs)
+		slices.SortFunc(cs, func(a, b hit) int {
+			if r := bytes.Compare(a.sort, b.sort); r != 0 {
+				return r
+			}
+			return bytes.Compare(a.id[:], b.id[:])
+		})
 		var out [][16]byte
 		for _, c := range cs[:min(len(cs), SearchLimit)] {
 			out = append(out, c.id)
@@ -70,8 +82,6 @@ func TestSearchPlans(t *testing.T) {
 		"12",             // digits alone: plain walk
 		"zzz 1",          // nothing
 	}
-	wb, rd, wc := walkBudget, rankDirect, walkStepCost
-	t.Cleanup(func() { walkBudget, rankDirect, walkStepCost = wb, rd, wc })
 	type plan struct{ walkBudget, rankDirect, walkStepCost int }
 	for _, p := range []plan{
 		{5_000, 2_000, 2},   // as configured
@@ -79,7 +89,7 @@ func TestSearchPlans(t *testing.T) {
 		{1 << 30, 0, 0},     // every walk is tried and goes on to the end
 		{5_000, 1 << 30, 2}, // always rank
 	} {
-		walkBudget, rankDirect, walkStepCost = p.walkBudget, p.rankDirect, p.walkStepCost
+		s.idx.Bounds.WalkBudget, s.idx.Bounds.RankDirect, s.idx.Bounds.WalkStepCost = p.walkBudget, p.rankDirect, p.walkStepCost
 		for _, query := range queries {
 			res, err := s.SearchContacts(w.ID, query)
 			if err != nil {
