@@ -1,6 +1,10 @@
 package store
 
-import "switchboard/store/internal/index"
+import (
+	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
+)
 
 // Bucket names, declared in one place. Index buckets hold keys of the form
 // workspace(16) | 0x00 | term | 0x00 | id(16) with empty values unless noted.
@@ -84,7 +88,15 @@ var (
 	bResets      = []byte("password_resets")  // sha256(token) -> PasswordReset (reset.go)
 	bMail        = []byte("mail")             // id -> Mail (mail.go)
 	bMailQueue   = []byte("mail_queue")       // due(8)|id -> empty
-	bMailNotify  = []byte("mail_notify")      // user -> mailNotifyState (notify_mail.go)
+	bMailNotify  = []byte("mail_notify")      // user -> mailNotifyState
+	// Attachments: a file's record, its bytes in 1 MiB values, its owner index and the queue
+	// of inbound media to fetch.
+	bMedia       = []byte("media")             // token -> MediaRecord
+	bMediaChunks = []byte("media_chunks")      // token|seq(4) -> up to mediaChunk bytes of the file
+	bMediaOwner  = []byte("idx_media_owner")   // ws(16)|owner(16)|token -> empty: deleted with the owner
+	bMediaFetch  = []byte("media_fetch_queue") // due(8)|job id(16) -> MediaFetch
+	// bNumberDaySends counts the messages each capped number sends per workspace day.
+	bNumberDaySends = []byte("number_day_sends") // number id(16) | yyyymmdd -> count(8)
 )
 
 // The recent parts of the contact indexes whose keys land all over their range, and where the
@@ -142,19 +154,46 @@ var allBuckets = [][]byte{
 	bSubOwner, bSubPending, bEventPending, bConvActivity, bSnippets,
 	bLiveEvents, bLiveSeq, bUnread, bUnreadCount, bMentions, bMentionLast, bNotifyPrefs,
 	bImportJobs,
-	bMedia, bMediaChunks, bMediaOwner, bMediaFetch, // media.go
+	bMedia, bMediaChunks, bMediaOwner, bMediaFetch,
 	bMsgWords, bMsgSlots, bConvEntries, bConvSnooze,
 	bSessions, bSessionUser, bTwoFactor, bResets, bMail, bMailQueue, bMailNotify,
-	bNumberDaySends, // daily_cap.go
+	bNumberDaySends,
 	OAuthBuckets.Clients, OAuthBuckets.Codes, OAuthBuckets.UsedCodes, OAuthBuckets.Refresh,
 	OAuthBuckets.UsedRefresh, OAuthBuckets.Grants, OAuthBuckets.UserGrants, OAuthBuckets.GrantTokens,
 }
 
 // Keys of the meta bucket, declared beside the buckets.
 var (
-	metaSchemaVersion = []byte("schema_version") // the file's schema version (migrate.go)
+	metaSchemaVersion = []byte("schema_version") // the file's schema version (migrations)
 	metaTenantID      = []byte("tenant_id")      // the installation's one tenant
 	// pendingCountKey holds how many deliveries are pending: the webhook queue's depth.
 	pendingCountKey = []byte("webhook_pending_count")
 	metaArchived    = []byte("archived_ws\x00") // + workspace id: the workspace is archived
+	// metaDeletedContacts + workspace id holds how many of the workspace's contacts were deleted
+	// (uint64): the workspace's contact count is its nums sequence, which every new contact
+	// takes one of and which never goes back, minus this.
+	metaDeletedContacts = []byte("contacts_deleted\x00")
+	// metaRequire2FA is set while a superuser requires two-factor for everyone.
+	metaRequire2FA = []byte("require_two_factor")
 )
+
+// Buckets of earlier versions, read only to migrate them or to delete what they held.
+var (
+	// Schema 1 kept contacts as JSON under workspace|id in "contacts", indexed by
+	// workspace-prefixed keys, with a second copy of each contact's folded text (its search
+	// document) in both "contact_search_docs" and the order index.
+	v1Contacts     = []byte("contacts")
+	v1ContactIndex = [][]byte{
+		[]byte("idx_contact_phone"), []byte("idx_contact_email"), []byte("idx_contact_terms"),
+		[]byte("idx_contact_order"), []byte("contact_search_docs"),
+	}
+	// Earlier versions kept the session cookie keys in the database (the OAuth provider's meta
+	// bucket); they are deleted on start, since anyone holding a backup could sign cookies
+	// with them.
+	bLegacySessionMeta  = []byte("oauth_meta")
+	keyLegacySessionKey = []byte("session_keys")
+)
+
+// IsStoreFile reports whether tx, a read transaction of some bbolt file, is of a store's file:
+// it has the meta bucket every one is created with (a restore checks a backup with it).
+func IsStoreFile(tx *bolt.Tx) bool { return tx.Bucket(bMeta) != nil }

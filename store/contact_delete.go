@@ -13,11 +13,6 @@ import (
 	"switchboard/store/internal/index"
 )
 
-// metaDeletedContacts + workspace id holds how many of the workspace's contacts were deleted
-// (uint64): the workspace's contact count is its nums sequence, which every new contact takes
-// one of and which never goes back, minus this.
-var metaDeletedContacts = []byte("contacts_deleted\x00")
-
 // DeleteContact deletes the workspace's contact of phone: its record, its inbound channel, every
 // index entry (phone, email, search postings, display order, num slot) and its group
 // memberships, with a contact.deleted event, in one transaction. With erase it also deletes the

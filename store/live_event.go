@@ -144,26 +144,6 @@ func (fx *effects) wakeLive(workspaceID string) {
 	fx.live = append(fx.live, workspaceID)
 }
 
-// OnLive registers the function called after a commit that added live events (or changed a
-// workspace's membership) with the workspaces concerned: the broker that wakes the streams.
-func (s *Store) OnLive(f func(workspaceIDs []string)) {
-	s.hookMu.Lock()
-	s.onLive = f
-	s.hookMu.Unlock()
-}
-
-func (s *Store) notifyLive(ws []string) {
-	if len(ws) == 0 {
-		return
-	}
-	s.hookMu.RLock()
-	f := s.onLive
-	s.hookMu.RUnlock()
-	if f != nil {
-		f(ws)
-	}
-}
-
 // LastLiveEvent is the number of workspaceID's newest live event (0 when it has none).
 func (s *Store) LastLiveEvent(workspaceID string) (uint64, error) {
 	var last uint64

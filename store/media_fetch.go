@@ -22,14 +22,9 @@ type MediaFetch struct {
 
 func fetchKey(f *MediaFetch) []byte { return queueKey(f.NextAt, f.ID) }
 
-// OnMediaFetch registers a function called after a commit that queued media fetches.
-func (s *Store) OnMediaFetch(f func()) { s.hookMu.Lock(); s.onMedia = f; s.hookMu.Unlock() }
-
+// notifyMedia wakes the media fetcher (Hooks.Media) after a commit that queued fetches.
 func (s *Store) notifyMedia() {
-	s.hookMu.RLock()
-	f := s.onMedia
-	s.hookMu.RUnlock()
-	if f != nil {
+	if f := s.hook().Media; f != nil {
 		f()
 	}
 }

@@ -44,19 +44,6 @@ func (s *Store) NotifyByMail(n MailNotify) {
 	s.hookMu.Unlock()
 }
 
-// OnMail registers the function called after a commit that queued e-mail: the mail worker's
-// wake.
-func (s *Store) OnMail(f func()) { s.hookMu.Lock(); s.onMail = f; s.hookMu.Unlock() }
-
-func (s *Store) notifyMail() {
-	s.hookMu.RLock()
-	f := s.onMail
-	s.hookMu.RUnlock()
-	if f != nil {
-		f()
-	}
-}
-
 // mailNotifyState is a user's notification e-mail record: when the last one was due, and the
 // one still gathering, if any.
 type mailNotifyState struct {

@@ -31,13 +31,6 @@ const (
 	SessionStageEnrol = "enrol"
 )
 
-// Earlier versions kept the session cookie keys in the database (the OAuth provider's meta
-// bucket); they are deleted on start, since anyone holding a backup could sign cookies with them.
-var (
-	bLegacySessionMeta  = []byte("oauth_meta")
-	keyLegacySessionKey = []byte("session_keys")
-)
-
 // DeleteLegacySessionKeys deletes the cookie keys earlier versions kept in the database.
 func (s *Store) DeleteLegacySessionKeys() error {
 	return s.updateNow(func(tx *wtx) error {

@@ -32,14 +32,11 @@ type twoFactor struct {
 	Recovery []string `json:"recovery,omitempty"` // hex SHA-256 of the unused recovery codes
 }
 
-// keyRequire2FA is the meta entry set while a superuser requires two-factor for everyone.
-var keyRequire2FA = []byte("require_two_factor")
-
 // TwoFactorRequired reports whether a superuser requires two-factor for every user.
 func (s *Store) TwoFactorRequired() (bool, error) {
 	on := false
 	err := s.db.View(func(tx *bolt.Tx) error {
-		on = tx.Bucket(bMeta).Get(keyRequire2FA) != nil
+		on = tx.Bucket(bMeta).Get(metaRequire2FA) != nil
 		return nil
 	})
 	return on, err
@@ -50,9 +47,9 @@ func (s *Store) TwoFactorRequired() (bool, error) {
 func (s *Store) SetTwoFactorRequired(on bool) error {
 	return s.update(func(tx *wtx) error {
 		if !on {
-			return tx.Bucket(bMeta).Delete(keyRequire2FA)
+			return tx.Bucket(bMeta).Delete(metaRequire2FA)
 		}
-		if err := tx.Bucket(bMeta).Put(keyRequire2FA, []byte{1}); err != nil {
+		if err := tx.Bucket(bMeta).Put(metaRequire2FA, []byte{1}); err != nil {
 			return err
 		}
 		return requireEnrolment(tx.Tx)

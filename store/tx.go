@@ -179,36 +179,28 @@ func isRefusal(err error) bool {
 }
 
 // applyEffects tells the rest of the process what a committed write did: the outbox depth, the
-// opt-out filters, and the hooks of the dispatcher, webhook sender and broadcast scheduler. It
-// runs after the commit and only then, so no one acts on a write that was rolled back.
+// opt-out filters, and the hooks of the dispatcher, webhook sender, scheduler, mail worker and
+// stream broker. It runs after the commit and only then, so no one acts on a write that was
+// rolled back.
 func (s *Store) applyEffects(fx *effects) {
 	s.depth.Add(fx.depth)
 	for _, o := range fx.optOuts {
 		s.addOptOutFilter(o.ws, o.phone)
 	}
-	s.notify(fx.events, fx.outbox)
-	s.notifyLive(fx.live)
-	if fx.mail {
-		s.notifyMail()
+	if !fx.events && !fx.outbox && !fx.scheduled && !fx.mail && len(fx.live) == 0 {
+		return
 	}
-	if fx.scheduled {
-		s.hookMu.RLock()
-		f := s.onSchedule
-		s.hookMu.RUnlock()
-		if f != nil {
+	h := s.hook()
+	call := func(want bool, f func()) {
+		if want && f != nil {
 			f()
 		}
 	}
-}
-
-func (s *Store) notify(events, outbox bool) {
-	s.hookMu.RLock()
-	fe, fo := s.onEvents, s.onOutbox
-	s.hookMu.RUnlock()
-	if events && fe != nil {
-		fe()
+	call(fx.events, h.Events)
+	call(fx.outbox, h.Outbox)
+	if len(fx.live) > 0 && h.Live != nil {
+		h.Live(fx.live)
 	}
-	if outbox && fo != nil {
-		fo()
-	}
+	call(fx.mail, h.Mail)
+	call(fx.scheduled, h.Schedule)
 }

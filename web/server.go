@@ -116,7 +116,7 @@ func New(s *store.Store, cfg Config) http.Handler {
 	h := &Handler{store: s, cfg: cfg, logRequests: cfg.LogRequests, metrics: newMetrics(cfg.Registry), now: s.Now}
 	h.limiters.m = map[string]*limiterEntry{}
 	h.broker = newBroker(cfg.Done)
-	s.OnLive(h.broker.wake)
+	s.SetHooks(store.Hooks{Live: h.broker.wake})
 	h.presence = newPresence(h.now)
 	// Mentions and assignments e-mail the users who are away, when e-mail is configured.
 	if cfg.Sessions.mailer() != nil {
