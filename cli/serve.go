@@ -114,7 +114,7 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 // newHTTPServer sets the limits that keep a slow or stalled client from holding a connection
 // and its goroutine: headers within 10 s; the whole request, body included, within
 // 30 s (a 1 MiB body at 35 KB/s); the answer within 60 s. GET /admin/backup moves its own write
-// deadline forward while it streams (web/backup.go), since a copy may take longer.
+// deadline forward while it streams, since a copy may take longer.
 func newHTTPServer(h http.Handler) *http.Server {
 	return &http.Server{
 		Handler:           h,

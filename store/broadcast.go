@@ -51,7 +51,7 @@ type Broadcast struct {
 	Outstanding int `json:"outstanding,omitempty"`
 	// Fanout is set while recipients are still being queued: the broadcast cannot finish then.
 	Fanout bool `json:"fanout,omitempty"`
-	// Auto-pause (broadcast_pause.go): Judged counts copies the carrier gave a verdict on since
+	// Auto-pause (maybePause): Judged counts copies the carrier gave a verdict on since
 	// the start or the last resume, JudgedFailed those of them that failed; PausedJudged and
 	// PausedFailed are those figures when it last paused.
 	Judged       int        `json:"judged,omitempty"`
@@ -62,7 +62,7 @@ type Broadcast struct {
 	ResumedAt    *time.Time `json:"resumedAt,omitempty"`
 
 	// Held counts the copies held by quiet hours, state calling hours or the daily cap, by
-	// reason (broadcast_hold.go).
+	// reason (countHeld).
 	Held []HeldGroup `json:"held,omitempty"`
 }
 
@@ -96,7 +96,7 @@ type BroadcastInput struct {
 	ExcludeConversationIDs []string
 	Text                   string
 	Media                  []string
-	Files                  []Upload // attachments kept with the broadcast; their URLs join Media (media.go)
+	Files                  []Upload // attachments kept with the broadcast; their URLs join Media
 	AuthorID               string
 	SendAt                 *time.Time
 	// OptOutInstructions appends OptOutInstruction to each copy whose text lacks "STOP".

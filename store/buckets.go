@@ -31,16 +31,16 @@ var (
 	bContactNums       = []byte("idx_contact_nums")
 	bConversations     = []byte("conversations")
 	bConvKey           = []byte("idx_conversation_key")
-	bConvActivity      = []byte("idx_conversation_activity") // ws|activity(8)|conversation -> empty (inbox.go)
+	bConvActivity      = []byte("idx_conversation_activity") // ws|activity(8)|conversation -> empty: the inbox order
 	bMessages          = []byte("messages")
 	bConvMessages      = []byte("idx_conversation_messages")
-	bOutbox            = []byte("outbox")               // number id|priority|message id -> ws: ready to send (outbox.go)
+	bOutbox            = []byte("outbox")               // number id|priority|message id -> ws: ready to send
 	bOutboxSending     = []byte("outbox_sending")       // message id -> number id|priority|ws: handed to a carrier
 	bOutboxDelayed     = []byte("outbox_delayed")       // due(8)|message id -> number id|priority|ws: retries
 	bMsgProvider       = []byte("idx_message_provider") // provider|0|provider id -> ws|message id
 	bBlocked           = []byte("blocked_numbers")      // ws|phone -> Block
-	bGroups            = []byte("groups")               // ws|id -> Group (group.go)
-	bBroadcastTargets  = []byte("broadcast_targets")    // ws|id -> BroadcastTargets (broadcast_targets.go)
+	bGroups            = []byte("groups")               // ws|id -> Group
+	bBroadcastTargets  = []byte("broadcast_targets")    // ws|id -> BroadcastTargets
 	bBroadcastSchedule = []byte("broadcast_schedule")   // due|ws|id -> empty
 	bBroadcastPending  = []byte("broadcast_pending")    // ws|id|seq -> recipients still to queue
 	bBroadcastHeld     = []byte("broadcast_held")       // ws|id|message id -> number id|priority|ws|id: copies of a paused broadcast
@@ -51,9 +51,9 @@ var (
 	bBroadcasts        = []byte("broadcasts")
 	bOptOuts           = []byte("opt_outs")
 	bOptOutPhone       = []byte("idx_opt_out_phone")
-	bOptOutLifts       = []byte("opt_out_lifts") // ws|0|phone|0|id -> OptOutLift (optout_lift.go)
-	bConsents          = []byte("consents")      // ws|0|phone|0|id -> Consent (consent.go)
-	bNumberFlags       = []byte("number_flags")  // ws|phone -> NumberFlag (carrier_codes.go)
+	bOptOutLifts       = []byte("opt_out_lifts") // ws|0|phone|0|id -> OptOutLift
+	bConsents          = []byte("consents")      // ws|0|phone|0|id -> Consent
+	bNumberFlags       = []byte("number_flags")  // ws|phone -> NumberFlag
 	bTokens            = []byte("api_tokens")    // sha256(token) -> Token
 	bTokenIDs          = []byte("idx_api_token_id")
 	bSubs              = []byte("webhook_subscriptions")
@@ -63,11 +63,11 @@ var (
 	bDeliveryQueue     = []byte("webhook_queue")      // due(8)|delivery id -> empty
 	bAttempts          = []byte("webhook_attempts")   // delivery id|attempt id -> Attempt
 	bSubDeliveries     = []byte("idx_webhook_subscription_deliveries")
-	bSubOwner          = []byte("idx_webhook_subscription_owner")   // see ownerKey (subscription.go)
+	bSubOwner          = []byte("idx_webhook_subscription_owner")   // see ownerKey
 	bSubPending        = []byte("idx_webhook_subscription_pending") // sub|delivery -> empty, pending only
 	bEventPending      = []byte("idx_webhook_event_pending")        // event|delivery -> empty, pending only
-	bSnippets          = []byte("snippets")                         // ws|shortcut -> Snippet (snippet.go)
-	// The live inbox's push (live_event.go, unread.go, notify_prefs.go).
+	bSnippets          = []byte("snippets")                         // ws|shortcut -> Snippet
+	// The live inbox's push: its event log, unread marks, mentions and notification preferences.
 	bLiveEvents  = []byte("live_events")         // ws|seq(8) -> at|kind|target|JSON
 	bLiveSeq     = []byte("live_event_seq")      // ws -> last seq(8)
 	bUnread      = []byte("unread")              // ws|user|conversation -> empty
@@ -75,18 +75,18 @@ var (
 	bMentions    = []byte("idx_mentions")        // ws|user|at(8)|conversation -> empty
 	bMentionLast = []byte("mention_last")        // ws|user|conversation -> at(8)
 	bNotifyPrefs = []byte("notification_prefs")  // user -> NotificationPrefs
-	bImportJobs  = []byte("contact_import_jobs") // ws|id -> ImportJob (import_job.go)
-	// The live inbox (message_words.go, conversation_log.go, snooze.go).
+	bImportJobs  = []byte("contact_import_jobs") // ws|id -> ImportJob
+	// The live inbox: message words for its search, conversation logs, snoozes.
 	bMsgWords    = []byte("idx_message_words")       // per-workspace bucket: word postings
 	bMsgSlots    = []byte("idx_message_slots")       // per-workspace bucket: num → conversation
 	bConvEntries = []byte("conversation_entries")    // ws|id -> ConversationEntry
 	bConvSnooze  = []byte("idx_conversation_snooze") // until(8)|ws|conversation -> empty
 	// Accounts: sign-in sessions, two-factor, password resets and the e-mail outbox.
-	bSessions    = []byte("sessions")         // sha256(token) -> Session (session.go)
+	bSessions    = []byte("sessions")         // sha256(token) -> Session
 	bSessionUser = []byte("idx_session_user") // user|session id -> sha256(token)
-	bTwoFactor   = []byte("user_two_factor")  // user -> two-factor record (totp.go)
-	bResets      = []byte("password_resets")  // sha256(token) -> PasswordReset (reset.go)
-	bMail        = []byte("mail")             // id -> Mail (mail.go)
+	bTwoFactor   = []byte("user_two_factor")  // user -> two-factor record
+	bResets      = []byte("password_resets")  // sha256(token) -> PasswordReset
+	bMail        = []byte("mail")             // id -> Mail
 	bMailQueue   = []byte("mail_queue")       // due(8)|id -> empty
 	bMailNotify  = []byte("mail_notify")      // user -> mailNotifyState
 	// Attachments: a file's record, its bytes in 1 MiB values, its owner index and the queue

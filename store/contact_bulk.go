@@ -51,7 +51,7 @@ func (s *Store) BulkRemoveFromGroup(workspaceID, groupID string, ids []string) (
 			if !hasKey(tx.Bucket(bGroupMembers), k) {
 				continue
 			}
-			groupMemberChanged(tx, workspaceID, g.ID, id) // the list's kept sets (contact_list_patch.go)
+			groupMemberChanged(tx, workspaceID, g.ID, id)
 			if err := tx.Bucket(bGroupMembers).Delete(k); err != nil {
 				return err
 			}

@@ -181,7 +181,7 @@ func removeMemberships(tx *wtx, s *Store, workspaceID, contactID string) error {
 		if err := tx.Bucket(bContactGroups).Delete(memberKey(workspaceID, contactID, gid)); err != nil {
 			return err
 		}
-		groupMemberChanged(tx, workspaceID, gid, contactID) // the list's kept sets (contact_list_patch.go)
+		groupMemberChanged(tx, workspaceID, gid, contactID)
 		if err := tx.Bucket(bGroupMembers).Delete(memberKey(workspaceID, gid, contactID)); err != nil {
 			return err
 		}
@@ -210,7 +210,7 @@ func removeMemberships(tx *wtx, s *Store, workspaceID, contactID string) error {
 func eraseConversations(tx *wtx, workspaceID, phone string) error {
 	idx := tx.Bucket(bConvKey)
 	for _, convID := range idxIDs(idx, workspaceID, convMemberTerm(phone)) {
-		convChanged(tx, workspaceID, []string{phone}, false) // the list's kept sets (contact_list_patch.go)
+		convChanged(tx, workspaceID, []string{phone}, false)
 		if err := idx.Delete(idxKey(workspaceID, convMemberTerm(phone), convID)); err != nil {
 			return err
 		}
@@ -254,7 +254,7 @@ func eraseConversations(tx *wtx, workspaceID, phone string) error {
 				return err
 			}
 		}
-		convChanged(tx, workspaceID, strings.Split(conv.InboundChannelAddresses, "-"), false) // the list's kept sets (contact_list_patch.go)
+		convChanged(tx, workspaceID, strings.Split(conv.InboundChannelAddresses, "-"), false)
 		if err := idx.Delete(idxKey(workspaceID, convKeyTerm(conv.From, conv.InboundChannelAddresses), conv.ID)); err != nil {
 			return err
 		}
@@ -264,7 +264,7 @@ func eraseConversations(tx *wtx, workspaceID, phone string) error {
 		if err := deleteActivity(tx.Tx, &conv); err != nil {
 			return err
 		}
-		if err := forgetConversation(tx.Tx, workspaceID, conv.ID); err != nil { // unread.go
+		if err := forgetConversation(tx.Tx, workspaceID, conv.ID); err != nil {
 			return err
 		}
 		if err := tx.Bucket(bConversations).Delete(wsKey(workspaceID, conv.ID)); err != nil {

@@ -184,7 +184,7 @@ func (s *Store) conversationWith(tx *wtx, workspaceID string, n PhoneNumber, add
 		Status: status, AssignedUserIDs: []string{}, Labels: []string{}, From: n.Phone,
 		InboundChannelAddresses: key, Addresses: addrs, OutboundChannelID: n.ID, LastMessageTime: activity,
 		CreatedAt: now, UpdatedAt: now}
-	convChanged(tx, workspaceID, addrs, true) // the list's kept sets (contact_list_patch.go)
+	convChanged(tx, workspaceID, addrs, true)
 	idx := tx.Bucket(bConvKey)
 	if err := idx.Put(idxKey(workspaceID, convKeyTerm(n.Phone, key), c.ID), nil); err != nil {
 		return c, false, err
@@ -325,7 +325,7 @@ func activityKey(c *Conversation) []byte {
 }
 
 func putActivity(tx *bolt.Tx, c *Conversation) error {
-	return tx.Bucket(bConvActivity).Put(activityKey(c), activityValue(tx, c)) // inbox_search.go
+	return tx.Bucket(bConvActivity).Put(activityKey(c), activityValue(tx, c))
 }
 
 func deleteActivity(tx *bolt.Tx, c *Conversation) error {
@@ -374,7 +374,7 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 		}
 	}
 	if u.Status != nil && *u.Status == ConversationSnoozed {
-		if fe := checkSnooze(u.SnoozeUntil, s.Now()); fe != nil { // snooze.go
+		if fe := checkSnooze(u.SnoozeUntil, s.Now()); fe != nil {
 			errs = append(errs, *fe)
 		}
 	}
@@ -407,14 +407,14 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 			c.Labels = orEmpty(labels)
 		}
 		c.UpdatedAt = s.Now()
-		if err := s.logChanges(tx, &before, &c, u.ActorID); err != nil { // conversation_log.go
+		if err := s.logChanges(tx, &before, &c, u.ActorID); err != nil {
 			return err
 		}
 		if err := putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c); err != nil {
 			return err
 		}
 		if u.AssignedUserIDs != nil {
-			return s.liveAssigned(tx, &c, before.AssignedUserIDs, u.ActorID) // live_changes.go
+			return s.liveAssigned(tx, &c, before.AssignedUserIDs, u.ActorID)
 		}
 		return nil
 	})

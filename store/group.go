@@ -180,7 +180,7 @@ func (s *Store) DeleteGroup(workspaceID, id string) error {
 		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
 			keys = append(keys, bytes.Clone(k))
 		}
-		groupSetDropped(tx, workspaceID, g.ID) // the list's kept sets (contact_list_patch.go)
+		groupSetDropped(tx, workspaceID, g.ID)
 		for _, k := range keys {
 			if err := tx.Bucket(bGroupMembers).Delete(k); err != nil {
 				return err
@@ -247,7 +247,7 @@ func (s *Store) addMember(tx *wtx, g *Group, contactID string) error {
 	if hasKey(tx.Bucket(bGroupMembers), k) {
 		return nil
 	}
-	groupMemberChanged(tx, g.WorkspaceID, g.ID, contactID) // the list's kept sets (contact_list_patch.go)
+	groupMemberChanged(tx, g.WorkspaceID, g.ID, contactID)
 	if err := tx.Bucket(bGroupMembers).Put(k, nil); err != nil {
 		return err
 	}
@@ -272,7 +272,7 @@ func (s *Store) RemoveFromGroup(workspaceID, groupID, contactID string) (bool, e
 		if !hasKey(tx.Bucket(bGroupMembers), k) {
 			return nil
 		}
-		groupMemberChanged(tx, workspaceID, g.ID, contactID) // the list's kept sets (contact_list_patch.go)
+		groupMemberChanged(tx, workspaceID, g.ID, contactID)
 		if err := tx.Bucket(bGroupMembers).Delete(k); err != nil {
 			return err
 		}

@@ -16,7 +16,7 @@ import (
 //
 // At a million contacts most of a batch's cost is per page it touches, not per row (each page
 // read into a node, copied, split and written at the commit): the indexes whose keys land all
-// over their range take a batch's entries in a small recent part first (contact_index_split.go).
+// over their range take a batch's entries in a small recent part first (index.SplitIndex).
 // Bigger batches touch fewer pages per row; the bound is the file: a commit's old page copies
 // stay as free pages, so the file holds about one batch's pages more than its data (before the
 // recent parts, 5,000-row batches left 479 B per contact at 1M, 10,000-row ones 511 B, the limit

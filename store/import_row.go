@@ -243,7 +243,7 @@ func (ig importGroups) add(s *Store, tx *wtx, workspaceID, name, contactID strin
 	if hasKey(tx.Bucket(bGroupMembers), k) {
 		return nil
 	}
-	groupMemberChanged(tx, workspaceID, g.ID, contactID) // the list's kept sets (contact_list_patch.go)
+	groupMemberChanged(tx, workspaceID, g.ID, contactID)
 	if err := tx.Bucket(bGroupMembers).Put(k, nil); err != nil {
 		return err
 	}

@@ -126,7 +126,7 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 			return err
 		}
 		// Twilio's media URLs need the account's credentials and vanish when the account deletes
-		// them: they are fetched into the store after this commit (media_fetch.go).
+		// them: they are fetched into the store after this commit (queueMediaFetches).
 		if in.Provider == ProviderTwilio {
 			if err := s.queueMediaFetches(tx.Tx, &m); err != nil {
 				return err
@@ -320,7 +320,7 @@ func (s *Store) SetBlocked(workspaceID, userID, phone string, blocked bool) erro
 		if isBlocked(tx.Tx, workspaceID, phone) == blocked {
 			return nil
 		}
-		// The change shows in the threads with the number (conversation_log.go).
+		// The change shows in the threads with the number (logBlock).
 		if err := s.logBlock(tx, workspaceID, userID, phone, blocked); err != nil {
 			return err
 		}

@@ -1,7 +1,7 @@
 package store
 
 // Inbox search at scale (p99 ≤ 50 ms at 1,000,000 contacts, 100,000 conversations and
-// 1,000,000 messages): the 1M-contact fixture (bench_test.go) is copied and given 100,000
+// 1,000,000 messages): the 1M-contact fixture (bench1MFixture) is copied and given 100,000
 // conversations of 10 messages each, written in big transactions as a bulk load would.
 //
 //	go test ./store -run '^$' -bench InboxSearch1M -timeout 2h

@@ -93,16 +93,16 @@ type SendInput struct {
 	To    []string
 	Text  string
 	Media []string
-	// Files are attachments to keep with the message (media.go); their URLs join Media.
+	// Files are attachments to keep with the message; their URLs join Media.
 	Files    []Upload
 	AuthorID string
-	// SendAt, when set, holds a single send until then (status scheduled; send_later.go).
+	// SendAt, when set, holds a single send until then (status scheduled; sendOrHold).
 	SendAt time.Time
 	// CheckMember, when set, makes the send check the workspace (ErrNotFound) and AuthorID's
 	// membership (ErrForbidden) in its own write transaction, instead of the caller spending a
 	// read transaction on them first.
 	CheckMember bool
-	// Held says why a broadcast copy waits ("held until 12:00 CST: Texas, Sunday"; broadcast_hold.go).
+	// Held says why a broadcast copy waits ("held until 12:00 CST: Texas, Sunday").
 	Held string
 }
 
@@ -128,7 +128,7 @@ func (s *Store) sendTx(tx *wtx, workspaceID string, in SendInput, m *Message) er
 		return err
 	}
 	// Refusals go back through tx.refuse, so they do not make the other sends of the
-	// batch run again (tx.go); nothing is written before them.
+	// batch run again (update); nothing is written before them.
 	if !ok {
 		return tx.refuse(fromNumberError(in.From))
 	}
@@ -179,7 +179,7 @@ func (s *Store) sendTx(tx *wtx, workspaceID string, in SendInput, m *Message) er
 	if err != nil {
 		return err
 	}
-	*m, err = s.sendOrHold(tx, &conv, created, now, in) // send_later.go
+	*m, err = s.sendOrHold(tx, &conv, created, now, in)
 	if err != nil || len(in.Files) == 0 {
 		return err
 	}

@@ -18,7 +18,7 @@ const (
 type NotificationPrefs struct {
 	Inbound string `json:"inbound"` // NotifyAllInbound, NotifyMine or NotifyMentions
 	Sound   bool   `json:"sound"`
-	// Email asks for an e-mail of mentions and assignments while the user is away (notify_mail.go).
+	// Email asks for an e-mail of mentions and assignments while the user is away (mailNotification).
 	Email bool `json:"email,omitempty"`
 }
 

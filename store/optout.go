@@ -175,7 +175,7 @@ func (s *Store) createOptOut(tx *wtx, workspaceID, userID, phone, reason string)
 		return o, false, err
 	}
 	o = OptOut{ID: s.NewID(), WorkspaceID: workspaceID, Phone: phone, Reason: reason, UserID: userID, CreatedAt: s.Now()}
-	optOutChanged(tx, workspaceID, phone) // the list's kept sets (contact_list_patch.go)
+	optOutChanged(tx, workspaceID, phone)
 	if err := idx.Put(idxKey(workspaceID, phone, o.ID), nil); err != nil {
 		return o, false, err
 	}
@@ -214,7 +214,7 @@ func removeOptOut(tx *wtx, workspaceID, phone string) (bool, error) {
 	if id == "" {
 		return false, nil
 	}
-	optOutChanged(tx, workspaceID, phone) // the list's kept sets (contact_list_patch.go)
+	optOutChanged(tx, workspaceID, phone)
 	if err := idx.Delete(idxKey(workspaceID, phone, id)); err != nil {
 		return false, err
 	}

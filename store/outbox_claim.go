@@ -126,7 +126,7 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 					}
 					continue
 				}
-				// Nothing goes from a workspace archived after this was queued (archived.go).
+				// Nothing goes from a workspace archived after this was queued (skipArchived).
 				if skipped, err := s.skipArchived(tx, bc, archived, &m, now); err != nil {
 					return err
 				} else if skipped {

@@ -22,12 +22,12 @@ type PhoneNumber struct {
 	// Rate is the send rate in messages per second (0 = unlimited); nil takes the server's
 	// -send-rate (sandbox numbers: unlimited).
 	Rate *float64 `json:"rate,omitempty"`
-	// Registration is the number's type and carrier registration (number_registration.go); nil
+	// Registration is the number's type and carrier registration (NumberRegistration); nil
 	// for numbers from before it existed: the defaults apply.
 	Registration *NumberRegistration `json:"registration,omitempty"`
 
 	// DailyCap is how many texts the number may send per workspace day (0 = no cap): broadcast
-	// copies beyond it wait for the next day (daily_cap.go).
+	// copies beyond it wait for the next day.
 	DailyCap int `json:"dailyCap,omitempty"`
 }
 

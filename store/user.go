@@ -20,9 +20,9 @@ type User struct {
 	CreatedAt    time.Time `json:"createdAt"`
 	UpdatedAt    time.Time `json:"updatedAt"`
 
-	// Disabled users cannot sign in; their sessions and tokens stop working (account.go).
+	// Disabled users cannot sign in; their sessions and tokens stop working (SetUserDisabled).
 	Disabled bool `json:"disabled,omitempty"`
-	// TwoFactor is set once the user has enrolled an authenticator app (totp.go).
+	// TwoFactor is set once the user has enrolled an authenticator app.
 	TwoFactor bool `json:"twoFactor,omitempty"`
 }
 

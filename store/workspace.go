@@ -32,7 +32,7 @@ type Workspace struct {
 	// contact's time zone, wait until they end.
 	QuietHours string `json:"quietHours,omitempty"`
 	// StateHours turns on US state calling hours: broadcast copies to +1 numbers wait outside
-	// the hours the recipient's state allows (calling_hours.go).
+	// the hours the recipient's state allows.
 	StateHours bool `json:"stateHours,omitempty"`
 	// Country (ISO 3166-1 alpha-2, "" for US) is how the admin UI reads numbers typed in
 	// national format and which numbers it shows in national format.

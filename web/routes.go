@@ -48,7 +48,7 @@ func (h *Handler) routes() http.Handler {
 	// page (h.backupPage, set below when the UI is on).
 	mux.HandleFunc("GET /admin/backup", h.backup)
 	// Contacts and data: the CLI's export and import while a server runs, guarded like the
-	// backup stream (admin_contacts.go).
+	// backup stream.
 	mux.HandleFunc("GET /admin/contacts/export", h.adminExportContacts)
 	mux.HandleFunc("POST /admin/contacts/import", h.adminImportContacts)
 
@@ -65,7 +65,7 @@ func (h *Handler) routes() http.Handler {
 		mux.HandleFunc("POST /carrier/twilio/voice", h.twilioVoice)
 		mux.HandleFunc("POST /carrier/sandbox/sms", h.sandboxSMS)
 		mux.HandleFunc("POST /carrier/sandbox/voice", h.sandboxVoice)
-		mux.HandleFunc("POST /carrier/telnyx/webhook", h.telnyxWebhook) // Ed25519-signed, web/carrier_telnyx.go
+		mux.HandleFunc("POST /carrier/telnyx/webhook", h.telnyxWebhook) // Ed25519-signed
 	}
 
 	// ---- OAuth 2.0 authorization server (handlers are the oauth package's) ----
@@ -136,7 +136,7 @@ func (h *Handler) routes() http.Handler {
 		post("/inbox/{conversation}/block", roleMember, h.threadBlock)
 		post("/inbox/{conversation}/simulate", roleMember, h.threadSimulate)
 		post("/inbox/{conversation}/optout", roleMember, h.threadOptOut)
-		// ---- live inbox: triage and send later (ui_thread_triage.go) ----
+		// ---- live inbox: triage and send later ----
 		post("/inbox/{conversation}/close", roleMember, h.threadClose)
 		post("/inbox/{conversation}/reopen", roleMember, h.threadReopen)
 		post("/inbox/{conversation}/snooze", roleMember, h.threadSnooze)
@@ -202,7 +202,7 @@ func (h *Handler) routes() http.Handler {
 		post("/settings/numbers/{number}/active", roleAdmin, h.setNumberActive)
 		post("/settings/numbers/{number}/registration", roleAdmin, h.setNumberRegistration)
 
-		post("/settings/numbers/{number}/daily-cap", roleAdmin, h.setNumberDailyCap) // ui_number_cap.go
+		post("/settings/numbers/{number}/daily-cap", roleAdmin, h.setNumberDailyCap)
 		get("/settings/tokens", roleSignedIn, h.settingsTokens)
 		post("/settings/tokens", roleSignedIn, h.createToken)
 		post("/settings/tokens/{token}/revoke", roleSignedIn, h.revokeToken)
@@ -221,7 +221,7 @@ func (h *Handler) routes() http.Handler {
 		get("/settings/webhooks/{sub}/log", roleAdmin, h.webhookLog)
 		post("/settings/webhooks/{sub}/{action}", roleAdmin, h.webhookAction)
 		post("/settings/webhooks/deliveries/{delivery}/redeliver", roleAdmin, h.redeliver)
-		// ---- accounts: the signed-in user's own profile, password, two-factor and sessions (ui_profile.go) ----
+		// ---- accounts: the signed-in user's own profile, password, two-factor and sessions ----
 		post("/settings/profile", roleSignedIn, h.saveProfile)
 		post("/settings/profile/password", roleSignedIn, h.changePassword)
 		get("/settings/profile/2fa", roleSignedIn, h.twoFactorSetup)
@@ -241,7 +241,7 @@ func (h *Handler) routes() http.Handler {
 		post("/admin/workspaces/{ws}/rename", roleSignedIn, su(h.adminRenameWorkspace))
 		post("/admin/workspaces/{ws}/archive", roleSignedIn, su(h.adminArchiveWorkspace))
 		get("/admin/users", roleSignedIn, su(h.adminUsers))
-		// ---- accounts: user management (ui_admin_users.go) ----
+		// ---- accounts: user management ----
 		post("/admin/users/{user}/{action}", roleSignedIn, su(h.adminUserAction))
 		post("/admin/users/require-2fa", roleSignedIn, su(h.adminRequire2FA))
 		// ---- accounts (end) ----
