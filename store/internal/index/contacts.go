@@ -115,7 +115,7 @@ func (e *Engine) PutContact(tx *bolt.Tx, sets *SetWriter, ws []byte, c Entry, nu
 		return err
 	}
 	for _, t := range d.Terms {
-		if err := AddPosting(terms, t, num); err != nil {
+		if err := addPosting(terms, t, num); err != nil {
 			return err
 		}
 	}
@@ -130,7 +130,7 @@ func (e *Engine) PutContact(tx *bolt.Tx, sets *SetWriter, ws []byte, c Entry, nu
 	if err != nil {
 		return err
 	}
-	return PutSlot(nums, num, id, RankOf(sk))
+	return putSlot(nums, num, id, RankOf(sk))
 }
 
 // DeleteContact removes the index entries of contact c (with num and doc d) of workspace ws;
@@ -161,7 +161,7 @@ func (e *Engine) DeleteContact(tx *bolt.Tx, sets *SetWriter, ws []byte, c Entry,
 // FreeNum empties num's slot: a num with no contact (a deleted one's; nums are never reused).
 func (e *Engine) FreeNum(tx *bolt.Tx, ws []byte, num uint32) error {
 	if nums := WsBucket(tx, e.l.Nums, ws); nums != nil {
-		return PutSlot(nums, num, [16]byte{}, [RankLen]byte{})
+		return putSlot(nums, num, [16]byte{}, [RankLen]byte{})
 	}
 	return nil
 }

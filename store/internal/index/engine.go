@@ -14,7 +14,7 @@ type Split struct{ Main, Recent []byte }
 // nested bucket per workspace, keyed by the workspace's 16 id bytes, so that no key inside
 // repeats them:
 //
-//	Nums               num/NumBlock (4) → NumBlock slots of id(16) | rank(RankLen)
+//	Nums               num/numBlock (4) → numBlock slots of id(16) | rank(RankLen)
 //	Phone              phone → num(4)
 //	Email              fnv32(lower(email)) | num(4) → empty
 //	Order              sort key | num(4) → empty: every contact in display order

@@ -23,7 +23,7 @@ type ImportBuf struct {
 	e     *Engine
 	ws    []byte
 	terms map[string][]uint32
-	// blocks are the nums blocks written in this transaction, each with room for NumBlock
+	// blocks are the nums blocks written in this transaction, each with room for numBlock
 	// slots: a new contact's slot goes into its block in place instead of copying the block
 	// (7 KB) once per contact.
 	blocks map[uint32][]byte
@@ -43,10 +43,11 @@ func (e *Engine) NewImportBuf() *ImportBuf {
 	return &ImportBuf{e: e, terms: map[string][]uint32{}, blocks: map[uint32][]byte{}, phoneN: map[string]struct{}{}}
 }
 
-// putSlot is PutSlot writing into the block p already holds for this transaction.
+// putSlot writes num's slot as the function putSlot does, into the block p already holds for
+// this transaction.
 func (p *ImportBuf) putSlot(b *bolt.Bucket, num uint32, id [16]byte, rank [RankLen]byte) error {
-	blk := num / NumBlock
-	return putInBlock(b, p.blocks, blk, NumKey(blk), NumBlock*SlotLen, SlotLen*int(num%NumBlock), id[:], rank[:])
+	blk := num / numBlock
+	return putInBlock(b, p.blocks, blk, NumKey(blk), numBlock*slotLen, slotLen*int(num%numBlock), id[:], rank[:])
 }
 
 // putInBlock writes parts, one after another, at offset off of the block under k in b, a block

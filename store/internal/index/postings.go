@@ -67,9 +67,9 @@ func chunkFirst(k []byte) uint32 { return binary.BigEndian.Uint32(k[len(k)-4:]) 
 // isChunkOf reports whether k is a chunk key of the term whose prefix (term | 0x00) is p.
 func isChunkOf(k, p []byte) bool { return len(k) == len(p)+4 && bytes.HasPrefix(k, p) }
 
-// AddPosting adds num to term's postings. New contacts have the highest num, so the common case
+// addPosting adds num to term's postings. New contacts have the highest num, so the common case
 // appends to the term's last chunk.
-func AddPosting(b *bolt.Bucket, term string, num uint32) error {
+func addPosting(b *bolt.Bucket, term string, num uint32) error {
 	p := termKey(term, 0)
 	p = p[:len(p)-4]
 	c := b.Cursor()
@@ -139,7 +139,7 @@ func AppendPostings(b *bolt.Bucket, term string, nums []uint32) error {
 	if k != nil && isChunkOf(k, p) {
 		// A chunk at or after the first num: not an append.
 		for _, n := range nums {
-			if err := AddPosting(b, term, n); err != nil {
+			if err := addPosting(b, term, n); err != nil {
 				return err
 			}
 		}
@@ -178,8 +178,8 @@ func AppendPostings(b *bolt.Bucket, term string, nums []uint32) error {
 	return b.Put(key, val)
 }
 
-// RemovePosting removes num from term's postings and reports whether it was there.
-func RemovePosting(b *bolt.Bucket, term string, num uint32) (bool, error) {
+// removePosting removes num from term's postings and reports whether it was there.
+func removePosting(b *bolt.Bucket, term string, num uint32) (bool, error) {
 	p := termKey(term, 0)
 	p = p[:len(p)-4]
 	c := b.Cursor()

@@ -43,10 +43,10 @@ func TestPostings(t *testing.T) {
 					num = uint32(1 + r.IntN(int(next)))
 				}
 				if r.IntN(3) == 0 {
-					_, err = RemovePosting(b, term, num)
+					_, err = removePosting(b, term, num)
 					delete(model[term], num)
 				} else {
-					err = AddPosting(b, term, num)
+					err = addPosting(b, term, num)
 					model[term][num] = true
 				}
 				if err != nil {

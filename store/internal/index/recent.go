@@ -197,12 +197,12 @@ func (w *recentWriter) settlePostings(added int) error {
 // removePosting removes num from term's postings in whichever part holds it.
 func (x SplitIndex) removePosting(term string, num uint32) error {
 	if x.main != nil {
-		if found, err := RemovePosting(x.main, term, num); found || err != nil {
+		if found, err := removePosting(x.main, term, num); found || err != nil {
 			return err
 		}
 	}
 	if x.recent != nil {
-		found, err := RemovePosting(x.recent, term, num)
+		found, err := removePosting(x.recent, term, num)
 		if found && err == nil {
 			return x.recent.SetSequence(x.recent.Sequence() - min(1, x.recent.Sequence()))
 		}

@@ -269,12 +269,12 @@ func (s *searcher) walkEstimate(cands Set, n int, maxNum uint32, limit int) (int
 	slices.SortFunc(cr, cmpRank)
 	bound := cr[at]
 	// All contacts: whole blocks spread over the nums.
-	blocks := maxNum/NumBlock + 1
+	blocks := maxNum/numBlock + 1
 	below, total := 0, 0
 	for i := range uint32(8) {
 		b := i * blocks / 8
-		for j := range uint32(NumBlock) {
-			if _, rank, ok := sl.Slot(b*NumBlock + j); ok {
+		for j := range uint32(numBlock) {
+			if _, rank, ok := sl.Slot(b*numBlock + j); ok {
 				total++
 				if cmpRank(rank, bound) <= 0 {
 					below++

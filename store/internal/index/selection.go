@@ -103,17 +103,17 @@ func firstNumSince(nums *bolt.Bucket, ms uint64) uint32 {
 		if len(k) != 4 {
 			continue
 		}
-		base := u32(k) * NumBlock
-		for i := 0; i+SlotLen <= len(v); i += SlotLen {
+		base := u32(k) * numBlock
+		for i := 0; i+slotLen <= len(v); i += slotLen {
 			id := ulid.ULID(v[i : i+16])
 			if id == (ulid.ULID{}) {
 				continue
 			}
 			if id.Time() >= ms {
-				return base + uint32(i/SlotLen)
+				return base + uint32(i/slotLen)
 			}
 		}
-		last = base + uint32(len(v)/SlotLen)
+		last = base + uint32(len(v)/slotLen)
 	}
 	return last + 1
 }
@@ -126,13 +126,13 @@ func (sel *Selection) Count(all int) int {
 	}
 	n := 0
 	c := sel.nums.Cursor()
-	for k, v := c.Seek(NumKey(sel.minNum / NumBlock)); k != nil; k, v = c.Next() {
+	for k, v := c.Seek(NumKey(sel.minNum / numBlock)); k != nil; k, v = c.Next() {
 		if len(k) != 4 {
 			continue
 		}
-		base := u32(k) * NumBlock
-		for i := 0; i+SlotLen <= len(v); i += SlotLen {
-			if ulid.ULID(v[i:i+16]) != (ulid.ULID{}) && sel.keeps(base+uint32(i/SlotLen)) {
+		base := u32(k) * numBlock
+		for i := 0; i+slotLen <= len(v); i += slotLen {
+			if ulid.ULID(v[i:i+16]) != (ulid.ULID{}) && sel.keeps(base+uint32(i/slotLen)) {
 				n++
 			}
 		}
@@ -196,19 +196,19 @@ func (sel *Selection) walkNewest(cursor string, fn func(id [16]byte) bool) (stri
 	}
 	last := ""
 	c := sel.nums.Cursor()
-	for blk := int64(start / NumBlock); blk >= 0; blk-- {
+	for blk := int64(start / numBlock); blk >= 0; blk-- {
 		k, v := c.Seek(NumKey(uint32(blk)))
 		if k == nil || u32(k) != uint32(blk) {
 			continue
 		}
-		base := uint64(blk) * NumBlock
-		for i := NumBlock - 1; i >= 0; i-- {
+		base := uint64(blk) * numBlock
+		for i := numBlock - 1; i >= 0; i-- {
 			num := base + uint64(i)
-			if num > start || (i+1)*SlotLen > len(v) || num < uint64(sel.minNum) {
+			if num > start || (i+1)*slotLen > len(v) || num < uint64(sel.minNum) {
 				continue
 			}
 			var id [16]byte
-			copy(id[:], v[i*SlotLen:i*SlotLen+16])
+			copy(id[:], v[i*slotLen:i*slotLen+16])
 			if id == ([16]byte{}) || !sel.keeps(uint32(num)) {
 				continue
 			}

@@ -7,14 +7,14 @@ import (
 )
 
 const (
-	// NumBlock is how many nums one key of the Nums bucket holds: ranking candidates reads
+	// numBlock is how many nums one key of the Nums bucket holds: ranking candidates reads
 	// their blocks in order, so fewer, bigger blocks mean fewer cursor steps (7 KB each).
-	NumBlock = 256
+	numBlock = 256
 	// RankLen is the bytes of the sort key kept as a contact's rank: the flag, a first name of up
 	// to 9 letters and the start of the last name.
 	RankLen = 12
-	// SlotLen is one num's slot in a block: id, then rank.
-	SlotLen = 16 + RankLen
+	// slotLen is one num's slot in a block: id, then rank.
+	slotLen = 16 + RankLen
 	// ChunkMax is the most bytes of deltas one postings chunk holds: a few hundred nums of a
 	// common term per key, so that a search reads a common term in few cursor steps while a new
 	// contact rewrites only a short value per term.
@@ -32,13 +32,13 @@ func RankOf(sortKey []byte) [RankLen]byte {
 	return r
 }
 
-// PutSlot writes num's id and rank into its block.
-func PutSlot(b *bolt.Bucket, num uint32, id [16]byte, rank [RankLen]byte) error {
-	k := NumKey(num / NumBlock)
+// putSlot writes num's id and rank into its block.
+func putSlot(b *bolt.Bucket, num uint32, id [16]byte, rank [RankLen]byte) error {
+	k := NumKey(num / numBlock)
 	old := b.Get(k)
-	v := make([]byte, max(len(old), SlotLen*int(num%NumBlock+1)))
+	v := make([]byte, max(len(old), slotLen*int(num%numBlock+1)))
 	copy(v, old)
-	i := SlotLen * int(num%NumBlock)
+	i := slotLen * int(num%numBlock)
 	copy(v[i:], id[:])
 	copy(v[i+16:], rank[:])
 	return b.Put(k, v)
@@ -58,7 +58,7 @@ func NewSlotReader(b *bolt.Bucket) *SlotReader { return &SlotReader{c: b.Cursor(
 
 // Slot returns num's id and rank; ok is false for a num with no contact.
 func (r *SlotReader) Slot(num uint32) (id [16]byte, rank [RankLen]byte, ok bool) {
-	blk := num / NumBlock
+	blk := num / numBlock
 	if !r.valid || r.block != blk {
 		var k, v []byte
 		if r.valid && r.at != nil && blk > r.block && blk-r.block <= 4 {
@@ -74,11 +74,11 @@ func (r *SlotReader) Slot(num uint32) (id [16]byte, rank [RankLen]byte, ok bool)
 			r.v = v
 		}
 	}
-	i := SlotLen * int(num%NumBlock)
-	if i+SlotLen > len(r.v) {
+	i := slotLen * int(num%numBlock)
+	if i+slotLen > len(r.v) {
 		return id, rank, false
 	}
 	copy(id[:], r.v[i:i+16])
-	copy(rank[:], r.v[i+16:i+SlotLen])
+	copy(rank[:], r.v[i+16:i+slotLen])
 	return id, rank, id != [16]byte{}
 }

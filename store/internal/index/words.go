@@ -114,7 +114,7 @@ func (e *Engine) UnindexMessage(tx *bolt.Tx, ws []byte, words []string, num uint
 	wb.remove(ws, words, num)
 	if terms := WsBucket(tx, e.l.Words, ws); terms != nil {
 		for _, w := range words {
-			if _, err := RemovePosting(terms, w, num); err != nil {
+			if _, err := removePosting(terms, w, num); err != nil {
 				return err
 			}
 		}
