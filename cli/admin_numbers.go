@@ -15,7 +15,7 @@ func adminAddNumber(a *adminEnv, args []string) error {
 	carrierName := a.fs.String("carrier", "", "sandbox, twilio or telnyx (default $SWITCHBOARD_CARRIER, else sandbox)")
 	dailyCap := 0
 	rate := a.fs.String("rate", "", "messages per second, 0 = unlimited (default: the server's -send-rate; sandbox: unlimited)")
-	reg := registrationFlags(a.fs) // admin_number_registration.go
+	reg := registrationFlags(a.fs)
 	a.fs.Func("daily-cap", dailyCapUsage, func(v string) (err error) {
 		dailyCap, err = parseDailyCap(v)
 		return err

@@ -29,7 +29,7 @@ type config struct {
 	SendRate       float64
 	Twilio         twilioConfig
 	Telnyx         telnyxConfig
-	Backup         backupConfig // scheduled off-site backups (backup_offsite.go)
+	Backup         backupConfig // scheduled off-site backups (startBackups)
 	// MaxConnections bounds the open connections (-max-connections).
 	MaxConnections int
 	// RequireTwoFactor sends every user without two-factor to enrolment (-require-2fa).

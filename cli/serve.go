@@ -114,7 +114,7 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 // newHTTPServer sets the limits that keep a slow or stalled client from holding a connection
 // and its goroutine: headers within 10 s; the whole request, body included, within
 // 30 s (a 1 MiB body at 35 KB/s); the answer within 60 s. GET /admin/backup moves its own write
-// deadline forward while it streams (web/backup.go), since a copy may take longer.
+// deadline forward while it streams, since a copy may take longer.
 func newHTTPServer(h http.Handler) *http.Server {
 	return &http.Server{
 		Handler:           h,
@@ -154,11 +154,6 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	guard := webhooks.NewGuard(cfg.HookAllowCIDRs)
 	wcfg.ValidateHookURL = guard.ValidateURL
 	hooks := webhooks.New(s, webhooks.Options{Guard: guard, Registry: reg})
-	s.OnEvents(hooks.Wake)
-	hooks.Start()
-	a.stops = append(a.stops, hooks.Stop)
-	// Delivery history older than the webhook retention goes, at start and then hourly.
-	a.stops = append(a.stops, sweeper{name: "webhook history purge", interval: time.Hour, atStart: true, run: hooks.Purge}.start())
 	// The carrier: the dispatcher sends what the store queues, the receiver records
 	// what comes back through the /carrier/ callbacks.
 	carriers := map[string]carrier.Carrier{store.ProviderSandbox: carrier.Sandbox{}}
@@ -176,27 +171,46 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	}
 	cm := carrier.NewMetrics(reg, s)
 	disp := carrier.NewDispatcher(s, carrier.Options{Carriers: carriers, DefaultRate: cfg.SendRate, Metrics: cm})
-	s.OnOutbox(disp.Wake)
+	sched := carrier.NewScheduler(s, nil)
+	// Media (MMS): kept files' URLs start with the public URL, so carriers can fetch them, and
+	// inbound Twilio media are fetched into the store from its durable queue.
+	s.SetPublicURL(cfg.BaseURL)
+	var fetcher *media.Fetcher
+	if cfg.Twilio.configured() {
+		var err error
+		if fetcher, err = media.NewFetcher(s, media.FetcherOptions{BaseURL: cfg.Twilio.BaseURL,
+			AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken}); err != nil {
+			return nil, err
+		}
+	}
+	// E-mail (invitations, reset links, notifications) goes through the store's outbox; the
+	// worker sends it.
+	var mw *mail.Worker
+	if cfg.Mail.Enabled() {
+		mw = mail.NewWorker(s, cfg.Mail, nil)
+	}
+	// The store wakes each worker after a commit that gave it work (the stream broker's hook is
+	// web's); the workers start once they are all wired.
+	wake := store.Hooks{Events: hooks.Wake, Outbox: disp.Wake, Schedule: sched.Wake}
+	if fetcher != nil {
+		wake.Media = fetcher.Wake
+	}
+	if mw != nil {
+		wake.Mail = mw.Wake
+	}
+	s.SetHooks(wake)
+	hooks.Start()
+	a.stops = append(a.stops, hooks.Stop)
+	// Delivery history older than the webhook retention goes, at start and then hourly.
+	a.stops = append(a.stops, sweeper{name: "webhook history purge", interval: time.Hour, atStart: true, run: hooks.Purge}.start())
 	if err := disp.Start(); err != nil {
 		a.stop()
 		return nil, err
 	}
 	a.stops = append(a.stops, disp.Stop)
-	sched := carrier.NewScheduler(s, nil)
-	s.OnSchedule(sched.Wake)
 	sched.Start()
 	a.stops = append(a.stops, sched.Stop)
-	// Media (MMS): kept files' URLs start with the public URL, so carriers can fetch them, and
-	// inbound Twilio media are fetched into the store from its durable queue.
-	s.SetPublicURL(cfg.BaseURL)
-	if cfg.Twilio.configured() {
-		fetcher, err := media.NewFetcher(s, media.FetcherOptions{BaseURL: cfg.Twilio.BaseURL,
-			AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken})
-		if err != nil {
-			a.stop()
-			return nil, err
-		}
-		s.OnMediaFetch(fetcher.Wake)
+	if fetcher != nil {
 		fetcher.Start()
 		a.stops = append(a.stops, fetcher.Stop)
 	}
@@ -210,12 +224,9 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	// endpoints.
 	// The cookie keys live in a file beside the database, never in it: a backup of the database
 	// cannot sign a session cookie.
-	// E-mail (invitations, reset links) goes through the store's outbox; the worker sends it.
 	scfg := web.SessionConfig{BaseURL: cfg.BaseURL, KeyFile: sessionKeyPath(cfg.Data), RequireTwoFactor: cfg.RequireTwoFactor}
-	if cfg.Mail.Enabled() {
-		mw := mail.NewWorker(s, cfg.Mail, nil)
+	if mw != nil {
 		mw.Start()
-		s.OnMail(mw.Wake) // notification e-mails are queued by store transactions
 		a.stops = append(a.stops, mw.Stop)
 		scfg.Mail = mw
 	}

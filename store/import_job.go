@@ -41,9 +41,9 @@ const (
 func (s *Store) CreateImportJob(j ImportJob) (ImportJob, error) {
 	now := s.Now()
 	j.ID, j.Status, j.CreatedAt, j.UpdatedAt = s.NewID(), ImportMapping, now, now
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, j.WorkspaceID); err != nil {
-			return fx.refuse(err)
+	err := s.update(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, j.WorkspaceID); err != nil {
+			return tx.refuse(err)
 		}
 		return putJSON(tx.Bucket(bImportJobs), wsKey(j.WorkspaceID, j.ID), j)
 	})
@@ -85,10 +85,10 @@ func (s *Store) ImportJobs(workspaceID string, limit int) ([]ImportJob, error) {
 // SaveImportJob writes a job's mapping, status and progress.
 func (s *Store) SaveImportJob(j ImportJob) error {
 	j.UpdatedAt = s.Now()
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
+	return s.update(func(tx *wtx) error {
 		k := wsKeyChecked(j.WorkspaceID, j.ID)
 		if tx.Bucket(bImportJobs).Get(k) == nil {
-			return fx.refuse(errorf(ErrNotFound, "import not found"))
+			return tx.refuse(errorf(ErrNotFound, "import not found"))
 		}
 		return putJSON(tx.Bucket(bImportJobs), k, j)
 	})

@@ -22,12 +22,12 @@ type PhoneNumber struct {
 	// Rate is the send rate in messages per second (0 = unlimited); nil takes the server's
 	// -send-rate (sandbox numbers: unlimited).
 	Rate *float64 `json:"rate,omitempty"`
-	// Registration is the number's type and carrier registration (number_registration.go); nil
+	// Registration is the number's type and carrier registration (NumberRegistration); nil
 	// for numbers from before it existed: the defaults apply.
 	Registration *NumberRegistration `json:"registration,omitempty"`
 
 	// DailyCap is how many texts the number may send per workspace day (0 = no cap): broadcast
-	// copies beyond it wait for the next day (daily_cap.go).
+	// copies beyond it wait for the next day.
 	DailyCap int `json:"dailyCap,omitempty"`
 }
 
@@ -113,17 +113,17 @@ func (s *Store) CreateNumber(workspaceID string, in NumberInput) (PhoneNumber, e
 	}
 	n := PhoneNumber{ID: s.NewID(), WorkspaceID: workspaceID, Phone: phone, Name: strings.TrimSpace(in.Name),
 		Active: true, CreatedAt: s.Now(), Carrier: carrier, Rate: in.Rate, Registration: in.Registration, DailyCap: in.DailyCap}
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
+	err := s.updateNow(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
 			return err
 		}
-		if ws, _ := numberOwner(tx, phone); ws != "" {
+		if ws, _ := numberOwner(tx.Tx, phone); ws != "" {
 			if ws == workspaceID {
 				return errorf(ErrConflict, "number %s is already in this workspace", phone)
 			}
 			return errorf(ErrConflict, "number %s already belongs to another workspace", phone)
 		}
-		return putNumber(tx, &n)
+		return putNumber(tx.Tx, &n)
 	})
 	return n, err
 }
@@ -158,7 +158,7 @@ func (s *Store) UpdateNumber(workspaceID, id string, name *string, active *bool,
 	if rate != nil && (*rate < 0 || math.IsNaN(*rate) || math.IsInf(*rate, 0)) {
 		return n, ValidationError{{"rate", "must be a number of messages per second, 0 or more (0 = unlimited)"}}
 	}
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+	err := s.updateNow(func(tx *wtx) error {
 		ok, err := getJSON(tx.Bucket(bNumbers), wsKeyChecked(workspaceID, id), &n)
 		if err != nil {
 			return err

@@ -453,7 +453,7 @@ type NumbersView struct {
 	Telnyx  bool
 	Notice  string
 	Error   string
-	// Registrations: each number's type and carrier registration (registration.templ).
+	// Registrations: each number's type and carrier registration.
 	Registrations []NumberRegistrationRow
 }
 

@@ -59,8 +59,8 @@ type Config struct {
 	// APIServer is the servers URL of the served OpenAPI document: the public URL when one is
 	// configured; "" keeps the document's "/" (wherever the document was fetched from).
 	APIServer string
-	// Sessions is the browser session with sign-in, sign-out and /setup (session.go); nil
-	// leaves those pages and the admin UI (ui.go) out.
+	// Sessions is the browser session with sign-in, sign-out and /setup; nil
+	// leaves those pages and the admin UI out.
 	Sessions *Sessions
 	// OAuth is the authorization server: web routes its endpoints to it, and the superuser pages
 	// manage its clients and grants; nil leaves the endpoints out and those pages empty.
@@ -86,15 +86,15 @@ type Handler struct {
 	logRequests bool
 	metrics     *metrics
 	limiters    limiterSet
-	searches    searchGate // one contact search at a time per token (search_gate.go)
+	searches    searchGate // one contact search at a time per token
 	now         func() time.Time
 	// backupPage is the superuser's /admin/backup page, for a browser (no Authorization header).
 	backupPage http.Handler
-	// broker wakes the GET /events streams after a commit (events.go).
+	// broker wakes the GET /events streams after a commit.
 	broker *broker
-	// presence knows who has a stream open, for the notification e-mails (presence.go).
+	// presence knows who has a stream open, for the notification e-mails.
 	presence *presence
-	// imports holds the ids of the contact imports running in this process (ui_contacts_import.go).
+	// imports holds the ids of the contact imports running in this process.
 	imports sync.Map
 }
 
@@ -116,7 +116,7 @@ func New(s *store.Store, cfg Config) http.Handler {
 	h := &Handler{store: s, cfg: cfg, logRequests: cfg.LogRequests, metrics: newMetrics(cfg.Registry), now: s.Now}
 	h.limiters.m = map[string]*limiterEntry{}
 	h.broker = newBroker(cfg.Done)
-	s.OnLive(h.broker.wake)
+	s.SetHooks(store.Hooks{Live: h.broker.wake})
 	h.presence = newPresence(h.now)
 	// Mentions and assignments e-mail the users who are away, when e-mail is configured.
 	if cfg.Sessions.mailer() != nil {

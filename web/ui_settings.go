@@ -121,7 +121,7 @@ func (h *Handler) numbersView(r *http.Request, u *ui) (views.NumbersView, error)
 			rate = "unlimited"
 		}
 		row := views.NumberRow{ID: n.ID, Phone: n.Phone, Name: n.Name, Carrier: n.CarrierName(), Rate: rate, Active: n.Active}
-		if err := h.dailyCapOf(u, &n, &row); err != nil { // ui_number_cap.go
+		if err := h.dailyCapOf(u, &n, &row); err != nil {
 			return v, err
 		}
 		v.Rows = append(v.Rows, row)

@@ -1,4 +1,4 @@
-package store_test
+package index_test
 
 import (
 	"slices"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode"
 
-	"switchboard/store"
+	"switchboard/store/internal/index"
 )
 
 func TestTextWords(t *testing.T) {
@@ -22,7 +22,7 @@ func TestTextWords(t *testing.T) {
 		{"@.-_+", nil},
 		{"José\tNúñez", []string{"jose", "nunez"}},
 	} {
-		if got := store.TextWords(tc.in); !slices.Equal(got, tc.want) {
+		if got := index.TextWords(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("TextWords(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
@@ -64,7 +64,7 @@ func TestParseQuery(t *testing.T) {
 		{"1 2 1 2 1 2", nil, []string{"1", "2"}, "121212"},
 		{"ana 1", []string{"ana"}, []string{"1"}, ""},
 	} {
-		q := store.ParseQuery(tc.in)
+		q := index.ParseQuery(tc.in)
 		if !slices.Equal(q.Text, tc.text) || !slices.Equal(q.Digits, tc.digits) || q.ExactDigits != tc.exactDigits {
 			t.Errorf("ParseQuery(%q) = text %q digits %q exact %q, want text %q digits %q exact %q",
 				tc.in, q.Text, q.Digits, q.ExactDigits, tc.text, tc.digits, tc.exactDigits)
@@ -119,7 +119,7 @@ func FuzzParseQuery(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		q := store.ParseQuery(s)
+		q := index.ParseQuery(s)
 		for _, w := range q.Text {
 			checkWord(t, s, w)
 		}
@@ -151,8 +151,8 @@ func FuzzParseQuery(f *testing.F) {
 			t.Fatalf("ParseQuery(%q).Empty() = %v with text %q digits %q", s, q.Empty(), q.Text, q.Digits)
 		}
 		// A query without separators or digit pieces is the text words of its own fold.
-		if len(strings.Fields(s)) == 1 && len(q.Digits) == 0 && !slices.Equal(q.Text, dedupe(store.TextWords(s))) {
-			t.Fatalf("ParseQuery(%q) text %q, want TextWords %q", s, q.Text, store.TextWords(s))
+		if len(strings.Fields(s)) == 1 && len(q.Digits) == 0 && !slices.Equal(q.Text, dedupe(index.TextWords(s))) {
+			t.Fatalf("ParseQuery(%q) text %q, want TextWords %q", s, q.Text, index.TextWords(s))
 		}
 	})
 }
@@ -172,12 +172,12 @@ func FuzzTextWords(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		words := store.TextWords(s)
+		words := index.TextWords(s)
 		for _, w := range words {
 			checkWord(t, s, w)
 		}
 		// Words re-joined with a separator split the same way again.
-		if again := store.TextWords(strings.Join(words, " ")); !slices.Equal(again, words) {
+		if again := index.TextWords(strings.Join(words, " ")); !slices.Equal(again, words) {
 			t.Fatalf("TextWords(%q) = %q, but those words joined give %q", s, words, again)
 		}
 	})

@@ -1,4 +1,4 @@
-package store
+package index
 
 import (
 	"bytes"
@@ -56,7 +56,7 @@ func TestSplitCursorMergesInKeyOrder(t *testing.T) {
 		slices.SortFunc(union, bytes.Compare)
 		union = slices.CompactFunc(union, bytes.Equal)
 		db.View(func(tx *bolt.Tx) error {
-			x := splitIndex{main: tx.Bucket([]byte("main")), recent: tx.Bucket([]byte("recent"))}
+			x := SplitIndex{main: tx.Bucket([]byte("main")), recent: tx.Bucket([]byte("recent"))}
 			if round%7 == 0 {
 				x.recent = nil // a workspace no import wrote to
 			}

@@ -1,4 +1,4 @@
-package store
+package index
 
 import (
 	"container/list"
@@ -10,7 +10,7 @@ import (
 // The contacts list's set filters (a group, opted out, has a conversation) are bitsets of nums
 // built from an index, one lookup per member: at a million contacts a 100,000-member set costs
 // more than a page may. So each built set is kept in memory and used again by later reads, and
-// a write that changes it patches it (contact_list_patch.go) rather than dropping it.
+// a write that changes it patches it (SetWriter) rather than dropping it.
 //
 // The rule that keeps a kept set exact: every write to what the sets are built from (group
 // memberships, the opt-out phone index, the conversation address index, the contact phone
@@ -30,55 +30,59 @@ import (
 // setCacheBytes is the most memory the kept sets of one store use.
 const setCacheBytes = 16 << 20
 
-// setCaches holds each open database's kept sets; the write paths reach it through tx.DB().
-var setCaches sync.Map // *bolt.DB -> *setCache
+// SetKind is what a kept set holds: a group's members (settled by contact), or the contacts
+// whose phone is opted out or has a conversation (settled by phone).
+type SetKind byte
 
-type setKind byte
-
+// The kinds of kept sets.
 const (
-	setGroup setKind = iota + 1
-	setOptedOut
-	setConversation
+	SetGroup SetKind = iota + 1
+	SetOptedOut
+	SetConversation
 )
 
-type setKey struct {
-	ws    string // idKey of the workspace, as a string
-	kind  setKind
-	group string // for setGroup
+// SetKey names a kept set.
+type SetKey struct {
+	WS    string // the workspace's 16 id bytes, as a string
+	Kind  SetKind
+	Group string // the group's id, for SetGroup
+}
+
+// Members is what settling a kept set asks of the store's records and indexes, each as write
+// transaction tx leaves them: the num of a stored contact, whether a contact is in a group,
+// whether a phone is in a set of phones (opted out, with a conversation).
+type Members struct {
+	Num      func(tx *bolt.Tx, ws []byte, id [16]byte) (uint32, bool)
+	InGroup  func(tx *bolt.Tx, ws []byte, group string, id [16]byte) bool
+	HasPhone func(tx *bolt.Tx, ws []byte, kind SetKind, phone string) bool
 }
 
 type setEntry struct {
-	key   setKey
-	set   numSet
+	key   SetKey
+	set   Set
 	built int // the id of the snapshot it was built from (or patched to)
 	size  int // bytes
 }
 
 // entrySize is the memory an entry holds: its bitset.
-func entrySize(s numSet) int { return cap(s) * 8 }
+func entrySize(s Set) int { return cap(s) * 8 }
 
 type setCache struct {
 	mu      sync.Mutex
-	changed map[setKey]int // set -> id of the last write transaction that changed what it is built from
-	entries map[setKey]*list.Element
+	changed map[SetKey]int // set -> id of the last write transaction that changed what it is built from
+	entries map[SetKey]*list.Element
 	lru     list.List // of *setEntry, most recently used first
 	bytes   int
-	cur     *txPatch // the changes of the latest write transaction (contact_list_patch.go)
+	cur     *txPatch // the changes of the latest write transaction (SetWriter)
 }
 
-func cacheOf(db *bolt.DB) *setCache {
-	if c, ok := setCaches.Load(db); ok {
-		return c.(*setCache)
-	}
-	c, _ := setCaches.LoadOrStore(db, &setCache{changed: map[setKey]int{}, entries: map[setKey]*list.Element{}})
-	return c.(*setCache)
+// newSetCache returns an empty cache; an engine keeps one for its database.
+func newSetCache() *setCache {
+	return &setCache{changed: map[SetKey]int{}, entries: map[SetKey]*list.Element{}}
 }
-
-// dropSetCache forgets a closed database's kept sets.
-func dropSetCache(db *bolt.DB) { setCaches.Delete(db) }
 
 // get returns the kept set of k when it is exact for the read transaction tx.
-func (c *setCache) get(tx *bolt.Tx, k setKey) (numSet, bool) {
+func (c *setCache) get(tx *bolt.Tx, k SetKey) (Set, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.entries[k]
@@ -96,7 +100,7 @@ func (c *setCache) get(tx *bolt.Tx, k setKey) (numSet, bool) {
 // put keeps s, built from the read transaction tx, unless a write has changed its workspace
 // since that snapshot or a set of a later snapshot is already kept. It reports whether s is
 // kept (then it is shared and must not be recycled).
-func (c *setCache) put(tx *bolt.Tx, k setKey, s numSet) bool {
+func (c *setCache) put(tx *bolt.Tx, k SetKey, s Set) bool {
 	size := entrySize(s)
 	if size > setCacheBytes/4 {
 		return false
@@ -126,3 +130,12 @@ func (c *setCache) remove(el *list.Element) {
 	delete(c.entries, e.key)
 	c.bytes -= e.size
 }
+
+// KeptSet is the kept set of k when it is exact for the read transaction tx: the set a list
+// read in tx would use instead of building it.
+func (e *Engine) KeptSet(tx *bolt.Tx, k SetKey) (Set, bool) { return e.sets.get(tx, k) }
+
+// KeepSet keeps s, the set of k built from the read transaction tx, as a list read does, unless
+// a write has changed it since that snapshot or a set of a later snapshot is kept; it reports
+// whether s is kept (then it is shared and must not be recycled).
+func (e *Engine) KeepSet(tx *bolt.Tx, k SetKey, s Set) bool { return e.sets.put(tx, k, s) }

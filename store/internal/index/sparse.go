@@ -1,4 +1,4 @@
-package store
+package index
 
 import (
 	"bytes"
@@ -9,14 +9,10 @@ import (
 	"switchboard/internal/textfold"
 )
 
-// sparseStepCost weighs reading a member's rank from its num slot against a step of the walk in
-// name order (a slot read is a cursor move to a random block, a step the next key of a page).
-var sparseStepCost = 8 // a variable so that tests take either way (counting and paging)
-
-// sparse reports whether a page in name order of sel's total matches (of all contacts) costs
+// Sparse reports whether a page in name order of sel's total matches (of all contacts) costs
 // less read from its members' ranks than walked: the walk passes about all×(limit+1)÷total keys
 // to find a page (all of them when total is smaller), reading ranks costs one slot per member.
-func (sel *contactSel) sparse(total, all, limit int) bool {
+func (sel *Selection) Sparse(total, all, limit int) bool {
 	if total == 0 || !slices.Contains(sel.neg, false) {
 		return false // nothing to page, or no set to enumerate the members from
 	}
@@ -24,22 +20,22 @@ func (sel *contactSel) sparse(total, all, limit int) bool {
 	if total > limit {
 		walk = all / total * (limit + 1)
 	}
-	return total*sparseStepCost < walk
+	return total*sel.e.Bounds.SparseStepCost < walk
 }
 
-// countFew is count for a selection whose first non-negated set has few members among all
+// CountFew is Count for a selection whose first non-negated set has few members among all
 // contacts: it tests those members' slots instead of every slot (ok false otherwise, or when
 // no set can be enumerated).
-func (sel *contactSel) countFew(all int) (n int, ok bool) {
+func (sel *Selection) CountFew(all int) (n int, ok bool) {
 	i := slices.Index(sel.neg, false)
-	if i < 0 || sel.sets[i].count()*sparseStepCost >= all {
+	if i < 0 || sel.sets[i].Count()*sel.e.Bounds.SparseStepCost >= all {
 		return 0, false
 	}
-	slots := newSlotReader(sel.nums)
+	slots := NewSlotReader(sel.nums)
 	for j, w := range sel.sets[i] {
 		for ; w != 0; w &= w - 1 {
 			num := uint32(j*64 + bits.TrailingZeros64(w))
-			if _, _, live := slots.slot(num); live && sel.keeps(num) {
+			if _, _, live := slots.Slot(num); live && sel.keeps(num) {
 				n++
 			}
 		}
@@ -47,31 +43,31 @@ func (sel *contactSel) countFew(all int) (n int, ok bool) {
 	return n, true
 }
 
-// walkSparse is walk in name order for a selection with few members: it enumerates the members
+// WalkSparse is Walk in name order for a selection with few members: it enumerates the members
 // of its first non-negated set, keeps those after cursor, and orders them by rank (the first
-// rankLen bytes of their sort key, in their num slot), reading records only for the first
+// RankLen bytes of their sort key, in their num slot), reading records only for the first
 // limit+1 ranks (ties included) and for members whose rank equals the cursor's. It calls fn, in
 // order, with at most limit+1 of them.
-func (sel *contactSel) walkSparse(cursor string, limit int, fn func(id [16]byte) bool) error {
+func (sel *Selection) WalkSparse(cursor string, limit int, fn func(id [16]byte) bool) error {
 	var from []byte
 	if cursor != "" {
 		b, err := hex.DecodeString(cursor)
 		if err != nil || len(b) < 4 {
-			return ValidationError{{"cursor", "is not a cursor of this list"}}
+			return ErrBadCursor
 		}
 		from = b
 	}
 	members := sel.sets[slices.Index(sel.neg, false)]
-	slots := newSlotReader(sel.nums)
+	slots := NewSlotReader(sel.nums)
 	type member struct {
-		rank [rankLen]byte
+		rank [RankLen]byte
 		id   [16]byte
 		num  uint32
 	}
 	var after []member
-	var fromRank [rankLen]byte
+	var fromRank [RankLen]byte
 	if from != nil {
-		fromRank = rankOf(from[:len(from)-4])
+		fromRank = RankOf(from[:len(from)-4])
 	}
 	for i, w := range members {
 		for ; w != 0; w &= w - 1 {
@@ -79,7 +75,7 @@ func (sel *contactSel) walkSparse(cursor string, limit int, fn func(id [16]byte)
 			if !sel.keeps(num) {
 				continue
 			}
-			id, rank, ok := slots.slot(num)
+			id, rank, ok := slots.Slot(num)
 			if !ok {
 				continue
 			}
@@ -130,14 +126,10 @@ func (sel *contactSel) walkSparse(cursor string, limit int, fn func(id [16]byte)
 }
 
 // orderKeyOf is the contact's key in the name order, from its record; nil when it has none.
-func (sel *contactSel) orderKeyOf(id [16]byte, num uint32) []byte {
-	v := sel.recs.Get(id[:])
-	if v == nil {
+func (sel *Selection) orderKeyOf(id [16]byte, num uint32) []byte {
+	t, ok := sel.text(id)
+	if !ok {
 		return nil
 	}
-	first, last, _, _, _, err := recordText(v)
-	if err != nil {
-		return nil
-	}
-	return orderKey(searchDoc{first: textfold.Fold(first), last: textfold.Fold(last)}, num)
+	return OrderKey(Doc{First: textfold.Fold(t.First), Last: textfold.Fold(t.Last)}, num)
 }

@@ -1,13 +1,11 @@
-package store
+package index
 
 import (
-	"bytes"
-
 	bolt "go.etcd.io/bbolt"
 )
 
-// Patching the kept sets (contact_list_sets.go) with a write's changes instead of dropping them,
-// so that the first page after a write costs what any page costs.
+// Patching the kept sets with a write's changes instead of dropping them, so that the first page
+// after a write costs what any page costs.
 //
 // A write transaction says which members it may change (touch): a group's contact, a num that
 // gained or lost a phone, a phone whose opt-out or conversations changed. Before it commits,
@@ -23,7 +21,7 @@ import (
 //     out of order; the later one then finds a set it cannot patch, and the set is rebuilt.
 //   - The touch still records the write's id before the commit (in c.changed), so a reader that
 //     begins between the commit and its handler does not use the unpatched set.
-//   - A rolled-back write's recorded ids are taken back (setsRolledBack, or the next write that
+//   - A rolled-back write's recorded ids are taken back (SetWriter.RolledBack, or the next write that
 //     is given the same id): it changed nothing.
 //   - What a write cannot settle (more members than patchTouchLimit, a deleted group, a
 //     transaction written without settle) leaves the set to be rebuilt, as before.
@@ -38,12 +36,23 @@ const (
 	memberIn
 )
 
+// SetWriter is one write transaction's side of the kept sets: the store's write transaction
+// holds one, tells it which members the write may change, settles it before the commit
+// (Settle) and tells it of a rollback (RolledBack).
+type SetWriter struct {
+	e *Engine
+	p *txPatch // the transaction's changes, from its first touch
+}
+
+// SetWriter returns the kept sets' side of a new write transaction.
+func (e *Engine) SetWriter() SetWriter { return SetWriter{e: e} }
+
 // txPatch is what one write transaction changes in the kept sets.
 type txPatch struct {
 	tx   *bolt.Tx
 	id   int
-	prev map[setKey]int // the last write's id that touched the set before this one
-	sets map[setKey]*setPatch
+	prev map[SetKey]int // the last write's id that touched the set before this one
+	sets map[SetKey]*setPatch
 }
 
 type setPatch struct {
@@ -60,8 +69,8 @@ func (sp *setPatch) touched() int { return len(sp.nums) + len(sp.ids) + len(sp.p
 
 // touch records that tx may change the set of k, and returns its patch, or nil when there is
 // nothing to record (the set is not kept or cannot be patched; the id is recorded anyway).
-func touch(tx *bolt.Tx, k setKey) *setPatch {
-	c := cacheOf(tx.DB())
+func (w *SetWriter) touch(tx *bolt.Tx, k SetKey) *setPatch {
+	c := w.e.sets
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := c.cur
@@ -76,8 +85,9 @@ func touch(tx *bolt.Tx, k setKey) *setPatch {
 				}
 			}
 		}
-		p = &txPatch{tx: tx, id: id, prev: map[setKey]int{}, sets: map[setKey]*setPatch{}}
+		p = &txPatch{tx: tx, id: id, prev: map[SetKey]int{}, sets: map[SetKey]*setPatch{}}
 		c.cur = p
+		w.p = p
 		tx.OnCommit(func() { c.apply(p) })
 	}
 	sp := p.sets[k]
@@ -106,42 +116,38 @@ func touch(tx *bolt.Tx, k setKey) *setPatch {
 	return sp
 }
 
-// groupMemberChanged: tx adds contactID to the group or takes it out.
-func groupMemberChanged(tx *bolt.Tx, workspaceID, groupID, contactID string) {
-	ws := idKey(workspaceID)
-	sp := touch(tx, setKey{string(ws), setGroup, groupID})
+// GroupMemberChanged: tx adds contact id to group of workspace ws or takes it out.
+func (w *SetWriter) GroupMemberChanged(tx *bolt.Tx, ws []byte, group string, id [16]byte) {
+	sp := w.touch(tx, SetKey{string(ws), SetGroup, group})
 	if sp == nil {
 		return
 	}
-	id := idKey(contactID)
 	// The num now if the contact is stored (a deleted contact's is gone by the settle), else
 	// at the settle (a contact created later in the transaction).
-	if recs := wsBucket(tx, bContacts, ws); recs != nil {
-		if n, err := recordNum(recs.Get(id)); err == nil {
-			sp.nums[n] = struct{}{}
-			return
-		}
+	if n, ok := w.e.m.Num(tx, ws, id); ok {
+		sp.nums[n] = struct{}{}
+		return
 	}
-	sp.ids[[16]byte(id)] = struct{}{}
+	sp.ids[id] = struct{}{}
 }
 
-// groupSetDropped: the group is deleted.
-func groupSetDropped(tx *bolt.Tx, workspaceID, groupID string) {
-	if sp := touch(tx, setKey{string(idKey(workspaceID)), setGroup, groupID}); sp != nil {
+// GroupDropped: group of workspace ws is deleted.
+func (w *SetWriter) GroupDropped(tx *bolt.Tx, ws []byte, group string) {
+	if sp := w.touch(tx, SetKey{string(ws), SetGroup, group}); sp != nil {
 		sp.noop = true
 	}
 }
 
-// optOutChanged: an opt-out of phone is recorded or lifted.
-func optOutChanged(tx *bolt.Tx, workspaceID, phone string) {
-	if sp := touch(tx, setKey{string(idKey(workspaceID)), setOptedOut, ""}); sp != nil {
+// OptOutChanged: an opt-out of phone is recorded or lifted in workspace ws.
+func (w *SetWriter) OptOutChanged(tx *bolt.Tx, ws []byte, phone string) {
+	if sp := w.touch(tx, SetKey{string(ws), SetOptedOut, ""}); sp != nil {
 		sp.phones[phone] = struct{}{}
 	}
 }
 
-// convChanged: a conversation with addrs is created or erased.
-func convChanged(tx *bolt.Tx, workspaceID string, addrs []string, created bool) {
-	if sp := touch(tx, setKey{string(idKey(workspaceID)), setConversation, ""}); sp != nil {
+// ConvChanged: a conversation of workspace ws with addrs is created or erased.
+func (w *SetWriter) ConvChanged(tx *bolt.Tx, ws []byte, addrs []string, created bool) {
+	if sp := w.touch(tx, SetKey{string(ws), SetConversation, ""}); sp != nil {
 		for _, a := range addrs {
 			sp.phones[a] = struct{}{}
 			sp.convs[a] = created
@@ -149,55 +155,45 @@ func convChanged(tx *bolt.Tx, workspaceID string, addrs []string, created bool) 
 	}
 }
 
-// phoneOwnerChanged: phone of workspace ws (its idKey) is given to or taken from num; the
-// opt-out and conversation sets map phones to nums.
-func phoneOwnerChanged(tx *bolt.Tx, ws []byte, phone string, num uint32) {
-	for _, kind := range []setKind{setOptedOut, setConversation} {
-		if sp := touch(tx, setKey{string(ws), kind, ""}); sp != nil {
+// phoneOwnerChanged: phone of workspace ws is given to or taken from num; the opt-out and
+// conversation sets map phones to nums.
+func (w *SetWriter) phoneOwnerChanged(tx *bolt.Tx, ws []byte, phone string, num uint32) {
+	for _, kind := range []SetKind{SetOptedOut, SetConversation} {
+		if sp := w.touch(tx, SetKey{string(ws), kind, ""}); sp != nil {
 			sp.phones[phone] = struct{}{}
 			sp.nums[num] = struct{}{}
 		}
 	}
 }
 
-// settleSets reads, before tx commits, the membership of every member tx touched. Call it at
-// the end of each write function (a batch runs several in one transaction: each settles what it
-// touched).
-func settleSets(tx *bolt.Tx) {
-	c := cacheOf(tx.DB())
-	c.mu.Lock()
-	p := c.cur
-	c.mu.Unlock()
+// Settle reads, before tx commits, the membership of every member tx touched. The store calls
+// it at the end of each write function (a batch runs several in one transaction: each settles
+// what it touched).
+func (w *SetWriter) Settle(tx *bolt.Tx) {
+	p := w.p
 	if p == nil || p.tx != tx {
 		return
 	}
 	// Only this transaction's goroutine changes p until it commits.
 	for k, sp := range p.sets {
 		if !sp.noop && !sp.settled {
-			sp.settle(tx, k)
+			sp.settle(w.e, tx, k)
 		}
 	}
 }
 
-func (sp *setPatch) settle(tx *bolt.Tx, k setKey) {
-	ws := []byte(k.ws)
-	nums := wsBucket(tx, bContactNums, ws)
+func (sp *setPatch) settle(e *Engine, tx *bolt.Tx, k SetKey) {
+	ws := []byte(k.WS)
+	nums := WsBucket(tx, e.l.Nums, ws)
 	if nums == nil {
 		sp.noop = true
 		return
 	}
-	slots := newSlotReader(nums)
-	if k.kind == setGroup {
-		recs := wsBucket(tx, bContacts, ws)
-		members := tx.Bucket(bGroupMembers)
-		pre := append(bytes.Clone(ws), idKey(k.group)...)
+	slots := NewSlotReader(nums)
+	if k.Kind == SetGroup {
 		for id := range sp.ids {
-			var v []byte
-			if recs != nil {
-				v = recs.Get(id[:])
-			}
-			n, err := recordNum(v)
-			if err != nil {
+			n, ok := e.m.Num(tx, ws, id)
+			if !ok {
 				// Not stored when touched nor now: it was never a member.
 				continue
 			}
@@ -205,9 +201,8 @@ func (sp *setPatch) settle(tx *bolt.Tx, k setKey) {
 		}
 		clear(sp.ids)
 		for n := range sp.nums {
-			id, _, ok := slots.slot(n)
-			// A membership is a key with an empty value: Get cannot tell it from none.
-			if ok && hasKey(members, append(pre[:len(pre):len(pre)], id[:]...)) {
+			id, _, ok := slots.Slot(n)
+			if ok && e.m.InGroup(tx, ws, k.Group, id) {
 				sp.ops[n] = memberIn
 			} else {
 				sp.ops[n] = memberOut
@@ -223,22 +218,14 @@ func (sp *setPatch) settle(tx *bolt.Tx, k setKey) {
 		sp.ops[n] = memberOut
 	}
 	clear(sp.nums)
-	phones := readSplit(tx, bContactPhone, ws)
+	phones := ReadSplit(tx, e.l.Phone, ws)
 	for ph := range sp.phones {
 		v := phones.Get([]byte(ph))
 		if len(v) != 4 {
 			continue
 		}
-		n := u32(v)
-		switch {
-		case k.kind == setOptedOut:
-			sp.ops[n] = memberOf(idxHas(tx.Bucket(bOptOutPhone), ws, ph))
-		default:
-			// A 1:1 conversation is under its address's "a" term, a group one under each
-			// member's "m" term.
-			idx := tx.Bucket(bConvKey)
-			sp.ops[n] = memberOf(idxHas(idx, ws, convAddrTerm(ph)) || idxHas(idx, ws, convMemberTerm(ph)) || sp.convs[ph])
-		}
+		// A conversation created in this transaction is in the set whatever the index says.
+		sp.ops[u32(v)] = memberOf(e.m.HasPhone(tx, ws, k.Kind, ph) || sp.convs[ph])
 	}
 	clear(sp.phones)
 	sp.settled = true
@@ -249,14 +236,6 @@ func memberOf(in bool) byte {
 		return memberIn
 	}
 	return memberOut
-}
-
-// idxHas reports whether an id is indexed under exactly term (idxFirst with the workspace's key).
-func idxHas(b *bolt.Bucket, ws []byte, term string) bool {
-	p := make([]byte, 0, len(ws)+len(term)+2)
-	p = append(append(append(append(p, ws...), 0), term...), 0)
-	k, _ := b.Cursor().Seek(p)
-	return k != nil && bytes.HasPrefix(k, p) && len(k) == len(p)+16
 }
 
 // apply patches the kept sets with committed transaction p's settled changes.
@@ -283,11 +262,11 @@ func (c *setCache) apply(p *txPatch) {
 		for n := range sp.ops {
 			words = max(words, int(n/64)+1)
 		}
-		s := make(numSet, words)
+		s := make(Set, words)
 		copy(s, e.set)
 		for n, op := range sp.ops {
 			if op == memberIn {
-				s.add(n)
+				s.Add(n)
 			} else if int(n/64) < len(s) {
 				s[n/64] &^= 1 << (n % 64)
 			}
@@ -301,15 +280,18 @@ func (c *setCache) apply(p *txPatch) {
 	}
 }
 
-// setsRolledBack: tx, a write transaction of db, was rolled back. Unless a later write has
-// touched the sets since, the ids it recorded are taken back, so that the sets it touched serve
-// the next read as they did before it (it changed nothing).
-func setsRolledBack(db *bolt.DB, tx *bolt.Tx) {
-	c := cacheOf(db)
+// RolledBack: tx, the writer's transaction, was rolled back. Unless a later write has touched
+// the sets since, the ids it recorded are taken back, so that the sets it touched serve the next
+// read as they did before it (it changed nothing).
+func (w *SetWriter) RolledBack() {
+	if w.p == nil {
+		return
+	}
+	c := w.e.sets
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := c.cur
-	if p == nil || p.tx != tx {
+	if p != w.p {
 		return
 	}
 	for k, prev := range p.prev {

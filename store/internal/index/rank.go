@@ -1,4 +1,4 @@
-package store
+package index
 
 import (
 	"cmp"
@@ -12,16 +12,16 @@ import (
 // (ties included) are read and sorted by their full sort key, then, if some of them failed
 // verification, the next ones, twice as many each time. Every candidate not read ranks after
 // every one read, so the first limit read are the first limit of all.
-func (s *searcher) byRank(cands numSet, n int, skip func([16]byte) bool, limit int) [][16]byte {
+func (s *searcher) byRank(cands Set, n int, skip func([16]byte) bool, limit int) [][16]byte {
 	all := getRanked(n)
 	defer putRanked(all)
 	rs := all
-	sl := newSlotReader(s.num)
+	sl := NewSlotReader(s.num)
 	for i, w := range cands {
 		for w != 0 {
 			b := uint32(i*64) + uint32(bits.TrailingZeros64(w))
 			w &= w - 1
-			if id, rank, ok := sl.slot(b); ok && !skip(id) {
+			if id, rank, ok := sl.Slot(b); ok && !skip(id) {
 				rs = append(rs, ranked{rank, id})
 			}
 		}
@@ -62,7 +62,7 @@ func (s *searcher) byRank(cands numSet, n int, skip func([16]byte) bool, limit i
 
 // ranked is a candidate with its rank.
 type ranked struct {
-	rank [rankLen]byte
+	rank [RankLen]byte
 	id   [16]byte
 }
 
@@ -81,9 +81,9 @@ func putRanked(rs []ranked) { rankeds.Put(&rs) }
 
 // nthSmallest returns the n-th smallest rank of vs (1 <= n <= len(vs)), keeping the n smallest
 // seen in a max-heap: cheaper than sorting when n is small.
-func nthSmallest(vs []ranked, n int) [rankLen]byte {
-	h := make([][rankLen]byte, 0, n)
-	less := func(a, b [rankLen]byte) bool { return cmpRank(a, b) < 0 }
+func nthSmallest(vs []ranked, n int) [RankLen]byte {
+	h := make([][RankLen]byte, 0, n)
+	less := func(a, b [RankLen]byte) bool { return cmpRank(a, b) < 0 }
 	for _, r := range vs {
 		v := r.rank
 		switch {
@@ -119,7 +119,7 @@ func nthSmallest(vs []ranked, n int) [rankLen]byte {
 }
 
 // cmpRank orders ranks as bytes.Compare does, in two integer comparisons.
-func cmpRank(a, b [rankLen]byte) int {
+func cmpRank(a, b [RankLen]byte) int {
 	if c := cmp.Compare(binary.BigEndian.Uint64(a[:8]), binary.BigEndian.Uint64(b[:8])); c != 0 {
 		return c
 	}

@@ -1,4 +1,4 @@
-package store
+package index
 
 import (
 	"bytes"
@@ -7,27 +7,6 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
-)
-
-// Bounds that keep every query's work small whatever its text (variables so that tests reach
-// every plan with a few thousand contacts):
-var (
-	// verifyDirect is the candidate count at which a search stops intersecting postings and
-	// checks the words left on the candidates' records (reading a record costs about as much as
-	// decoding a few hundred postings entries).
-	verifyDirect = 1_500
-	// recordPostings is what reading a record to verify it costs in postings entries decoded
-	// (measured at 1,000,000 contacts: ~3 µs a record, 6–10 ns an entry, so ~300). Below
-	// verifyDirect candidates a word whose postings cost less than reading the candidates is
-	// still intersected: "sophia choi" decodes choi's ~2,000 entries instead of reading 1,480
-	// records.
-	recordPostings = 300
-	// tinyWalkBudget is how many contacts a query of only one- and two-digit words reads in
-	// display order, looking for matches, before it reads every phone once from the phone
-	// index instead (a phone index entry costs a tenth of a record).
-	tinyWalkBudget = 2_000
-	// recordCost is what reading a record to verify it costs in phone index entries scanned.
-	recordCost = 10
 )
 
 // termSet is the postings of one term (exact) or of every term a prefix starts.
@@ -162,14 +141,14 @@ func twoDigitSets(w string) []termSet {
 }
 
 // addPostings adds the postings of prefix to set, counting them.
-func (s *searcher) addPostings(set numSet, prefix string, exact bool) error {
-	n, err := s.terms.addPostingsN(set, prefix, exact)
+func (s *searcher) addPostings(set Set, prefix string, exact bool) error {
+	n, err := s.terms.AddPostings(set, prefix, exact)
 	s.work.Postings += n
 	return err
 }
 
 // addWord adds the candidates of w to set.
-func (s *searcher) addWord(set numSet, w postingWord) error {
+func (s *searcher) addWord(set Set, w postingWord) error {
 	if w.mask != 0 {
 		n, err := s.terms.addMaskPostings(set, w.mask)
 		s.work.Postings += n
@@ -185,11 +164,11 @@ func (s *searcher) addWord(set numSet, w postingWord) error {
 
 // phoneFilter keeps in cands the contacts whose phone contains every digit word of the query,
 // reading the phone index once (phone → num; no record is read).
-func (s *searcher) phoneFilter(cands numSet) {
-	b := readSplit(s.tx, bContactPhone, s.ws)
-	keep := getNumSet(uint32(len(cands)*64 - 1))
-	defer putNumSet(keep)
-	if b.exists() {
+func (s *searcher) phoneFilter(cands Set) {
+	b := ReadSplit(s.tx, s.e.l.Phone, s.ws)
+	keep := GetSet(uint32(len(cands)*64 - 1))
+	defer PutSet(keep)
+	if b.Exists() {
 		want := make([][]byte, len(s.q.Digits))
 		for i, d := range s.q.Digits {
 			want[i] = []byte(d)
@@ -202,7 +181,7 @@ func (s *searcher) phoneFilter(cands numSet) {
 				continue
 			}
 			num := chunkFirst(v)
-			if !cands.has(num) {
+			if !cands.Has(num) {
 				continue
 			}
 			digits := buf[:0]
@@ -212,7 +191,7 @@ func (s *searcher) phoneFilter(cands numSet) {
 				}
 			}
 			if !slices.ContainsFunc(want, func(d []byte) bool { return !bytes.Contains(digits, d) }) {
-				keep.add(num)
+				keep.Add(num)
 			}
 		}
 	}

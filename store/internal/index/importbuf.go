@@ -1,4 +1,4 @@
-package store
+package index
 
 import (
 	"bytes"
@@ -8,18 +8,19 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// postingBuf collects the index entries of contacts created in one transaction (an import
+// ImportBuf collects the index entries of contacts created in one transaction (an import
 // batch) and writes them at the end of it, each index in key order: the postings term by term
 // (one cursor seek and one Put per term and batch instead of per term and contact), and the
 // phone, email and display-order entries sorted, so that consecutive Puts walk the same branch
 // pages instead of a random path each (at a million contacts those random walks were most of
 // an import's time in bbolt). The nums of new contacts ascend, so each term's are appended
-// after its existing chunks. A nil *postingBuf holds nothing.
+// after its existing chunks. A nil *ImportBuf holds nothing.
 //
-// Nothing written between add and flush may read these indexes: an update of a contact first
-// flushes (upsertContact), and a row whose phone is still buffered (pendingPhone) flushes before
-// it is looked up, so a phone repeated in a file finds the contact its earlier row created.
-type postingBuf struct {
+// Nothing written between add and Flush may read these indexes: an update of a contact first
+// flushes, and a row whose phone is still buffered (PendingPhone) flushes before it is looked
+// up, so a phone repeated in a file finds the contact its earlier row created.
+type ImportBuf struct {
+	e     *Engine
 	ws    []byte
 	terms map[string][]uint32
 	// blocks are the nums blocks written in this transaction, each with room for numBlock
@@ -28,8 +29,8 @@ type postingBuf struct {
 	blocks map[uint32][]byte
 	phones []phoneEntry
 	phoneN map[string]struct{} // the phones in phones
-	emails [][]byte            // idx_contact_by_email keys
-	order  [][]byte            // idx_contact_names keys
+	emails [][]byte            // Email index keys
+	order  [][]byte            // Order index keys
 }
 
 type phoneEntry struct {
@@ -37,14 +38,16 @@ type phoneEntry struct {
 	num   uint32
 }
 
-func newPostingBuf() *postingBuf {
-	return &postingBuf{terms: map[string][]uint32{}, blocks: map[uint32][]byte{}, phoneN: map[string]struct{}{}}
+// NewImportBuf returns an empty buffer for one write transaction.
+func (e *Engine) NewImportBuf() *ImportBuf {
+	return &ImportBuf{e: e, terms: map[string][]uint32{}, blocks: map[uint32][]byte{}, phoneN: map[string]struct{}{}}
 }
 
-// putSlot is putSlot writing into the block p already holds for this transaction.
-func (p *postingBuf) putSlot(b *bolt.Bucket, num uint32, id [16]byte, rank [rankLen]byte) error {
+// putSlot writes num's slot as the function putSlot does, into the block p already holds for
+// this transaction.
+func (p *ImportBuf) putSlot(b *bolt.Bucket, num uint32, id [16]byte, rank [RankLen]byte) error {
 	blk := num / numBlock
-	return putInBlock(b, p.blocks, blk, numKey(blk), numBlock*slotLen, slotLen*int(num%numBlock), id[:], rank[:])
+	return putInBlock(b, p.blocks, blk, NumKey(blk), numBlock*slotLen, slotLen*int(num%numBlock), id[:], rank[:])
 }
 
 // putInBlock writes parts, one after another, at offset off of the block under k in b, a block
@@ -71,14 +74,14 @@ func putInBlock(b *bolt.Bucket, blocks map[uint32][]byte, blk uint32, k []byte, 
 	return b.Put(k, v)
 }
 
-func (p *postingBuf) setWorkspace(ws []byte) {
+func (p *ImportBuf) setWorkspace(ws []byte) {
 	if p.ws != nil && !bytes.Equal(p.ws, ws) {
-		panic("store: a posting buffer holds one workspace") // imports write one workspace
+		panic("index: an import buffer holds one workspace") // imports write one workspace
 	}
 	p.ws = ws
 }
 
-func (p *postingBuf) add(ws []byte, terms []string, num uint32) {
+func (p *ImportBuf) add(ws []byte, terms []string, num uint32) {
 	p.setWorkspace(ws)
 	for _, t := range terms {
 		p.terms[t] = append(p.terms[t], num)
@@ -86,7 +89,7 @@ func (p *postingBuf) add(ws []byte, terms []string, num uint32) {
 }
 
 // addEntries buffers a new contact's phone, email and display-order entries.
-func (p *postingBuf) addEntries(ws []byte, phone string, emailKey, orderKey []byte, num uint32) {
+func (p *ImportBuf) addEntries(ws []byte, phone string, emailKey, orderKey []byte, num uint32) {
 	p.setWorkspace(ws)
 	if phone != "" {
 		p.phones = append(p.phones, phoneEntry{phone, num})
@@ -98,8 +101,9 @@ func (p *postingBuf) addEntries(ws []byte, phone string, emailKey, orderKey []by
 	p.order = append(p.order, orderKey)
 }
 
-// pendingPhone reports whether phone's index entry waits in p.
-func (p *postingBuf) pendingPhone(phone string) bool {
+// PendingPhone reports whether phone's index entry waits in p: the lookup of a phone repeated
+// in a batch flushes p first, so that it finds the contact its earlier row created.
+func (p *ImportBuf) PendingPhone(phone string) bool {
 	if p == nil {
 		return false
 	}
@@ -107,22 +111,23 @@ func (p *postingBuf) pendingPhone(phone string) bool {
 	return ok
 }
 
-// flush writes what p holds and empties it.
-func (p *postingBuf) flush(tx *bolt.Tx) error {
+// Flush writes what p holds, in tx, and empties it; phones handed to nums are reported to the
+// kept sets through sets.
+func (p *ImportBuf) Flush(tx *bolt.Tx, sets *SetWriter) error {
 	if p == nil || p.ws == nil {
 		return nil
 	}
-	if err := p.flushEntries(tx); err != nil {
+	if err := p.flushEntries(tx, sets); err != nil {
 		return err
 	}
 	if len(p.terms) == 0 {
 		return nil
 	}
-	w, err := openRecent(tx, bContactTerms, p.ws)
+	w, err := p.e.openRecent(tx, p.e.l.Terms, p.ws)
 	if err != nil {
 		return err
 	}
-	w.main.FillPercent, w.recent.FillPercent = fillPostings, fillPostings
+	w.main.FillPercent, w.recent.FillPercent = FillPostings, FillPostings
 	terms := make([]string, 0, len(p.terms))
 	for t := range p.terms {
 		terms = append(terms, t)
@@ -140,10 +145,10 @@ func (p *postingBuf) flush(tx *bolt.Tx) error {
 }
 
 // flushEntries writes the buffered phone, email and order entries into the recent parts of
-// their indexes (contact_index_split.go), each in key order.
-func (p *postingBuf) flushEntries(tx *bolt.Tx) error {
+// their indexes, each in key order.
+func (p *ImportBuf) flushEntries(tx *bolt.Tx, sets *SetWriter) error {
 	if len(p.phones) > 0 {
-		w, err := openRecent(tx, bContactPhone, p.ws)
+		w, err := p.e.openRecent(tx, p.e.l.Phone, p.ws)
 		if err != nil {
 			return err
 		}
@@ -157,8 +162,8 @@ func (p *postingBuf) flushEntries(tx *bolt.Tx) error {
 			if (i > 0 && p.phones[i-1].phone == e.phone) || idx.Get([]byte(e.phone)) != nil {
 				continue
 			}
-			phoneOwnerChanged(tx, p.ws, e.phone, e.num) // the list's kept sets map phones to nums (contact_list_patch.go)
-			keys, vals = append(keys, []byte(e.phone)), append(vals, numKey(e.num))
+			sets.phoneOwnerChanged(tx, p.ws, e.phone, e.num) // the list's kept sets map phones to nums
+			keys, vals = append(keys, []byte(e.phone)), append(vals, NumKey(e.num))
 		}
 		if err := putRecent(w, keys, vals); err != nil {
 			return err
@@ -167,13 +172,13 @@ func (p *postingBuf) flushEntries(tx *bolt.Tx) error {
 		clear(p.phoneN)
 	}
 	for _, e := range []struct {
-		top  []byte
+		top  Split
 		keys *[][]byte
-	}{{bContactEmail, &p.emails}, {bContactOrder, &p.order}} {
+	}{{p.e.l.Email, &p.emails}, {p.e.l.Order, &p.order}} {
 		if len(*e.keys) == 0 {
 			continue
 		}
-		w, err := openRecent(tx, e.top, p.ws)
+		w, err := p.e.openRecent(tx, e.top, p.ws)
 		if err != nil {
 			return err
 		}

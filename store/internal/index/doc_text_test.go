@@ -1,4 +1,4 @@
-package store
+package index
 
 import (
 	"bytes"
@@ -22,28 +22,26 @@ func FuzzDocRoundTrip(f *testing.F) {
 		f.Add(s[0], s[1], s[2], s[3], s[4])
 	}
 	f.Fuzz(func(t *testing.T, first, last, company, email, phone string) {
-		c := &Contact{FirstName: first, LastName: last, Company: company, Email: email,
-			InboundChannels: []InboundChannel{{Address: phone, IsDefault: true}}}
-		d := docOf(c)
-		if !isASCIIDigitsOrEmpty(d.digits) {
-			t.Fatalf("doc digits %q of phone %q are not ASCII digits", d.digits, phone)
+		d := DocOf(Text{First: first, Last: last, Company: company, Email: email, Phone: phone})
+		if !isASCIIDigitsOrEmpty(d.Digits) {
+			t.Fatalf("doc digits %q of phone %q are not ASCII digits", d.Digits, phone)
 		}
 		// Every indexed term is one of the doc's words or phone digit suffixes, or its phone's
 		// digit mask (exactly one when it has digits).
 		masks := 0
-		for _, term := range d.terms() {
+		for _, term := range d.Terms() {
 			if len(term) < 2 || !strings.ContainsRune("tdsm", rune(term[0])) || strings.ContainsRune(term, 0) {
 				t.Fatalf("bad index term %q", term)
 			}
 			if term[0] == 'm' {
 				masks++
-				if term != maskTerm(digitMask(d.digits)) || termMask([]byte(term[1:])) != digitMask(d.digits) {
-					t.Fatalf("mask term %q of digits %q", term, d.digits)
+				if term != maskTerm(digitMask(d.Digits)) || termMask([]byte(term[1:])) != digitMask(d.Digits) {
+					t.Fatalf("mask term %q of digits %q", term, d.Digits)
 				}
 			}
 		}
-		if want := min(len(d.digits), 1); masks != want {
-			t.Fatalf("%d mask terms for digits %q, want %d", masks, d.digits, want)
+		if want := min(len(d.Digits), 1); masks != want {
+			t.Fatalf("%d mask terms for digits %q, want %d", masks, d.Digits, want)
 		}
 		// A field used as the whole query finds the contact, unless a piece of it is a digit word
 		// (which must then occur in the phone).
@@ -52,12 +50,12 @@ func FuzzDocRoundTrip(f *testing.F) {
 			if len(q.Digits) > 0 {
 				continue
 			}
-			if !d.matches(q) {
+			if !d.Matches(q) {
 				t.Fatalf("contact %#v is not found by its own field %q (query %#v)", d, field, q)
 			}
 		}
-		if d.digits != "" && !d.matches(ParseQuery(d.digits)) {
-			t.Fatalf("contact is not found by its phone digits %q", d.digits)
+		if d.Digits != "" && !d.Matches(ParseQuery(d.Digits)) {
+			t.Fatalf("contact is not found by its phone digits %q", d.Digits)
 		}
 	})
 }
@@ -72,17 +70,17 @@ func FuzzSortKey(f *testing.F) {
 	f.Add("", "", "zed", "")
 	f.Add("Émile", "Zola", "emma", "a")
 	f.Fuzz(func(t *testing.T, f1, l1, f2, l2 string) {
-		a := docOf(&Contact{FirstName: f1, LastName: l1})
-		b := docOf(&Contact{FirstName: f2, LastName: l2})
-		rank := func(d searchDoc) int {
-			if d.first == "" && d.last == "" {
+		a := DocOf(Text{First: f1, Last: l1})
+		b := DocOf(Text{First: f2, Last: l2})
+		rank := func(d Doc) int {
+			if d.First == "" && d.Last == "" {
 				return 1
 			}
 			return 0
 		}
-		want := cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a.first, b.first), strings.Compare(a.last, b.last))
-		if got := bytes.Compare(a.sortKey(), b.sortKey()); got != want {
-			t.Fatalf("sortKey order of (%q %q) vs (%q %q) = %d, want %d", a.first, a.last, b.first, b.last, got, want)
+		want := cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a.First, b.First), strings.Compare(a.Last, b.Last))
+		if got := bytes.Compare(a.SortKey(), b.SortKey()); got != want {
+			t.Fatalf("sortKey order of (%q %q) vs (%q %q) = %d, want %d", a.First, a.Last, b.First, b.Last, got, want)
 		}
 	})
 }

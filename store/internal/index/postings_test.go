@@ -1,13 +1,11 @@
-package store
+package index
 
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
-	"switchboard/internal/benchgen"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -15,7 +13,7 @@ import (
 
 // TestPostings adds and removes nums of a few terms in random order, in transactions of
 // random size, and checks the chunks against a plain set after each: every chunk within
-// chunkMax, keyed by its first num, decoding to ascending nums, and a prefix scan finding exactly
+// ChunkMax, keyed by its first num, decoding to ascending nums, and a prefix scan finding exactly
 // the union of the terms it covers.
 func TestPostings(t *testing.T) {
 	db, err := bolt.Open(filepath.Join(t.TempDir(), "postings.db"), 0o600, nil)
@@ -64,12 +62,12 @@ func TestPostings(t *testing.T) {
 			b := tx.Bucket([]byte("terms"))
 			for _, term := range terms {
 				checkChunks(t, b, term)
-				got := newNumSet(next)
+				got := NewSet(next)
 				if err := addPostings(b, got, term, true); err != nil {
 					t.Fatal(err)
 				}
 				if !slices.Equal(setNums(got), modelNums(model[term])) {
-					t.Fatalf("round %d, term %s: scan has %d nums, want %d", round, term, got.count(), len(model[term]))
+					t.Fatalf("round %d, term %s: scan has %d nums, want %d", round, term, got.Count(), len(model[term]))
 				}
 			}
 			union := map[uint32]bool{}
@@ -78,22 +76,22 @@ func TestPostings(t *testing.T) {
 					union[n] = true
 				}
 			}
-			got := newNumSet(next)
+			got := NewSet(next)
 			if err := addPostings(b, got, "tab", false); err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(setNums(got), modelNums(union)) {
-				t.Fatalf("round %d: prefix scan has %d nums, want %d", round, got.count(), len(union))
+				t.Fatalf("round %d: prefix scan has %d nums, want %d", round, got.Count(), len(union))
 			}
 			return nil
 		})
 	}
 }
 
-func setNums(s numSet) []uint32 {
+func setNums(s Set) []uint32 {
 	var out []uint32
 	for n := range uint32(len(s) * 64) {
-		if s.has(n) {
+		if s.Has(n) {
 			out = append(out, n)
 		}
 	}
@@ -115,7 +113,7 @@ func checkChunks(t *testing.T, b *bolt.Bucket, term string) {
 	var prev uint32
 	c := b.Cursor()
 	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
-		if len(k) != len(p)+4 || len(v) > chunkMax+binary.MaxVarintLen32 {
+		if len(k) != len(p)+4 || len(v) > ChunkMax+binary.MaxVarintLen32 {
 			t.Fatalf("bad chunk: key %x, %d bytes", k, len(v))
 		}
 		nums, err := decodeChunk(nil, chunkFirst(k), v)
@@ -130,8 +128,8 @@ func checkChunks(t *testing.T, b *bolt.Bucket, term string) {
 }
 
 // rank16 is a rank that orders as r does.
-func rank16(r uint64) [rankLen]byte {
-	var out [rankLen]byte
+func rank16(r uint64) [RankLen]byte {
+	var out [RankLen]byte
 	binary.BigEndian.PutUint64(out[:], r)
 	return out
 }
@@ -179,7 +177,7 @@ func FuzzDecodeChunk(f *testing.F) {
 			if err := b.Put(termKey("tx", first), v); err != nil {
 				return err
 			}
-			set := newNumSet(1 << 12)
+			set := NewSet(1 << 12)
 			addErr := addPostings(b, set, "tx", true)
 			if (addErr == nil) != (decErr == nil) {
 				t.Fatalf("chunk %d %x: addPostings error %v, decodeChunk error %v", first, v, addErr, decErr)
@@ -206,103 +204,16 @@ func FuzzDecodeChunk(f *testing.F) {
 func TestNthSmallest(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for range 200 {
-		vs := make([][rankLen]byte, 1+r.IntN(300))
+		vs := make([][RankLen]byte, 1+r.IntN(300))
 		rs := make([]ranked, len(vs))
 		for i := range vs {
 			vs[i] = rank16(uint64(r.IntN(40)) << 56) // many ties
 			rs[i].rank = vs[i]
 		}
 		n := 1 + r.IntN(len(vs))
-		sorted := slices.SortedFunc(slices.Values(vs), func(a, b [rankLen]byte) int { return bytes.Compare(a[:], b[:]) })
+		sorted := slices.SortedFunc(slices.Values(vs), func(a, b [RankLen]byte) int { return bytes.Compare(a[:], b[:]) })
 		if got := nthSmallest(rs, n); got != sorted[n-1] {
 			t.Fatalf("nthSmallest(%v, %d) = %d, want %d", vs, n, got, sorted[n-1])
-		}
-	}
-}
-
-// TestSearchPlans runs queries through each way a search can take (rank rounds with and without
-// verification, the order walk over candidates and its fallback when they are spread thin, the
-// plain order walk) and compares the results with a brute-force filter and sort.
-func TestSearchPlans(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "plans.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	w, err := s.CreateWorkspace("Plans")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rand.New(rand.NewPCG(9, 9))
-	firsts := []string{"Patricia", "Ann", "Zoë", "Bo", "", "Patrick"}
-	lasts := []string{"Holmes", "Adams", "Howard", "Zuñiga", "", "Hoffman", "Baker"}
-	var ins []ContactInput
-	for i := range 4000 {
-		first, last := firsts[r.IntN(len(firsts))], lasts[r.IntN(len(lasts))]
-		if i%4 == 0 {
-			first = "Patricia" // a big candidate set that clusters in display order
-		}
-		in := ContactInput{Phone: fmt.Sprintf("+1%03d%07d", 200+r.IntN(800), r.IntN(10_000_000)),
-			FirstName: &first, LastName: &last}
-		if r.IntN(3) == 0 {
-			email := fmt.Sprintf("%s.x%d@%s.com", benchgen.EmailPart(first), i, []string{"hotmail", "mail", "acme"}[r.IntN(3)])
-			in.Email = &email
-		}
-		ins = append(ins, in)
-	}
-	all, err := BulkContacts(s, w.ID, ins)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reference := func(query string) [][16]byte {
-		q := ParseQuery(query)
-		var cs []hit
-		for i := range all {
-			if d := docOf(&all[i]); d.matches(q) {
-				cs = append(cs, hit{sort: d.sortKey(), id: [16]byte(idKey(all[i].ID))})
-			}
-		}
-		sortHits(cs)
-		var out [][16]byte
-		for _, c := range cs[:min(len(cs), SearchLimit)] {
-			out = append(out, c.id)
-		}
-		return out
-	}
-	queries := []string{
-		"patricia",       // rank rounds, no verification
-		"patricia 12",    // short digit word: verified, candidates walked in order
-		"patricia 4567",  // one gram
-		"patricia 45678", // grams, verified
-		"pat ho",         // two prefixes
-		"ho 1",           // candidates spread over the order
-		"zo 9",           // few candidates: rank rounds with verification
-		"a",              // every word common enough to walk
-		"12",             // digits alone: plain walk
-		"zzz 1",          // nothing
-	}
-	wb, rd, wc := walkBudget, rankDirect, walkStepCost
-	t.Cleanup(func() { walkBudget, rankDirect, walkStepCost = wb, rd, wc })
-	type plan struct{ walkBudget, rankDirect, walkStepCost int }
-	for _, p := range []plan{
-		{5_000, 2_000, 2},   // as configured
-		{10, 0, 0},          // every walk is tried and gives up at once: rank rounds
-		{1 << 30, 0, 0},     // every walk is tried and goes on to the end
-		{5_000, 1 << 30, 2}, // always rank
-	} {
-		walkBudget, rankDirect, walkStepCost = p.walkBudget, p.rankDirect, p.walkStepCost
-		for _, query := range queries {
-			res, err := s.SearchContacts(w.ID, query)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got [][16]byte
-			for _, c := range res {
-				got = append(got, [16]byte(idKey(c.ID)))
-			}
-			if want := reference(query); !slices.Equal(got, want) {
-				t.Errorf("%+v, %q: got %d results, want %d (or another order)", p, query, len(got), len(want))
-			}
 		}
 	}
 }
