@@ -5,8 +5,8 @@ import (
 	"net/mail"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
 	"golang.org/x/crypto/bcrypt"
+	"switchboard/store/kv"
 )
 
 // hashPassword checks a new password's length (bcrypt reads at most 72 bytes) and hashes it.
@@ -178,7 +178,7 @@ func (s *Store) SetSuperuser(actorID, userID string, on bool) error {
 	})
 }
 
-func enabledSuperusers(tx *bolt.Tx) (int, error) {
+func enabledSuperusers(tx *kv.Tx) (int, error) {
 	n := 0
 	err := tx.Bucket(bUsers).ForEach(func(_, v []byte) error {
 		var u User
@@ -195,7 +195,7 @@ func enabledSuperusers(tx *bolt.Tx) (int, error) {
 
 // UserDisabledIn reports, inside tx, whether userID is disabled or unknown: the OAuth provider
 // refuses to issue tokens for such a user's grants (their tokens stop working at once anyway).
-func UserDisabledIn(tx *bolt.Tx, userID string) bool {
+func UserDisabledIn(tx *kv.Tx, userID string) bool {
 	u, err := getUser(tx, userID)
 	return err != nil || u.Disabled
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Broadcast sends one text to many recipients, each in their own conversation. The record stays
@@ -139,7 +139,7 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 	var b Broadcast
 	var recipients []string
 	// Resolve in a read transaction: a 100,000-member group takes a while and holds no lock.
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return err
 		}
@@ -242,7 +242,7 @@ type DueBroadcast struct {
 
 // DueBroadcasts lists the scheduled broadcasts whose time has come and when the next one is due.
 func (s *Store) DueBroadcasts(now time.Time) (due []DueBroadcast, next time.Time, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *kv.Tx) error {
 		c := tx.Bucket(bBroadcastSchedule).Cursor()
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
 			if len(k) != 40 {
@@ -268,7 +268,7 @@ func (s *Store) StartScheduledBroadcast(d DueBroadcast) error {
 	workspaceID, id := d.WorkspaceID, d.ID
 	var recipients []string
 	var b Broadcast
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		ok, err := getJSON(tx.Bucket(bBroadcasts), wsKeyChecked(workspaceID, id), &b)
 		if err != nil || !ok || b.Status != BroadcastScheduled {
 			return err
@@ -453,7 +453,7 @@ func (s *Store) cancelQueued(tx *wtx, ws string, msgID []byte, now time.Time) (b
 }
 
 // countCancelled counts n copies of a broadcast cancelled: they are no longer outstanding.
-func countCancelled(tx *bolt.Tx, ws, broadcastID string, n int) error {
+func countCancelled(tx *kv.Tx, ws, broadcastID string, n int) error {
 	if n == 0 {
 		return nil
 	}
@@ -469,7 +469,7 @@ func countCancelled(tx *bolt.Tx, ws, broadcastID string, n int) error {
 // Broadcast returns a broadcast by id.
 func (s *Store) Broadcast(workspaceID, id string) (Broadcast, error) {
 	var b Broadcast
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		ok, err := getJSON(tx.Bucket(bBroadcasts), wsKeyChecked(workspaceID, id), &b)
 		if err == nil && !ok {
 			err = errorf(ErrNotFound, "broadcast not found")
@@ -482,7 +482,7 @@ func (s *Store) Broadcast(workspaceID, id string) (Broadcast, error) {
 // Broadcasts lists a workspace's broadcasts, newest first, at most limit.
 func (s *Store) Broadcasts(workspaceID string, limit int) ([]Broadcast, error) {
 	out := []Broadcast{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // Bulk actions of the contacts list: each call is one transaction over a chunk of ids (the
@@ -122,7 +122,7 @@ func (s *Store) ExportMessages(workspaceID string, from, to time.Time, fn func(M
 	for {
 		batch = batch[:0]
 		var next []byte
-		err := s.db.View(func(tx *bolt.Tx) error {
+		err := s.view(func(tx *kv.Tx) error {
 			c := tx.Bucket(bMessages).Cursor()
 			for k, v := c.Seek(seek); k != nil && bytes.HasPrefix(k, ws[:]); k, v = c.Next() {
 				if len(k) != 32 || ulid.ULID(k[16:]).Time() >= limit {

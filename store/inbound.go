@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Keyword is the compliance keyword family an inbound text belongs to, and so the action it
@@ -302,7 +302,7 @@ func blockKey(workspaceID, phone string) []byte {
 	return append(idKey(workspaceID), phone...)
 }
 
-func isBlocked(tx *bolt.Tx, workspaceID, phone string) bool {
+func isBlocked(tx *kv.Tx, workspaceID, phone string) bool {
 	return tx.Bucket(bBlocked).Get(blockKey(workspaceID, phone)) != nil
 }
 
@@ -334,7 +334,7 @@ func (s *Store) SetBlocked(workspaceID, userID, phone string, blocked bool) erro
 // IsBlocked reports whether the workspace blocked phone.
 func (s *Store) IsBlocked(workspaceID, phone string) (bool, error) {
 	var out bool
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); ok {
 			out = isBlocked(tx, workspaceID, phone)
 		}

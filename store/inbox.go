@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"slices"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // The inbox reads conversations newest activity first from bConvActivity, whose keys are
@@ -80,7 +80,7 @@ func (f *InboxFilter) keeps(c *Conversation) bool {
 
 // lastMessageText is the text of the conversation's newest message (ids are ULIDs, so the
 // index's last key under the conversation is the newest).
-func lastMessageText(tx *bolt.Tx, workspaceID, convID string) string {
+func lastMessageText(tx *kv.Tx, workspaceID, convID string) string {
 	p := idxPrefix(workspaceID, convID)
 	cur := tx.Bucket(bConvMessages).Cursor()
 	k, _ := cur.Seek(append(slices.Clone(p), bytes.Repeat([]byte{0xff}, 17)...))

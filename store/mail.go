@@ -5,7 +5,7 @@ import (
 	"net/mail"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Mail is an e-mail in the outbox. It is written in the transaction of the change that causes
@@ -31,12 +31,12 @@ func mailQueueKey(due time.Time, id string) []byte {
 }
 
 // queueMail writes m into the outbox inside tx, due now.
-func (s *Store) queueMail(tx *bolt.Tx, m *Mail) error {
+func (s *Store) queueMail(tx *kv.Tx, m *Mail) error {
 	return s.queueMailAt(tx, m, s.Now())
 }
 
 // queueMailAt writes m into the outbox inside tx, due at due.
-func (s *Store) queueMailAt(tx *bolt.Tx, m *Mail, due time.Time) error {
+func (s *Store) queueMailAt(tx *kv.Tx, m *Mail, due time.Time) error {
 	if addr, err := mail.ParseAddress(m.To); err != nil || addr.Address != m.To {
 		return ValidationError{{"to", "must be an email address such as ana@example.com"}}
 	}
@@ -64,7 +64,7 @@ func (s *Store) QueueMail(to, subject, body string) (Mail, error) {
 func (s *Store) DueMail(now time.Time, limit int) ([]Mail, time.Time, error) {
 	var out []Mail
 	var next time.Time
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		c := tx.Bucket(bMailQueue).Cursor()
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
 			due := time.Unix(0, int64(decodeUint(k[:8])))

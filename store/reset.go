@@ -3,7 +3,7 @@ package store
 import (
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // ResetTTL is how long a password reset link works.
@@ -35,7 +35,7 @@ func (s *Store) CreateReset(userID string, now time.Time) (string, error) {
 // ErrNotFound.
 func (s *Store) ResetUser(plain string, now time.Time) (User, error) {
 	var u User
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		var r PasswordReset
 		ok, err := getJSON(tx.Bucket(bResets), HashToken(plain), &r)
 		if err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Two-factor sign-in is TOTP (RFC 6238): 6 digits, a 30-second step, SHA-1 (what every
@@ -35,7 +35,7 @@ type twoFactor struct {
 // TwoFactorRequired reports whether a superuser requires two-factor for every user.
 func (s *Store) TwoFactorRequired() (bool, error) {
 	on := false
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		on = tx.Bucket(bMeta).Get(metaRequire2FA) != nil
 		return nil
 	})
@@ -62,7 +62,7 @@ func (s *Store) RequireEnrolment() error {
 	return s.update(func(tx *wtx) error { return requireEnrolment(tx.Tx) })
 }
 
-func requireEnrolment(tx *bolt.Tx) error {
+func requireEnrolment(tx *kv.Tx) error {
 	b := tx.Bucket(bSessions)
 	has := map[string]bool{} // user -> has two-factor
 	type change struct {
@@ -222,7 +222,7 @@ func (s *Store) CheckSecondFactor(userID, code string, now time.Time) (recovery 
 // RecoveryCodesLeft is how many unused recovery codes userID has.
 func (s *Store) RecoveryCodesLeft(userID string) (int, error) {
 	var tf twoFactor
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		_, err := getJSON(tx.Bucket(bTwoFactor), idKey(userID), &tf)
 		return err
 	})

@@ -31,14 +31,20 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
-// wtx is a write transaction: the bbolt transaction (embedded, so tx.Bucket and the rest read
-// as on a *bolt.Tx) and the state the write keeps until it commits. A batch's functions share
-// one wtx in turn; each starts with fresh effects.
+// wtx is a write transaction: the transaction seen through kv (embedded, so tx.Bucket and the
+// rest read as on a *kv.Tx, and every change it makes can be recorded) and the state the write
+// keeps until it commits. A batch's functions share one wtx in turn; each starts with fresh
+// effects.
 type wtx struct {
-	*bolt.Tx
+	*kv.Tx
 	effects // what the running write function did that others must hear of after the commit
+
+	// done gathers the effects of the functions of the transaction that did not refuse: what
+	// the whole transaction did, carried in its log entry when the store is replicated.
+	done effects
 
 	idx   *index.Engine   // the store's search and index engine
 	words index.WordBuf   // message postings, written term by term just before the commit
@@ -61,10 +67,9 @@ func (tx *wtx) settleSets() { tx.sets.Settle(tx.Tx) }
 type effects struct {
 	events    bool
 	outbox    bool
-	depth     int64 // change in the number of messages queued or sending
-	scheduled bool  // a broadcast was scheduled
-	mail      bool  // e-mail was queued for the notification worker (mailNotification)
-	optOuts   []optOutRef
+	depth     int64    // change in the number of messages queued or sending
+	scheduled bool     // a broadcast was scheduled
+	mail      bool     // e-mail was queued for the notification worker (mailNotification)
 	live      []string // workspaces whose live streams must be woken (wakeLive)
 	refused   error
 	// postings, when set (imports), collects new contacts' index entries to be written in key
@@ -82,20 +87,37 @@ func (fx *effects) refuse(err error) error {
 	return nil
 }
 
-type optOutRef struct{ ws, phone string }
+// add adds what o did to fx (the effects of a transaction's functions, together).
+func (fx *effects) add(o *effects) {
+	fx.events = fx.events || o.events
+	fx.outbox = fx.outbox || o.outbox
+	fx.scheduled = fx.scheduled || o.scheduled
+	fx.mail = fx.mail || o.mail
+	fx.depth += o.depth
+	for _, w := range o.live {
+		fx.wakeLive(w)
+	}
+}
 
-// writeTx runs fn in a new bbolt write transaction: the product's only DB.Update. What the
-// transaction buffered is written after fn, inside it; if it rolls back, what it recorded in
-// the kept list sets is taken back.
+// writeTx runs fn in a new write transaction: directly in a bbolt transaction (the product's only
+// DB.Update) on one node, or, when the store is replicated (Replicate) or replays its writes
+// (Options.Replay), recorded and committed as a write set (commitRecorded). What the transaction
+// buffered is written after fn, inside it; if it rolls back, what it recorded in the kept list
+// sets is taken back.
 func (s *Store) writeTx(fn func(tx *wtx) error) error {
+	h := s.acquire()
+	defer h.release()
+	if s.commit != nil {
+		return s.commitRecorded(h.db, fn)
+	}
 	var last *wtx
-	err := s.db.Update(func(btx *bolt.Tx) error {
-		tx := &wtx{Tx: btx, idx: s.idx, sets: s.idx.SetWriter()}
+	err := h.db.Update(func(btx *bolt.Tx) error {
+		tx := &wtx{Tx: kv.Wrap(btx, h.epoch, nil), idx: s.idx, sets: s.idx.SetWriter()}
 		last = tx
 		if err := fn(tx); err != nil {
 			return err
 		}
-		return s.idx.FlushWords(btx, tx.words)
+		return s.idx.FlushWords(tx.Tx, tx.words)
 	})
 	if err != nil && last != nil {
 		last.sets.RolledBack()
@@ -121,6 +143,9 @@ func (s *Store) update(fn func(tx *wtx) error) error {
 			tx.settleSets()
 		}
 		fx, tx.effects = tx.effects, effects{}
+		if err == nil && fx.refused == nil {
+			tx.done.add(&fx)
+		}
 		return err
 	})
 	if runs > 1 {
@@ -132,7 +157,9 @@ func (s *Store) update(fn func(tx *wtx) error) error {
 	if fx.refused != nil {
 		return fx.refused
 	}
-	s.applyEffects(&fx)
+	if s.commit == nil {
+		s.applyEffects(&fx) // else the committed entry's application did
+	}
 	return nil
 }
 
@@ -145,6 +172,9 @@ func (s *Store) updateNow(fn func(tx *wtx) error) error {
 		}
 		tx.settleSets()
 		fx = tx.effects
+		if fx.refused == nil {
+			tx.done.add(&fx)
+		}
 		return nil
 	})
 	if err != nil {
@@ -153,7 +183,9 @@ func (s *Store) updateNow(fn func(tx *wtx) error) error {
 	if fx.refused != nil {
 		return fx.refused
 	}
-	s.applyEffects(&fx)
+	if s.commit == nil {
+		s.applyEffects(&fx) // else the committed entry's application did
+	}
 	return nil
 }
 
@@ -162,7 +194,7 @@ func (s *Store) updateNow(fn func(tx *wtx) error) error {
 // so it sets what it reports afresh on each run; a ValidationError or *Error it returns before
 // writing anything is a refusal, returned to this caller alone while the batch commits; any
 // other error rolls the transaction back.
-func (s *Store) Write(fn func(tx *bolt.Tx) error) error {
+func (s *Store) Write(fn func(tx *kv.Tx) error) error {
 	return s.update(func(tx *wtx) error { return fn(tx.Tx) })
 }
 
@@ -184,9 +216,6 @@ func isRefusal(err error) bool {
 // rolled back.
 func (s *Store) applyEffects(fx *effects) {
 	s.depth.Add(fx.depth)
-	for _, o := range fx.optOuts {
-		s.addOptOutFilter(o.ws, o.phone)
-	}
 	if !fx.events && !fx.outbox && !fx.scheduled && !fx.mail && len(fx.live) == 0 {
 		return
 	}

@@ -1,6 +1,6 @@
 package store
 
-import bolt "go.etcd.io/bbolt"
+import "switchboard/store/kv"
 
 // RecheckDelivery is the check made right before each attempt of a claimed delivery: a claim
 // can be seconds old when its turn comes, and meanwhile a 410, an unsubscribe, a revoked grant
@@ -10,7 +10,7 @@ import bolt "go.etcd.io/bbolt"
 // pending reports whether the delivery is still pending (the caller then cancels it). One short
 // read transaction.
 func (s *Store) RecheckDelivery(deliveryID string) (sub Subscription, stale string, pending bool, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *kv.Tx) error {
 		var d Delivery
 		ok, err := getJSON(tx.Bucket(bDeliveries), idKey(deliveryID), &d)
 		if err != nil {
