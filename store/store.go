@@ -44,6 +44,7 @@ type Options struct {
 type Store struct {
 	h    atomic.Pointer[dbHandle] // the open file; a snapshot's installation replaces it
 	path string
+	opts Options
 	now  func() time.Time
 
 	optMu    sync.RWMutex
@@ -69,6 +70,9 @@ type Store struct {
 	replication // how writes commit when they are recorded (Replicate, Options.Replay)
 }
 
+// openTimeout is how long Open waits for the file's lock by default.
+const openTimeout = time.Second
+
 // initialMmapSize is how much of the file is mapped when it is opened (see Open).
 const initialMmapSize = 1 << 30
 
@@ -79,7 +83,7 @@ func Open(path string, opts Options) (*Store, error) {
 		opts.Now = time.Now
 	}
 	if opts.Timeout == 0 {
-		opts.Timeout = time.Second
+		opts.Timeout = openTimeout
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("store: create data directory: %w", err)
@@ -88,7 +92,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{path: path, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{},
+	s := &Store{path: path, opts: opts, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{},
 		idx:       index.New(&indexLayout, setMembers, index.DefaultBounds(ImportBatchSize)),
 		idEntropy: ulid.Monotonic(rand.Reader, 0), liveKeepEvents: opts.LiveKeepEvents, liveKeepFor: opts.LiveKeepFor}
 	s.h.Store(newHandle(db, 0))
