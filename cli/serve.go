@@ -22,8 +22,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	"switchboard/carrier"
-	"switchboard/mail"
-	"switchboard/media"
+	"switchboard/cluster"
 	"switchboard/oauth"
 	"switchboard/store"
 	"switchboard/web"
@@ -61,6 +60,17 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 		return err
 	}
 	defer s.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// In a cluster the node joins before anything else writes: every write from here on is
+	// a log entry, and a node's first start takes its database and keys from another node.
+	var node *cluster.Node
+	if cfg.Cluster.enabled() {
+		if node, err = startNode(ctx, s, cfg); err != nil {
+			return err
+		}
+		defer node.Close() // after the workers stop, before the store closes
+	}
 	if err := checkCarriers(s, cfg); err != nil {
 		return err
 	}
@@ -72,14 +82,16 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	// A flood of connections waits in the kernel's backlog beyond the bound instead of each
 	// holding a goroutine and its buffers.
 	ln = netutil.LimitListener(ln, cfg.MaxConnections)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 
 	info := serverInfo{Addr: ln.Addr().String(), BackupToken: store.RandomToken(""), PID: os.Getpid()}
-	app, err := build(s, cfg, info.BackupToken, assets)
+	app, err := build(s, cfg, info.BackupToken, assets, node)
 	if err != nil {
 		ln.Close()
 		return err
+	}
+	if node != nil {
+		node.KeysReady()              // the session key exists now: a new node may copy it
+		node.OnLeader(app.world.lead) // the workers run while this node leads
 	}
 	srv := newHTTPServer(app.handler)
 	srv.RegisterOnShutdown(app.endStreams) // open GET /events streams end, so Shutdown need not wait for them
@@ -129,6 +141,7 @@ func newHTTPServer(h http.Handler) *http.Server {
 // app is the wired server: the HTTP handler and the background workers.
 type app struct {
 	handler  http.Handler
+	world    *world
 	stops    []func()
 	setupURL string
 	// endStreams ends the open event streams (web.Config.Done) when the server shuts down.
@@ -142,8 +155,9 @@ func (a *app) stop() {
 	}
 }
 
-// build wires the parts: store → web, plus the workers that deliver what the store queues.
-func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app, error) {
+// build wires the parts: store → web, plus the workers that deliver what the store queues
+// (world), which run at once on one node and on the leader only in a cluster (node not nil).
+func build(s *store.Store, cfg config, backupToken string, assets Assets, node *cluster.Node) (*app, error) {
 	reg := prometheus.NewRegistry()
 	a := &app{}
 	wcfg := web.Config{
@@ -153,68 +167,30 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	// One SSRF guard for both checks of a hook URL: at subscribe time and in the delivery dialer.
 	guard := webhooks.NewGuard(cfg.HookAllowCIDRs)
 	wcfg.ValidateHookURL = guard.ValidateURL
-	hooks := webhooks.New(s, webhooks.Options{Guard: guard, Registry: reg})
+	w := &world{s: s, cfg: cfg, guard: guard, hookOpts: webhooks.Options{Guard: guard, Registry: reg}}
 	// The carrier: the dispatcher sends what the store queues, the receiver records
 	// what comes back through the /carrier/ callbacks.
-	carriers := map[string]carrier.Carrier{store.ProviderSandbox: carrier.Sandbox{}}
+	w.carriers = map[string]carrier.Carrier{store.ProviderSandbox: carrier.Sandbox{}}
 	if cfg.Twilio.configured() {
-		carriers[store.ProviderTwilio] = carrier.NewTwilio(carrier.TwilioConfig{AccountSID: cfg.Twilio.AccountSID,
+		w.carriers[store.ProviderTwilio] = carrier.NewTwilio(carrier.TwilioConfig{AccountSID: cfg.Twilio.AccountSID,
 			AuthToken: cfg.Twilio.AuthToken, BaseURL: cfg.Twilio.BaseURL, StatusCallbackURL: cfg.BaseURL + "/carrier/twilio/status"})
 	}
 	if cfg.Telnyx.configured() {
-		carriers[store.ProviderTelnyx] = carrier.NewTelnyx(carrier.TelnyxConfig{APIKey: cfg.Telnyx.APIKey,
+		w.carriers[store.ProviderTelnyx] = carrier.NewTelnyx(carrier.TelnyxConfig{APIKey: cfg.Telnyx.APIKey,
 			BaseURL: cfg.Telnyx.BaseURL, WebhookURL: cfg.BaseURL + "/carrier/telnyx/webhook"})
 	}
 	wcfg.Telnyx = cfg.Telnyx.configured() && cfg.Telnyx.PublicKey != ""
 	if cfg.Telnyx.PublicKey != "" {
 		wcfg.TelnyxPublicKey, _ = carrier.ParseTelnyxPublicKey(cfg.Telnyx.PublicKey) // checked by parseServeConfig
 	}
-	cm := carrier.NewMetrics(reg, s)
-	disp := carrier.NewDispatcher(s, carrier.Options{Carriers: carriers, DefaultRate: cfg.SendRate, Metrics: cm})
-	sched := carrier.NewScheduler(s, nil)
+	w.cm = carrier.NewMetrics(reg, s)
 	// Media (MMS): kept files' URLs start with the public URL, so carriers can fetch them, and
 	// inbound Twilio media are fetched into the store from its durable queue.
 	s.SetPublicURL(cfg.BaseURL)
-	var fetcher *media.Fetcher
-	if cfg.Twilio.configured() {
-		var err error
-		if fetcher, err = media.NewFetcher(s, media.FetcherOptions{BaseURL: cfg.Twilio.BaseURL,
-			AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken}); err != nil {
-			return nil, err
-		}
-	}
-	// E-mail (invitations, reset links, notifications) goes through the store's outbox; the
-	// worker sends it.
-	var mw *mail.Worker
-	if cfg.Mail.Enabled() {
-		mw = mail.NewWorker(s, cfg.Mail, nil)
-	}
 	// The store wakes each worker after a commit that gave it work (the stream broker's hook is
-	// web's); the workers start once they are all wired.
-	wake := store.Hooks{Events: hooks.Wake, Outbox: disp.Wake, Schedule: sched.Wake}
-	if fetcher != nil {
-		wake.Media = fetcher.Wake
-	}
-	if mw != nil {
-		wake.Mail = mw.Wake
-	}
-	s.SetHooks(wake)
-	hooks.Start()
-	a.stops = append(a.stops, hooks.Stop)
-	// Delivery history older than the webhook retention goes, at start and then hourly.
-	a.stops = append(a.stops, sweeper{name: "webhook history purge", interval: time.Hour, atStart: true, run: hooks.Purge}.start())
-	if err := disp.Start(); err != nil {
-		a.stop()
-		return nil, err
-	}
-	a.stops = append(a.stops, disp.Stop)
-	sched.Start()
-	a.stops = append(a.stops, sched.Stop)
-	if fetcher != nil {
-		fetcher.Start()
-		a.stops = append(a.stops, fetcher.Stop)
-	}
-	wcfg.Receiver = carrier.NewReceiver(s, cm)
+	// web's).
+	s.SetHooks(w.hooks())
+	wcfg.Receiver = carrier.NewReceiver(s, w.cm)
 	wcfg.BaseURL, wcfg.TwilioAuthToken = cfg.BaseURL, cfg.Twilio.AuthToken
 	if cfg.BaseURLSet {
 		wcfg.APIServer = cfg.BaseURL
@@ -225,49 +201,51 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	// The cookie keys live in a file beside the database, never in it: a backup of the database
 	// cannot sign a session cookie.
 	scfg := web.SessionConfig{BaseURL: cfg.BaseURL, KeyFile: sessionKeyPath(cfg.Data), RequireTwoFactor: cfg.RequireTwoFactor}
-	if mw != nil {
-		mw.Start()
-		a.stops = append(a.stops, mw.Stop)
-		scfg.Mail = mw
+	if node != nil {
+		scfg.SetupToken = node.SetupToken()
+	}
+	if cfg.Mail.Enabled() {
+		// E-mail (invitations, reset links, notifications) goes through the store's outbox; the
+		// mail worker sends it.
+		scfg.Mail = mailer{w}
 	}
 	sess, err := web.NewSessions(s, scfg)
 	if err != nil {
-		a.stop()
 		return nil, err
 	}
-	// Sessions idle or past their maximum age are deleted at start and then hourly.
-	a.stops = append(a.stops, sweeper{name: "session sweep", interval: time.Hour, atStart: true, run: sess.SweepStale}.start())
 	prov, err := oauth.New(s, oauth.Config{AccessTokenTTL: cfg.AccessTokenTTL, Session: sess})
 	if err != nil {
-		a.stop()
 		return nil, err
 	}
+	w.sess, w.prov = sess, prov
 	wcfg.Sessions = sess
 	wcfg.OAuth = prov // its endpoints, and its clients on the superuser pages
 	wcfg.Static = assets.Static
-	// Expired OAuth codes, replay records and grants whose refresh token expired go hourly.
-	a.stops = append(a.stops, sweeper{name: "oauth sweep", interval: time.Hour,
-		run: func() (int, error) { return 0, prov.Sweep() }}.start())
 	if a.setupURL, err = sess.SetupURL(); err != nil {
-		a.stop()
 		return nil, err
 	}
-	// Workspace message retention: messages older than a workspace's retention days are
-	// deleted at start and then hourly, in bounded transactions.
-	a.stops = append(a.stops, sweeper{name: "retention sweep", interval: time.Hour, atStart: true, run: s.SweepRetention}.start())
-	// Snoozed conversations reopen when their time passes: checked at start and every 15 s.
-	a.stops = append(a.stops, sweeper{name: "snooze sweep", interval: 15 * time.Second, atStart: true, run: s.SweepSnoozed}.start())
 	// Scheduled off-site backups (-backup-url), listed on /admin/backup.
-	stopBackups, err := startBackups(s, cfg.Backup, reg, &wcfg)
-	if err != nil {
-		a.stop()
+	if w.backups, err = backupScheduler(s, cfg.Backup, reg, &wcfg); err != nil {
 		return nil, err
 	}
-	a.stops = append(a.stops, stopBackups)
+	if node != nil {
+		if err := node.Register(reg); err != nil {
+			return nil, err
+		}
+		wcfg.Cluster = node
+	}
 	streams := make(chan struct{})
 	a.endStreams = sync.OnceFunc(func() { close(streams) })
 	wcfg.Done = streams
 	a.handler = web.New(s, wcfg)
+	// The workers start now on one node; in a cluster the node starts them when it leads.
+	if node == nil {
+		if err := w.start(); err != nil {
+			return nil, err
+		}
+	}
+	a.world = w
+	a.stops = append(a.stops, w.close)
 	return a, nil
 }
 

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"crypto/hkdf"
-	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -22,9 +22,9 @@ import (
 // process a peer: the TLS identity of the peer channel and the key that signs what a node
 // forwards to another are both derived from it.
 type Key struct {
-	tls  tls.Certificate
-	pub  ed25519.PublicKey
-	sign []byte // signs the client's address a node forwards (Key.SignForward)
+	tls   tls.Certificate
+	pub   ed25519.PublicKey
+	setup string // the one-time setup token every node derives alike (SetupToken)
 }
 
 // ReadKeyFile reads a cluster key file: 64 hexadecimal characters (32 bytes), surrounding
@@ -55,7 +55,7 @@ func newKey(raw []byte) (*Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	sign, err := hkdf.Key(sha256.New, raw, nil, "switchboard cluster forwarded request v1", 32)
+	setup, err := hkdf.Key(sha256.New, raw, nil, "switchboard cluster setup token v1", 32)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,8 @@ func newKey(raw []byte) (*Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Key{tls: tls.Certificate{Certificate: [][]byte{der}, PrivateKey: priv}, pub: pub, sign: sign}, nil
+	return &Key{tls: tls.Certificate{Certificate: [][]byte{der}, PrivateKey: priv}, pub: pub,
+		setup: base64.RawURLEncoding.EncodeToString(setup)}, nil
 }
 
 // verify accepts exactly one certificate: one of the cluster key's own public key. TLS 1.3
@@ -120,16 +121,6 @@ func (k *Key) ClientTLS() *tls.Config {
 	}
 }
 
-// SignForward signs what a node tells the leader about a request it forwards: the client's
-// address and when it was forwarded.
-func (k *Key) SignForward(clientAddr string, at int64) string {
-	m := hmac.New(sha256.New, k.sign)
-	fmt.Fprintf(m, "%s\n%d", clientAddr, at)
-	return hex.EncodeToString(m.Sum(nil))
-}
-
-// VerifyForward reports whether sig is the signature of clientAddr forwarded at at.
-func (k *Key) VerifyForward(clientAddr string, at int64, sig string) bool {
-	want := k.SignForward(clientAddr, at)
-	return hmac.Equal([]byte(want), []byte(sig))
-}
+// SetupToken is the one-time /setup token of a cluster with no administrator yet: the same on
+// every node, so the link any node prints works through all of them.
+func (k *Key) SetupToken() string { return k.setup }

@@ -100,6 +100,7 @@ type Node struct {
 	join    joining
 
 	leaderChanges atomic.Int64
+	leadMu        sync.Mutex // serialises the calls of onLeader
 	onLeader      func(bool)
 	stopObserve   chan struct{}
 	observed      sync.WaitGroup
@@ -107,22 +108,21 @@ type Node struct {
 
 // PeerApp serves a request another node forwarded: client is the client's address as the
 // forwarding node saw it, admin whether that node checked the request's admin token.
-type PeerApp func(w http.ResponseWriter, r *http.Request, client string, admin bool)
+type PeerApp = func(w http.ResponseWriter, r *http.Request, client string, admin bool)
 
 // Start opens raft's files, listens on the peer channel and joins the cluster. A node that
 // starts for the first time takes a copy of the database and of the keys beside it from
 // another node (the first of -raft-peers, or the node it joins) before its log starts, so that
 // every node starts from the same file; a node whose keys differ from the cluster's refuses to
-// start. onLeader is called with true when the node becomes the leader and with false when it
-// stops being one.
-func Start(ctx context.Context, cfg Config, onLeader func(bool)) (*Node, error) {
+// start.
+func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Heartbeat == 0 {
 		cfg.Heartbeat = time.Second
 	}
-	n := &Node{cfg: cfg, log: cfg.Logger, onLeader: onLeader, ready: make(chan struct{}), stopObserve: make(chan struct{})}
+	n := &Node{cfg: cfg, log: cfg.Logger, ready: make(chan struct{}), stopObserve: make(chan struct{})}
 	n.self = cfg.Bind
 	for _, p := range cfg.Peers {
 		if p.ID == cfg.ID {
@@ -178,7 +178,7 @@ func Start(ctx context.Context, cfg Config, onLeader func(bool)) (*Node, error) 
 		return fail(fmt.Errorf("the address others dial, %s: %w", n.self, err))
 	}
 	n.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
-		Stream: &raftStream{chanListener: n.mux.raft, key: cfg.Key, advertise: addr},
+		Stream:  &raftStream{chanListener: n.mux.raft, key: cfg.Key, advertise: addr},
 		MaxPool: 3, Timeout: 10 * time.Second, Logger: hlog,
 	})
 	rc := raft.DefaultConfig()
@@ -266,10 +266,24 @@ func (n *Node) observe() {
 			} else {
 				n.log.Info("cluster: this node is no longer the leader", "node", n.cfg.ID)
 			}
+			n.leadMu.Lock()
 			if n.onLeader != nil {
 				n.onLeader(leader)
 			}
+			n.leadMu.Unlock()
 		}
+	}
+}
+
+// OnLeader sets fn to be called with true when the node becomes the leader and with false when
+// it stops being one, and calls it at once with whether it leads now. Calls never overlap, and
+// fn must bear being told the same twice.
+func (n *Node) OnLeader(fn func(leader bool)) {
+	n.leadMu.Lock()
+	defer n.leadMu.Unlock()
+	n.onLeader = fn
+	if fn != nil {
+		fn(n.IsLeader())
 	}
 }
 

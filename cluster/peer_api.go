@@ -57,7 +57,9 @@ func writeErr(w http.ResponseWriter, status int, format string, args ...any) {
 	writeJSON(w, status, map[string]string{"error": fmt.Sprintf(format, args...)})
 }
 
-func (n *Node) handleInfo(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, n.info()) }
+func (n *Node) handleInfo(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, n.info())
+}
 
 // handleStatus answers one NodeInfo per member of the cluster's configuration, asking each;
 // one that does not answer is "unreachable".

@@ -15,8 +15,12 @@ import (
 // while a server holds the file: the same guard as /admin/backup (a direct loopback caller with
 // the server's backup token from DIR/server.json).
 
-// adminLocal answers and returns false unless r is a direct loopback call with the token.
+// adminLocal answers and returns false unless r is a direct loopback call with the token (or
+// was forwarded by the node of the cluster that checked that).
 func (h *Handler) adminLocal(w http.ResponseWriter, r *http.Request) bool {
+	if adminVerified(r) {
+		return true // the node that forwarded it checked its own token
+	}
 	if !directLoopback(r) {
 		writeError(w, http.StatusForbidden, "the admin endpoints answer only local callers")
 		return false

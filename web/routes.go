@@ -64,6 +64,9 @@ func (h *Handler) routes() http.Handler {
 	// ---- health and metrics ----
 	mux.HandleFunc("GET /healthz", h.healthz)
 	mux.HandleFunc("GET /readyz", h.readyz)
+	if h.cfg.Cluster != nil {
+		mux.HandleFunc("GET /cluster/peer", h.clusterPeer) // where `switchboard cluster` finds the peer channel
+	}
 	mux.Handle("GET /metrics", h.metrics.handler(h.cfg.Registry))
 
 	// ---- API documentation ----
@@ -256,8 +259,13 @@ func (h *Handler) routes() http.Handler {
 		m(mux)
 	}
 
-	// ---- middleware, outermost first: request id, access log and panic recovery ----
-	return h.withRequestID(h.statusPages(mux))
+	// ---- middleware, outermost first: request id, access log and panic recovery; in a
+	// cluster, what the leader must answer goes to it ----
+	root := h.withRequestID(h.front(h.statusPages(mux)))
+	if h.cfg.Cluster != nil {
+		h.cfg.Cluster.SetApp(h.servePeer(root))
+	}
+	return root
 }
 
 // superuserOnly wraps a page so that only a superuser of the installation opens it; it

@@ -77,6 +77,8 @@ type Config struct {
 	StreamAccess func(r *http.Request, userID string) bool
 	// Done, when closed, ends every open GET /events stream (server shutdown).
 	Done <-chan struct{}
+	// Cluster is this node's place in a cluster (§26); nil on one node.
+	Cluster Cluster
 }
 
 // Handler holds what every handler needs; handlers are its methods, one file per action.
@@ -314,12 +316,16 @@ func (h *Handler) refuseArchived(w http.ResponseWriter, r *http.Request, c *call
 	return false
 }
 
+// healthz answers that the process is alive, with its role: leader, follower or candidate in
+// a cluster, single on one node.
 func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "role": h.role()})
 }
 
+// readyz answers 200 when the node can serve: its database reads, and in a cluster it knows a
+// leader and has applied every entry committed.
 func (h *Handler) readyz(w http.ResponseWriter, _ *http.Request) {
-	if _, err := h.store.SchemaVersion(); err != nil {
+	if _, err := h.store.SchemaVersion(); err != nil || h.cfg.Cluster != nil && !h.cfg.Cluster.Ready() {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 		return
 	}

@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	offsite "switchboard/backup"
+	"switchboard/carrier"
+	"switchboard/mail"
+	"switchboard/media"
+	"switchboard/oauth"
+	"switchboard/store"
+	"switchboard/web"
+	"switchboard/webhooks"
+)
+
+// world is the work that acts on the world: it sends texts, webhooks, e-mail, pushes, fetches
+// media, takes backups and runs the sweeps and schedules. It runs in one process at a time: on
+// one node always, in a cluster on the leader only, started when the node becomes the leader
+// and stopped when it stops being one (a send in flight then may be sent again by the next
+// leader, never lost: what is queued lives in the replicated store). Each start makes the
+// workers afresh, since a stopped worker does not start again. A new worker joins by a line in
+// start, and its wake-up by a field of term and a line in hooks.
+type world struct {
+	s        *store.Store
+	cfg      config
+	carriers map[string]carrier.Carrier
+	cm       *carrier.Metrics
+	guard    *webhooks.Guard
+	hookOpts webhooks.Options
+	sess     *web.Sessions
+	prov     *oauth.Provider
+	backups  *offsite.Scheduler // nil without -backup-url
+
+	mu     sync.Mutex
+	cur    *term // the running workers, nil while stopped
+	closed bool  // the server is shutting down: nothing starts again
+}
+
+// term is one run of the workers, from a start to its stop.
+type term struct {
+	hooks *webhooks.Worker
+	disp  *carrier.Dispatcher
+	sched *carrier.Scheduler
+	fetch *media.Fetcher // nil without Twilio credentials
+	mail  *mail.Worker   // nil without -smtp-url
+	stops []func()
+}
+
+// start starts the workers, unless they run.
+func (w *world) start() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cur != nil || w.closed {
+		return nil
+	}
+	t := &term{}
+	t.hooks = webhooks.New(w.s, w.hookOpts)
+	t.hooks.Start()
+	t.stops = append(t.stops, t.hooks.Stop)
+	t.disp = carrier.NewDispatcher(w.s, carrier.Options{Carriers: w.carriers, DefaultRate: w.cfg.SendRate, Metrics: w.cm})
+	if err := t.disp.Start(); err != nil {
+		t.stop()
+		return err
+	}
+	t.stops = append(t.stops, t.disp.Stop)
+	t.sched = carrier.NewScheduler(w.s, nil)
+	t.sched.Start()
+	t.stops = append(t.stops, t.sched.Stop)
+	if w.cfg.Twilio.configured() {
+		f, err := media.NewFetcher(w.s, media.FetcherOptions{BaseURL: w.cfg.Twilio.BaseURL,
+			AccountSID: w.cfg.Twilio.AccountSID, AuthToken: w.cfg.Twilio.AuthToken})
+		if err != nil {
+			t.stop()
+			return err
+		}
+		t.fetch = f
+		f.Start()
+		t.stops = append(t.stops, f.Stop)
+	}
+	if w.cfg.Mail.Enabled() {
+		t.mail = mail.NewWorker(w.s, w.cfg.Mail, nil)
+		t.mail.Start()
+		t.stops = append(t.stops, t.mail.Stop)
+	}
+	// Delivery history older than the webhook retention goes, at start and then hourly.
+	t.every("webhook history purge", time.Hour, true, t.hooks.Purge)
+	// Sessions idle or past their maximum age are deleted at start and then hourly.
+	t.every("session sweep", time.Hour, true, w.sess.SweepStale)
+	// Expired OAuth codes, replay records and grants whose refresh token expired go hourly.
+	t.every("oauth sweep", time.Hour, false, func() (int, error) { return 0, w.prov.Sweep() })
+	// Workspace message retention: messages older than a workspace's retention days are
+	// deleted at start and then hourly, in bounded transactions.
+	t.every("retention sweep", time.Hour, true, w.s.SweepRetention)
+	// Snoozed conversations reopen when their time passes: checked at start and every 15 s.
+	t.every("snooze sweep", 15*time.Second, true, w.s.SweepSnoozed)
+	// Scheduled off-site backups (-backup-url), listed on /admin/backup.
+	if w.backups != nil {
+		t.stops = append(t.stops, w.backups.Start(w.cfg.Backup.Every))
+	}
+	w.cur = t
+	return nil
+}
+
+// every runs a sweep of the term on a timer.
+func (t *term) every(name string, interval time.Duration, atStart bool, run func() (int, error)) {
+	t.stops = append(t.stops, sweeper{name: name, interval: interval, atStart: atStart, run: run}.start())
+}
+
+// stop stops the workers in reverse order of their start, if they run.
+func (w *world) stop() {
+	w.mu.Lock()
+	t := w.cur
+	w.cur = nil
+	w.mu.Unlock()
+	if t != nil {
+		t.stop()
+	}
+}
+
+// close stops the workers for good (the server shuts down).
+func (w *world) close() {
+	w.mu.Lock()
+	w.closed = true
+	w.mu.Unlock()
+	w.stop()
+}
+
+func (t *term) stop() {
+	for i := len(t.stops) - 1; i >= 0; i-- {
+		t.stops[i]()
+	}
+}
+
+// lead starts the workers when the node becomes the leader and stops them when it stops being
+// one (cluster.Start's callback).
+func (w *world) lead(leader bool) {
+	if !leader {
+		w.stop()
+		return
+	}
+	if err := w.start(); err != nil {
+		slog.Error("start the workers", "err", err)
+	}
+}
+
+// wake returns a hook that calls fn with the running workers, and does nothing while they are
+// stopped (a follower's commits wake nothing: the leader's workers learn of the work).
+func (w *world) wake(fn func(t *term)) func() {
+	return func() {
+		w.mu.Lock()
+		t := w.cur
+		w.mu.Unlock()
+		if t != nil {
+			fn(t)
+		}
+	}
+}
+
+// hooks are the store's wake-ups of the workers.
+func (w *world) hooks() store.Hooks {
+	return store.Hooks{
+		Events:   w.wake(func(t *term) { t.hooks.Wake() }),
+		Outbox:   w.wake(func(t *term) { t.disp.Wake() }),
+		Schedule: w.wake(func(t *term) { t.sched.Wake() }),
+		Media: w.wake(func(t *term) {
+			if t.fetch != nil {
+				t.fetch.Wake()
+			}
+		}),
+		Mail: w.wake(func(t *term) {
+			if t.mail != nil {
+				t.mail.Wake()
+			}
+		}),
+	}
+}
+
+// mailer is the e-mail the browser session sends (reset links, invitations): the running mail
+// worker's, woken through the store's hook.
+type mailer struct{ w *world }
+
+func (m mailer) Enabled() bool { return m.w.cfg.Mail.Enabled() }
+func (m mailer) Wake()         { m.w.hooks().Mail() }
