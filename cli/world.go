@@ -3,6 +3,7 @@ package cli
 import (
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	offsite "switchboard/backup"
@@ -33,9 +34,9 @@ type world struct {
 	prov     *oauth.Provider
 	backups  *offsite.Scheduler // nil without -backup-url
 
-	mu     sync.Mutex
-	cur    *term // the running workers, nil while stopped
-	closed bool  // the server is shutting down: nothing starts again
+	mu     sync.Mutex           // serialises start and stop
+	cur    atomic.Pointer[term] // the running workers, nil while stopped (read by the hooks)
+	closed bool                 // the server is shutting down: nothing starts again
 }
 
 // term is one run of the workers, from a start to its stop.
@@ -52,7 +53,7 @@ type term struct {
 func (w *world) start() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.cur != nil || w.closed {
+	if w.cur.Load() != nil || w.closed {
 		return nil
 	}
 	t := &term{}
@@ -99,8 +100,24 @@ func (w *world) start() error {
 	if w.backups != nil {
 		t.stops = append(t.stops, w.backups.Start(w.cfg.Backup.Every))
 	}
-	w.cur = t
+	// The hooks reach the workers from now on; a commit that woke nobody while they started
+	// is caught by one wake-up each.
+	w.cur.Store(t)
+	t.wakeAll()
 	return nil
+}
+
+// wakeAll wakes every worker of the term once.
+func (t *term) wakeAll() {
+	t.hooks.Wake()
+	t.disp.Wake()
+	t.sched.Wake()
+	if t.fetch != nil {
+		t.fetch.Wake()
+	}
+	if t.mail != nil {
+		t.mail.Wake()
+	}
 }
 
 // every runs a sweep of the term on a timer.
@@ -111,10 +128,8 @@ func (t *term) every(name string, interval time.Duration, atStart bool, run func
 // stop stops the workers in reverse order of their start, if they run.
 func (w *world) stop() {
 	w.mu.Lock()
-	t := w.cur
-	w.cur = nil
-	w.mu.Unlock()
-	if t != nil {
+	defer w.mu.Unlock()
+	if t := w.cur.Swap(nil); t != nil {
 		t.stop()
 	}
 }
@@ -149,10 +164,7 @@ func (w *world) lead(leader bool) {
 // stopped (a follower's commits wake nothing: the leader's workers learn of the work).
 func (w *world) wake(fn func(t *term)) func() {
 	return func() {
-		w.mu.Lock()
-		t := w.cur
-		w.mu.Unlock()
-		if t != nil {
+		if t := w.cur.Load(); t != nil {
 			fn(t)
 		}
 	}

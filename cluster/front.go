@@ -61,8 +61,8 @@ func newForwarder(n *Node) *forwarder {
 // leader cannot be reached, unavailable answers instead (503). admin says the caller checked
 // the request's admin token, so the leader may take it without its own.
 func (n *Node) Forward(w http.ResponseWriter, r *http.Request, admin bool, unavailable http.HandlerFunc) {
-	addr, id := n.raft.LeaderWithID()
-	if addr == "" || string(id) == n.cfg.ID {
+	addr, id := n.leader()
+	if addr == "" || id == n.cfg.ID {
 		unavailable(w, r)
 		return
 	}
@@ -97,7 +97,7 @@ func (n *Node) ReadBarrier(ctx context.Context) error {
 			return err
 		}
 	} else {
-		addr, _ := n.raft.LeaderWithID()
+		addr, _ := n.leader()
 		if addr == "" {
 			return errNoLeader
 		}
@@ -119,4 +119,21 @@ func (n *Node) ReadBarrier(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// leader is the leader's id and the address this node dials it at: the one this node's own
+// configuration lists for that id (it may be a proxy's), else the one the leader gave.
+func (n *Node) leader() (addr, id string) {
+	a, sid := n.raft.LeaderWithID()
+	if sid == "" {
+		return "", ""
+	}
+	if f := n.raft.GetConfiguration(); f.Error() == nil {
+		for _, s := range f.Configuration().Servers {
+			if s.ID == sid {
+				return string(s.Address), string(sid)
+			}
+		}
+	}
+	return string(a), string(sid)
 }

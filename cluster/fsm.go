@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"io"
+	"log/slog"
 
 	"github.com/hashicorp/raft"
 
@@ -11,7 +12,10 @@ import (
 // fsm is raft's state machine: the store's bbolt file. Committed command entries are write sets
 // the store applies (store.ApplyEntries: one bbolt transaction for a batch, with the applied
 // index); a snapshot is the store's consistent copy, and installing one replaces the file.
-type fsm struct{ s *store.Store }
+type fsm struct {
+	s   *store.Store
+	log *slog.Logger
+}
 
 var _ raft.BatchingFSM = (*fsm)(nil)
 
@@ -34,6 +38,9 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []any {
 	}
 	for j, err := range f.s.ApplyEntries(entries) {
 		if err != nil {
+			// Every node that holds what the leader held fails the same entry the same way;
+			// the leader's writer gets the error.
+			f.log.Error("cluster: a log entry could not be applied", "index", entries[j].Index, "err", err)
 			out[at[j]] = err
 		}
 	}

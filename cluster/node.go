@@ -99,6 +99,8 @@ type Node struct {
 	readyMu sync.Once
 	join    joining
 
+	// leading is this node's current time as the leader, nil while it follows.
+	leading       atomic.Pointer[leadTerm]
 	leaderChanges atomic.Int64
 	leadMu        sync.Mutex // serialises the calls of onLeader
 	onLeader      func(bool)
@@ -199,11 +201,11 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if err != nil {
 		return fail(err)
 	}
-	n.raft, err = raft.NewRaft(rc, &fsm{s: cfg.Store}, logCache, logs, snaps, n.trans)
+	n.raft, err = raft.NewRaft(rc, &fsm{s: cfg.Store, log: cfg.Logger}, logCache, logs, snaps, n.trans)
 	if err != nil {
 		return fail(fmt.Errorf("raft: %w", err))
 	}
-	cfg.Store.Replicate(n.commit)
+	cfg.Store.Replicate(n.lead, n.commit)
 	n.observed.Go(n.observe)
 	if !existing && len(cfg.Peers) > 0 {
 		servers := make([]raft.Server, len(cfg.Peers))
@@ -263,7 +265,9 @@ func (n *Node) observe() {
 		case leader := <-ch:
 			if leader {
 				n.log.Info("cluster: this node is the leader", "node", n.cfg.ID)
+				n.startLeading()
 			} else {
+				n.leading.Store(nil)
 				n.log.Info("cluster: this node is no longer the leader", "node", n.cfg.ID)
 			}
 			n.leadMu.Lock()
@@ -272,6 +276,46 @@ func (n *Node) observe() {
 			}
 			n.leadMu.Unlock()
 		}
+	}
+}
+
+// leadTerm is a time as the leader: ready closes once the node's file holds every entry its
+// log held when it became the leader (raft's barrier).
+type leadTerm struct{ ready chan struct{} }
+
+// startLeading opens a time as the leader; writes wait for its barrier.
+func (n *Node) startLeading() {
+	lt := &leadTerm{ready: make(chan struct{})}
+	n.leading.Store(lt)
+	go func() {
+		for n.leading.Load() == lt {
+			err := n.raft.Barrier(applyTimeout).Error()
+			if err == nil {
+				close(lt.ready)
+				return
+			}
+			n.log.Warn("cluster: the new leader's barrier failed", "err", err)
+		}
+	}()
+}
+
+// lead returns once this node may run a write: it leads, and its file holds every entry of the
+// log before the write's (store.Replicate). A follower refuses at once.
+func (n *Node) lead() error {
+	lt := n.leading.Load()
+	if lt == nil {
+		return fmt.Errorf("%w: this node does not lead", store.ErrUnavailable)
+	}
+	t := time.NewTimer(applyTimeout)
+	defer t.Stop()
+	select {
+	case <-lt.ready:
+		if n.leading.Load() != lt {
+			return fmt.Errorf("%w: this node no longer leads", store.ErrUnavailable)
+		}
+		return nil
+	case <-t.C:
+		return fmt.Errorf("%w: the new leader is still applying the log", store.ErrUnavailable)
 	}
 }
 
@@ -316,8 +360,7 @@ func (n *Node) IsLeader() bool { return n.raft.State() == raft.Leader }
 // Ready reports whether the node has caught up: it knows a leader and has applied every entry
 // it knows to be committed.
 func (n *Node) Ready() bool {
-	addr, _ := n.raft.LeaderWithID()
-	if addr == "" {
+	if _, id := n.raft.LeaderWithID(); id == "" {
 		return false
 	}
 	if n.raft.State() != raft.Leader && time.Since(n.raft.LastContact()) > 3*n.cfg.Heartbeat {

@@ -189,13 +189,13 @@ func (n *Node) relayToLeader(w http.ResponseWriter, r *http.Request, m membershi
 	if n.raft.State() == raft.Leader {
 		return false
 	}
-	addr, _ := n.raft.LeaderWithID()
+	addr, _ := n.leader()
 	if addr == "" {
 		writeErr(w, http.StatusServiceUnavailable, "the cluster has no leader now")
 		return true
 	}
 	var answer map[string]string
-	err := n.callLong(r.Context(), string(addr), http.MethodPost, r.URL.Path, m, &answer)
+	err := n.callLong(r.Context(), addr, http.MethodPost, r.URL.Path, m, &answer)
 	var pe *peerError
 	switch {
 	case errors.As(err, &pe):

@@ -35,9 +35,13 @@ type replication struct {
 	// commit hands a log entry to the cluster and returns once it is committed and applied
 	// (ApplyEntries) on this node; nil means writes commit directly to the file.
 	commit func(entry []byte) error
-	wmu    sync.Mutex   // one recorded write at a time: each runs on what the one before committed
-	rec    *kv.Recorder // the running write's changes (under wmu)
-	nonce  [8]byte      // marks the entries this store made
+	// lead returns once this node may run writes (it leads, and its file holds every entry of
+	// the log before the next), or fails with ErrUnavailable; nil for the replay test. A write
+	// it refuses still runs, and fails only if it wrote something.
+	lead  func() error
+	wmu   sync.Mutex   // one recorded write at a time: each runs on what the one before committed
+	rec   *kv.Recorder // the running write's changes (under wmu)
+	nonce [8]byte      // marks the entries this store made
 	// foreign makes the store apply its own entries as another node's would (tests).
 	foreign bool
 	// runID is the id of the transaction the write being committed ran in, and ranAsApplied
@@ -60,11 +64,13 @@ type Entry struct {
 
 // Replicate makes every write commit through commit, which must hand the entry to the
 // cluster's log and return once it is committed and this store has applied it
-// (ApplyEntries), or fail with an error wrapping ErrUnavailable. Call it before the first
-// write, once.
-func (s *Store) Replicate(commit func(entry []byte) error) {
+// (ApplyEntries), or fail with an error wrapping ErrUnavailable. A write runs on the file as
+// the entries before it left it, so lead, called before each, must return only once this node
+// leads and has applied every entry of its log (a new leader's log may hold entries it has not
+// applied yet), else fail with ErrUnavailable. Call it before the first write, once.
+func (s *Store) Replicate(lead func() error, commit func(entry []byte) error) {
 	s.initReplication()
-	s.commit = commit
+	s.lead, s.commit = lead, commit
 }
 
 // replay makes the store commit each write by applying its write set to the file, as a node of
@@ -168,7 +174,16 @@ func (s *Store) decodeEntry(b []byte) (fx effects, ops []byte, own bool, err err
 func (s *Store) commitRecorded(db *bolt.DB, fn func(tx *wtx) error) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	var refused error
+	if s.lead != nil {
+		refused = s.lead()
+	}
 	entry, tx, err := s.record(db, fn)
+	if refused != nil && err == nil && entry != nil {
+		// Not the leader: a function that writes nothing may still run (a clean-up at start
+		// with nothing to clean); one that writes is refused.
+		err = refused
+	}
 	if err != nil {
 		if tx != nil {
 			tx.sets.RolledBack()

@@ -64,7 +64,7 @@ func newPair(t *testing.T) *pair {
 	}
 	f.Close()
 	p := &pair{leader: first, follower: openStoreAt(t, copyPath, store.Options{})}
-	p.leader.Replicate(func(entry []byte) error {
+	p.leader.Replicate(nil, func(entry []byte) error {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		p.index++
@@ -74,7 +74,7 @@ func newPair(t *testing.T) *pair {
 		}
 		return p.follower.ApplyEntries(e)[0]
 	})
-	p.follower.Replicate(func([]byte) error { return store.ErrUnavailable })
+	p.follower.Replicate(func() error { return store.ErrUnavailable }, func([]byte) error { return store.ErrUnavailable })
 	return p
 }
 
@@ -160,7 +160,7 @@ func TestFollowerHoldsWhatTheLeaderCommitted(t *testing.T) {
 func TestEntriesAppliedAgainChangeNothing(t *testing.T) {
 	p := newPair(t)
 	var entries []store.Entry
-	p.leader.Replicate(func(entry []byte) error {
+	p.leader.Replicate(nil, func(entry []byte) error {
 		p.index++
 		e := store.Entry{Index: p.index, Data: bytes.Clone(entry)}
 		entries = append(entries, e)
