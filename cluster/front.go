@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"errors"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"time"
@@ -29,8 +31,12 @@ type forwardKey struct{}
 type forwardInfo struct {
 	leader      string
 	admin       bool
-	unavailable http.HandlerFunc
+	unavailable Refusal
 }
+
+// Refusal answers a request the cluster could not take (503); uncertain says the request may
+// have reached the leader, so its change may have been made.
+type Refusal = func(w http.ResponseWriter, r *http.Request, uncertain bool)
 
 func newForwarder(n *Node) *forwarder {
 	f := &forwarder{n: n}
@@ -50,8 +56,12 @@ func newForwarder(n *Node) *forwarder {
 		FlushInterval: -1, // pass each write on at once (htmx fragments, downloads)
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			fi := r.Context().Value(forwardKey{}).(*forwardInfo)
+			// A connection that could not be made carried nothing; one that broke after the
+			// request went out may have carried it to the leader.
+			var op *net.OpError
+			sent := !(errors.As(err, &op) && op.Op == "dial")
 			n.log.Warn("cluster: forwarding to the leader failed", "leader", fi.leader, "path", r.URL.Path, "err", err)
-			fi.unavailable(w, r)
+			fi.unavailable(w, r, sent)
 		},
 	}
 	return f
@@ -60,10 +70,10 @@ func newForwarder(n *Node) *forwarder {
 // Forward hands r to the leader and writes its answer to w. When no leader is known, or the
 // leader cannot be reached, unavailable answers instead (503). admin says the caller checked
 // the request's admin token, so the leader may take it without its own.
-func (n *Node) Forward(w http.ResponseWriter, r *http.Request, admin bool, unavailable http.HandlerFunc) {
+func (n *Node) Forward(w http.ResponseWriter, r *http.Request, admin bool, unavailable Refusal) {
 	addr, id := n.leader()
 	if addr == "" || id == n.cfg.ID {
-		unavailable(w, r)
+		unavailable(w, r, false)
 		return
 	}
 	ctx := context.WithValue(r.Context(), forwardKey{}, &forwardInfo{leader: string(addr), admin: admin, unavailable: unavailable})

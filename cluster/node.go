@@ -235,7 +235,10 @@ func fileBehindSnapshot(s *store.Store, snaps raft.SnapshotStore) bool {
 func (n *Node) commit(entry []byte) error {
 	f := n.raft.Apply(entry, applyTimeout)
 	if err := f.Error(); err != nil {
-		return fmt.Errorf("%w: %v", store.ErrUnavailable, err)
+		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrEnqueueTimeout) {
+			return fmt.Errorf("%w: %v", store.ErrUnavailable, err) // never in the log
+		}
+		return fmt.Errorf("%w: %v", store.ErrUncertain, err)
 	}
 	if err, ok := f.Response().(error); ok && err != nil {
 		return err

@@ -25,10 +25,13 @@ import (
 	"switchboard/store/kv"
 )
 
-// ErrUnavailable is returned by a write that could not be committed: the node is not the
-// cluster's leader, or the leader cannot reach a majority of the nodes. The write may still
-// commit later (as any write whose answer was lost); the caller answers 503.
+// ErrUnavailable is returned by a write that was not committed: the node is not the cluster's
+// leader, or the leader cannot reach a majority of the nodes; the caller answers 503.
 var ErrUnavailable = errors.New("store: the cluster cannot take writes now")
+
+// ErrUncertain is an ErrUnavailable after which the write may still be committed: its entry
+// reached the log, and the node lost its leadership before it learned the entry's fate.
+var ErrUncertain = fmt.Errorf("%w (the change may or may not have been made)", ErrUnavailable)
 
 // replication is how the store commits recorded writes.
 type replication struct {

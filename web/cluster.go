@@ -19,8 +19,9 @@ type Cluster interface {
 	// Ready reports whether the node has caught up with the leader.
 	Ready() bool
 	// Forward hands r to the leader and writes its answer; unavailable answers when there is
-	// no leader to hand it to. admin says this node checked the request's admin token.
-	Forward(w http.ResponseWriter, r *http.Request, admin bool, unavailable http.HandlerFunc)
+	// no leader to hand it to (uncertain: the request may have reached it before the link
+	// broke). admin says this node checked the request's admin token.
+	Forward(w http.ResponseWriter, r *http.Request, admin bool, unavailable func(w http.ResponseWriter, r *http.Request, uncertain bool))
 	// ReadBarrier returns once this node has applied every write the leader had committed.
 	ReadBarrier(ctx context.Context) error
 	// PeerAddr is the address of the node's peer channel (its -raft-addr as the others dial it).
@@ -40,7 +41,7 @@ type Cluster interface {
 // events the node has applied after a read barrier (so its session check sees a sign-in the
 // leader just committed).
 
-// peerKey marks a request another node forwarded (ServePeer): it is served here, never passed
+// peerKey marks a request another node forwarded (servePeer): it is served here, never passed
 // on again.
 type peerKey struct{}
 
@@ -67,8 +68,15 @@ func (h *Handler) front(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := fromPeer(r); ok || servedHere(r) || c.IsLeader() {
+		if servedHere(r) || c.IsLeader() {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if _, ok := fromPeer(r); ok {
+			// Forwarded here by a node that took this one for the leader, which it no longer
+			// is: its file may miss the new leader's writes, and passing it on again could
+			// loop. The client tries again.
+			h.unavailable(w, r)
 			return
 		}
 		admin := false
@@ -78,7 +86,7 @@ func (h *Handler) front(next http.Handler) http.Handler {
 			}
 			admin = true
 		}
-		c.Forward(w, r, admin, h.unavailable)
+		c.Forward(w, r, admin, h.refused)
 	})
 }
 
@@ -103,21 +111,34 @@ func adminEndpoint(path string) bool {
 }
 
 // unavailable answers 503 when the cluster cannot take the request now (no leader this node
-// can reach, or it lost its majority): the API and the machine endpoints in JSON, a person the
-// product's error page. The client may try again in a moment.
-func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request) {
+// can reach, or it lost its majority) and nothing was changed.
+func (h *Handler) unavailable(w http.ResponseWriter, r *http.Request) { h.refused(w, r, false) }
+
+// refused answers 503 for a request the cluster could not take: the API and the machine
+// endpoints in JSON, a person the product's error page. uncertain says the change may have
+// been made all the same (the leader was lost while it took it), so the client checks before
+// trying again; else nothing changed and it may simply try again in a moment.
+func (h *Handler) refused(w http.ResponseWriter, r *http.Request, uncertain bool) {
 	w.Header().Set("Retry-After", "1")
+	text, page := unavailableText, "Nothing was changed. Try again in a few seconds."
+	if uncertain {
+		text, page = uncertainText, "Your change may or may not have been made: look before you try again."
+	}
 	if machinePath(r.URL.Path) || strings.HasPrefix(r.URL.Path, "/"+h.cfg.Stage+"/") || strings.HasPrefix(r.URL.Path, "/admin/contacts/") {
-		writeError(w, http.StatusServiceUnavailable, unavailableText)
+		writeError(w, http.StatusServiceUnavailable, text)
 		return
 	}
 	setPageHeaders(w)
 	templ.Handler(views.Layout("Unavailable", views.StatusPage("Switchboard is unavailable for a moment",
-		"The servers are choosing which of them takes changes, or this one cannot reach the others. Nothing was changed. Try again in a few seconds.",
+		"The servers are choosing which of them takes changes, or this one cannot reach the others. "+page,
 		r.URL.RequestURI(), "Try again")), templ.WithStatus(http.StatusServiceUnavailable)).ServeHTTP(w, r)
 }
 
-const unavailableText = "the cluster cannot take this request now (no leader reachable); nothing was changed, try again in a moment"
+// The 503 answers of a cluster that cannot take a request.
+const (
+	unavailableText = "the cluster cannot take this request now (no leader reachable); nothing was changed, try again in a moment"
+	uncertainText   = "the cluster lost its leader while taking this request; the change may or may not have been made, check before trying again"
+)
 
 // adminVerified reports whether another node forwarded r after checking its admin token.
 func adminVerified(r *http.Request) bool {

@@ -50,7 +50,11 @@ func writeStoreError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if errors.Is(err, store.ErrUnavailable) {
 		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, unavailableText)
+		if errors.Is(err, store.ErrUncertain) {
+			writeError(w, http.StatusServiceUnavailable, uncertainText)
+		} else {
+			writeError(w, http.StatusServiceUnavailable, unavailableText)
+		}
 		return
 	}
 	var se *store.Error
