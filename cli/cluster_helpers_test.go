@@ -23,7 +23,7 @@ import (
 // testCluster is three real `switchboard serve` processes on loopback keeping one database:
 // node 0 starts from the fixture's data directory, the others copy it at their first start.
 type testCluster struct {
-	t     *testing.T
+	t     testing.TB
 	f     fixture
 	key   string // the cluster key file
 	nodes []*testNode
@@ -39,7 +39,7 @@ func (n *testNode) base() string { return "http://" + n.http }
 
 // newTestCluster makes three nodes; peers gives node i's -raft-peers from the nodes (nil: the
 // nodes' own addresses, every node dialling the others directly).
-func newTestCluster(t *testing.T, peers func(c *testCluster, i int) string) *testCluster {
+func newTestCluster(t testing.TB, peers func(c *testCluster, i int) string) *testCluster {
 	t.Helper()
 	testutil.SkipIfShort(t, "the three-node cluster test")
 	c := &testCluster{t: t, f: newFixture(t)}
@@ -199,7 +199,7 @@ func (c *testCluster) waitCaughtUp(via *testNode, want []string, within time.Dur
 
 // dumpDB lists every bucket, key, value and sequence of the database file at path, nested
 // buckets included, in order: two nodes hold the same data when their dumps are equal.
-func dumpDB(t *testing.T, path string) []string {
+func dumpDB(t testing.TB, path string) []string {
 	t.Helper()
 	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
 	if err != nil {
@@ -229,7 +229,7 @@ func dumpDB(t *testing.T, path string) []string {
 }
 
 // sameData fails unless the database files of the nodes hold the same buckets, keys and values.
-func sameData(t *testing.T, nodes ...*testNode) {
+func sameData(t testing.TB, nodes ...*testNode) {
 	t.Helper()
 	first := dumpDB(t, dbPath(nodes[0].data))
 	for _, n := range nodes[1:] {

@@ -21,29 +21,46 @@ var _ raft.BatchingFSM = (*fsm)(nil)
 
 func (f *fsm) Apply(l *raft.Log) any { return f.ApplyBatch([]*raft.Log{l})[0] }
 
-// ApplyBatch applies the command entries of logs in one transaction; each answer is the
-// entry's error, nil when it applied (the writer waiting on the leader gets it).
+// applyBytes bounds the write sets one transaction applies: many small entries (a follower
+// catching up on ordinary writes) share a transaction and its fsync, while an import's entries
+// of megabytes each get their own (one huge bbolt transaction spends its commit splitting
+// nodes).
+const applyBytes = 4 << 20
+
+// ApplyBatch applies the command entries of logs, in transactions of at most applyBytes of
+// write sets; each answer is the entry's error, nil when it applied (the writer waiting on the
+// leader gets it).
 func (f *fsm) ApplyBatch(logs []*raft.Log) []any {
 	out := make([]any, len(logs))
 	var entries []store.Entry
 	var at []int
+	size := 0
+	flush := func() {
+		if len(entries) == 0 {
+			return
+		}
+		for j, err := range f.s.ApplyEntries(entries) {
+			if err != nil {
+				// Every node that holds what the leader held fails the same entry the same
+				// way; the leader's writer gets the error.
+				f.log.Error("cluster: a log entry could not be applied", "index", entries[j].Index, "err", err)
+				out[at[j]] = err
+			}
+		}
+		entries, at, size = entries[:0], at[:0], 0
+	}
 	for i, l := range logs {
-		if l.Type == raft.LogCommand {
-			entries = append(entries, store.Entry{Index: l.Index, Data: l.Data})
-			at = append(at, i)
+		if l.Type != raft.LogCommand {
+			continue
 		}
-	}
-	if len(entries) == 0 {
-		return out
-	}
-	for j, err := range f.s.ApplyEntries(entries) {
-		if err != nil {
-			// Every node that holds what the leader held fails the same entry the same way;
-			// the leader's writer gets the error.
-			f.log.Error("cluster: a log entry could not be applied", "index", entries[j].Index, "err", err)
-			out[at[j]] = err
+		if size > 0 && size+len(l.Data) > applyBytes {
+			flush()
 		}
+		entries = append(entries, store.Entry{Index: l.Index, Data: l.Data})
+		at = append(at, i)
+		size += len(l.Data)
 	}
+	flush()
 	return out
 }
 

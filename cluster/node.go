@@ -189,7 +189,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	rc.HeartbeatTimeout = cfg.Heartbeat
 	rc.ElectionTimeout = cfg.Heartbeat
 	rc.LeaderLeaseTimeout = cfg.Heartbeat / 2
-	rc.MaxAppendEntries = 512
+	rc.MaxAppendEntries = 64 // an import's entry holds megabytes: a catching-up batch stays bounded
 	rc.BatchApplyCh = true
 	rc.SnapshotThreshold = 16384
 	rc.TrailingLogs = 16384
@@ -197,7 +197,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	// restart resumes from it; only a file behind the newest snapshot (restored from an old
 	// backup by hand) takes the snapshot again.
 	rc.NoSnapshotRestoreOnStart = !fileBehindSnapshot(cfg.Store, snaps)
-	logCache, err := raft.NewLogCache(1024, logs)
+	logCache, err := raft.NewLogCache(64, logs)
 	if err != nil {
 		return fail(err)
 	}

@@ -166,7 +166,7 @@ func peerClient(key *Key, timeout time.Duration) *http.Client {
 			DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
 				return dialPeer(ctx, key, addr, protoHTTP)
 			},
-			MaxIdleConnsPerHost: 4,
+			MaxIdleConnsPerHost: 256, // a follower forwards as many requests at once as its clients make
 			IdleConnTimeout:     time.Minute,
 		},
 	}

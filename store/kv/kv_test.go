@@ -241,3 +241,36 @@ func FuzzApply(f *testing.F) {
 		_ = kv.Walk(ops, func(kv.Op) error { return nil })
 	})
 }
+
+// TestRewritesRecordedOnce: a key rewritten a thousand times in one transaction (a block each
+// new row appends to) is one put in the write set, which still applies to the same file.
+func TestRewritesRecordedOnce(t *testing.T) {
+	a, b := open(t, "a.db"), open(t, "b.db")
+	ops := record(t, a, func(tx *kv.Tx) error {
+		bk, err := tx.CreateBucketIfNotExists([]byte("blocks"))
+		if err != nil {
+			return err
+		}
+		block := []byte{}
+		for i := range 1000 {
+			block = append(bytes.Clone(block), byte(i))
+			if err := bk.Put([]byte("block"), block); err != nil {
+				return err
+			}
+			if err := bk.Put(fmt.Appendf(nil, "gone%d", i%10), []byte("x")); err != nil {
+				return err
+			}
+			if err := bk.Delete(fmt.Appendf(nil, "gone%d", i%10)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if len(ops) > 1200 {
+		t.Errorf("the write set of 1,000 rewrites of a 1,000-byte block is %d bytes; want it once", len(ops))
+	}
+	apply(t, b, ops)
+	if da, db := dump(t, a), dump(t, b); da != db {
+		t.Fatalf("the files differ:\n%s\n%s", da, db)
+	}
+}

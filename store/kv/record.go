@@ -20,14 +20,25 @@ const (
 	opDeleteB                  // id: deletes the bucket and everything in it
 	opSequence                 // id, sequence
 	opFill                     // id, float64 bits: the bucket's FillPercent
+	// opDeadPut and opDeadDelete mark a put or delete that a later one of the same key
+	// superseded; Bytes leaves them out.
+	opDeadPut
+	opDeadDelete
 )
 
 // Recorder collects the write set of one write transaction (or of several in turn: Reset).
+//
+// A key written several times in one transaction (a block of a thousand slots that each new
+// contact appends to, a postings chunk each new message extends) is recorded once, at its last
+// write: only the last put or delete of a key decides what the file holds after the
+// transaction, and its place after every bucket creation and deletion before it is kept.
 type Recorder struct {
 	buf   []byte
 	ids   map[pathKey]uint64
 	fills map[uint64]float64
-	n     int // operations recorded
+	last  map[string]int // bucket id | key → where its last put or delete starts in buf
+	dead  int            // superseded operations in buf
+	n     int            // operations recorded
 }
 
 type pathKey struct {
@@ -37,11 +48,62 @@ type pathKey struct {
 
 // NewRecorder returns an empty recorder.
 func NewRecorder() *Recorder {
-	return &Recorder{ids: map[pathKey]uint64{}, fills: map[uint64]float64{}}
+	return &Recorder{ids: map[pathKey]uint64{}, fills: map[uint64]float64{}, last: map[string]int{}}
 }
 
-// Bytes is the write set recorded so far; it stays valid until the next change or Reset.
-func (r *Recorder) Bytes() []byte { return r.buf }
+// Bytes is the write set recorded so far, superseded writes left out; it stays valid until the
+// next change or Reset.
+func (r *Recorder) Bytes() []byte {
+	if r.dead > 0 {
+		r.compact()
+	}
+	return r.buf
+}
+
+// compact drops the superseded operations from buf.
+func (r *Recorder) compact() {
+	out := make([]byte, 0, len(r.buf))
+	d := decoder{b: r.buf}
+	for !d.done() {
+		start := len(r.buf) - len(d.b)
+		op := d.byte()
+		d.uvarint()
+		switch op {
+		case opBucket:
+			d.uvarint()
+			d.bytes()
+		case opPut, opDeadPut:
+			d.bytes()
+			d.bytes()
+		case opDelete, opDeadDelete:
+			d.bytes()
+		case opSequence:
+			d.uvarint()
+		case opFill:
+			d.uint64()
+		}
+		if op != opDeadPut && op != opDeadDelete {
+			out = append(out, r.buf[start:len(r.buf)-len(d.b)]...)
+		}
+	}
+	r.buf, r.dead = out, 0
+	clear(r.last) // offsets changed: later writes are recorded without looking back
+}
+
+// supersede marks the last put or delete of key in bucket id dead, and records where the new
+// one starts.
+func (r *Recorder) supersede(id uint64, key []byte) {
+	k := string(binary.AppendUvarint(nil, id)) + "\x00" + string(key)
+	if off, ok := r.last[k]; ok {
+		if r.buf[off] == opPut {
+			r.buf[off] = opDeadPut
+		} else {
+			r.buf[off] = opDeadDelete
+		}
+		r.dead++
+	}
+	r.last[k] = len(r.buf)
+}
 
 // Len is how many operations are recorded (the declarations of paths not counted).
 func (r *Recorder) Len() int { return r.n }
@@ -51,7 +113,8 @@ func (r *Recorder) Reset() {
 	r.buf = r.buf[:0]
 	clear(r.ids)
 	clear(r.fills)
-	r.n = 0
+	clear(r.last)
+	r.dead, r.n = 0, 0
 }
 
 // id returns b's number, declaring its path first when it has none in this recording.
@@ -90,12 +153,14 @@ func (r *Recorder) op(op byte, b *Bucket) {
 }
 
 func (r *Recorder) put(b *Bucket, key, value []byte) {
+	r.supersede(r.id(b), key)
 	r.op(opPut, b)
 	r.buf = appendBytes(r.buf, key)
 	r.buf = appendBytes(r.buf, value)
 }
 
 func (r *Recorder) del(b *Bucket, key []byte) {
+	r.supersede(r.id(b), key)
 	r.op(opDelete, b)
 	r.buf = appendBytes(r.buf, key)
 }
