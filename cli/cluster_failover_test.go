@@ -144,6 +144,18 @@ func TestClusterSurvivesTheLeaderKilled(t *testing.T) {
 	c := newTestCluster(t, nil)
 	c.startAll()
 	leader := c.waitLeader(15 * time.Second)
+	// The admin command works through any node once the cluster runs: a workspace made through
+	// one follower is listed through the other.
+	var followers []*testNode
+	for _, n := range c.nodes {
+		if n != leader {
+			followers = append(followers, n)
+		}
+	}
+	made := ok(t, "admin", "create-workspace", "-data", followers[0].data, "--name", "Through a follower")
+	if r := sb(t, nil, "admin", "list-workspaces", "-data", followers[1].data); r.code != 0 || !strings.Contains(r.stdout, made) {
+		t.Errorf("list-workspaces through the other follower: exit %d, %q; want %s listed", r.code, r.stdout, made)
+	}
 	var conv struct{ ID string }
 	apiOK(t, leader.base(), c.f.token, "create-conversation-action",
 		map[string]any{"developerProvider": "zapier", "id": c.f.ws, "from": "+14155550100", "to": "+14155557000"}, http.StatusCreated, &conv)

@@ -233,6 +233,7 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets, node *
 			return nil, err
 		}
 		wcfg.Cluster = node
+		wcfg.AdminRun = func(args []string, stdin string) (string, error) { return adminLive(s, args, stdin) }
 	}
 	streams := make(chan struct{})
 	a.endStreams = sync.OnceFunc(func() { close(streams) })

@@ -105,9 +105,9 @@ func servedHere(r *http.Request) bool {
 }
 
 // adminEndpoint reports whether path is one of the operator's token endpoints that change or
-// read the whole database (the admin command's import and export through a running server).
+// read the database (the admin commands run through a running server).
 func adminEndpoint(path string) bool {
-	return path == "/admin/contacts/export" || path == "/admin/contacts/import"
+	return path == "/admin/contacts/export" || path == "/admin/contacts/import" || path == "/admin/run"
 }
 
 // unavailable answers 503 when the cluster cannot take the request now (no leader this node

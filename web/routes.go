@@ -103,6 +103,9 @@ func (h *Handler) routes() http.Handler {
 	// The CLI's contacts export and import while a server runs, guarded like the backup stream.
 	mux.HandleFunc("GET /admin/contacts/export", h.adminExportContacts)
 	mux.HandleFunc("POST /admin/contacts/import", h.adminImportContacts)
+	if h.cfg.AdminRun != nil {
+		mux.HandleFunc("POST /admin/run", h.adminRun) // `switchboard admin …` while the server holds the file
+	}
 
 	if ss := h.cfg.Sessions; ss != nil {
 		// ---- the browser session: sign-in, sign-out, first-run setup ----

@@ -79,6 +79,9 @@ type Config struct {
 	Done <-chan struct{}
 	// Cluster is this node's place in a cluster (§26); nil on one node.
 	Cluster Cluster
+	// AdminRun runs a `switchboard admin` command line on the server's store (POST /admin/run,
+	// the command's way in while the server holds the file): what it printed, and its error.
+	AdminRun func(args []string, stdin string) (stdout string, err error)
 }
 
 // Handler holds what every handler needs; handlers are its methods, one file per action.
