@@ -142,7 +142,7 @@ var errBadEntry = errors.New("store: unreadable log entry")
 // decodeEntry returns the effects and the write set of an entry, and whether this store made it.
 func (s *Store) decodeEntry(b []byte) (fx effects, ops []byte, own bool, err error) {
 	if len(b) < entryHeaderLen+1 || b[0] != entryVersion || b[1] != entryWriteSet {
-		return fx, nil, false, fmt.Errorf("%w (version %d)", errBadEntry, b[0])
+		return fx, nil, false, errBadEntry
 	}
 	own = [8]byte(b[2:10]) == s.nonce
 	b = b[entryHeaderLen:]
