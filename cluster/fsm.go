@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 
@@ -40,6 +42,10 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []any {
 			return
 		}
 		for j, err := range f.s.ApplyEntries(entries) {
+			if errors.Is(err, store.ErrNewerEntry) {
+				// Skipping it would leave this node's file behind the others' for good.
+				panic(fmt.Sprintf("cluster: entry %d: %v", entries[j].Index, err))
+			}
 			if err != nil {
 				// Every node that holds what the leader held fails the same entry the same
 				// way; the leader's writer gets the error.

@@ -139,8 +139,15 @@ func (s *Store) encodeEntry(fx *effects, ops []byte) []byte {
 // errBadEntry is returned for an entry this binary cannot read.
 var errBadEntry = errors.New("store: unreadable log entry")
 
+// ErrNewerEntry is returned for a log entry of a newer format than this binary's: a node with an
+// older binary in a cluster of newer ones. It must stop, not skip the entry.
+var ErrNewerEntry = errors.New("store: a log entry of a newer version than this binary's: upgrade this node")
+
 // decodeEntry returns the effects and the write set of an entry, and whether this store made it.
 func (s *Store) decodeEntry(b []byte) (fx effects, ops []byte, own bool, err error) {
+	if len(b) > 0 && b[0] > entryVersion {
+		return fx, nil, false, ErrNewerEntry
+	}
 	if len(b) < entryHeaderLen+1 || b[0] != entryVersion || b[1] != entryWriteSet {
 		return fx, nil, false, errBadEntry
 	}
@@ -245,6 +252,7 @@ func (s *Store) ApplyEntries(es []Entry) []error {
 	defer h.release()
 	var fx effects
 	var foreign [][]byte
+	upTo := len(es) // the entries applied (or skipped for good) are es[:upTo]
 	err := h.db.Update(func(btx *bolt.Tx) error {
 		fx, foreign = effects{}, nil
 		return s.applyEntries(btx, h.epoch, es, errs, &fx, &foreign, false)
@@ -258,6 +266,14 @@ func (s *Store) ApplyEntries(es []Entry) []error {
 			err := h.db.Update(func(btx *bolt.Tx) error {
 				return s.applyEntries(btx, h.epoch, es[i:i+1], errs[i:i+1], &efx, &ef, false)
 			})
+			if errors.Is(err, ErrNewerEntry) {
+				// Not skipped: this node must stop and be upgraded, then apply it.
+				for j := i; j < len(es); j++ {
+					errs[j] = err
+				}
+				upTo = i
+				break
+			}
 			if err != nil {
 				errs[i] = err
 				err = h.db.Update(func(btx *bolt.Tx) error {
@@ -275,8 +291,10 @@ func (s *Store) ApplyEntries(es []Entry) []error {
 			foreign = append(foreign, ef...)
 		}
 	}
-	if last := es[len(es)-1].Index; last > s.applied.Load() {
-		s.applied.Store(last)
+	if upTo > 0 {
+		if last := es[upTo-1].Index; last > s.applied.Load() {
+			s.applied.Store(last)
+		}
 	}
 	for _, ops := range foreign {
 		s.learnForeign(ops)
