@@ -47,9 +47,6 @@ func ParseKey(text string) (*Key, error) {
 	return newKey(raw)
 }
 
-// GenerateKeyText returns the text of a new cluster key file.
-func GenerateKeyText(random []byte) string { return hex.EncodeToString(random) + "\n" }
-
 func newKey(raw []byte) (*Key, error) {
 	seed, err := hkdf.Key(sha256.New, raw, nil, "switchboard cluster peer identity v1", ed25519.SeedSize)
 	if err != nil {
