@@ -83,6 +83,8 @@ var (
 	bMail        = []byte("mail")             // id -> Mail (mail.go)
 	bMailQueue   = []byte("mail_queue")       // due(8)|id -> empty
 	bMailNotify  = []byte("mail_notify")      // user -> mailNotifyState (notify_mail.go)
+	// Carrier accounts connected in the browser, their secrets sealed.
+	bCarrierAccounts = []byte("carrier_accounts") // carrier -> CarrierAccount
 )
 
 // The recent parts of the contact indexes whose keys land all over their range, and where the
@@ -109,6 +111,7 @@ var allBuckets = [][]byte{
 	bMsgWords, bMsgSlots, bConvEntries, bConvSnooze,
 	bSessions, bSessionUser, bTwoFactor, bResets, bMail, bMailQueue, bMailNotify,
 	bNumberDaySends, // daily_cap.go
+	bCarrierAccounts,
 }
 
 // Keys of the meta bucket, declared beside the buckets.
