@@ -303,10 +303,9 @@ func checkSecret(errs *store.ValidationError, field, what, v string) {
 	}
 }
 
-// ConnectTwilio checks the credentials against Twilio (the API key and the Auth Token each with
-// a call that changes nothing) and, when Twilio accepts them, keeps them sealed as the Twilio
-// account connected in the browser. Refused credentials change nothing.
-func (a *Accounts) ConnectTwilio(ctx context.Context, in TwilioCredentials, userID string) error {
+// checkTwilioCredentials trims what was typed and checks its form: the Account SID, the Auth
+// Token, and the API key's SID and secret when either is given.
+func checkTwilioCredentials(in TwilioCredentials) (TwilioCredentials, store.ValidationError) {
 	in = TwilioCredentials{strings.TrimSpace(in.AccountSID), strings.TrimSpace(in.AuthToken), strings.TrimSpace(in.APIKeySID), strings.TrimSpace(in.APIKeySecret)}
 	var errs store.ValidationError
 	if !twilioAccountSID.MatchString(in.AccountSID) {
@@ -319,6 +318,28 @@ func (a *Accounts) ConnectTwilio(ctx context.Context, in TwilioCredentials, user
 		}
 		checkSecret(&errs, "apiKeySecret", "API key secret", in.APIKeySecret)
 	}
+	return in, errs
+}
+
+// checkTelnyxCredentials trims what was typed and checks its form: the API key, and the public
+// key as Telnyx's portal shows it.
+func checkTelnyxCredentials(in TelnyxCredentials) (TelnyxCredentials, store.ValidationError) {
+	in = TelnyxCredentials{strings.TrimSpace(in.APIKey), strings.TrimSpace(in.PublicKey)}
+	var errs store.ValidationError
+	checkSecret(&errs, "apiKey", "API key", in.APIKey)
+	if in.PublicKey == "" {
+		errs = append(errs, store.FieldError{Field: "publicKey", Message: "is required: paste the public key from Telnyx's portal (Keys & Credentials)"})
+	} else if _, err := ParseTelnyxPublicKey(in.PublicKey); err != nil {
+		errs = append(errs, store.FieldError{Field: "publicKey", Message: "is not one: " + err.Error()})
+	}
+	return in, errs
+}
+
+// ConnectTwilio checks the credentials against Twilio (the API key and the Auth Token each with
+// a call that changes nothing) and, when Twilio accepts them, keeps them sealed as the Twilio
+// account connected in the browser. Refused credentials change nothing.
+func (a *Accounts) ConnectTwilio(ctx context.Context, in TwilioCredentials, userID string) error {
+	in, errs := checkTwilioCredentials(in)
 	if errs != nil {
 		return errs
 	}
@@ -343,14 +364,7 @@ func (a *Accounts) ConnectTwilio(ctx context.Context, in TwilioCredentials, user
 // ConnectTelnyx checks the API key against Telnyx (its balance, which changes nothing) and the
 // public key's form, and keeps them as the Telnyx account connected in the browser.
 func (a *Accounts) ConnectTelnyx(ctx context.Context, in TelnyxCredentials, userID string) error {
-	in = TelnyxCredentials{strings.TrimSpace(in.APIKey), strings.TrimSpace(in.PublicKey)}
-	var errs store.ValidationError
-	checkSecret(&errs, "apiKey", "API key", in.APIKey)
-	if in.PublicKey == "" {
-		errs = append(errs, store.FieldError{Field: "publicKey", Message: "is required: paste the public key from Telnyx's portal (Keys & Credentials)"})
-	} else if _, err := ParseTelnyxPublicKey(in.PublicKey); err != nil {
-		errs = append(errs, store.FieldError{Field: "publicKey", Message: "is not one: " + err.Error()})
-	}
+	in, errs := checkTelnyxCredentials(in)
 	if errs != nil {
 		return errs
 	}
@@ -379,7 +393,25 @@ func (a *Accounts) save(acct store.CarrierAccount, sec sealedSecrets) error {
 }
 
 // Disconnect forgets carrier's connected account; the flags' account, if any, stays in use.
+// While numbers use the carrier and no flags give an account, it is refused: they would stop
+// sending and receiving, and the server would not start again.
 func (a *Accounts) Disconnect(carrier string) error {
+	if u := a.cur.Load(); (carrier == store.ProviderTwilio && u.twilioFrom == SourceConnected) ||
+		(carrier == store.ProviderTelnyx && u.telnyxFrom == SourceConnected) {
+		numbers, err := a.s.AllNumbers()
+		if err != nil {
+			return err
+		}
+		n := 0
+		for _, num := range numbers {
+			if num.CarrierName() == carrier {
+				n++
+			}
+		}
+		if n > 0 {
+			return &store.Error{Err: store.ErrConflict, Msg: fmt.Sprintf("%d numbers use %s: remove them from their workspaces first, or connect another %s account, which replaces this one", n, label(carrier), label(carrier))}
+		}
+	}
 	if err := a.s.DeleteCarrierAccount(carrier); err != nil {
 		return err
 	}
@@ -450,6 +482,9 @@ func (a *Accounts) PublicURLProblem() string {
 	}
 	return ""
 }
+
+// PublicURL is the server's public URL, which carriers post texts and receipts to.
+func (a *Accounts) PublicURL() string { return a.cfg.PublicURL }
 
 // publicBase is the public URL numbers are wired to, or an error saying why there is none.
 func (a *Accounts) publicBase() (string, error) {

@@ -106,3 +106,30 @@ func FuzzAccountDecoders(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAccountForms: whatever is typed into the connect and search forms, what passes the checks
+// is trimmed, one line and of the documented form, so nothing malformed reaches a carrier.
+func FuzzAccountForms(f *testing.F) {
+	f.Add("AC0123456789abcdef0123456789abcdef", "tw-auth-token-0123", "", "", "US", "415", "San Francisco")
+	f.Add(" AC0123456789abcdef0123456789abcdef\n", "tok en", "SK0123456789abcdef0123456789abcdef", "sec", "us", "4a5", "Zürich\x00")
+	f.Add("", "", "SK1", "", "USA", "1234567", strings.Repeat("x", 65))
+	f.Fuzz(func(t *testing.T, sid, token, keySID, keySecret, country, area, city string) {
+		if in, errs := checkTwilioCredentials(TwilioCredentials{sid, token, keySID, keySecret}); errs == nil {
+			if !twilioAccountSID.MatchString(in.AccountSID) || strings.ContainsAny(in.AuthToken, " \t\r\n") || len(in.AuthToken) < 8 ||
+				(in.APIKeySID != "" && !twilioKeySID.MatchString(in.APIKeySID)) {
+				t.Fatalf("accepted %+v", in)
+			}
+		}
+		if in, errs := checkTelnyxCredentials(TelnyxCredentials{token, city}); errs == nil {
+			if _, err := ParseTelnyxPublicKey(in.PublicKey); err != nil || strings.ContainsAny(in.APIKey, " \n") {
+				t.Fatalf("accepted %+v", in)
+			}
+		}
+		if q, errs := checkSearch(Search{country, area, city}); errs == nil {
+			if len(q.Country) != 2 || strings.Trim(q.AreaCode, "0123456789") != "" || strings.ContainsAny(q.Locality, "\x00\n\r") ||
+				!utf8.ValidString(q.Locality) || q.Locality != strings.TrimSpace(q.Locality) {
+				t.Fatalf("accepted %+v", q)
+			}
+		}
+	})
+}

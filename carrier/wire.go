@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"switchboard/store"
 )
@@ -80,19 +82,18 @@ func (a *Accounts) AccountNumbers(ctx context.Context, carrier, page string) (Nu
 	return p, nil
 }
 
+// AccountNumber reads one number of carrier's account, with where its texts go.
+func (a *Accounts) AccountNumber(ctx context.Context, carrier, id string) (OwnedNumber, error) {
+	api, err := a.api(carrier)
+	if err != nil {
+		return OwnedNumber{}, err
+	}
+	return api.number(ctx, id)
+}
+
 // Search finds numbers for sale at carrier, each with the monthly price the carrier quotes.
 func (a *Accounts) Search(ctx context.Context, carrier string, q Search) ([]AvailableNumber, error) {
-	q = Search{Country: strings.ToUpper(strings.TrimSpace(q.Country)), AreaCode: strings.TrimSpace(q.AreaCode), Locality: strings.TrimSpace(q.Locality)}
-	var errs store.ValidationError
-	if len(q.Country) != 2 || currency(q.Country+"X") == "" {
-		errs = append(errs, store.FieldError{Field: "country", Message: "must be a two-letter country code such as US"})
-	}
-	if q.AreaCode != "" && (len(q.AreaCode) > 6 || strings.Trim(q.AreaCode, "0123456789") != "") {
-		errs = append(errs, store.FieldError{Field: "areaCode", Message: "must be digits, such as 415"})
-	}
-	if len(q.Locality) > 64 || strings.IndexFunc(q.Locality, func(r rune) bool { return r < ' ' }) >= 0 {
-		errs = append(errs, store.FieldError{Field: "locality", Message: "must be a city name of at most 64 characters"})
-	}
+	q, errs := checkSearch(q)
 	if errs != nil {
 		return nil, errs
 	}
@@ -101,6 +102,23 @@ func (a *Accounts) Search(ctx context.Context, carrier string, q Search) ([]Avai
 		return nil, err
 	}
 	return api.search(ctx, q)
+}
+
+// checkSearch trims a search as typed and checks it: a country code, digits for an area code,
+// a city name of one line.
+func checkSearch(q Search) (Search, store.ValidationError) {
+	q = Search{Country: strings.ToUpper(strings.TrimSpace(q.Country)), AreaCode: strings.TrimSpace(q.AreaCode), Locality: strings.TrimSpace(q.Locality)}
+	var errs store.ValidationError
+	if len(q.Country) != 2 || currency(q.Country+"X") == "" {
+		errs = append(errs, store.FieldError{Field: "country", Message: "must be a two-letter country code such as US"})
+	}
+	if q.AreaCode != "" && (len(q.AreaCode) > 6 || strings.Trim(q.AreaCode, "0123456789") != "") {
+		errs = append(errs, store.FieldError{Field: "areaCode", Message: "must be digits, such as 415"})
+	}
+	if utf8.RuneCountInString(q.Locality) > 64 || !utf8.ValidString(q.Locality) || strings.IndexFunc(q.Locality, unicode.IsControl) >= 0 {
+		errs = append(errs, store.FieldError{Field: "locality", Message: "must be a city name of at most 64 characters"})
+	}
+	return q, errs
 }
 
 // Quote is the number for sale with the monthly price carrier asks for it now; an *APIError of

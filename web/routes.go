@@ -252,6 +252,25 @@ func (h *Handler) routes() http.Handler {
 		post("/admin/oauth-clients/grants/{grant}/revoke", roleSignedIn, su(h.adminRevokeGrant))
 		get("/admin/backup/download", roleSignedIn, su(h.adminBackupDownload))
 		h.backupPage = h.page(roleSignedIn, su(h.adminBackup)) // served by GET /admin/backup above
+
+		// ---- carrier accounts connected in the browser, and the numbers they add, buy,
+		// check and release; removing a number clears its webhooks when an account is in use ----
+		if h.cfg.Accounts != nil {
+			get("/admin/carriers", roleSignedIn, su(h.adminCarriers))
+			post("/admin/carriers/twilio", roleSignedIn, su(h.adminConnectTwilio))
+			post("/admin/carriers/telnyx", roleSignedIn, su(h.adminConnectTelnyx))
+			post("/admin/carriers/{carrier}/disconnect", roleSignedIn, su(h.adminDisconnectCarrier))
+			get("/settings/numbers/add", roleAdmin, h.carrierNumbers)
+			post("/settings/numbers/add", roleAdmin, h.addCarrierNumber)
+			get("/settings/numbers/buy", roleAdmin, h.buyNumberSearch)
+			post("/settings/numbers/buy", roleAdmin, h.buyNumber)
+			get("/settings/numbers/release", roleAdmin, h.numberReleasePage)
+			post("/settings/numbers/release", roleAdmin, h.numberRelease)
+			get("/settings/numbers/{number}/check", roleAdmin, h.numberCheckPage)
+			post("/settings/numbers/{number}/check", roleAdmin, h.numberCheck)
+		}
+		get("/settings/numbers/{number}/remove", roleAdmin, h.numberRemovePage)
+		post("/settings/numbers/{number}/remove", roleAdmin, h.numberRemove)
 	}
 
 	// Routes the tests add (Config.Mount).
