@@ -748,11 +748,11 @@ func Numbers(v NumbersView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = NumberRegistrations(v.Registrations).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = FromCarrier(v.FromCarrier).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = FromCarrier(v.FromCarrier).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = NumberRegistrations(v.Registrations).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -838,7 +838,7 @@ func Numbers(v NumbersView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if !v.Twilio || !v.Telnyx {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 76, "<p class=\"hint\">Twilio and Telnyx appear here when the server runs with their credentials.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 76, "<p class=\"hint\">Twilio and Telnyx appear here when the server has their accounts (its flags, or Admin → Carriers).</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
