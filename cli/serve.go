@@ -43,6 +43,9 @@ func serverInfoPath(dataDir string) string { return filepath.Join(dataDir, "serv
 // sessionKeyPath is the file of the session cookie keys (web.SessionConfig.KeyFile).
 func sessionKeyPath(dataDir string) string { return filepath.Join(dataDir, "session.key") }
 
+// carrierKeyPath is the file of the key that seals the carrier accounts connected in the browser.
+func carrierKeyPath(dataDir string) string { return filepath.Join(dataDir, "carrier.key") }
+
 func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -155,33 +158,33 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	wcfg.ValidateHookURL = guard.ValidateURL
 	hooks := webhooks.New(s, webhooks.Options{Guard: guard, Registry: reg})
 	// The carrier: the dispatcher sends what the store queues, the receiver records
-	// what comes back through the /carrier/ callbacks.
-	carriers := map[string]carrier.Carrier{store.ProviderSandbox: carrier.Sandbox{}}
-	if cfg.Twilio.configured() {
-		carriers[store.ProviderTwilio] = carrier.NewTwilio(carrier.TwilioConfig{AccountSID: cfg.Twilio.AccountSID,
-			AuthToken: cfg.Twilio.AuthToken, BaseURL: cfg.Twilio.BaseURL, StatusCallbackURL: cfg.BaseURL + "/carrier/twilio/status"})
+	// what comes back through the /carrier/ callbacks. The Twilio and Telnyx adapters send
+	// with the account in use at each send: the flags', else the one connected in the browser
+	// (its secrets sealed with the key in DIR/carrier.key, never in the database).
+	accounts, err := carrier.NewAccounts(s, carrierAccounts(cfg))
+	if err != nil {
+		a.stop()
+		return nil, err
 	}
-	if cfg.Telnyx.configured() {
-		carriers[store.ProviderTelnyx] = carrier.NewTelnyx(carrier.TelnyxConfig{APIKey: cfg.Telnyx.APIKey,
-			BaseURL: cfg.Telnyx.BaseURL, WebhookURL: cfg.BaseURL + "/carrier/telnyx/webhook"})
-	}
-	wcfg.Telnyx = cfg.Telnyx.configured() && cfg.Telnyx.PublicKey != ""
-	if cfg.Telnyx.PublicKey != "" {
-		wcfg.TelnyxPublicKey, _ = carrier.ParseTelnyxPublicKey(cfg.Telnyx.PublicKey) // checked by parseServeConfig
-	}
+	carriers := map[string]carrier.Carrier{store.ProviderSandbox: carrier.Sandbox{},
+		store.ProviderTwilio: accounts.Carrier(store.ProviderTwilio), store.ProviderTelnyx: accounts.Carrier(store.ProviderTelnyx)}
+	wcfg.Accounts = accounts
 	cm := carrier.NewMetrics(reg, s)
 	disp := carrier.NewDispatcher(s, carrier.Options{Carriers: carriers, DefaultRate: cfg.SendRate, Metrics: cm})
 	sched := carrier.NewScheduler(s, nil)
 	// Media (MMS): kept files' URLs start with the public URL, so carriers can fetch them, and
 	// inbound Twilio media are fetched into the store from its durable queue.
 	s.SetPublicURL(cfg.BaseURL)
-	var fetcher *media.Fetcher
-	if cfg.Twilio.configured() {
-		var err error
-		if fetcher, err = media.NewFetcher(s, media.FetcherOptions{BaseURL: cfg.Twilio.BaseURL,
-			AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken}); err != nil {
-			return nil, err
+	// The fetcher signs with the Twilio account in use at each fetch.
+	fetcher, err := media.NewFetcher(s, media.FetcherOptions{BaseURL: cfg.Twilio.BaseURL, Credentials: func() (string, string, bool) {
+		t, ok := accounts.Twilio()
+		if t.APIKeySID != "" {
+			return t.APIKeySID, t.APIKeySecret, ok
 		}
+		return t.AccountSID, t.AuthToken, ok
+	}})
+	if err != nil {
+		return nil, err
 	}
 	// E-mail (invitations, reset links, notifications) goes through the store's outbox; the
 	// worker sends it.
@@ -191,10 +194,7 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	}
 	// The store wakes each worker after a commit that gave it work (the stream broker's hook is
 	// web's); the workers start once they are all wired.
-	wake := store.Hooks{Events: hooks.Wake, Outbox: disp.Wake, Schedule: sched.Wake}
-	if fetcher != nil {
-		wake.Media = fetcher.Wake
-	}
+	wake := store.Hooks{Events: hooks.Wake, Outbox: disp.Wake, Schedule: sched.Wake, Media: fetcher.Wake}
 	if mw != nil {
 		wake.Mail = mw.Wake
 	}
@@ -210,12 +210,13 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	a.stops = append(a.stops, disp.Stop)
 	sched.Start()
 	a.stops = append(a.stops, sched.Stop)
-	if fetcher != nil {
-		fetcher.Start()
-		a.stops = append(a.stops, fetcher.Stop)
-	}
+	fetcher.Start()
+	a.stops = append(a.stops, fetcher.Stop)
 	wcfg.Receiver = carrier.NewReceiver(s, cm)
-	wcfg.BaseURL, wcfg.TwilioAuthToken = cfg.BaseURL, cfg.Twilio.AuthToken
+	wcfg.BaseURL = cfg.BaseURL
+	// Every hour the Twilio and Telnyx numbers' settings are read at their carrier: a webhook
+	// changed there behind Switchboard's back is flagged (switchboard_number_miswired).
+	a.stops = append(a.stops, sweeper{name: "number check", interval: time.Hour, run: accounts.CheckAll}.start())
 	if cfg.BaseURLSet {
 		wcfg.APIServer = cfg.BaseURL
 	}
@@ -271,20 +272,43 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	return a, nil
 }
 
-// checkCarriers refuses to start when a number uses a carrier this server is not configured for.
+// carrierAccounts is the carrier accounts' configuration: the flags' accounts, when given, win
+// over those connected in the browser.
+func carrierAccounts(cfg config) carrier.AccountsConfig {
+	c := carrier.AccountsConfig{KeyFile: carrierKeyPath(cfg.Data), TwilioBaseURL: cfg.Twilio.BaseURL, TwilioPricingURL: cfg.Twilio.PricingURL,
+		TelnyxBaseURL: cfg.Telnyx.BaseURL, PublicURL: cfg.BaseURL, PublicURLSet: cfg.BaseURLSet}
+	if cfg.Twilio.configured() {
+		c.Twilio = carrier.TwilioAccount{AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken}
+	}
+	if cfg.Telnyx.configured() {
+		c.Telnyx = carrier.TelnyxAccount{APIKey: cfg.Telnyx.APIKey, PublicKey: cfg.Telnyx.PublicKey}
+	}
+	return c
+}
+
+// connectedAccount reports whether carrier has an account connected in the browser.
+func connectedAccount(s *store.Store, carrier string) bool {
+	_, ok, _ := s.CarrierAccountOf(carrier)
+	return ok
+}
+
+// checkCarriers refuses to start when a number uses a carrier this server has no account for:
+// none in the flags and none connected in the browser.
 func checkCarriers(s *store.Store, cfg config) error {
 	numbers, err := s.AllNumbers()
 	if err != nil {
 		return err
 	}
+	twilio, telnyx := cfg.Twilio.configured() || connectedAccount(s, store.ProviderTwilio),
+		(cfg.Telnyx.configured() && cfg.Telnyx.PublicKey != "") || connectedAccount(s, store.ProviderTelnyx)
 	for _, n := range numbers {
-		if n.CarrierName() == store.ProviderTwilio && !cfg.Twilio.configured() {
+		if n.CarrierName() == store.ProviderTwilio && !twilio {
 			return fmt.Errorf("number %s uses the twilio carrier, but the Twilio credentials are not set: "+
 				"set SWITCHBOARD_TWILIO_ACCOUNT_SID and SWITCHBOARD_TWILIO_AUTH_TOKEN (or -twilio-account-sid and -twilio-auth-token)", n.Phone)
 		}
 		// A Telnyx number needs the API key to send and the public key to believe its webhooks
 		// (inbound texts and receipts): without either it would fail silently.
-		if n.CarrierName() == store.ProviderTelnyx && (!cfg.Telnyx.configured() || cfg.Telnyx.PublicKey == "") {
+		if n.CarrierName() == store.ProviderTelnyx && !telnyx {
 			return fmt.Errorf("number %s uses the telnyx carrier, but the Telnyx keys are not set: "+
 				"set SWITCHBOARD_TELNYX_API_KEY and SWITCHBOARD_TELNYX_PUBLIC_KEY (or -telnyx-api-key and -telnyx-public-key)", n.Phone)
 		}

@@ -97,6 +97,8 @@ var (
 	bMediaFetch  = []byte("media_fetch_queue") // due(8)|job id(16) -> MediaFetch
 	// bNumberDaySends counts the messages each capped number sends per workspace day.
 	bNumberDaySends = []byte("number_day_sends") // number id(16) | yyyymmdd -> count(8)
+	// Carrier accounts connected in the browser, their secrets sealed.
+	bCarrierAccounts = []byte("carrier_accounts") // carrier -> CarrierAccount
 )
 
 // The recent parts of the contact indexes whose keys land all over their range, and where the
@@ -158,6 +160,7 @@ var allBuckets = [][]byte{
 	bMsgWords, bMsgSlots, bConvEntries, bConvSnooze,
 	bSessions, bSessionUser, bTwoFactor, bResets, bMail, bMailQueue, bMailNotify,
 	bNumberDaySends,
+	bCarrierAccounts,
 	OAuthBuckets.Clients, OAuthBuckets.Codes, OAuthBuckets.UsedCodes, OAuthBuckets.Refresh,
 	OAuthBuckets.UsedRefresh, OAuthBuckets.Grants, OAuthBuckets.UserGrants, OAuthBuckets.GrantTokens,
 }

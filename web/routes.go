@@ -204,6 +204,20 @@ func (h *Handler) routes() http.Handler {
 		post("/settings/numbers/{number}/active", roleAdmin, h.setNumberActive)
 		post("/settings/numbers/{number}/registration", roleAdmin, h.setNumberRegistration)
 		post("/settings/numbers/{number}/daily-cap", roleAdmin, h.setNumberDailyCap)
+		// Numbers of a connected carrier account: add, buy, check and release; removing a number
+		// clears its webhooks when an account is in use.
+		if h.cfg.Accounts != nil {
+			get("/settings/numbers/add", roleAdmin, h.carrierNumbers)
+			post("/settings/numbers/add", roleAdmin, h.addCarrierNumber)
+			get("/settings/numbers/buy", roleAdmin, h.buyNumberSearch)
+			post("/settings/numbers/buy", roleAdmin, h.buyNumber)
+			get("/settings/numbers/release", roleAdmin, h.numberReleasePage)
+			post("/settings/numbers/release", roleAdmin, h.numberRelease)
+			get("/settings/numbers/{number}/check", roleAdmin, h.numberCheckPage)
+			post("/settings/numbers/{number}/check", roleAdmin, h.numberCheck)
+		}
+		get("/settings/numbers/{number}/remove", roleAdmin, h.numberRemovePage)
+		post("/settings/numbers/{number}/remove", roleAdmin, h.numberRemove)
 		get("/settings/properties", roleAdmin, h.settingsProperties)
 		post("/settings/properties", roleAdmin, h.addProperty)
 		get("/settings/members", roleAdmin, h.settingsMembers)
@@ -249,6 +263,12 @@ func (h *Handler) routes() http.Handler {
 		post("/admin/oauth-clients/grants/{grant}/revoke", roleSignedIn, su(h.adminRevokeGrant))
 		h.backupPage = h.page(roleSignedIn, su(h.adminBackup)) // served by GET /admin/backup above
 		get("/admin/backup/download", roleSignedIn, su(h.adminBackupDownload))
+		if h.cfg.Accounts != nil { // carrier accounts connected in the browser
+			get("/admin/carriers", roleSignedIn, su(h.adminCarriers))
+			post("/admin/carriers/twilio", roleSignedIn, su(h.adminConnectTwilio))
+			post("/admin/carriers/telnyx", roleSignedIn, su(h.adminConnectTelnyx))
+			post("/admin/carriers/{carrier}/disconnect", roleSignedIn, su(h.adminDisconnectCarrier))
+		}
 	}
 
 	// Routes the tests add (Config.Mount).

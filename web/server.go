@@ -51,6 +51,11 @@ type Config struct {
 	TelnyxPublicKey ed25519.PublicKey
 	// Telnyx says the server has both Telnyx keys: the admin UI offers telnyx numbers.
 	Telnyx bool
+	// Accounts are the carrier accounts in use — the flags', else those connected in the
+	// browser: callbacks are verified with them when TwilioAuthToken or TelnyxPublicKey are not
+	// set, /admin/carriers connects them, and the numbers pages add, buy, check and release
+	// numbers through them. nil leaves those pages out.
+	Accounts *carrier.Accounts
 	// Receiver records what carriers send back; nil leaves the /carrier/ endpoints out.
 	Receiver *carrier.Receiver
 	// OpenAPI is the OpenAPI document of the integration API, served at /openapi.json and
