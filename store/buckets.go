@@ -83,6 +83,14 @@ var (
 	bMail        = []byte("mail")             // id -> Mail (mail.go)
 	bMailQueue   = []byte("mail_queue")       // due(8)|id -> empty
 	bMailNotify  = []byte("mail_notify")      // user -> mailNotifyState (notify_mail.go)
+	// Web Push: the devices' subscriptions and the push outbox.
+	bPushSubs        = []byte("push_subscriptions")             // id -> PushSubscription
+	bPushSubUser     = []byte("idx_push_subscription_user")     // user|id -> empty
+	bPushSubSession  = []byte("idx_push_subscription_session")  // session id|id -> empty
+	bPushSubEndpoint = []byte("idx_push_subscription_endpoint") // sha256(endpoint) -> id
+	bPushJobs        = []byte("push_jobs")                      // id -> PushJob
+	bPushQueue       = []byte("push_queue")                     // due(8)|id -> empty
+	bPushSubJobs     = []byte("idx_push_subscription_jobs")     // subscription|job -> due(8)
 )
 
 // The recent parts of the contact indexes whose keys land all over their range, and where the
@@ -109,6 +117,7 @@ var allBuckets = [][]byte{
 	bMsgWords, bMsgSlots, bConvEntries, bConvSnooze,
 	bSessions, bSessionUser, bTwoFactor, bResets, bMail, bMailQueue, bMailNotify,
 	bNumberDaySends, // daily_cap.go
+	bPushSubs, bPushSubUser, bPushSubSession, bPushSubEndpoint, bPushJobs, bPushQueue, bPushSubJobs,
 }
 
 // Keys of the meta bucket, declared beside the buckets.
@@ -118,4 +127,6 @@ var (
 	// pendingCountKey holds how many deliveries are pending: the webhook queue's depth.
 	pendingCountKey = []byte("webhook_pending_count")
 	metaArchived    = []byte("archived_ws\x00") // + workspace id: the workspace is archived
+	// metaPushDepth holds how many pushes wait in the push outbox.
+	metaPushDepth = []byte("push_queue_depth")
 )

@@ -48,6 +48,7 @@ type Store struct {
 	onLive     func(workspaceIDs []string)
 	onMedia    func()       // media fetches queued (media_fetch.go)
 	onMail     func()       // e-mail queued (notify_mail.go)
+	onPush     func()       // Web Push queued
 	mailNotify MailNotify   // notification e-mails, when on (notify_mail.go)
 	mediaBase  atomic.Value // string: the public URL media URLs start with (media.go)
 	tenantID   string
