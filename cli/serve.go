@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	netmail "net/mail"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -25,6 +26,7 @@ import (
 	"switchboard/mail"
 	"switchboard/media"
 	"switchboard/oauth"
+	"switchboard/push"
 	"switchboard/store"
 	"switchboard/web"
 	"switchboard/webhooks"
@@ -42,6 +44,9 @@ func serverInfoPath(dataDir string) string { return filepath.Join(dataDir, "serv
 
 // sessionKeyPath is the file of the session cookie keys (web.SessionConfig.KeyFile).
 func sessionKeyPath(dataDir string) string { return filepath.Join(dataDir, "session.key") }
+
+// pushKeyPath is the file of the Web Push (VAPID) key pair, beside the session key.
+func pushKeyPath(dataDir string) string { return filepath.Join(dataDir, "push.key") }
 
 func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -232,6 +237,21 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 		return nil, err
 	}
 	wcfg.Sessions = sess
+	// Web Push: the VAPID key lives beside the session key, never in the database; the worker
+	// sends the push outbox the store fills in the transactions of inbound texts, mentions and
+	// assignments, and never to a session that lapsed.
+	pushKey, err := push.LoadKey(pushKeyPath(cfg.Data))
+	if err != nil {
+		a.stop()
+		return nil, err
+	}
+	pushGuard := push.NewGuard(guard)
+	pusher := push.New(s, push.Options{Key: pushKey, Subject: pushSubject(cfg), Guard: pushGuard, Registry: reg,
+		SessionAlive: sess.Alive})
+	s.OnPush(pusher.Wake)
+	pusher.Start()
+	a.stops = append(a.stops, pusher.Stop)
+	wcfg.PushKey, wcfg.CheckPushEndpoint = pushKey.PublicKey(), pushGuard.Check
 	wcfg.OAuth = prov // its endpoints, and its clients on the superuser pages
 	wcfg.Static = assets.Static
 	// Expired OAuth codes, replay records and grants whose refresh token expired go hourly.
@@ -258,6 +278,18 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	wcfg.Done = streams
 	a.handler = web.New(s, wcfg)
 	return a, nil
+}
+
+// pushSubject is the contact a push service may use about this server's pushes (VAPID sub):
+// the public URL when it is https, else the -smtp-from address, else the public URL anyway.
+func pushSubject(cfg config) string {
+	if strings.HasPrefix(cfg.BaseURL, "https://") {
+		return cfg.BaseURL
+	}
+	if a, err := netmail.ParseAddress(cfg.Mail.From); err == nil {
+		return "mailto:" + a.Address
+	}
+	return cfg.BaseURL
 }
 
 // checkCarriers refuses to start when a number uses a carrier this server is not configured for.
