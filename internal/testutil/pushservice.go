@@ -43,6 +43,8 @@ type PushService struct {
 	answers  map[string][]PushAnswer // by device id, consumed in order
 	vapidKey string                  // the k the server must sign with ("" takes the first seen)
 	notify   chan struct{}
+	held     chan struct{} // while not nil, requests wait for it to close (Hold)
+	arrived  int           // requests that reached the service, held ones included
 }
 
 // PushDevice is one browser's subscription as the test holds it.
@@ -73,6 +75,7 @@ func StartPushService(t testing.TB) *PushService {
 	ps := &PushService{t: t, devices: map[string]*PushDevice{}, answers: map[string][]PushAnswer{}, notify: make(chan struct{}, 1)}
 	ps.Server = httptest.NewServer(http.HandlerFunc(ps.serve))
 	t.Cleanup(ps.Close)
+	t.Cleanup(ps.Release) // runs first: Close waits for the requests it holds
 	return ps
 }
 
@@ -136,11 +139,37 @@ func (ps *PushService) WaitFor(n int, d time.Duration) []Push {
 	}
 }
 
+// Hold makes the service take requests without answering them, as a push service that hangs,
+// until Release; a request whose client goes away meanwhile is dropped unanswered.
+func (ps *PushService) Hold() { ps.mu.Lock(); ps.held = make(chan struct{}); ps.mu.Unlock() }
+
+// Release answers the held requests and those that follow.
+func (ps *PushService) Release() {
+	ps.mu.Lock()
+	if ps.held != nil {
+		close(ps.held)
+		ps.held = nil
+	}
+	ps.mu.Unlock()
+}
+
+// Arrived is how many requests reached the service, held ones included.
+func (ps *PushService) Arrived() int { ps.mu.Lock(); defer ps.mu.Unlock(); return ps.arrived }
+
 func (ps *PushService) serve(w http.ResponseWriter, r *http.Request) {
 	id := strings.TrimPrefix(r.URL.Path, "/wpush/v2/")
 	ps.mu.Lock()
 	d := ps.devices[id]
+	ps.arrived++
+	held := ps.held
 	ps.mu.Unlock()
+	if held != nil {
+		select {
+		case <-held:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	if r.Method != http.MethodPost || d == nil {
 		http.Error(w, "no such subscription", http.StatusNotFound)
 		return
