@@ -21,7 +21,12 @@ import (
 // it listens on 127.0.0.1 over plain http).
 func startPushServer(t testing.TB, f fixture) *server {
 	t.Helper()
-	addr := "127.0.0.1:" + testutil.FreePort(t)
+	return startPushServerAt(t, f, "127.0.0.1:"+testutil.FreePort(t))
+}
+
+// startPushServerAt is startPushServer on addr (a restart on the same origin).
+func startPushServerAt(t testing.TB, f fixture, addr string) *server {
+	t.Helper()
 	return startServer(t, addr, nil, "-addr", addr, "-data", f.data, "-base-url", "http://"+addr, "-hook-allow-cidrs", "127.0.0.0/8")
 }
 
