@@ -104,9 +104,9 @@ type pushNotice struct {
 // PushPayload is the JSON a push carries to the service worker, before encryption (at most
 // about 1 KB: the title and workspace are clipped, the body is at most 120 characters of text).
 type PushPayload struct {
-	Title          string `json:"title"`     // the contact's name, or the number in the workspace's format
-	Body           string `json:"body"`      // the text's first 120 characters, "Photo", or "New message"
-	URL            string `json:"url"`       // the conversation's page, /inbox/{id}
+	Title          string `json:"title"` // the contact's name, or the number in the workspace's format
+	Body           string `json:"body"`  // the text's first 120 characters, "Photo", or "New message"
+	URL            string `json:"url"`   // the conversation's page, /inbox/{id}
 	ConversationID string `json:"conversationId"`
 	Workspace      string `json:"workspace"` // the workspace's name
 	Unread         int    `json:"unread"`    // the user's unread conversations in that workspace: the app badge
