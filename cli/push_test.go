@@ -34,9 +34,15 @@ func startPushServerAt(t testing.TB, f fixture, addr string) *server {
 // client.
 func browserSignIn(t testing.TB, base string) *http.Client {
 	t.Helper()
+	return browserSignInAs(t, base, "ana@example.com")
+}
+
+// browserSignInAs is browserSignIn as another user with the fixture's password.
+func browserSignInAs(t testing.TB, base, email string) *http.Client {
+	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := c.PostForm(base+"/login", url.Values{"email": {"ana@example.com"}, "password": {"correct horse"}})
+	res, err := c.PostForm(base+"/login", url.Values{"email": {email}, "password": {"correct horse"}})
 	if err != nil {
 		t.Fatal(err)
 	}
