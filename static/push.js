@@ -19,7 +19,7 @@
     var hint = document.querySelector("[data-testid=ios-install]");
     if (hint) hint.hidden = true;
   }
-  if (!("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window)) {
+  if (!("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window) || !window.switchboardPush) {
     say(/iPhone|iPad/.test(navigator.userAgent) && !standalone
       ? "Add Switchboard to your Home Screen first (see above): Safari shows notifications only for apps opened from there."
       : "This browser cannot receive notifications.");
@@ -32,17 +32,11 @@
       return tr.dataset.endpoint === sub.endpoint;
     });
   }
-  function send(method, body) {
+  function forget(endpoint) {
     return fetch("/push/subscriptions", {
-      method: method, credentials: "same-origin",
-      headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
-    }).then(function (r) {
-      if (r.ok) return r;
-      return r.json().catch(function () { return null; }).then(function (j) {
-        var msg = Array.isArray(j) ? j.map(function (e) { return e.field + " " + e.message; }).join("; ") : (j && j.error) || ("HTTP " + r.status);
-        throw new Error(msg);
-      });
-    });
+      method: "DELETE", credentials: "same-origin",
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify({ endpoint: endpoint }),
+    }).then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); });
   }
   function describe() {
     if (Notification.permission === "denied") {
@@ -67,8 +61,7 @@
               describe();
               return;
             }
-            return reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: box.dataset.key })
-              .then(function (s) { return send("POST", s.toJSON()); })
+            return window.switchboardPush.subscribe(reg, box.dataset.key)
               .then(function () { location.assign("/settings/profile?done=device-on"); });
           }).catch(function (err) {
             box.checked = false;
@@ -78,7 +71,7 @@
           reg.pushManager.getSubscription().then(function (s) {
             if (!s) return;
             var endpoint = s.endpoint;
-            return s.unsubscribe().then(function () { return send("DELETE", { endpoint: endpoint }); });
+            return s.unsubscribe().then(function () { return forget(endpoint); });
           }).then(function () { location.assign("/settings/profile?done=device-off"); })
             .catch(function (err) {
               box.checked = true;
