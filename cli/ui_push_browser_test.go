@@ -141,21 +141,10 @@ func TestBrowserInstallablePushApp(t *testing.T) {
 	inFront := strings.Replace(string(pushes[0].Payload), payload.ConversationID, "01ARZ3NDEKTSV4RRFFQ69G5FAV", 2)
 	deliver([]byte(inFront))
 	b.run("the app goes to the background", chromedp.Navigate("about:blank"))
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		n, err := chromedp.Run(sw, chromedp.Evaluate[int](`self.clients.matchAll({type: "window", includeUncontrolled: true}).then(ws => ws.length)`, chromedp.EvalAwaitPromise))
-		testutil.NoErr(t, err)
-		if n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the worker still sees %d windows of the app after it left", n)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitCount(t, sw, `self.clients.matchAll({type: "window", includeUncontrolled: true}).then(ws => ws.length)`, 0, "windows of the app the worker sees after it left")
 	deliver(pushes[0].Payload)
 	want := fmt.Sprintf(`[{"title":"(415) 555-0123","body":"Is my 3pm still on?","tag":%q,"url":"/inbox/%s"}]`, payload.ConversationID, payload.ConversationID)
-	deadline = time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for got := notifications(); got != want; got = notifications() {
 		if time.Now().After(deadline) {
 			t.Fatalf("notifications shown: %s\nwant %s", got, want)
@@ -212,20 +201,26 @@ func TestBrowserInstallablePushApp(t *testing.T) {
 	// Signing out clears the worker's caches; the subscriptions of that session are gone.
 	b.run("sign out", chromedp.Navigate(srv.base+"/inbox"), chromedp.WaitVisible(testutil.TestID("sign-out")),
 		chromedp.Click(testutil.TestID("sign-out")), chromedp.WaitVisible(testutil.TestID("login-form")))
-	deadline = time.Now().Add(10 * time.Second)
-	for {
-		n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`caches.keys().then(ks => ks.length)`, chromedp.EvalAwaitPromise))
-		testutil.NoErr(t, err)
-		if n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d caches are left after signing out", n)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitCount(t, b.ctx, `caches.keys().then(ks => ks.length)`, 0, "caches left after signing out")
 	if n := countDevices(t, srv.base); n != 1 {
 		t.Fatalf("after signing out the user has %d devices, want 1 (the iPhone's, its own session)", n)
+	}
+}
+
+// waitCount waits up to 10 s for the promise expr to give want in ctx (a page or the worker).
+func waitCount(t *testing.T, ctx context.Context, expr string, want int, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](expr, chromedp.EvalAwaitPromise))
+		testutil.NoErr(t, err)
+		if n == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %d, want %d", what, n, want)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

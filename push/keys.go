@@ -16,10 +16,9 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+
+	"switchboard/internal/keyfile"
 )
 
 // Key is the server's VAPID key pair (P-256): it signs every push request, and browsers bind
@@ -50,45 +49,25 @@ func keyOf(priv *ecdsa.PrivateKey) (*Key, error) {
 	return &Key{priv: priv, pub: pub.Bytes()}, nil
 }
 
-// LoadKey reads the key pair from path (PKCS #8 PEM), or makes one there on first start:
-// created with O_EXCL and mode 0600, so two starts cannot race and no one else reads it. It
-// lives beside the session key in the data directory, never in the database, so a backup
-// cannot push as the server; after a restore on a new machine browsers subscribe again.
+// LoadKey reads the key pair from path (PKCS #8 PEM), or makes one there on first start, mode
+// 0600. It lives beside the session key in the data directory, never in the database, so a
+// backup cannot push as the server; after a restore on a new machine browsers subscribe again.
 func LoadKey(path string) (*Key, error) {
-	data, err := os.ReadFile(path)
-	if err == nil {
-		return parseKey(path, data)
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("push: read %s: %w", path, err)
-	}
-	k, err := NewKey()
+	data, _, err := keyfile.Load(path, func() ([]byte, error) {
+		k, err := NewKey()
+		if err != nil {
+			return nil, err
+		}
+		der, err := x509.MarshalPKCS8PrivateKey(k.priv)
+		if err != nil {
+			return nil, err
+		}
+		return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("push: make the VAPID key: %w", err)
+		return nil, fmt.Errorf("push: the VAPID key: %w", err)
 	}
-	der, err := x509.MarshalPKCS8PrivateKey(k.priv)
-	if err != nil {
-		return nil, fmt.Errorf("push: encode the VAPID key: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return LoadKey(path) // another start made it first
-	}
-	if err != nil {
-		return nil, fmt.Errorf("push: create %s: %w", path, err)
-	}
-	err = pem.Encode(f, &pem.Block{Type: "PRIVATE KEY", Bytes: der})
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-		return nil, fmt.Errorf("push: write %s: %w", path, err)
-	}
-	return k, nil
+	return parseKey(path, data)
 }
 
 func parseKey(path string, data []byte) (*Key, error) {

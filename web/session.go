@@ -7,15 +7,14 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/gorilla/sessions"
 
+	"switchboard/internal/keyfile"
 	"switchboard/store"
 )
 
@@ -115,44 +114,25 @@ func NewSessions(s *store.Store, cfg SessionConfig) (*Sessions, error) {
 }
 
 // loadSessionKeys reads the 96 bytes (64-byte HMAC key, 32-byte AES key) of path, base64 in the
-// file, or makes them: created with O_EXCL and mode 0600, so two starts cannot race.
+// file, or makes them there (mode 0600; two first starts cannot race).
 func loadSessionKeys(path string) ([]byte, error) {
 	keys := make([]byte, 96)
 	if path == "" {
 		_, err := rand.Read(keys)
 		return keys, err
 	}
-	data, err := os.ReadFile(path)
-	if err == nil {
-		keys, err = base64.StdEncoding.DecodeString(string(bytes.TrimSpace(data)))
-		if err != nil || len(keys) != 96 {
-			return nil, fmt.Errorf("web: %s is not a session key file (96 bytes, base64); move it away to make a new one (everyone is signed out)", path)
+	data, _, err := keyfile.Load(path, func() ([]byte, error) {
+		if _, err := rand.Read(keys); err != nil {
+			return nil, err
 		}
-		return keys, nil
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("web: read session keys: %w", err)
-	}
-	if _, err := rand.Read(keys); err != nil {
-		return nil, fmt.Errorf("web: session key: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return loadSessionKeys(path) // another start made it first
-	}
+		return []byte(base64.StdEncoding.EncodeToString(keys) + "\n"), nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("web: create session key file: %w", err)
+		return nil, fmt.Errorf("web: session key file: %w", err)
 	}
-	_, err = f.WriteString(base64.StdEncoding.EncodeToString(keys) + "\n")
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-		return nil, fmt.Errorf("web: write session key file: %w", err)
+	keys, err = base64.StdEncoding.DecodeString(string(bytes.TrimSpace(data)))
+	if err != nil || len(keys) != 96 {
+		return nil, fmt.Errorf("web: %s is not a session key file (96 bytes, base64); move it away to make a new one (everyone is signed out)", path)
 	}
 	return keys, nil
 }
