@@ -193,4 +193,3 @@ func TestServeKillLosesNoPush(t *testing.T) {
 	}
 	srv.stop(t)
 }
-
