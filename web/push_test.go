@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"switchboard/internal/testutil"
 	"switchboard/oauth"
@@ -267,4 +268,25 @@ func TestInstallableAppFiles(t *testing.T) {
 	wantStatus(t, "/login", res, body, 200, head...)
 	res, body = e.send(t, e.signIn(t, e.alice), "GET", "/inbox", nil)
 	wantStatus(t, "/inbox", res, body, 200, head...)
+}
+
+// A new build's static files make a new asset version: its worker has a cache of its own and
+// precaches its own versioned files, so it takes over without an older build's files.
+func TestNewBuildNewWorkerCache(t *testing.T) {
+	worker := []byte(`const VERSION = "__VERSION__"; const PRECACHE = ["__PRECACHE__"];`)
+	build := func(css string) pwaFiles {
+		p, err := newPWAFiles(fstest.MapFS{"static/service-worker.js": {Data: worker}, "static/app.css": {Data: []byte(css)}})
+		testutil.NoErr(t, err)
+		return p
+	}
+	old, next := build("body{}"), build("body{color:red}")
+	if old.version == next.version || len(old.version) != 12 {
+		t.Fatalf("versions %q and %q: want two different 12-digit versions", old.version, next.version)
+	}
+	for _, p := range []pwaFiles{old, next} {
+		w := string(p.worker)
+		if !strings.Contains(w, `const VERSION = "`+p.version+`"`) || !strings.Contains(w, `"/static/app.css?v=`+p.version+`"`) || !strings.Contains(w, `"/offline"`) {
+			t.Fatalf("worker %s", w)
+		}
+	}
 }
