@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	netmail "net/mail"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -25,6 +26,7 @@ import (
 	"switchboard/mail"
 	"switchboard/media"
 	"switchboard/oauth"
+	"switchboard/push"
 	"switchboard/store"
 	"switchboard/web"
 	"switchboard/webhooks"
@@ -45,6 +47,9 @@ func sessionKeyPath(dataDir string) string { return filepath.Join(dataDir, "sess
 
 // carrierKeyPath is the file of the key that seals the carrier accounts connected in the browser.
 func carrierKeyPath(dataDir string) string { return filepath.Join(dataDir, "carrier.key") }
+
+// pushKeyPath is the file of the Web Push (VAPID) key pair, beside the session key.
+func pushKeyPath(dataDir string) string { return filepath.Join(dataDir, "push.key") }
 
 func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -244,6 +249,21 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 		return nil, err
 	}
 	wcfg.Sessions = sess
+	// Web Push: the VAPID key lives beside the session key, never in the database; the worker
+	// sends the push outbox the store fills in the transactions of inbound texts, mentions and
+	// assignments, and never to a session that lapsed.
+	pushKey, err := push.LoadKey(pushKeyPath(cfg.Data))
+	if err != nil {
+		a.stop()
+		return nil, err
+	}
+	pushGuard := push.NewGuard(guard)
+	pusher := push.New(s, push.Options{Key: pushKey, Subject: pushSubject(cfg), Guard: pushGuard, Registry: reg,
+		SessionAlive: sess.Alive})
+	s.SetHooks(store.Hooks{Push: pusher.Wake})
+	pusher.Start()
+	a.stops = append(a.stops, pusher.Stop)
+	wcfg.PushKey, wcfg.CheckPushEndpoint = pushKey.PublicKey(), pushGuard.Check
 	wcfg.OAuth = prov // its endpoints, and its clients on the superuser pages
 	wcfg.Static = assets.Static
 	// Expired OAuth codes, replay records and grants whose refresh token expired go hourly.
@@ -290,6 +310,18 @@ func carrierAccounts(cfg config) carrier.AccountsConfig {
 func connectedAccount(s *store.Store, carrier string) bool {
 	_, ok, _ := s.CarrierAccountOf(carrier)
 	return ok
+}
+
+// pushSubject is the contact a push service may use about this server's pushes (VAPID sub):
+// the public URL when it is https, else the -smtp-from address, else the public URL anyway.
+func pushSubject(cfg config) string {
+	if strings.HasPrefix(cfg.BaseURL, "https://") {
+		return cfg.BaseURL
+	}
+	if a, err := netmail.ParseAddress(cfg.Mail.From); err == nil {
+		return "mailto:" + a.Address
+	}
+	return cfg.BaseURL
 }
 
 // checkCarriers refuses to start when a number uses a carrier this server has no account for:

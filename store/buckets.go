@@ -99,6 +99,14 @@ var (
 	bNumberDaySends = []byte("number_day_sends") // number id(16) | yyyymmdd -> count(8)
 	// Carrier accounts connected in the browser, their secrets sealed.
 	bCarrierAccounts = []byte("carrier_accounts") // carrier -> CarrierAccount
+	// Web Push: the devices' subscriptions and the push outbox.
+	bPushSubs        = []byte("push_subscriptions")             // id -> PushSubscription
+	bPushSubUser     = []byte("idx_push_subscription_user")     // user|id -> empty
+	bPushSubSession  = []byte("idx_push_subscription_session")  // session id|id -> empty
+	bPushSubEndpoint = []byte("idx_push_subscription_endpoint") // sha256(endpoint) -> id
+	bPushJobs        = []byte("push_jobs")                      // id -> PushJob
+	bPushQueue       = []byte("push_queue")                     // due(8)|id -> empty
+	bPushSubJobs     = []byte("idx_push_subscription_jobs")     // subscription|job -> due(8)
 )
 
 // The recent parts of the contact indexes whose keys land all over their range, and where the
@@ -160,6 +168,7 @@ var allBuckets = [][]byte{
 	bMsgWords, bMsgSlots, bConvEntries, bConvSnooze,
 	bSessions, bSessionUser, bTwoFactor, bResets, bMail, bMailQueue, bMailNotify,
 	bNumberDaySends,
+	bPushSubs, bPushSubUser, bPushSubSession, bPushSubEndpoint, bPushJobs, bPushQueue, bPushSubJobs,
 	bCarrierAccounts,
 	OAuthBuckets.Clients, OAuthBuckets.Codes, OAuthBuckets.UsedCodes, OAuthBuckets.Refresh,
 	OAuthBuckets.UsedRefresh, OAuthBuckets.Grants, OAuthBuckets.UserGrants, OAuthBuckets.GrantTokens,
@@ -178,6 +187,8 @@ var (
 	metaDeletedContacts = []byte("contacts_deleted\x00")
 	// metaRequire2FA is set while a superuser requires two-factor for everyone.
 	metaRequire2FA = []byte("require_two_factor")
+	// metaPushDepth holds how many pushes wait in the push outbox.
+	metaPushDepth = []byte("push_queue_depth")
 )
 
 // Buckets of earlier versions, read only to migrate them or to delete what they held.

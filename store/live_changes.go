@@ -25,8 +25,7 @@ func members(tx *bolt.Tx, ws string) []string {
 }
 
 // liveInbound records what an inbound message means to the live inbox, in its transaction: the
-// message event, the conversation unread for every member, and a notification for each member
-// whose preferences ask for it.
+// message event, the conversation unread for every member, and the notifications (tell).
 func (s *Store) liveInbound(tx *wtx, c *Conversation, m *Message, contact Contact) error {
 	if err := s.liveNewMessage(tx, m); err != nil {
 		return err
@@ -43,18 +42,9 @@ func (s *Store) liveInbound(tx *wtx, c *Conversation, m *Message, contact Contac
 		if _, err := setUnread(tx.Tx, c.WorkspaceID, u, c.ID, true); err != nil {
 			return err
 		}
-		p, err := notificationPrefs(tx.Tx, u)
-		if err != nil {
-			return err
-		}
-		if !p.wantsInbound(c, u) {
-			continue
-		}
-		if err := s.notification(tx, c, u, "inbound", title, body, p.Sound); err != nil {
-			return err
-		}
 	}
-	return nil
+	return s.tell(tx, &notice{reason: reasonInbound, conv: c, title: title, body: body,
+		text: m.Text, media: len(m.Media) > 0})
 }
 
 // notification records a notification event for one user.
@@ -86,7 +76,6 @@ func (s *Store) liveComment(tx *wtx, c *Conversation, cm *Comment) error {
 		"commentId": cm.ID, "mentions": cm.Mentions}); err != nil {
 		return err
 	}
-	author := userName(tx.Tx, cm.UserID)
 	for _, u := range cm.Mentions {
 		if u == cm.UserID {
 			continue
@@ -97,43 +86,26 @@ func (s *Store) liveComment(tx *wtx, c *Conversation, cm *Comment) error {
 		if err := putMention(tx.Tx, c.WorkspaceID, u, c.ID, cm.CreatedAt); err != nil {
 			return err
 		}
-		p, err := notificationPrefs(tx.Tx, u)
-		if err != nil {
-			return err
-		}
-		if err := s.notification(tx, c, u, "mention", author+" mentioned you", cm.Text, p.Sound); err != nil {
-			return err
-		}
-		if err := s.mailNotification(tx, c, u, author+" mentioned you",
-			author+" mentioned you in the conversation with ", cm.Text); err != nil {
-			return err
-		}
 	}
-	return nil
+	author := userName(tx.Tx, cm.UserID)
+	return s.tell(tx, &notice{reason: reasonMention, conv: c, actor: cm.UserID, users: cm.Mentions,
+		title: author + " mentioned you", body: cm.Text, text: cm.Text,
+		mailTitle: author + " mentioned you", mailLead: author + " mentioned you in the conversation with "})
 }
 
 // liveAssigned notifies each user newly assigned by someone else. The conversation events of
 // a triage change are those of its activity entries (putEntry).
 func (s *Store) liveAssigned(tx *wtx, c *Conversation, before []string, actor string) error {
-	who := userName(tx.Tx, actor)
+	var added []string
 	for _, u := range c.AssignedUserIDs {
-		if u == actor || slices.Contains(before, u) {
-			continue
-		}
-		p, err := notificationPrefs(tx.Tx, u)
-		if err != nil {
-			return err
-		}
-		title := who + " assigned you a conversation"
-		if err := s.notification(tx, c, u, "assignment", title, strings.Join(c.Addresses, ", "), p.Sound); err != nil {
-			return err
-		}
-		if err := s.mailNotification(tx, c, u, who+" assigned you a conversation",
-			who+" assigned you the conversation with ", ""); err != nil {
-			return err
+		if !slices.Contains(before, u) {
+			added = append(added, u)
 		}
 	}
-	return nil
+	who := userName(tx.Tx, actor)
+	return s.tell(tx, &notice{reason: reasonAssignment, conv: c, actor: actor, users: added,
+		title: who + " assigned you a conversation", body: strings.Join(c.Addresses, ", "),
+		mailTitle: who + " assigned you a conversation", mailLead: who + " assigned you the conversation with "})
 }
 
 // ThreadAfter returns the thread's items (messages, comments and activity entries) made after

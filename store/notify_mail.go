@@ -174,12 +174,8 @@ func conversationLabel(tx *bolt.Tx, c *Conversation) string {
 		var names []string
 		for _, a := range c.Addresses {
 			name := a
-			if id := contactIDByPhone(tx, c.WorkspaceID, a); id != "" {
-				if ct, err := getContact(tx, c.WorkspaceID, id); err == nil {
-					if n := strings.TrimSpace(ct.FirstName + " " + ct.LastName); n != "" {
-						name = n + " (" + a + ")"
-					}
-				}
+			if n := contactName(tx, c.WorkspaceID, a); n != "" {
+				name = n + " (" + a + ")"
 			}
 			names = append(names, name)
 		}

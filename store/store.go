@@ -145,6 +145,7 @@ type Hooks struct {
 	Schedule func()                      // a broadcast was scheduled: the scheduler
 	Media    func()                      // inbound media fetches were queued: the fetcher
 	Mail     func()                      // e-mail was queued: the mail worker
+	Push     func()                      // Web Push was queued: the push worker
 	Live     func(workspaceIDs []string) // live events were added (or who may read them changed): the stream broker
 }
 
@@ -163,6 +164,7 @@ func (s *Store) SetHooks(h Hooks) {
 	set(&s.hooks.Schedule, h.Schedule)
 	set(&s.hooks.Media, h.Media)
 	set(&s.hooks.Mail, h.Mail)
+	set(&s.hooks.Push, h.Push)
 	if h.Live != nil {
 		s.hooks.Live = h.Live
 	}

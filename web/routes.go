@@ -83,6 +83,10 @@ func (h *Handler) routes() http.Handler {
 			w.Header().Set("Cache-Control", "public, max-age=3600")
 			files.ServeHTTP(w, r)
 		}))
+		// ---- the installable app: manifest, service worker, offline page ----
+		mux.HandleFunc("GET /manifest.webmanifest", h.webManifest)
+		mux.HandleFunc("GET /sw.js", h.serviceWorker)
+		mux.HandleFunc("GET "+offlinePath, h.offlinePage)
 		// Browsers ask for /favicon.ico whatever the page's <link rel="icon"> says.
 		mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Cache-Control", "public, max-age=86400")
@@ -248,6 +252,14 @@ func (h *Handler) routes() http.Handler {
 		post("/settings/profile/sessions/{session}/end", roleSignedIn, h.endSession)
 		post("/settings/profile/sessions/end-others", roleSignedIn, h.endOtherSessions)
 
+		// ---- Web Push: the key, this browser's subscription, the profile's devices ----
+		if h.cfg.PushKey != "" {
+			mux.HandleFunc("GET /push/key", h.pushKey)
+			mux.Handle("POST /push/subscriptions", forms.Handler(http.HandlerFunc(h.pushSubscribe)))
+			mux.Handle("DELETE /push/subscriptions", forms.Handler(http.HandlerFunc(h.pushUnsubscribe)))
+			post("/settings/profile/devices/{device}/remove", roleSignedIn, h.removeDevice)
+		}
+
 		// ---- UI: the installation's superuser pages ----
 		get("/admin/workspaces", roleSignedIn, su(h.adminWorkspaces))
 		post("/admin/workspaces", roleSignedIn, su(h.adminCreateWorkspace))
@@ -277,7 +289,7 @@ func (h *Handler) routes() http.Handler {
 	}
 
 	// ---- middleware, outermost first: request id, access log and panic recovery ----
-	return h.withRequestID(h.statusPages(mux))
+	return h.withRequestID(h.withAssetVersion(h.statusPages(mux)))
 }
 
 // superuserOnly wraps a page so that only a superuser of the installation opens it; it

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"log/slog"
 	"mime"
 	"net/http"
 	"strings"
@@ -82,6 +83,12 @@ type Config struct {
 	StreamAccess func(r *http.Request, userID string) bool
 	// Done, when closed, ends every open GET /events stream (server shutdown).
 	Done <-chan struct{}
+	// PushKey is the VAPID public key (base64url) of Web Push, served at GET /push/key; ""
+	// leaves Web Push out (no /push/ routes, nothing about it on the profile).
+	PushKey string
+	// CheckPushEndpoint refuses a subscription's endpoint by where it points (the webhooks' SSRF
+	// rules); its error is the message shown. nil accepts any endpoint of the right form.
+	CheckPushEndpoint func(ctx context.Context, endpoint string) error
 }
 
 // Handler holds what every handler needs; handlers are its methods, one file per action.
@@ -101,6 +108,8 @@ type Handler struct {
 	presence *presence
 	// imports holds the ids of the contact imports running in this process.
 	imports sync.Map
+	// pwa is the service worker made from this build's static files.
+	pwa pwaFiles
 }
 
 // New builds the HTTP handler with every route and the middleware chain.
@@ -120,6 +129,12 @@ func New(s *store.Store, cfg Config) http.Handler {
 	}
 	h := &Handler{store: s, cfg: cfg, logRequests: cfg.LogRequests, metrics: newMetrics(cfg.Registry), now: s.Now}
 	h.limiters.m = map[string]*limiterEntry{}
+	var err error
+	if h.pwa, err = newPWAFiles(cfg.Static); err != nil {
+		// The static files are embedded in the binary: only a broken build gets here, and it
+		// serves its pages without the service worker.
+		slog.Error("web: the service worker cannot be made from the static files", "error", err)
+	}
 	h.broker = newBroker(cfg.Done)
 	s.SetHooks(store.Hooks{Live: h.broker.wake})
 	h.presence = newPresence(h.now)

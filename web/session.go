@@ -152,8 +152,7 @@ func (ss *Sessions) lookup(r *http.Request) (browserSession, bool) {
 	if err != nil {
 		return browserSession{}, false
 	}
-	now := ss.now()
-	if now.Sub(row.CreatedAt) >= sessionMax || now.Sub(row.LastSeen) >= sessionIdle {
+	if !ss.Alive(row) {
 		return browserSession{}, false
 	}
 	return browserSession{row: row, user: u, token: token}, true

@@ -12,7 +12,9 @@ import (
 var profileNotices = map[string]string{
 	"saved": "Name and e-mail saved.", "password": "Password changed. Your other sessions are signed out.",
 	"2fa-off": "Two-factor is off.", "ended": "That session is signed out.", "ended-others": "Every other session is signed out.",
-	"notifications": "Notification settings saved.",
+	"notifications":  "Notification settings saved.",
+	"device-removed": "That device gets no more notifications.", "device-on": "Notifications are on for this device.",
+	"device-off": "Notifications are off for this device.",
 }
 
 func (h *Handler) profileView(r *http.Request, u *ui) (views.ProfileView, error) {
@@ -22,8 +24,12 @@ func (h *Handler) profileView(r *http.Request, u *ui) (views.ProfileView, error)
 	if err != nil {
 		return v, err
 	}
-	v.Notifications = views.NotificationsSection(views.NotificationsForm{Inbound: p.Inbound, Sound: p.Sound, Email: p.Email,
-		MailOff: h.cfg.Sessions.mailer() == nil})
+	nf := views.NotificationsForm{Inbound: p.Inbound, Sound: p.Sound, Email: p.Email, HideText: p.HideText,
+		MailOff: h.cfg.Sessions.mailer() == nil}
+	if nf.Push, err = h.pushView(r, u); err != nil {
+		return v, err
+	}
+	v.Notifications = views.NotificationsSection(nf)
 	if u.user.TwoFactor {
 		n, err := h.store.RecoveryCodesLeft(u.user.ID)
 		if err != nil {

@@ -133,6 +133,11 @@ func New(s *store.Store, o Options) *Worker {
 	return w
 }
 
+// Client is an HTTP client that keeps to the guard as the webhook deliveries do, for the
+// server's other requests to addresses users give it (Web Push endpoints); conns bounds the
+// idle connections kept per host.
+func (g *Guard) Client(conns int) *http.Client { return newClient(g, conns) }
+
 // newClient is the delivery HTTP client: no proxy (it would hide the real destination from the
 // guard), the guard on every connection after DNS, redirects returned as they are (a 3xx is a
 // failed attempt), enough idle connections per host for every worker.
