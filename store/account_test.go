@@ -130,3 +130,11 @@ func TestSessionsAreListedAndEnded(t *testing.T) {
 		t.Fatalf("sign-out left a session: %v", err)
 	}
 }
+
+// TestResetTokenCheckedBeforeThePassword: a made-up reset token is refused before the new
+// password is looked at (hashing it would cost a bcrypt for nothing).
+func TestResetTokenCheckedBeforeThePassword(t *testing.T) {
+	s := openStore(t, store.Options{})
+	_, err := s.UseReset("sbr_madeup", "short", s.Now())
+	wantKind(t, err, store.ErrNotFound, "")
+}

@@ -52,8 +52,12 @@ func (s *Store) ResetUser(plain string, now time.Time) (User, error) {
 }
 
 // UseReset sets the password through a reset token: the token is used up and every session of
-// the user ends, in one transaction.
+// the user ends, in one transaction. The token is checked before the password is hashed.
 func (s *Store) UseReset(plain, password string, now time.Time) (User, error) {
+	// The token first: a made-up one must not cost a bcrypt hash.
+	if _, err := s.ResetUser(plain, now); err != nil {
+		return User{}, err
+	}
 	hash, err := hashPassword("password", password)
 	if err != nil {
 		return User{}, err

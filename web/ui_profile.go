@@ -60,6 +60,26 @@ func (h *Handler) profile(w http.ResponseWriter, r *http.Request, u *ui) {
 
 // profileRefused re-renders the profile with a form's errors (422).
 func (h *Handler) profileRefused(w http.ResponseWriter, r *http.Request, u *ui, errs map[string]string, edit func(*views.ProfileView)) {
+	h.profileAnswer(w, r, u, http.StatusUnprocessableEntity, errs, edit)
+}
+
+// passwordTry takes one try from the account's budget for its current password before a
+// profile form checks it, so that a session holder guessing it is slowed like failed sign-ins.
+// With none left it answers 429 with the profile itself and ok is false; refund gives the try
+// back once the password was right.
+func (h *Handler) passwordTry(w http.ResponseWriter, r *http.Request, u *ui) (refund func(), ok bool) {
+	ss := h.cfg.Sessions
+	refund, ok = ss.limits.attempt(ss.now(), "current:"+u.user.ID)
+	if !ok {
+		w.Header().Set("Retry-After", "60")
+		h.profileAnswer(w, r, u, http.StatusTooManyRequests,
+			map[string]string{"form": "Too many wrong passwords. Wait a minute and try again."}, nil)
+	}
+	return refund, ok
+}
+
+// profileAnswer renders the profile with a form's errors and status.
+func (h *Handler) profileAnswer(w http.ResponseWriter, r *http.Request, u *ui, status int, errs map[string]string, edit func(*views.ProfileView)) {
 	u.section = "settings"
 	v, err := h.profileView(r, u)
 	if err != nil {
@@ -70,7 +90,7 @@ func (h *Handler) profileRefused(w http.ResponseWriter, r *http.Request, u *ui, 
 	if edit != nil {
 		edit(&v)
 	}
-	h.render(w, r, u, http.StatusUnprocessableEntity, "Profile", views.Profile(v))
+	h.render(w, r, u, status, "Profile", views.Profile(v))
 }
 
 // saveProfile is POST /settings/profile: name and e-mail.
@@ -92,7 +112,14 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, u *ui) 
 	if !h.readUIForm(w, r, u) {
 		return
 	}
+	refund, ok := h.passwordTry(w, r, u)
+	if !ok {
+		return
+	}
 	err := h.store.ChangePassword(u.user.ID, r.PostForm.Get("current_password"), r.PostForm.Get("password"), h.cfg.Sessions.SessionID(r))
+	if !wrongField(err, "current_password") {
+		refund()
+	}
 	if err != nil {
 		h.profileRefused(w, r, u, fieldErrors(err, nil), nil)
 		return
@@ -146,10 +173,15 @@ func (h *Handler) twoFactorOff(w http.ResponseWriter, r *http.Request, u *ui) {
 		h.uiError(w, r, u, err)
 		return
 	}
+	refund, ok := h.passwordTry(w, r, u)
+	if !ok {
+		return
+	}
 	if !store.CheckPassword(full, r.PostForm.Get("current_password")) {
 		h.profileRefused(w, r, u, map[string]string{"off_password": "Is not your current password"}, nil)
 		return
 	}
+	refund()
 	// While two-factor is required for everyone, no one turns it off for themselves (an
 	// administrator's reset-2fa sends the user to enrolment at the next sign-in).
 	if h.cfg.Sessions.twoFactorRequired() {
@@ -184,6 +216,20 @@ func (h *Handler) endOtherSessions(w http.ResponseWriter, r *http.Request, u *ui
 		return
 	}
 	http.Redirect(w, r, "/settings/profile?done=ended-others", http.StatusSeeOther)
+}
+
+// wrongField reports whether err is a validation error on field.
+func wrongField(err error, field string) bool {
+	var verrs store.ValidationError
+	if !errors.As(err, &verrs) {
+		return false
+	}
+	for _, fe := range verrs {
+		if fe.Field == field {
+			return true
+		}
+	}
+	return false
 }
 
 // browserName is a short name of the browser and system in a User-Agent header.
