@@ -3,6 +3,7 @@ package store_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"switchboard/store"
 )
@@ -137,4 +138,34 @@ func TestResetTokenCheckedBeforeThePassword(t *testing.T) {
 	s := openStore(t, store.Options{})
 	_, err := s.UseReset("sbr_madeup", "short", s.Now())
 	wantKind(t, err, store.ErrNotFound, "")
+}
+
+// TestNewResetLinkVoidsOlderOnes: a second reset link for a user makes the first stop working
+// (another user's stays), and expired links are swept.
+func TestNewResetLinkVoidsOlderOnes(t *testing.T) {
+	clock := &testClock{t: time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC)}
+	s := openStore(t, store.Options{Now: clock.Now})
+	ana, _ := s.CreateUser(store.NewUser{Email: "ana@example.com", Name: "Ana"})
+	bo, _ := s.CreateUser(store.NewUser{Email: "bo@example.com", Name: "Bo"})
+	first, _ := s.CreateReset(ana.ID, clock.Now())
+	bos, _ := s.CreateReset(bo.ID, clock.Now())
+	second, err := s.CreateResetMail(ana.ID, clock.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ResetUser(first, clock.Now()); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the older link after a new one: %v, want not found", err)
+	}
+	for _, tok := range []string{second, bos} {
+		if _, err := s.ResetUser(tok, clock.Now()); err != nil {
+			t.Fatalf("a current link: %v", err)
+		}
+	}
+	if n, err := s.SweepResets(clock.Now()); err != nil || n != 0 {
+		t.Fatalf("sweep before anything expired: %d, %v; want 0", n, err)
+	}
+	clock.Advance(store.ResetTTL)
+	if n, err := s.SweepResets(clock.Now()); err != nil || n != 2 {
+		t.Fatalf("sweep after an hour: %d, %v; want the 2 expired links", n, err)
+	}
 }

@@ -163,7 +163,7 @@ func (s *Store) CreateResetMail(userID string, now time.Time, mailFor MailFor) (
 		if _, err := getUser(tx, userID); err != nil {
 			return fx.refuse(err)
 		}
-		if err := putJSON(tx.Bucket(bResets), HashToken(plain), PasswordReset{UserID: userID, CreatedAt: now, ExpiresAt: now.Add(ResetTTL)}); err != nil {
+		if err := putReset(tx, userID, plain, now); err != nil {
 			return err
 		}
 		if mailFor != nil {

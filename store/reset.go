@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -18,17 +19,75 @@ type PasswordReset struct {
 
 var errResetGone = errorf(ErrNotFound, "this reset link does not work: it was used already, it expired (links last an hour), or it was never made")
 
-// CreateReset makes a reset link token for userID, valid for an hour from now; the plain token
-// is returned once.
+// CreateReset makes a reset link token for userID, valid for an hour from now, and voids the
+// user's older links; the plain token is returned once.
 func (s *Store) CreateReset(userID string, now time.Time) (string, error) {
 	plain := RandomToken("sbr_")
 	err := s.update(func(tx *bolt.Tx, fx *effects) error {
 		if _, err := getUser(tx, userID); err != nil {
 			return fx.refuse(err)
 		}
-		return putJSON(tx.Bucket(bResets), HashToken(plain), PasswordReset{UserID: userID, CreatedAt: now, ExpiresAt: now.Add(ResetTTL)})
+		return putReset(tx, userID, plain, now)
 	})
 	return plain, err
+}
+
+// putReset stores a reset link for userID under its token's hash, inside tx, and deletes the
+// user's older links: only the newest link works.
+func putReset(tx *bolt.Tx, userID, plain string, now time.Time) error {
+	b := tx.Bucket(bResets)
+	var older [][]byte
+	err := b.ForEach(func(k, v []byte) error {
+		var r PasswordReset
+		if err := jsonUnmarshal(v, &r); err != nil {
+			return err
+		}
+		if r.UserID == userID {
+			older = append(older, bytes.Clone(k))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range older {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return putJSON(b, HashToken(plain), PasswordReset{UserID: userID, CreatedAt: now, ExpiresAt: now.Add(ResetTTL)})
+}
+
+// SweepResets deletes the reset links expired at now and returns how many; used ones are
+// deleted when they are used. The bucket holds at most one link per user, so one pass is short.
+func (s *Store) SweepResets(now time.Time) (int, error) {
+	n := 0
+	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+		n = 0
+		b := tx.Bucket(bResets)
+		var gone [][]byte
+		err := b.ForEach(func(k, v []byte) error {
+			var r PasswordReset
+			if err := jsonUnmarshal(v, &r); err != nil {
+				return err
+			}
+			if !now.Before(r.ExpiresAt) {
+				gone = append(gone, bytes.Clone(k))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range gone {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		n = len(gone)
+		return nil
+	})
+	return n, err
 }
 
 // ResetUser returns the user a reset token is for; a used, expired or unknown token is
