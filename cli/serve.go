@@ -226,6 +226,9 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	}
 	// Sessions idle or past their maximum age are deleted at start and then hourly.
 	a.stops = append(a.stops, sweeper{name: "session sweep", interval: time.Hour, atStart: true, run: sess.SweepStale}.start())
+	// Contact uploads left a day without their mapping go, file and all, at start and hourly.
+	a.stops = append(a.stops, sweeper{name: "import upload sweep", interval: time.Hour, atStart: true,
+		run: func() (int, error) { return web.SweepImportUploads(s, s.Now()) }}.start())
 	// Expired password reset links go at start and then hourly.
 	a.stops = append(a.stops, sweeper{name: "reset link sweep", interval: time.Hour, atStart: true,
 		run: func() (int, error) { return s.SweepResets(s.Now()) }}.start())
