@@ -22,6 +22,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	"switchboard/carrier"
+	"switchboard/internal/keyfile"
 	"switchboard/mail"
 	"switchboard/media"
 	"switchboard/oauth"
@@ -43,6 +44,29 @@ func serverInfoPath(dataDir string) string { return filepath.Join(dataDir, "serv
 // sessionKeyPath is the file of the session cookie keys (web.SessionConfig.KeyFile).
 func sessionKeyPath(dataDir string) string { return filepath.Join(dataDir, "session.key") }
 
+// secretKeyPath is the file of the key that seals the database's two-factor secrets and the
+// links of queued e-mail (store.Options.SecretKey). Like session.key it is kept beside the
+// database, never in it; unlike it, it survives a restore, since the restored secrets need it.
+func secretKeyPath(dataDir string) string { return filepath.Join(dataDir, "secret.key") }
+
+// openStore opens the database of dataDir for writing with the data directory's secret key,
+// made on first use.
+func openStore(dataDir string, opts store.Options) (*store.Store, error) {
+	if err := os.MkdirAll(dataDir, 0o750); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	key, err := keyfile.Load(secretKeyPath(dataDir), store.SecretKeySize)
+	if errors.Is(err, keyfile.ErrMalformed) {
+		return nil, fmt.Errorf("%s is not a secret key file (%d bytes, base64): put back the one this database was used with "+
+			"(two-factor secrets cannot be read without it)", secretKeyPath(dataDir), store.SecretKeySize)
+	}
+	if err != nil {
+		return nil, err
+	}
+	opts.SecretKey = key
+	return store.Open(dbPath(dataDir), opts)
+}
+
 func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -56,11 +80,16 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	slog.SetDefault(logger)
 
-	s, err := store.Open(dbPath(cfg.Data), store.Options{Timeout: time.Second})
+	s, err := openStore(cfg.Data, store.Options{Timeout: time.Second})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	if !s.SecretKeyMatches() {
+		slog.Warn("the secret key does not open this database's secrets: two-factor secrets and links waiting in the mail outbox cannot be read. "+
+			"Put back the secret.key this database was used with; else users with two-factor sign in with a recovery code, or an administrator runs admin reset-2fa",
+			"file", secretKeyPath(cfg.Data))
+	}
 	if err := checkCarriers(s, cfg); err != nil {
 		return err
 	}

@@ -118,4 +118,7 @@ var (
 	// pendingCountKey holds how many deliveries are pending: the webhook queue's depth.
 	pendingCountKey = []byte("webhook_pending_count")
 	metaArchived    = []byte("archived_ws\x00") // + workspace id: the workspace is archived
+	// metaKeyCheck is a value sealed with the secret key the file's secrets are sealed with:
+	// opening it tells whether a start was given that key (secret.go).
+	metaKeyCheck = []byte("secret_key_check")
 )
