@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -167,5 +168,47 @@ func TestNewResetLinkVoidsOlderOnes(t *testing.T) {
 	clock.Advance(store.ResetTTL)
 	if n, err := s.SweepResets(clock.Now()); err != nil || n != 2 {
 		t.Fatalf("sweep after an hour: %d, %v; want the 2 expired links", n, err)
+	}
+}
+
+// TestEmailChangeWaitsForItsLink: a requested address changes nothing until its link is used;
+// an address taken meanwhile is refused then; a link expires after a day.
+func TestEmailChangeWaitsForItsLink(t *testing.T) {
+	clock := &testClock{t: time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC)}
+	s := openStore(t, store.Options{Now: clock.Now})
+	ana, _ := s.CreateUser(store.NewUser{Email: "ana@example.com", Name: "Ana"})
+	var token string
+	mailFor := func(tok string) *store.Mail {
+		return &store.Mail{To: "new@example.com", Subject: "Confirm", Body: "link " + tok + " ."}
+	}
+	if err := s.RequestEmailChange(ana.ID, "new@example.com", clock.Now(), nil, mailFor); err != nil {
+		t.Fatal(err)
+	}
+	due, _, _ := s.DueMail(clock.Now(), 10)
+	if len(due) != 1 {
+		t.Fatalf("%d e-mails queued, want the confirmation", len(due))
+	}
+	token = strings.Fields(due[0].Body)[1]
+	if u, _ := s.UserByEmail("ana@example.com"); u.ID != ana.ID {
+		t.Fatal("the old address stopped working before the confirmation")
+	}
+	if pending, _, _ := s.PendingEmailChange(ana.ID, clock.Now()); pending != "new@example.com" {
+		t.Fatalf("pending %q", pending)
+	}
+	if _, err := s.CreateUser(store.NewUser{Email: "new@example.com", Name: "Squatter"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.ConfirmEmailChange(token, clock.Now())
+	wantKind(t, err, store.ErrConflict, "")
+	if err := s.RequestEmailChange(ana.ID, "other@example.com", clock.Now(), nil, mailFor); err != nil {
+		t.Fatal(err)
+	}
+	due, _, _ = s.DueMail(clock.Now(), 10)
+	token = strings.Fields(due[len(due)-1].Body)[1]
+	clock.Advance(store.EmailChangeTTL)
+	_, err = s.ConfirmEmailChange(token, clock.Now())
+	wantKind(t, err, store.ErrNotFound, "")
+	if u, _ := s.User(ana.ID); u.Email != "ana@example.com" {
+		t.Fatalf("e-mail %s after refused confirmations", u.Email)
 	}
 }

@@ -75,11 +75,12 @@ var (
 	bMsgSlots    = []byte("idx_message_slots")       // per-workspace bucket: num → conversation
 	bConvEntries = []byte("conversation_entries")    // ws|id -> ConversationEntry
 	bConvSnooze  = []byte("idx_conversation_snooze") // until(8)|ws|conversation -> empty
-	// Accounts: sign-in sessions, two-factor, password resets and the e-mail outbox.
+	// Accounts: sign-in sessions, two-factor, password resets, e-mail changes and the outbox.
 	bSessions    = []byte("sessions")         // sha256(token) -> Session (session.go)
 	bSessionUser = []byte("idx_session_user") // user|session id -> sha256(token)
 	bTwoFactor   = []byte("user_two_factor")  // user -> two-factor record (totp.go)
 	bResets      = []byte("password_resets")  // sha256(token) -> PasswordReset (reset.go)
+	bEmailChange = []byte("email_changes")    // sha256(token) -> emailChange (email_change.go)
 	bMail        = []byte("mail")             // id -> Mail (mail.go)
 	bMailQueue   = []byte("mail_queue")       // due(8)|id -> empty
 	bMailNotify  = []byte("mail_notify")      // user -> mailNotifyState (notify_mail.go)
@@ -107,7 +108,7 @@ var allBuckets = [][]byte{
 	bImportJobs,
 	bMedia, bMediaChunks, bMediaOwner, bMediaFetch, // media.go
 	bMsgWords, bMsgSlots, bConvEntries, bConvSnooze,
-	bSessions, bSessionUser, bTwoFactor, bResets, bMail, bMailQueue, bMailNotify,
+	bSessions, bSessionUser, bTwoFactor, bResets, bEmailChange, bMail, bMailQueue, bMailNotify,
 	bNumberDaySends, // daily_cap.go
 }
 

@@ -35,14 +35,27 @@ func (s *Store) CreateReset(userID string, now time.Time) (string, error) {
 // putReset stores a reset link for userID under its token's hash, inside tx, and deletes the
 // user's older links: only the newest link works.
 func putReset(tx *bolt.Tx, userID, plain string, now time.Time) error {
-	b := tx.Bucket(bResets)
+	return putUserLink(tx.Bucket(bResets), userID, plain, PasswordReset{UserID: userID, CreatedAt: now, ExpiresAt: now.Add(ResetTTL)})
+}
+
+// linkHead is what every one-time link record (a reset, an e-mail change) has: whose it is and
+// until when it works.
+type linkHead struct {
+	UserID    string    `json:"userId"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// putUserLink writes a one-time link record v of userID into b under its token's hash and
+// deletes the user's other records of b: only the newest link of a kind works. The bucket
+// holds at most one record per user, so the pass is short.
+func putUserLink(b *bolt.Bucket, userID, plain string, v any) error {
 	var older [][]byte
 	err := b.ForEach(func(k, v []byte) error {
-		var r PasswordReset
-		if err := jsonUnmarshal(v, &r); err != nil {
+		var h linkHead
+		if err := jsonUnmarshal(v, &h); err != nil {
 			return err
 		}
-		if r.UserID == userID {
+		if h.UserID == userID {
 			older = append(older, bytes.Clone(k))
 		}
 		return nil
@@ -55,36 +68,37 @@ func putReset(tx *bolt.Tx, userID, plain string, now time.Time) error {
 			return err
 		}
 	}
-	return putJSON(b, HashToken(plain), PasswordReset{UserID: userID, CreatedAt: now, ExpiresAt: now.Add(ResetTTL)})
+	return putJSON(b, HashToken(plain), v)
 }
 
-// SweepResets deletes the reset links expired at now and returns how many; used ones are
-// deleted when they are used. The bucket holds at most one link per user, so one pass is short.
+// SweepResets deletes the reset links and e-mail change links expired at now and returns how
+// many; used ones are deleted when they are used.
 func (s *Store) SweepResets(now time.Time) (int, error) {
 	n := 0
 	err := s.update(func(tx *bolt.Tx, fx *effects) error {
 		n = 0
-		b := tx.Bucket(bResets)
-		var gone [][]byte
-		err := b.ForEach(func(k, v []byte) error {
-			var r PasswordReset
-			if err := jsonUnmarshal(v, &r); err != nil {
+		for _, b := range []*bolt.Bucket{tx.Bucket(bResets), tx.Bucket(bEmailChange)} {
+			var gone [][]byte
+			err := b.ForEach(func(k, v []byte) error {
+				var h linkHead
+				if err := jsonUnmarshal(v, &h); err != nil {
+					return err
+				}
+				if !now.Before(h.ExpiresAt) {
+					gone = append(gone, bytes.Clone(k))
+				}
+				return nil
+			})
+			if err != nil {
 				return err
 			}
-			if !now.Before(r.ExpiresAt) {
-				gone = append(gone, bytes.Clone(k))
+			for _, k := range gone {
+				if err := b.Delete(k); err != nil {
+					return err
+				}
 			}
-			return nil
-		})
-		if err != nil {
-			return err
+			n += len(gone)
 		}
-		for _, k := range gone {
-			if err := b.Delete(k); err != nil {
-				return err
-			}
-		}
-		n = len(gone)
 		return nil
 	})
 	return n, err

@@ -118,6 +118,8 @@ func (h *Handler) routes() http.Handler {
 		mux.Handle("POST /forgot", forms.Handler(http.HandlerFunc(ss.forgot)))
 		mux.HandleFunc("GET /reset/{token}", ss.resetPage)
 		mux.Handle("POST /reset/{token}", forms.Handler(http.HandlerFunc(ss.reset)))
+		mux.HandleFunc("GET /email-change/{token}", ss.emailChangePage)
+		mux.Handle("POST /email-change/{token}", forms.Handler(http.HandlerFunc(ss.emailChangeConfirm)))
 		// ---- accounts (end) ----
 
 		// ---- admin UI: the workspace switcher and the inbox ----
@@ -223,6 +225,7 @@ func (h *Handler) routes() http.Handler {
 		post("/settings/webhooks/deliveries/{delivery}/redeliver", roleAdmin, h.redeliver)
 		// ---- accounts: the signed-in user's own profile, password, two-factor and sessions (ui_profile.go) ----
 		post("/settings/profile", roleSignedIn, h.saveProfile)
+		post("/settings/profile/email", roleSignedIn, h.changeEmail)
 		post("/settings/profile/password", roleSignedIn, h.changePassword)
 		get("/settings/profile/2fa", roleSignedIn, h.twoFactorSetup)
 		post("/settings/profile/2fa", roleSignedIn, h.twoFactorConfirm)

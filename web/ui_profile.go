@@ -10,7 +10,7 @@ import (
 )
 
 var profileNotices = map[string]string{
-	"saved": "Name and e-mail saved.", "password": "Password changed. Your other sessions are signed out.",
+	"saved": "Name saved.", "password": "Password changed. Your other sessions are signed out.", "email": "E-mail changed.",
 	"2fa-off": "Two-factor is off.", "ended": "That session is signed out.", "ended-others": "Every other session is signed out.",
 	"notifications": "Notification settings saved.",
 }
@@ -18,6 +18,9 @@ var profileNotices = map[string]string{
 func (h *Handler) profileView(r *http.Request, u *ui) (views.ProfileView, error) {
 	v := views.ProfileView{Admin: u.isAdmin(), Name: u.user.Name, Email: u.user.Email, TwoFactor: u.user.TwoFactor,
 		Notice: profileNotices[r.URL.Query().Get("done")], TwoFactorRequired: h.cfg.Sessions.twoFactorRequired()}
+	if err := h.emailView(r, u, &v); err != nil {
+		return v, err
+	}
 	p, err := h.store.NotificationPrefs(u.user.ID)
 	if err != nil {
 		return v, err
@@ -93,14 +96,15 @@ func (h *Handler) profileAnswer(w http.ResponseWriter, r *http.Request, u *ui, s
 	h.render(w, r, u, status, "Profile", views.Profile(v))
 }
 
-// saveProfile is POST /settings/profile: name and e-mail.
+// saveProfile is POST /settings/profile: the name. The e-mail has a form of its own, which asks
+// for the password.
 func (h *Handler) saveProfile(w http.ResponseWriter, r *http.Request, u *ui) {
 	if !h.readUIForm(w, r, u) {
 		return
 	}
-	name, email := r.PostForm.Get("name"), r.PostForm.Get("email")
-	if _, err := h.store.UpdateProfile(u.user.ID, name, email); err != nil {
-		h.profileRefused(w, r, u, fieldErrors(err, nil), func(v *views.ProfileView) { v.Name, v.Email = name, email })
+	name := r.PostForm.Get("name")
+	if _, err := h.store.SetName(u.user.ID, name); err != nil {
+		h.profileRefused(w, r, u, fieldErrors(err, nil), func(v *views.ProfileView) { v.Name = name })
 		return
 	}
 	http.Redirect(w, r, "/settings/profile?done=saved", http.StatusSeeOther)
