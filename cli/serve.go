@@ -110,7 +110,11 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 		ln.Close()
 		return err
 	}
+	// One client cannot take the whole bound either, and idle connections that never signed in
+	// go after anonIdle.
+	clients := newClientListener(ln, cfg.MaxConnsPerIP, app.registry)
 	srv := newHTTPServer(app.handler)
+	clients.attach(srv)
 	srv.RegisterOnShutdown(app.endStreams) // open GET /events streams end, so Shutdown need not wait for them
 	if err := writeServerInfo(cfg.Data, info); err != nil {
 		ln.Close()
@@ -121,7 +125,7 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 
 	printBanner(stdout, cfg, app)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(clients) }()
 	select {
 	case err := <-errc:
 		app.stop()
@@ -158,6 +162,7 @@ func newHTTPServer(h http.Handler) *http.Server {
 // app is the wired server: the HTTP handler and the background workers.
 type app struct {
 	handler  http.Handler
+	registry *prometheus.Registry // /metrics
 	stops    []func()
 	setupURL string
 	// endStreams ends the open event streams (web.Config.Done) when the server shuts down.
@@ -174,10 +179,11 @@ func (a *app) stop() {
 // build wires the parts: store → web, plus the workers that deliver what the store queues.
 func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app, error) {
 	reg := prometheus.NewRegistry()
-	a := &app{}
+	a := &app{registry: reg}
 	wcfg := web.Config{
 		Stage: cfg.Stage, Provider: cfg.Provider, RateLimit: cfg.RateLimit, LogRequests: cfg.LogRequests,
 		Registry: reg, BackupToken: backupToken, OpenAPI: assets.OpenAPI,
+		MaxStreamsPerSession: streamBound(cfg.MaxStreamsPerSession), MaxStreamsPerUser: streamBound(cfg.MaxStreamsPerUser),
 	}
 	// One SSRF guard for both checks of a hook URL: at subscribe time and in the delivery dialer.
 	guard := webhooks.NewGuard(cfg.HookAllowCIDRs)
@@ -293,6 +299,14 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	wcfg.Done = streams
 	a.handler = web.New(s, wcfg)
 	return a, nil
+}
+
+// streamBound maps a stream flag (0: no bound) to web.Config's (0: the default, less: none).
+func streamBound(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // checkCarriers refuses to start when a number uses a carrier this server is not configured for.

@@ -77,6 +77,10 @@ type Config struct {
 	StreamAccess func(r *http.Request, userID string) bool
 	// Done, when closed, ends every open GET /events stream (server shutdown).
 	Done <-chan struct{}
+	// MaxStreamsPerSession and MaxStreamsPerUser bound the open GET /events streams of one
+	// session and of one user; one more is refused with 429. 0 means the default (10 and 30),
+	// less than 0 no bound (benchmarks that open hundreds from one session).
+	MaxStreamsPerSession, MaxStreamsPerUser int
 }
 
 // Handler holds what every handler needs; handlers are its methods, one file per action.
@@ -94,6 +98,8 @@ type Handler struct {
 	broker *broker
 	// presence knows who has a stream open, for the notification e-mails (presence.go).
 	presence *presence
+	// streamCaps bounds the open streams per session and per user (events_caps.go).
+	streamCaps *streamCaps
 	// imports holds the ids of the contact imports running in this process (ui_contacts_import.go).
 	imports sync.Map
 }
@@ -118,6 +124,7 @@ func New(s *store.Store, cfg Config) http.Handler {
 	h.broker = newBroker(cfg.Done)
 	s.OnLive(h.broker.wake)
 	h.presence = newPresence(h.now)
+	h.streamCaps = newStreamCaps(capOf(cfg.MaxStreamsPerSession, defaultStreamsPerSession), capOf(cfg.MaxStreamsPerUser, defaultStreamsPerUser))
 	// Mentions and assignments e-mail the users who are away, when e-mail is configured.
 	if cfg.Sessions.mailer() != nil {
 		s.NotifyByMail(store.MailNotify{Away: h.presence.away, BaseURL: cfg.Sessions.cfg.BaseURL})
@@ -244,6 +251,7 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (store.To
 		writeError(w, http.StatusUnauthorized, "invalid, expired or revoked token")
 		return store.Token{}, false
 	}
+	MarkAuthenticated(r)
 	return tok, true
 }
 

@@ -159,6 +159,7 @@ func (ss *Sessions) lookup(r *http.Request) (browserSession, bool) {
 	if now.Sub(row.CreatedAt) >= sessionMax || now.Sub(row.LastSeen) >= sessionIdle {
 		return browserSession{}, false
 	}
+	MarkAuthenticated(r)
 	return browserSession{row: row, user: u, token: token}, true
 }
 
