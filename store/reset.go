@@ -124,8 +124,10 @@ func (s *Store) ResetUser(plain string, now time.Time) (User, error) {
 	return u, err
 }
 
-// UseReset sets the password through a reset token: the token is used up and every session of
-// the user ends, in one transaction. The token is checked before the password is hashed.
+// UseReset sets the password through a reset token: the token is used up, every session of the
+// user ends and their personal API tokens are revoked (with the webhook subscriptions made
+// through them), in one transaction: whoever made the reset necessary keeps nothing they made
+// with the old password. (OAuth grants are the OAuth provider's to revoke.) The token is checked before the password is hashed.
 func (s *Store) UseReset(plain, password string, now time.Time) (User, error) {
 	// The token first: a made-up one must not cost a bcrypt hash.
 	if _, err := s.ResetUser(plain, now); err != nil {
@@ -153,6 +155,9 @@ func (s *Store) UseReset(plain, password string, now time.Time) (User, error) {
 		}
 		u.PasswordHash, u.UpdatedAt = hash, s.Now()
 		if err := putJSON(tx.Bucket(bUsers), idKey(u.ID), u); err != nil {
+			return err
+		}
+		if _, err := s.revokePersonalTokens(tx, u.ID); err != nil {
 			return err
 		}
 		return endSessions(tx, u.ID, "")

@@ -72,9 +72,15 @@ func (ss *Sessions) resetPage(w http.ResponseWriter, r *http.Request) {
 	renderBare(w, r, http.StatusOK, "Reset password", views.Reset(views.ResetForm{Token: token, Email: u.Email}))
 }
 
-// reset is POST /reset/{token}: sets the password, uses the link up and signs the account out
-// everywhere. Tries with links that do not work are limited per client network.
-func (ss *Sessions) reset(w http.ResponseWriter, r *http.Request) {
+// resetWith is POST /reset/{token}: sets the password, uses the link up, signs the account out
+// everywhere and revokes its personal API tokens (UseReset), then calls disconnect for the
+// rest of its API access (the OAuth apps). Tries with links that do not work are limited per
+// client network.
+func (ss *Sessions) resetWith(disconnect func(userID string) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { ss.reset(w, r, disconnect) }
+}
+
+func (ss *Sessions) reset(w http.ResponseWriter, r *http.Request, disconnect func(userID string) error) {
 	if err := readForm(w, r); err != nil {
 		formError(w, r, err)
 		return
@@ -110,8 +116,12 @@ func (ss *Sessions) reset(w http.ResponseWriter, r *http.Request) {
 		ss.resetGone(w, r, err)
 		return
 	}
+	if err := disconnect(u.ID); err != nil {
+		slog.Error("password reset: disconnect apps", "user", u.ID, "error", err)
+	}
 	renderBare(w, r, http.StatusOK, "Password changed", views.Notice("Password changed",
-		"The password of "+u.Email+" is changed, and every session of the account is signed out.", "/login", "Sign in"))
+		"The password of "+u.Email+" is changed: every session of the account is signed out, its API tokens are revoked "+
+			"and its connected apps disconnected (connect them again with the new password).", "/login", "Sign in"))
 }
 
 func (ss *Sessions) resetGone(w http.ResponseWriter, r *http.Request, err error) {

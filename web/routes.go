@@ -117,7 +117,7 @@ func (h *Handler) routes() http.Handler {
 		mux.HandleFunc("GET /forgot", ss.forgotPage)
 		mux.Handle("POST /forgot", forms.Handler(http.HandlerFunc(ss.forgot)))
 		mux.HandleFunc("GET /reset/{token}", ss.resetPage)
-		mux.Handle("POST /reset/{token}", forms.Handler(http.HandlerFunc(ss.reset)))
+		mux.Handle("POST /reset/{token}", forms.Handler(ss.resetWith(h.disconnectApps)))
 		mux.HandleFunc("GET /email-change/{token}", ss.emailChangePage)
 		mux.Handle("POST /email-change/{token}", forms.Handler(http.HandlerFunc(ss.emailChangeConfirm)))
 		// ---- accounts (end) ----

@@ -11,7 +11,8 @@ import (
 
 var profileNotices = map[string]string{
 	"saved": "Name saved.", "password": "Password changed. Your other sessions are signed out.", "email": "E-mail changed.",
-	"2fa-off": "Two-factor is off.", "ended": "That session is signed out.", "ended-others": "Every other session is signed out.",
+	"password-revoked": "Password changed. Your other sessions are signed out, your API tokens revoked and your apps disconnected.",
+	"2fa-off":          "Two-factor is off.", "ended": "That session is signed out.", "ended-others": "Every other session is signed out.",
 	"notifications": "Notification settings saved.",
 }
 
@@ -111,7 +112,8 @@ func (h *Handler) saveProfile(w http.ResponseWriter, r *http.Request, u *ui) {
 }
 
 // changePassword is POST /settings/profile/password: the current password is required; every
-// other session of the user ends.
+// other session of the user ends; with revoke_access=yes the user's API tokens are revoked and
+// apps disconnected too.
 func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, u *ui) {
 	if !h.readUIForm(w, r, u) {
 		return
@@ -128,7 +130,37 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, u *ui) 
 		h.profileRefused(w, r, u, fieldErrors(err, nil), nil)
 		return
 	}
+	if r.PostForm.Get("revoke_access") == "yes" {
+		if _, err := h.store.RevokeUserTokens(u.user.ID); err != nil {
+			h.uiError(w, r, u, err)
+			return
+		}
+		if err := h.disconnectApps(u.user.ID); err != nil {
+			h.uiError(w, r, u, err)
+			return
+		}
+		http.Redirect(w, r, "/settings/profile?done=password-revoked", http.StatusSeeOther)
+		return
+	}
 	http.Redirect(w, r, "/settings/profile?done=password", http.StatusSeeOther)
+}
+
+// disconnectApps revokes every OAuth grant of userID: the apps' tokens stop working and the
+// webhook subscriptions made through them end.
+func (h *Handler) disconnectApps(userID string) error {
+	if h.cfg.OAuth == nil {
+		return nil
+	}
+	grants, err := h.cfg.OAuth.Grants(userID)
+	if err != nil {
+		return err
+	}
+	for _, g := range grants {
+		if err := h.cfg.OAuth.RevokeGrant(g.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
 }
 
 // twoFactorSetup is GET /settings/profile/2fa: a new secret's QR code.
@@ -143,25 +175,48 @@ func (h *Handler) twoFactorSetup(w http.ResponseWriter, r *http.Request, u *ui) 
 		h.uiError(w, r, u, err)
 		return
 	}
+	v.AskPassword = true
 	h.render(w, r, u, http.StatusOK, "Set up two-factor", views.Enrol(v))
 }
 
-// twoFactorConfirm is POST /settings/profile/2fa: the first code turns two-factor on; the
-// recovery codes are shown this once.
+// twoFactorConfirm is POST /settings/profile/2fa: the current password and the first code turn
+// two-factor on; the recovery codes are shown this once.
 func (h *Handler) twoFactorConfirm(w http.ResponseWriter, r *http.Request, u *ui) {
 	u.section = "settings"
 	if !h.readUIForm(w, r, u) {
 		return
 	}
-	codes, err := h.store.ConfirmTwoFactor(u.user.ID, r.PostForm.Get("code"), h.cfg.Sessions.now())
-	if err != nil {
-		v, verr := enrolView(h.store, u.user.ID, "/settings/profile/2fa")
-		if verr != nil {
-			h.uiError(w, r, u, verr)
+	again := func(status int, msg string) {
+		v, err := enrolView(h.store, u.user.ID, "/settings/profile/2fa")
+		if err != nil {
+			h.uiError(w, r, u, err)
 			return
 		}
-		v.Error = codeError(err) + " Scan the new QR code and try again."
-		h.render(w, r, u, http.StatusUnprocessableEntity, "Set up two-factor", views.Enrol(v))
+		v.AskPassword, v.Error = true, msg+" Scan the new QR code and try again."
+		h.render(w, r, u, status, "Set up two-factor", views.Enrol(v))
+	}
+	// The current password first: a stolen session must not turn two-factor on with its own
+	// phone and lock the owner out.
+	ss := h.cfg.Sessions
+	refund, ok := ss.limits.attempt(ss.now(), "current:"+u.user.ID)
+	if !ok {
+		w.Header().Set("Retry-After", "60")
+		again(http.StatusTooManyRequests, "Too many wrong passwords. Wait a minute.")
+		return
+	}
+	full, err := h.store.User(u.user.ID)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	if !store.CheckPassword(full, r.PostForm.Get("current_password")) {
+		again(http.StatusUnprocessableEntity, "The current password is not right.")
+		return
+	}
+	refund()
+	codes, err := h.store.ConfirmTwoFactor(u.user.ID, r.PostForm.Get("code"), ss.now())
+	if err != nil {
+		again(http.StatusUnprocessableEntity, codeError(err))
 		return
 	}
 	h.render(w, r, u, http.StatusOK, "Two-factor is on", views.RecoveryCodes(codes, "/settings/profile"))
