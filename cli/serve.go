@@ -264,9 +264,9 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	// Contact uploads left a day without their mapping go, file and all, at start and hourly.
 	a.stops = append(a.stops, sweeper{name: "import upload sweep", interval: time.Hour, atStart: true,
 		run: func() (int, error) { return web.SweepImportUploads(s, s.Now()) }}.start())
-	// Expired password reset links go at start and then hourly.
-	a.stops = append(a.stops, sweeper{name: "reset link sweep", interval: time.Hour, atStart: true,
-		run: func() (int, error) { return s.SweepResets(s.Now()) }}.start())
+	// Expired password reset and e-mail change links go at start and then hourly.
+	a.stops = append(a.stops, sweeper{name: "expired link sweep", interval: time.Hour, atStart: true,
+		run: func() (int, error) { return s.SweepExpiredLinks(s.Now()) }}.start())
 	prov, err := oauth.New(s, oauth.Config{AccessTokenTTL: cfg.AccessTokenTTL, Session: sess})
 	if err != nil {
 		a.stop()

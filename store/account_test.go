@@ -162,11 +162,11 @@ func TestNewResetLinkVoidsOlderOnes(t *testing.T) {
 			t.Fatalf("a current link: %v", err)
 		}
 	}
-	if n, err := s.SweepResets(clock.Now()); err != nil || n != 0 {
+	if n, err := s.SweepExpiredLinks(clock.Now()); err != nil || n != 0 {
 		t.Fatalf("sweep before anything expired: %d, %v; want 0", n, err)
 	}
 	clock.Advance(store.ResetTTL)
-	if n, err := s.SweepResets(clock.Now()); err != nil || n != 2 {
+	if n, err := s.SweepExpiredLinks(clock.Now()); err != nil || n != 2 {
 		t.Fatalf("sweep after an hour: %d, %v; want the 2 expired links", n, err)
 	}
 }

@@ -71,9 +71,9 @@ func putUserLink(b *bolt.Bucket, userID, plain string, v any) error {
 	return putJSON(b, HashToken(plain), v)
 }
 
-// SweepResets deletes the reset links and e-mail change links expired at now and returns how
+// SweepExpiredLinks deletes the reset links and e-mail change links expired at now and returns how
 // many; used ones are deleted when they are used.
-func (s *Store) SweepResets(now time.Time) (int, error) {
+func (s *Store) SweepExpiredLinks(now time.Time) (int, error) {
 	n := 0
 	err := s.update(func(tx *bolt.Tx, fx *effects) error {
 		n = 0
