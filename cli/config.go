@@ -29,13 +29,14 @@ type config struct {
 	SendRate       float64
 	Twilio         twilioConfig
 	Telnyx         telnyxConfig
-	Backup         backupConfig // scheduled off-site backups (backup_offsite.go)
+	Backup         backupConfig // scheduled off-site backups (startBackups)
 	// MaxConnections bounds the open connections (-max-connections), MaxConnsPerIP those of one
 	// client address (-max-conns-per-ip, 0: no bound).
 	MaxConnections, MaxConnsPerIP int
 	// MaxStreamsPerSession and MaxStreamsPerUser bound the open GET /events streams of one
 	// session and one user (0: no bound).
 	MaxStreamsPerSession, MaxStreamsPerUser int
+
 	// RequireTwoFactor sends every user without two-factor to enrolment (-require-2fa).
 	RequireTwoFactor bool
 	// Mail is the SMTP server and sender (-smtp-url, -smtp-from); its URL "" sends no e-mail.
@@ -54,6 +55,8 @@ type twilioConfig struct {
 	AccountSID string
 	AuthToken  string
 	BaseURL    string
+	// PricingURL is Twilio's Pricing API, which quotes a number's monthly price before it is bought.
+	PricingURL string
 }
 
 func (t twilioConfig) configured() bool { return t.AccountSID != "" && t.AuthToken != "" }
@@ -64,6 +67,7 @@ func twilioFlags(fs *flag.FlagSet, t *twilioConfig) {
 	fs.StringVar(&t.AccountSID, "twilio-account-sid", "", "Twilio account SID (for numbers with carrier twilio)")
 	fs.StringVar(&t.AuthToken, "twilio-auth-token", "", "Twilio auth token: signs API calls and verifies callbacks; never logged")
 	fs.StringVar(&t.BaseURL, "twilio-base-url", "https://api.twilio.com", "Twilio REST API base URL (tests point it at a local server)")
+	fs.StringVar(&t.PricingURL, "twilio-pricing-url", carrier.DefaultTwilioPricingURL, "Twilio Pricing API base URL: quotes a number's monthly price before it is bought")
 }
 
 // telnyxConfig is the Telnyx account the telnyx adapter uses: the API key signs sends (never
@@ -193,6 +197,7 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 		return c, err
 	}
 	c.Twilio.BaseURL = strings.TrimRight(c.Twilio.BaseURL, "/")
+	c.Twilio.PricingURL = strings.TrimRight(c.Twilio.PricingURL, "/")
 	if err := c.Telnyx.check(); err != nil {
 		return c, err
 	}

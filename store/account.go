@@ -55,19 +55,19 @@ func (s *Store) SetPassword(userID, password string) error {
 // setPasswordHash writes the new hash if the password did not change meanwhile (was is the
 // hash that was checked), ending the user's sessions but keep.
 func (s *Store) setPasswordHash(userID, was, hash, keep string) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
-		u, err := getUser(tx, userID)
+	return s.update(func(tx *wtx) error {
+		u, err := getUser(tx.Tx, userID)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
 		if u.PasswordHash != was {
-			return fx.refuse(errorf(ErrConflict, "the password was changed meanwhile; try again"))
+			return tx.refuse(errorf(ErrConflict, "the password was changed meanwhile; try again"))
 		}
 		u.PasswordHash, u.UpdatedAt = hash, s.Now()
 		if err := putJSON(tx.Bucket(bUsers), idKey(u.ID), u); err != nil {
 			return err
 		}
-		return endSessions(tx, userID, keep)
+		return endSessions(tx.Tx, userID, keep)
 	})
 }
 
@@ -78,10 +78,10 @@ func (s *Store) SetName(userID, name string) (User, error) {
 		return User{}, ValidationError{{"name", "is required, at most 255 characters"}}
 	}
 	var u User
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+	err := s.update(func(tx *wtx) error {
 		var err error
-		if u, err = getUser(tx, userID); err != nil {
-			return fx.refuse(err)
+		if u, err = getUser(tx.Tx, userID); err != nil {
+			return tx.refuse(err)
 		}
 		u.Name, u.UpdatedAt = name, s.Now()
 		return putJSON(tx.Bucket(bUsers), idKey(u.ID), u)
@@ -98,18 +98,18 @@ func (s *Store) SetEmail(userID, email string) (User, error) {
 		return User{}, errs
 	}
 	var u User
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+	err := s.update(func(tx *wtx) error {
 		var err error
-		if u, err = getUser(tx, userID); err != nil {
-			return fx.refuse(err)
+		if u, err = getUser(tx.Tx, userID); err != nil {
+			return tx.refuse(err)
 		}
 		if strings.EqualFold(u.Email, email) {
 			return nil
 		}
-		if emailTaken(tx, email) {
-			return fx.refuse(ValidationError{{"email", "belongs to another user"}})
+		if emailTaken(tx.Tx, email) {
+			return tx.refuse(ValidationError{{"email", "belongs to another user"}})
 		}
-		return s.setEmail(tx, &u, email)
+		return s.setEmail(tx.Tx, &u, email)
 	})
 	u.PasswordHash = ""
 	return u, err
@@ -120,21 +120,21 @@ func (s *Store) SetEmail(userID, email string) (User, error) {
 // are refused while disabled (Authenticate). No one disables themselves, nor the last enabled
 // superuser.
 func (s *Store) SetUserDisabled(actorID, userID string, disabled bool) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
-		u, err := getUser(tx, userID)
+	return s.update(func(tx *wtx) error {
+		u, err := getUser(tx.Tx, userID)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
 		if actorID == userID {
-			return fx.refuse(errorf(ErrForbidden, "you cannot disable or enable yourself"))
+			return tx.refuse(errorf(ErrForbidden, "you cannot disable or enable yourself"))
 		}
 		if disabled && u.Superuser && !u.Disabled {
-			n, err := enabledSuperusers(tx)
+			n, err := enabledSuperusers(tx.Tx)
 			if err != nil {
 				return err
 			}
 			if n <= 1 {
-				return fx.refuse(errorf(ErrConflict, "%s is the last superuser; promote someone else first", u.Email))
+				return tx.refuse(errorf(ErrConflict, "%s is the last superuser; promote someone else first", u.Email))
 			}
 		}
 		u.Disabled, u.UpdatedAt = disabled, s.Now()
@@ -142,7 +142,7 @@ func (s *Store) SetUserDisabled(actorID, userID string, disabled bool) error {
 			return err
 		}
 		if disabled {
-			return endSessions(tx, userID, "")
+			return endSessions(tx.Tx, userID, "")
 		}
 		return nil
 	})
@@ -152,24 +152,24 @@ func (s *Store) SetUserDisabled(actorID, userID string, disabled bool) error {
 // superuser. A demoted user's sessions end in the same transaction, so no page opened as a
 // superuser stays open.
 func (s *Store) SetSuperuser(actorID, userID string, on bool) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
-		u, err := getUser(tx, userID)
+	return s.update(func(tx *wtx) error {
+		u, err := getUser(tx.Tx, userID)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
 		if actorID == userID {
-			return fx.refuse(errorf(ErrForbidden, "you cannot change your own superuser flag"))
+			return tx.refuse(errorf(ErrForbidden, "you cannot change your own superuser flag"))
 		}
 		if u.Superuser == on {
 			return nil
 		}
 		if !on && !u.Disabled {
-			n, err := enabledSuperusers(tx)
+			n, err := enabledSuperusers(tx.Tx)
 			if err != nil {
 				return err
 			}
 			if n <= 1 {
-				return fx.refuse(errorf(ErrConflict, "%s is the last superuser", u.Email))
+				return tx.refuse(errorf(ErrConflict, "%s is the last superuser", u.Email))
 			}
 		}
 		u.Superuser, u.UpdatedAt = on, s.Now()
@@ -177,7 +177,7 @@ func (s *Store) SetSuperuser(actorID, userID string, on bool) error {
 			return err
 		}
 		if !on {
-			return endSessions(tx, userID, "")
+			return endSessions(tx.Tx, userID, "")
 		}
 		return nil
 	})

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -144,7 +145,7 @@ func TestResetTokenCheckedBeforeThePassword(t *testing.T) {
 // TestNewResetLinkVoidsOlderOnes: a second reset link for a user makes the first stop working
 // (another user's stays), and expired links are swept.
 func TestNewResetLinkVoidsOlderOnes(t *testing.T) {
-	clock := &testClock{t: time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC))
 	s := openStore(t, store.Options{Now: clock.Now})
 	ana, _ := s.CreateUser(store.NewUser{Email: "ana@example.com", Name: "Ana"})
 	bo, _ := s.CreateUser(store.NewUser{Email: "bo@example.com", Name: "Bo"})
@@ -174,7 +175,7 @@ func TestNewResetLinkVoidsOlderOnes(t *testing.T) {
 // TestEmailChangeWaitsForItsLink: a requested address changes nothing until its link is used;
 // an address taken meanwhile is refused then; a link expires after a day.
 func TestEmailChangeWaitsForItsLink(t *testing.T) {
-	clock := &testClock{t: time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC))
 	s := openStore(t, store.Options{Now: clock.Now})
 	ana, _ := s.CreateUser(store.NewUser{Email: "ana@example.com", Name: "Ana"})
 	var token string

@@ -43,18 +43,19 @@ func (s *Store) RequestEmailChange(userID, email string, now time.Time, notice *
 		return errs
 	}
 	plain := RandomToken("sbe_")
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
-		u, err := getUser(tx, userID)
+	return s.update(func(tx *wtx) error {
+		u, err := getUser(tx.Tx, userID)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
 		if strings.EqualFold(u.Email, email) {
-			return fx.refuse(ValidationError{{"email", "is already your e-mail address"}})
+			return tx.refuse(ValidationError{{"email", "is already your e-mail address"}})
 		}
 		if notice != nil {
-			if err := s.queueMailAt(tx, fx, notice, s.Now()); err != nil {
+			if err := s.queueMail(tx.Tx, notice); err != nil {
 				return err
 			}
+			tx.mail = true
 		}
 		// The change waits either way, so that the profile shows it alike; its link is mailed
 		// only to an address no one has (and could not be used on one that someone has).
@@ -62,13 +63,13 @@ func (s *Store) RequestEmailChange(userID, email string, now time.Time, notice *
 		if err := putUserLink(tx.Bucket(bEmailChange), userID, plain, ch); err != nil {
 			return err
 		}
-		if emailTaken(tx, email) {
+		if emailTaken(tx.Tx, email) {
 			return nil
 		}
-		if err := s.queueLinkMail(tx, mailFor, plain); err != nil {
+		if err := s.queueLinkMail(tx.Tx, mailFor, plain); err != nil {
 			return err
 		}
-		fx.mail = true
+		tx.mail = true
 		return nil
 	})
 }
@@ -123,21 +124,21 @@ func (s *Store) PendingEmailChange(userID string, now time.Time) (string, time.T
 // the link up. An address another user took meanwhile is ErrConflict.
 func (s *Store) ConfirmEmailChange(plain string, now time.Time) (User, error) {
 	var u User
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		ch, err := getEmailChange(tx, plain, now)
+	err := s.update(func(tx *wtx) error {
+		ch, err := getEmailChange(tx.Tx, plain, now)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
-		if u, err = getUser(tx, ch.UserID); err != nil {
-			return fx.refuse(err)
+		if u, err = getUser(tx.Tx, ch.UserID); err != nil {
+			return tx.refuse(err)
 		}
-		if !strings.EqualFold(u.Email, ch.Email) && emailTaken(tx, ch.Email) {
-			return fx.refuse(errorf(ErrConflict, "%s belongs to another account now", ch.Email))
+		if !strings.EqualFold(u.Email, ch.Email) && emailTaken(tx.Tx, ch.Email) {
+			return tx.refuse(errorf(ErrConflict, "%s belongs to another account now", ch.Email))
 		}
 		if err := tx.Bucket(bEmailChange).Delete(HashToken(plain)); err != nil {
 			return err
 		}
-		return s.setEmail(tx, &u, ch.Email)
+		return s.setEmail(tx.Tx, &u, ch.Email)
 	})
 	u.PasswordHash = ""
 	return u, err

@@ -27,8 +27,8 @@ func members(tx *bolt.Tx, ws string) []string {
 // liveInbound records what an inbound message means to the live inbox, in its transaction: the
 // message event, the conversation unread for every member, and a notification for each member
 // whose preferences ask for it.
-func (s *Store) liveInbound(tx *bolt.Tx, fx *effects, c *Conversation, m *Message, contact Contact) error {
-	if err := s.liveNewMessage(tx, fx, m); err != nil {
+func (s *Store) liveInbound(tx *wtx, c *Conversation, m *Message, contact Contact) error {
+	if err := s.liveNewMessage(tx, m); err != nil {
 		return err
 	}
 	title := strings.TrimSpace(contact.FirstName + " " + contact.LastName)
@@ -39,18 +39,18 @@ func (s *Store) liveInbound(tx *bolt.Tx, fx *effects, c *Conversation, m *Messag
 	if body == "" && len(m.Media) > 0 {
 		body = "[media]"
 	}
-	for _, u := range members(tx, c.WorkspaceID) {
-		if _, err := setUnread(tx, c.WorkspaceID, u, c.ID, true); err != nil {
+	for _, u := range members(tx.Tx, c.WorkspaceID) {
+		if _, err := setUnread(tx.Tx, c.WorkspaceID, u, c.ID, true); err != nil {
 			return err
 		}
-		p, err := notificationPrefs(tx, u)
+		p, err := notificationPrefs(tx.Tx, u)
 		if err != nil {
 			return err
 		}
 		if !p.wantsInbound(c, u) {
 			continue
 		}
-		if err := s.notification(tx, fx, c, u, "inbound", title, body, p.Sound); err != nil {
+		if err := s.notification(tx, c, u, "inbound", title, body, p.Sound); err != nil {
 			return err
 		}
 	}
@@ -58,11 +58,11 @@ func (s *Store) liveInbound(tx *bolt.Tx, fx *effects, c *Conversation, m *Messag
 }
 
 // notification records a notification event for one user.
-func (s *Store) notification(tx *bolt.Tx, fx *effects, c *Conversation, user, reason, title, body string, sound bool) error {
+func (s *Store) notification(tx *wtx, c *Conversation, user, reason, title, body string, sound bool) error {
 	if r := []rune(body); len(r) > 140 {
 		body = string(r[:139]) + "…"
 	}
-	return s.live(tx, fx, c.WorkspaceID, LiveNotification, c.ID, user, map[string]any{
+	return s.live(tx, c.WorkspaceID, LiveNotification, c.ID, user, map[string]any{
 		"reason": reason, "title": title, "body": body, "sound": sound})
 }
 
@@ -81,30 +81,30 @@ func userName(tx *bolt.Tx, id string) string {
 
 // liveComment records a new comment: the comment event, and for each mentioned member other
 // than its author the conversation unread, in their mentions, and a notification.
-func (s *Store) liveComment(tx *bolt.Tx, fx *effects, c *Conversation, cm *Comment) error {
-	if err := s.live(tx, fx, c.WorkspaceID, LiveComment, c.ID, "", map[string]any{
+func (s *Store) liveComment(tx *wtx, c *Conversation, cm *Comment) error {
+	if err := s.live(tx, c.WorkspaceID, LiveComment, c.ID, "", map[string]any{
 		"commentId": cm.ID, "mentions": cm.Mentions}); err != nil {
 		return err
 	}
-	author := userName(tx, cm.UserID)
+	author := userName(tx.Tx, cm.UserID)
 	for _, u := range cm.Mentions {
 		if u == cm.UserID {
 			continue
 		}
-		if _, err := setUnread(tx, c.WorkspaceID, u, c.ID, true); err != nil {
+		if _, err := setUnread(tx.Tx, c.WorkspaceID, u, c.ID, true); err != nil {
 			return err
 		}
-		if err := putMention(tx, c.WorkspaceID, u, c.ID, cm.CreatedAt); err != nil {
+		if err := putMention(tx.Tx, c.WorkspaceID, u, c.ID, cm.CreatedAt); err != nil {
 			return err
 		}
-		p, err := notificationPrefs(tx, u)
+		p, err := notificationPrefs(tx.Tx, u)
 		if err != nil {
 			return err
 		}
-		if err := s.notification(tx, fx, c, u, "mention", author+" mentioned you", cm.Text, p.Sound); err != nil {
+		if err := s.notification(tx, c, u, "mention", author+" mentioned you", cm.Text, p.Sound); err != nil {
 			return err
 		}
-		if err := s.mailNotification(tx, fx, c, u, author+" mentioned you",
+		if err := s.mailNotification(tx, c, u, author+" mentioned you",
 			author+" mentioned you in the conversation with ", cm.Text); err != nil {
 			return err
 		}
@@ -114,21 +114,21 @@ func (s *Store) liveComment(tx *bolt.Tx, fx *effects, c *Conversation, cm *Comme
 
 // liveAssigned notifies each user newly assigned by someone else. The conversation events of
 // a triage change are those of its activity entries (putEntry).
-func (s *Store) liveAssigned(tx *bolt.Tx, fx *effects, c *Conversation, before []string, actor string) error {
-	who := userName(tx, actor)
+func (s *Store) liveAssigned(tx *wtx, c *Conversation, before []string, actor string) error {
+	who := userName(tx.Tx, actor)
 	for _, u := range c.AssignedUserIDs {
 		if u == actor || slices.Contains(before, u) {
 			continue
 		}
-		p, err := notificationPrefs(tx, u)
+		p, err := notificationPrefs(tx.Tx, u)
 		if err != nil {
 			return err
 		}
 		title := who + " assigned you a conversation"
-		if err := s.notification(tx, fx, c, u, "assignment", title, strings.Join(c.Addresses, ", "), p.Sound); err != nil {
+		if err := s.notification(tx, c, u, "assignment", title, strings.Join(c.Addresses, ", "), p.Sound); err != nil {
 			return err
 		}
-		if err := s.mailNotification(tx, fx, c, u, who+" assigned you a conversation",
+		if err := s.mailNotification(tx, c, u, who+" assigned you a conversation",
 			who+" assigned you the conversation with ", ""); err != nil {
 			return err
 		}

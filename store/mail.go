@@ -22,7 +22,7 @@ type Mail struct {
 	Attempts  int       `json:"attempts"`
 	LastError string    `json:"lastError,omitempty"`
 	DueAt     time.Time `json:"dueAt"`
-	// Link is the token of the link the body holds, sealed (secret.go): the stored body has
+	// Link is the token of the link the body holds, sealed: the stored body has
 	// linkMarker in its place, and DueMail puts the token back for the worker that sends it.
 	Link string `json:"link,omitempty"`
 
@@ -50,12 +50,11 @@ func mailQueueKey(due time.Time, id string) []byte {
 
 // queueMail writes m into the outbox inside tx, due now.
 func (s *Store) queueMail(tx *bolt.Tx, m *Mail) error {
-	return s.queueMailAt(tx, nil, m, s.Now())
+	return s.queueMailAt(tx, m, s.Now())
 }
 
-// queueMailAt writes m into the outbox inside tx, due at due; with fx, the mail worker is
-// woken after the commit.
-func (s *Store) queueMailAt(tx *bolt.Tx, fx *effects, m *Mail, due time.Time) error {
+// queueMailAt writes m into the outbox inside tx, due at due.
+func (s *Store) queueMailAt(tx *bolt.Tx, m *Mail, due time.Time) error {
 	if addr, err := mail.ParseAddress(m.To); err != nil || addr.Address != m.To {
 		return ValidationError{{"to", "must be an email address such as ana@example.com"}}
 	}
@@ -65,9 +64,6 @@ func (s *Store) queueMailAt(tx *bolt.Tx, fx *effects, m *Mail, due time.Time) er
 	}
 	if err := putJSON(tx.Bucket(bMail), idKey(m.ID), m); err != nil {
 		return err
-	}
-	if fx != nil {
-		fx.mail = true
 	}
 	return tx.Bucket(bMailQueue).Put(mailQueueKey(m.DueAt, m.ID), nil)
 }
@@ -105,9 +101,9 @@ func (s *Store) renderMail(m *Mail) {
 // QueueMail puts one e-mail in the outbox (a notification, a test); the mail worker sends it.
 func (s *Store) QueueMail(to, subject, body string) (Mail, error) {
 	m := Mail{To: to, Subject: subject, Body: body}
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		if err := s.queueMail(tx, &m); err != nil {
-			return fx.refuse(err)
+	err := s.update(func(tx *wtx) error {
+		if err := s.queueMail(tx.Tx, &m); err != nil {
+			return tx.refuse(err)
 		}
 		return nil
 	})
@@ -148,7 +144,7 @@ func (s *Store) DueMail(now time.Time, limit int) ([]Mail, time.Time, error) {
 // tried keeps its time (a gathering notification e-mail is due later on purpose).
 func (s *Store) RetryFailedMail(now time.Time) (int, error) {
 	n := 0
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+	err := s.update(func(tx *wtx) error {
 		n = 0
 		q := tx.Bucket(bMailQueue)
 		var keys [][]byte
@@ -184,7 +180,7 @@ func (s *Store) RetryFailedMail(now time.Time) (int, error) {
 
 // MailSent deletes a sent e-mail from the outbox.
 func (s *Store) MailSent(m Mail) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
+	return s.update(func(tx *wtx) error {
 		if err := tx.Bucket(bMailQueue).Delete(mailQueueKey(m.DueAt, m.ID)); err != nil {
 			return err
 		}
@@ -195,7 +191,7 @@ func (s *Store) MailSent(m Mail) error {
 // MailFailed records a failed try of m (as DueMail returned it) and when to try again. The
 // stored e-mail is changed, not m: m's body holds its link's token.
 func (s *Store) MailFailed(sent Mail, reason string, retryAt time.Time) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
+	return s.update(func(tx *wtx) error {
 		if err := tx.Bucket(bMailQueue).Delete(mailQueueKey(sent.DueAt, sent.ID)); err != nil {
 			return err
 		}
@@ -216,14 +212,14 @@ func (s *Store) MailFailed(sent Mail, reason string, retryAt time.Time) error {
 // the same transaction.
 func (s *Store) CreateResetMail(userID string, now time.Time, mailFor MailFor) (string, error) {
 	plain := RandomToken("sbr_")
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getUser(tx, userID); err != nil {
-			return fx.refuse(err)
+	err := s.update(func(tx *wtx) error {
+		if _, err := getUser(tx.Tx, userID); err != nil {
+			return tx.refuse(err)
 		}
-		if err := putReset(tx, userID, plain, now); err != nil {
+		if err := putReset(tx.Tx, userID, plain, now); err != nil {
 			return err
 		}
-		return s.queueLinkMail(tx, mailFor, plain)
+		return s.queueLinkMail(tx.Tx, mailFor, plain)
 	})
 	return plain, err
 }

@@ -55,8 +55,8 @@ func (s *Store) runMigrations(from uint64) error {
 				return fmt.Errorf("store: migration %d→%d (%s): %w", v, v+1, m.name, err)
 			}
 		}
-		err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
-			if err := m.run(s, tx); err != nil {
+		err := s.updateNow(func(tx *wtx) error {
+			if err := m.run(s, tx.Tx); err != nil {
 				return err
 			}
 			return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(v+1))
@@ -70,7 +70,7 @@ func (s *Store) runMigrations(from uint64) error {
 
 func (s *Store) migrate() error {
 	var from uint64
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+	err := s.updateNow(func(tx *wtx) error {
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("store: create bucket %s: %w", name, err)

@@ -15,7 +15,7 @@ var linkTokenRe = regexp.MustCompile(`sb[ir]_[A-Za-z0-9_-]{43}`)
 var errNeedSecretKey = errors.New("two-factor secrets and e-mailed links are to be sealed with the data directory's secret key, and none was given")
 
 // migrateSealSecrets seals the two-factor secrets and the tokens of links waiting in the mail
-// outbox that earlier versions kept in clear (secret.go). With no key given (a random one for
+// outbox that earlier versions kept in clear. With no key given (a random one for
 // this process) it refuses when there is anything to seal: sealed with that key, it would be
 // lost when the process ends.
 func migrateSealSecrets(s *Store, tx *bolt.Tx) error {

@@ -23,11 +23,11 @@ var errResetGone = errorf(ErrNotFound, "this reset link does not work: it was us
 // user's older links; the plain token is returned once.
 func (s *Store) CreateReset(userID string, now time.Time) (string, error) {
 	plain := RandomToken("sbr_")
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getUser(tx, userID); err != nil {
-			return fx.refuse(err)
+	err := s.update(func(tx *wtx) error {
+		if _, err := getUser(tx.Tx, userID); err != nil {
+			return tx.refuse(err)
 		}
-		return putReset(tx, userID, plain, now)
+		return putReset(tx.Tx, userID, plain, now)
 	})
 	return plain, err
 }
@@ -75,7 +75,7 @@ func putUserLink(b *bolt.Bucket, userID, plain string, v any) error {
 // many; used ones are deleted when they are used.
 func (s *Store) SweepExpiredLinks(now time.Time) (int, error) {
 	n := 0
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+	err := s.update(func(tx *wtx) error {
 		n = 0
 		for _, b := range []*bolt.Bucket{tx.Bucket(bResets), tx.Bucket(bEmailChange)} {
 			var gone [][]byte
@@ -138,17 +138,17 @@ func (s *Store) UseReset(plain, password string, now time.Time) (User, error) {
 		return User{}, err
 	}
 	var u User
-	err = s.update(func(tx *bolt.Tx, fx *effects) error {
+	err = s.update(func(tx *wtx) error {
 		var r PasswordReset
 		ok, err := getJSON(tx.Bucket(bResets), HashToken(plain), &r)
 		if err != nil {
 			return err
 		}
 		if !ok || !now.Before(r.ExpiresAt) {
-			return fx.refuse(errResetGone)
+			return tx.refuse(errResetGone)
 		}
-		if u, err = getUser(tx, r.UserID); err != nil {
-			return fx.refuse(err)
+		if u, err = getUser(tx.Tx, r.UserID); err != nil {
+			return tx.refuse(err)
 		}
 		if err := tx.Bucket(bResets).Delete(HashToken(plain)); err != nil {
 			return err
@@ -157,10 +157,10 @@ func (s *Store) UseReset(plain, password string, now time.Time) (User, error) {
 		if err := putJSON(tx.Bucket(bUsers), idKey(u.ID), u); err != nil {
 			return err
 		}
-		if _, err := s.revokePersonalTokens(tx, u.ID); err != nil {
+		if _, err := s.revokePersonalTokens(tx.Tx, u.ID); err != nil {
 			return err
 		}
-		return endSessions(tx, u.ID, "")
+		return endSessions(tx.Tx, u.ID, "")
 	})
 	u.PasswordHash = ""
 	return u, err

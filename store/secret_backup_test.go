@@ -12,6 +12,7 @@ import (
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -31,7 +32,7 @@ func totpAt(t *testing.T, secret string, at time.Time) string {
 func TestBackupHoldsNoUsableSecret(t *testing.T) {
 	key := make([]byte, 32)
 	rand.Read(key)
-	clock := &testClock{t: time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC))
 	path := filepath.Join(t.TempDir(), "switchboard.db")
 	s := openStoreAt(t, path, store.Options{Now: clock.Now, SecretKey: key})
 	ana, _ := s.CreateUser(store.NewUser{Email: "ana@example.com", Name: "Ana"})

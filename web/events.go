@@ -130,7 +130,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	// Subscribe before reading where the log stands, so that no commit falls between the two.
 	sub := h.broker.subscribe(ws)
 	defer h.broker.unsubscribe(ws, sub)
-	defer h.presence.opened(user.ID, ws)() // the user is not away (presence.go)
+	defer h.presence.opened(user.ID, ws)() // the user is not away
 	cursor, resume := lastEventID(r)
 	if !resume {
 		if cursor, err = h.store.LastLiveEvent(ws); err != nil {

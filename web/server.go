@@ -51,6 +51,11 @@ type Config struct {
 	TelnyxPublicKey ed25519.PublicKey
 	// Telnyx says the server has both Telnyx keys: the admin UI offers telnyx numbers.
 	Telnyx bool
+	// Accounts are the carrier accounts in use — the flags', else those connected in the
+	// browser: callbacks are verified with them when TwilioAuthToken or TelnyxPublicKey are not
+	// set, /admin/carriers connects them, and the numbers pages add, buy, check and release
+	// numbers through them. nil leaves those pages out.
+	Accounts *carrier.Accounts
 	// Receiver records what carriers send back; nil leaves the /carrier/ endpoints out.
 	Receiver *carrier.Receiver
 	// OpenAPI is the OpenAPI document of the integration API, served at /openapi.json and
@@ -59,8 +64,8 @@ type Config struct {
 	// APIServer is the servers URL of the served OpenAPI document: the public URL when one is
 	// configured; "" keeps the document's "/" (wherever the document was fetched from).
 	APIServer string
-	// Sessions is the browser session with sign-in, sign-out and /setup (session.go); nil
-	// leaves those pages and the admin UI (ui.go) out.
+	// Sessions is the browser session with sign-in, sign-out and /setup; nil
+	// leaves those pages and the admin UI out.
 	Sessions *Sessions
 	// OAuth is the authorization server: web routes its endpoints to it, and the superuser pages
 	// manage its clients and grants; nil leaves the endpoints out and those pages empty.
@@ -90,17 +95,17 @@ type Handler struct {
 	logRequests bool
 	metrics     *metrics
 	limiters    limiterSet
-	searches    searchGate // one contact search at a time per token (search_gate.go)
+	searches    searchGate // one contact search at a time per token
 	now         func() time.Time
 	// backupPage is the superuser's /admin/backup page, for a browser (no Authorization header).
 	backupPage http.Handler
-	// broker wakes the GET /events streams after a commit (events.go).
+	// broker wakes the GET /events streams after a commit.
 	broker *broker
-	// presence knows who has a stream open, for the notification e-mails (presence.go).
+	// presence knows who has a stream open, for the notification e-mails.
 	presence *presence
-	// streamCaps bounds the open streams per session and per user (events_caps.go).
+	// streamCaps bounds the open streams per session and per user.
 	streamCaps *streamCaps
-	// imports holds the ids of the contact imports running in this process (ui_contacts_import.go).
+	// imports holds the ids of the contact imports running in this process.
 	imports sync.Map
 }
 
@@ -122,7 +127,7 @@ func New(s *store.Store, cfg Config) http.Handler {
 	h := &Handler{store: s, cfg: cfg, logRequests: cfg.LogRequests, metrics: newMetrics(cfg.Registry), now: s.Now}
 	h.limiters.m = map[string]*limiterEntry{}
 	h.broker = newBroker(cfg.Done)
-	s.OnLive(h.broker.wake)
+	s.SetHooks(store.Hooks{Live: h.broker.wake})
 	h.presence = newPresence(h.now)
 	h.streamCaps = newStreamCaps(capOf(cfg.MaxStreamsPerSession, defaultStreamsPerSession), capOf(cfg.MaxStreamsPerUser, defaultStreamsPerUser))
 	// Mentions and assignments e-mail the users who are away, when e-mail is configured.

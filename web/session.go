@@ -111,20 +111,17 @@ func NewSessions(s *store.Store, cfg SessionConfig) (*Sessions, error) {
 	return ss, nil
 }
 
-// loadSessionKeys reads the 96 bytes (64-byte HMAC key, 32-byte AES key) of path, or makes them
-// (keyfile.Load); without a path, random keys for this process.
+// loadSessionKeys reads the 96 bytes (64-byte HMAC key, 32-byte AES key) of path, or makes
+// them on first start.
 func loadSessionKeys(path string) ([]byte, error) {
 	if path == "" {
 		keys := make([]byte, 96)
 		_, err := rand.Read(keys)
 		return keys, err
 	}
-	keys, err := keyfile.Load(path, 96)
-	if errors.Is(err, keyfile.ErrMalformed) {
-		return nil, fmt.Errorf("web: %s is not a session key file (96 bytes, base64); move it away to make a new one (everyone is signed out)", path)
-	}
+	keys, err := keyfile.Load(path, 96, "session key file", "move it away to make a new one (everyone is signed out)")
 	if err != nil {
-		return nil, fmt.Errorf("web: session keys: %w", err)
+		return nil, fmt.Errorf("web: %w", err)
 	}
 	return keys, nil
 }

@@ -115,12 +115,12 @@ func (h *Handler) broadcastNew(w http.ResponseWriter, r *http.Request, u *ui) {
 	if g := r.URL.Query().Get("group"); g != "" {
 		f.GroupIDs = []string{g}
 	}
-	v, err := h.composeView(u, f)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	h.render(w, r, u, http.StatusOK, "New broadcast", views.Compose(v))
+	h.composePage(u, f).show(w, r, u, http.StatusOK, nil)
+}
+
+// composePage is /broadcasts/new showing f, for the form that posts back to it.
+func (h *Handler) composePage(u *ui, f views.ComposeForm) formPage[views.ComposeView] {
+	return pageOf(h, "New broadcast", views.Compose, func() (views.ComposeView, error) { return h.composeView(u, f) })
 }
 
 // splitList splits pasted numbers or ids at new lines, commas, semicolons and spaces.
@@ -298,22 +298,14 @@ func (h *Handler) broadcastCreate(w http.ResponseWriter, r *http.Request, u *ui)
 		b, err = h.store.SendBroadcast(u.ws.ID, in)
 		errs = fieldErrors(err, nil)
 	}
-	if errs != nil {
-		f.Errors = errs
-		v, err := h.composeView(u, f)
-		if err != nil {
-			h.uiError(w, r, u, err)
-			return
-		}
-		v.Error = "The broadcast was not sent: " + firstComposeError(errs)
-		h.render(w, r, u, http.StatusUnprocessableEntity, "New broadcast", views.Compose(v))
-		return
-	}
 	what := "sent"
 	if b.Status == store.BroadcastScheduled {
 		what = "schedule"
 	}
-	http.Redirect(w, r, "/broadcasts/"+b.ID+"?done="+what, http.StatusSeeOther)
+	f.Errors = errs
+	h.composePage(u, f).answer(w, r, u, errs, "/broadcasts/"+b.ID+"?done="+what, func(v *views.ComposeView) {
+		v.Error = "The broadcast was not sent: " + firstComposeError(errs)
+	})
 }
 
 func firstComposeError(errs map[string]string) string {

@@ -54,12 +54,12 @@ func (h *Handler) profileView(r *http.Request, u *ui) (views.ProfileView, error)
 // profile is GET /settings/profile.
 func (h *Handler) profile(w http.ResponseWriter, r *http.Request, u *ui) {
 	u.section = "settings"
-	v, err := h.profileView(r, u)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	h.render(w, r, u, http.StatusOK, "Profile", views.Profile(v))
+	h.profilePage(r, u).show(w, r, u, http.StatusOK, nil)
+}
+
+// profilePage is /settings/profile, for the forms that post back to it.
+func (h *Handler) profilePage(r *http.Request, u *ui) formPage[views.ProfileView] {
+	return pageOf(h, "Profile", views.Profile, func() (views.ProfileView, error) { return h.profileView(r, u) })
 }
 
 // profileRefused re-renders the profile with a form's errors (422).
@@ -85,16 +85,12 @@ func (h *Handler) passwordTry(w http.ResponseWriter, r *http.Request, u *ui) (re
 // profileAnswer renders the profile with a form's errors and status.
 func (h *Handler) profileAnswer(w http.ResponseWriter, r *http.Request, u *ui, status int, errs map[string]string, edit func(*views.ProfileView)) {
 	u.section = "settings"
-	v, err := h.profileView(r, u)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	v.Errors = errs
-	if edit != nil {
-		edit(&v)
-	}
-	h.render(w, r, u, status, "Profile", views.Profile(v))
+	h.profilePage(r, u).show(w, r, u, status, func(v *views.ProfileView) {
+		v.Errors = errs
+		if edit != nil {
+			edit(v)
+		}
+	})
 }
 
 // saveProfile is POST /settings/profile: the name. The e-mail has a form of its own, which asks
@@ -170,13 +166,17 @@ func (h *Handler) twoFactorSetup(w http.ResponseWriter, r *http.Request, u *ui) 
 		http.Redirect(w, r, "/settings/profile", http.StatusSeeOther)
 		return
 	}
-	v, err := enrolView(h.store, u.user.ID, "/settings/profile/2fa")
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	v.AskPassword = true
-	h.render(w, r, u, http.StatusOK, "Set up two-factor", views.Enrol(v))
+	h.enrolPage(u).show(w, r, u, http.StatusOK, nil)
+}
+
+// enrolPage is /settings/profile/2fa with a new secret, for the form that posts back to it; it
+// asks for the current password with the first code.
+func (h *Handler) enrolPage(u *ui) formPage[views.EnrolView] {
+	return pageOf(h, "Set up two-factor", views.Enrol, func() (views.EnrolView, error) {
+		v, err := enrolView(h.store, u.user.ID, "/settings/profile/2fa")
+		v.AskPassword = true
+		return v, err
+	})
 }
 
 // twoFactorConfirm is POST /settings/profile/2fa: the current password and the first code turn
@@ -187,13 +187,9 @@ func (h *Handler) twoFactorConfirm(w http.ResponseWriter, r *http.Request, u *ui
 		return
 	}
 	again := func(status int, msg string) {
-		v, err := enrolView(h.store, u.user.ID, "/settings/profile/2fa")
-		if err != nil {
-			h.uiError(w, r, u, err)
-			return
-		}
-		v.AskPassword, v.Error = true, msg+" Scan the new QR code and try again."
-		h.render(w, r, u, status, "Set up two-factor", views.Enrol(v))
+		h.enrolPage(u).show(w, r, u, status, func(v *views.EnrolView) {
+			v.Error = msg + " Scan the new QR code and try again."
+		})
 	}
 	// The current password first: a stolen session must not turn two-factor on with its own
 	// phone and lock the owner out.

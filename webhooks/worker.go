@@ -1,5 +1,5 @@
 // Package webhooks delivers the events the store queues to their subscribers: a pool of workers
-// that POST signed JSON (Standard Webhooks), retry on a fixed schedule (retry.go) and record every
+// that POST signed JSON (Standard Webhooks), retry on a fixed schedule (Schedule) and record every
 // attempt, and an SSRF guard for hook URLs. The durable queue is the store's webhook_queue
 // bucket; the worker only keeps in memory which deliveries it is sending right now.
 package webhooks

@@ -3,30 +3,46 @@ package keyfile
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 )
 
-// TestLoadMakesOnceThenReads: the first Load makes a private file, later ones read the same key;
-// a file of the wrong size is refused, not replaced.
-func TestLoadMakesOnceThenReads(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "secret.key")
-	a, err := Load(path, 32)
-	if err != nil || len(a) != 32 {
-		t.Fatalf("first load: %d bytes, %v", len(a), err)
+// TestLoadMakesOnceAndReadsAfter: the first Load makes a 0600 file; every later Load and Read,
+// concurrent ones too, return the same key; a file of another size is refused with its fix.
+func TestLoadMakesOnceAndReadsAfter(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "carrier.key")
+	if _, err := Read(path, 32, "carrier key file", "move it away"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Read before any Load: %v, want not exist", err)
 	}
-	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 {
-		t.Fatalf("key file: %v %v, want mode 0600", info.Mode(), err)
+	keys := make([][]byte, 8)
+	var wg sync.WaitGroup
+	for i := range keys {
+		wg.Go(func() {
+			k, err := Load(path, 32, "carrier key file", "move it away")
+			if err != nil {
+				t.Error(err)
+			}
+			keys[i] = k
+		})
 	}
-	b, err := Load(path, 32)
-	if err != nil || !bytes.Equal(a, b) {
-		t.Fatalf("second load gave another key (%v)", err)
+	wg.Wait()
+	for _, k := range keys[1:] {
+		if len(k) != 32 || !bytes.Equal(k, keys[0]) {
+			t.Fatalf("concurrent loads made different keys")
+		}
 	}
-	if _, err := Load(path, 96); !errors.Is(err, ErrMalformed) {
-		t.Fatalf("a 32-byte file read for 96 bytes: %v, want ErrMalformed", err)
+	info, err := os.Stat(path)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("key file mode %v (%v), want 0600", info.Mode().Perm(), err)
 	}
-	if c, _ := Load(path, 32); !bytes.Equal(a, c) {
-		t.Fatal("a refused read changed the file")
+	if k, err := Read(path, 32, "carrier key file", "move it away"); err != nil || !bytes.Equal(k, keys[0]) {
+		t.Fatalf("Read after Load: %v", err)
+	}
+	if _, err := Load(path, 96, "session key file", "move it away to start again"); err == nil || !strings.Contains(err.Error(), "move it away to start again") {
+		t.Fatalf("a key of another size: %v", err)
 	}
 }
