@@ -46,58 +46,51 @@ type linkHead struct {
 }
 
 // putUserLink writes a one-time link record v of userID into b under its token's hash and
-// deletes the user's other records of b: only the newest link of a kind works. The bucket
-// holds at most one record per user, so the pass is short.
+// deletes the user's other records of b: only the newest link of a kind works.
 func putUserLink(b *bolt.Bucket, userID, plain string, v any) error {
-	var older [][]byte
+	if _, err := deleteLinks(b, func(h linkHead) bool { return h.UserID == userID }); err != nil {
+		return err
+	}
+	return putJSON(b, HashToken(plain), v)
+}
+
+// deleteLinks deletes the link records of b that match and returns how many. A bucket of links
+// holds at most one per user, so the pass is short.
+func deleteLinks(b *bolt.Bucket, match func(linkHead) bool) (int, error) {
+	var gone [][]byte
 	err := b.ForEach(func(k, v []byte) error {
 		var h linkHead
 		if err := jsonUnmarshal(v, &h); err != nil {
 			return err
 		}
-		if h.UserID == userID {
-			older = append(older, bytes.Clone(k))
+		if match(h) {
+			gone = append(gone, bytes.Clone(k))
 		}
 		return nil
 	})
 	if err != nil {
-		return err
+		return 0, err
 	}
-	for _, k := range older {
+	for _, k := range gone {
 		if err := b.Delete(k); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return putJSON(b, HashToken(plain), v)
+	return len(gone), nil
 }
 
-// SweepExpiredLinks deletes the reset links and e-mail change links expired at now and returns how
+// SweepExpiredLinks deletes the reset and e-mail change links expired at now and returns how
 // many; used ones are deleted when they are used.
 func (s *Store) SweepExpiredLinks(now time.Time) (int, error) {
 	n := 0
 	err := s.update(func(tx *wtx) error {
 		n = 0
 		for _, b := range []*bolt.Bucket{tx.Bucket(bResets), tx.Bucket(bEmailChange)} {
-			var gone [][]byte
-			err := b.ForEach(func(k, v []byte) error {
-				var h linkHead
-				if err := jsonUnmarshal(v, &h); err != nil {
-					return err
-				}
-				if !now.Before(h.ExpiresAt) {
-					gone = append(gone, bytes.Clone(k))
-				}
-				return nil
-			})
+			gone, err := deleteLinks(b, func(h linkHead) bool { return !now.Before(h.ExpiresAt) })
 			if err != nil {
 				return err
 			}
-			for _, k := range gone {
-				if err := b.Delete(k); err != nil {
-					return err
-				}
-			}
-			n += len(gone)
+			n += gone
 		}
 		return nil
 	})

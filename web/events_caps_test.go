@@ -71,18 +71,5 @@ func TestEventsStreamEndsWhenWorkspaceArchived(t *testing.T) {
 	if _, err := e.st.RecordInboundMessage(e.a.ID, store.InboundMessage{From: "+14155550123", To: e.numberA, Text: "anyone there?"}); err != nil {
 		t.Fatal(err)
 	}
-	timeout := time.After(10 * time.Second)
-	for {
-		select {
-		case ev, ok := <-s.events:
-			if !ok {
-				return
-			}
-			if ev.event == "message" {
-				t.Fatalf("an event of an archived workspace: %+v", ev)
-			}
-		case <-timeout:
-			t.Fatal("the stream did not end")
-		}
-	}
+	s.endsWithoutMessage(t)
 }

@@ -18,9 +18,17 @@ import (
 func withMail(t *testing.T, e *uiEnv, now func() time.Time) *mail.Worker {
 	t.Helper()
 	worker := mail.NewWorker(e.st, mail.Config{URL: "smtp://127.0.0.1:1", From: "Switchboard <sms@example.com>"}, nil)
+	serveWithMailer(t, e, worker, now)
+	return worker
+}
+
+// serveWithMailer serves e again with its session's e-mail going through m (now nil: the
+// store's clock).
+func serveWithMailer(t *testing.T, e *uiEnv, m Mailer, now func() time.Time) {
+	t.Helper()
 	e.srv.Close()
 	e.srv = httptest.NewUnstartedServer(nil)
-	sess, err := NewSessions(e.st, SessionConfig{BaseURL: "http://" + e.srv.Listener.Addr().String(), Mail: worker, Now: now})
+	sess, err := NewSessions(e.st, SessionConfig{BaseURL: "http://" + e.srv.Listener.Addr().String(), Mail: m, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +36,6 @@ func withMail(t *testing.T, e *uiEnv, now func() time.Time) *mail.Worker {
 	e.srv.Config.Handler = New(e.st, Config{Sessions: sess})
 	e.srv.Start()
 	t.Cleanup(e.srv.Close)
-	return worker
 }
 
 // TestResetLinkIsCheckedFirstAndThrottled: POST /reset/{token} with a made-up token answers

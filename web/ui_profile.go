@@ -82,6 +82,35 @@ func (h *Handler) passwordTry(w http.ResponseWriter, r *http.Request, u *ui) (re
 	return refund, ok
 }
 
+// profilePassword checks the current password a profile form carries (passwordTry's budget);
+// when it is not right it answers with the profile, the error under errKey, and returns false.
+func (h *Handler) profilePassword(w http.ResponseWriter, r *http.Request, u *ui, errKey string, edit func(*views.ProfileView)) bool {
+	refund, ok := h.passwordTry(w, r, u)
+	if !ok {
+		return false
+	}
+	right, err := h.passwordIs(u, r.PostForm.Get("current_password"))
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return false
+	}
+	if !right {
+		h.profileRefused(w, r, u, map[string]string{errKey: "Is not your current password"}, edit)
+		return false
+	}
+	refund()
+	return true
+}
+
+// passwordIs reports whether password is u's current password.
+func (h *Handler) passwordIs(u *ui, password string) (bool, error) {
+	full, err := h.store.User(u.user.ID)
+	if err != nil {
+		return false, err
+	}
+	return store.CheckPassword(full, password), nil
+}
+
 // profileAnswer renders the profile with a form's errors and status.
 func (h *Handler) profileAnswer(w http.ResponseWriter, r *http.Request, u *ui, status int, errs map[string]string, edit func(*views.ProfileView)) {
 	u.section = "settings"
@@ -200,12 +229,12 @@ func (h *Handler) twoFactorConfirm(w http.ResponseWriter, r *http.Request, u *ui
 		again(http.StatusTooManyRequests, "Too many wrong passwords. Wait a minute.")
 		return
 	}
-	full, err := h.store.User(u.user.ID)
+	right, err := h.passwordIs(u, r.PostForm.Get("current_password"))
 	if err != nil {
 		h.uiError(w, r, u, err)
 		return
 	}
-	if !store.CheckPassword(full, r.PostForm.Get("current_password")) {
+	if !right {
 		again(http.StatusUnprocessableEntity, "The current password is not right.")
 		return
 	}
@@ -223,20 +252,9 @@ func (h *Handler) twoFactorOff(w http.ResponseWriter, r *http.Request, u *ui) {
 	if !h.readUIForm(w, r, u) {
 		return
 	}
-	full, err := h.store.User(u.user.ID)
-	if err != nil {
-		h.uiError(w, r, u, err)
+	if !h.profilePassword(w, r, u, "off_password", nil) {
 		return
 	}
-	refund, ok := h.passwordTry(w, r, u)
-	if !ok {
-		return
-	}
-	if !store.CheckPassword(full, r.PostForm.Get("current_password")) {
-		h.profileRefused(w, r, u, map[string]string{"off_password": "Is not your current password"}, nil)
-		return
-	}
-	refund()
 	// While two-factor is required for everyone, no one turns it off for themselves (an
 	// administrator's reset-2fa sends the user to enrolment at the next sign-in).
 	if h.cfg.Sessions.twoFactorRequired() {

@@ -35,20 +35,9 @@ func (h *Handler) changeEmail(w http.ResponseWriter, r *http.Request, u *ui) {
 	}
 	email := r.PostForm.Get("email")
 	keep := func(v *views.ProfileView) { v.NewEmail = email }
-	refund, ok := h.passwordTry(w, r, u)
-	if !ok {
+	if !h.profilePassword(w, r, u, "email_password", keep) {
 		return
 	}
-	full, err := h.store.User(u.user.ID)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	if !store.CheckPassword(full, r.PostForm.Get("current_password")) {
-		h.profileRefused(w, r, u, map[string]string{"email_password": "Is not your current password"}, keep)
-		return
-	}
-	refund()
 	m := h.cfg.Sessions.mailer()
 	if m == nil {
 		if _, err := h.store.SetEmail(u.user.ID, email); err != nil {
