@@ -31,7 +31,7 @@ type adminEnv struct {
 
 // open opens the store, refusing at once when a server holds the file.
 func (a *adminEnv) open() (*store.Store, error) {
-	s, err := store.Open(dbPath(*a.data), store.Options{Timeout: 200 * time.Millisecond})
+	s, err := openStore(*a.data, store.Options{Timeout: 200 * time.Millisecond})
 	if errors.Is(err, store.ErrLocked) {
 		return nil, fmt.Errorf("%s is held by a running server: stop it first (a backup works while it runs: switchboard backup FILE)", dbPath(*a.data))
 	}

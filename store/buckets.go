@@ -81,14 +81,16 @@ var (
 	bMsgSlots    = []byte("idx_message_slots")       // per-workspace bucket: num → conversation
 	bConvEntries = []byte("conversation_entries")    // ws|id -> ConversationEntry
 	bConvSnooze  = []byte("idx_conversation_snooze") // until(8)|ws|conversation -> empty
-	// Accounts: sign-in sessions, two-factor, password resets and the e-mail outbox.
+	// Accounts: sign-in sessions, two-factor, password resets, e-mail changes and the outbox.
 	bSessions    = []byte("sessions")         // sha256(token) -> Session
 	bSessionUser = []byte("idx_session_user") // user|session id -> sha256(token)
 	bTwoFactor   = []byte("user_two_factor")  // user -> two-factor record
 	bResets      = []byte("password_resets")  // sha256(token) -> PasswordReset
+	bEmailChange = []byte("email_changes")    // sha256(token) -> emailChange
 	bMail        = []byte("mail")             // id -> Mail
-	bMailQueue   = []byte("mail_queue")       // due(8)|id -> empty
-	bMailNotify  = []byte("mail_notify")      // user -> mailNotifyState
+
+	bMailQueue  = []byte("mail_queue")  // due(8)|id -> empty
+	bMailNotify = []byte("mail_notify") // user -> mailNotifyState
 	// Attachments: a file's record, its bytes in 1 MiB values, its owner index and the queue
 	// of inbound media to fetch.
 	bMedia       = []byte("media")             // token -> MediaRecord
@@ -166,7 +168,7 @@ var allBuckets = [][]byte{
 	bImportJobs,
 	bMedia, bMediaChunks, bMediaOwner, bMediaFetch,
 	bMsgWords, bMsgSlots, bConvEntries, bConvSnooze,
-	bSessions, bSessionUser, bTwoFactor, bResets, bMail, bMailQueue, bMailNotify,
+	bSessions, bSessionUser, bTwoFactor, bResets, bEmailChange, bMail, bMailQueue, bMailNotify,
 	bNumberDaySends,
 	bPushSubs, bPushSubUser, bPushSubSession, bPushSubEndpoint, bPushJobs, bPushQueue, bPushSubJobs,
 	bCarrierAccounts,
@@ -189,6 +191,9 @@ var (
 	metaRequire2FA = []byte("require_two_factor")
 	// metaPushDepth holds how many pushes wait in the push outbox.
 	metaPushDepth = []byte("push_queue_depth")
+	// metaKeyCheck is a value sealed with the secret key the file's secrets are sealed with:
+	// opening it tells whether a start was given that key (SecretKeyMatches).
+	metaKeyCheck = []byte("secret_key_check")
 )
 
 // Buckets of earlier versions, read only to migrate them or to delete what they held.

@@ -89,10 +89,8 @@ func (s *Store) CreateInvitation(workspaceID, email, role string, mailFor ...Mai
 			return err
 		}
 		for _, f := range mailFor {
-			if m := f(plain); m != nil {
-				if err := s.queueMail(tx.Tx, m); err != nil {
-					return err
-				}
+			if err := s.queueLinkMail(tx.Tx, f, plain); err != nil {
+				return err
 			}
 		}
 		return putJSON(b, wsKey(workspaceID, rec.ID), rec)

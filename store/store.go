@@ -32,6 +32,11 @@ type Options struct {
 	// pruned once it is beyond both (0: 10,000 events, 24 hours).
 	LiveKeepEvents uint64
 	LiveKeepFor    time.Duration
+	// SecretKey (SecretKeySize bytes) seals the secrets the store must read back: two-factor
+	// secrets and the links of queued e-mail. The server keeps it in a file of the
+	// data directory, never in the database. nil means a random key for this process only,
+	// for tests and read-only tools; a migration that would seal existing secrets refuses it.
+	SecretKey []byte
 }
 
 // Store is the one handle on the database.
@@ -58,6 +63,9 @@ type Store struct {
 
 	liveKeepEvents uint64        // see Options.LiveKeepEvents
 	liveKeepFor    time.Duration // see Options.LiveKeepFor
+
+	sealer      *sealer // see Options.SecretKey
+	keyMismatch bool    // the key does not open the file's key check (SecretKeyMatches)
 }
 
 // initialMmapSize is how much of the file is mapped when it is opened (see Open).
@@ -71,6 +79,10 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	if opts.Timeout == 0 {
 		opts.Timeout = time.Second
+	}
+	sealer, err := newSealer(opts.SecretKey)
+	if err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("store: create data directory: %w", err)
@@ -88,7 +100,7 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	s := &Store{db: db, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{},
 		idx:       index.New(&indexLayout, setMembers, index.DefaultBounds(ImportBatchSize)),
-		idEntropy: ulid.Monotonic(rand.Reader, 0), liveKeepEvents: opts.LiveKeepEvents, liveKeepFor: opts.LiveKeepFor}
+		idEntropy: ulid.Monotonic(rand.Reader, 0), liveKeepEvents: opts.LiveKeepEvents, liveKeepFor: opts.LiveKeepFor, sealer: sealer}
 	s.group = groupCommit{write: s.writeTx, arrived: make(chan struct{}, 1)}
 	if s.liveKeepEvents == 0 {
 		s.liveKeepEvents = defaultLiveKeepEvents

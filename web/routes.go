@@ -116,7 +116,8 @@ func (h *Handler) routes() http.Handler {
 		mux.Handle("POST /oauth/logout", forms.Handler(http.HandlerFunc(ss.logout)))
 		mux.HandleFunc("GET /setup", ss.setupPage)
 		mux.Handle("POST /setup", forms.Handler(http.HandlerFunc(ss.setup)))
-		// The second factor at sign-in, its enrolment when required, and password reset.
+		// The second factor at sign-in, its enrolment when required, password reset, and the link
+		// that confirms a new e-mail address.
 		mux.HandleFunc("GET /login/code", ss.codePage)
 		mux.Handle("POST /login/code", forms.Handler(http.HandlerFunc(ss.code)))
 		mux.HandleFunc("GET /login/enrol", ss.enrolPage)
@@ -124,7 +125,9 @@ func (h *Handler) routes() http.Handler {
 		mux.HandleFunc("GET /forgot", ss.forgotPage)
 		mux.Handle("POST /forgot", forms.Handler(http.HandlerFunc(ss.forgot)))
 		mux.HandleFunc("GET /reset/{token}", ss.resetPage)
-		mux.Handle("POST /reset/{token}", forms.Handler(http.HandlerFunc(ss.reset)))
+		mux.Handle("POST /reset/{token}", forms.Handler(ss.resetWith(h.disconnectApps)))
+		mux.HandleFunc("GET /email-change/{token}", ss.emailChangePage)
+		mux.Handle("POST /email-change/{token}", forms.Handler(http.HandlerFunc(ss.emailChangeConfirm)))
 		// The invitation link works signed out too (a new account), so it is not a page() route.
 		mux.HandleFunc("GET /invite/{token}", h.invitePage)
 		mux.Handle("POST /invite/{token}", forms.Handler(http.HandlerFunc(h.acceptInvite)))
@@ -244,6 +247,7 @@ func (h *Handler) routes() http.Handler {
 		post("/settings/tokens/{token}/revoke", roleSignedIn, h.revokeToken)
 		get("/settings/profile", roleSignedIn, h.profile)
 		post("/settings/profile", roleSignedIn, h.saveProfile)
+		post("/settings/profile/email", roleSignedIn, h.changeEmail)
 		post("/settings/profile/notifications", roleSignedIn, h.saveNotifications)
 		post("/settings/profile/password", roleSignedIn, h.changePassword)
 		get("/settings/profile/2fa", roleSignedIn, h.twoFactorSetup)

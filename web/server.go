@@ -89,6 +89,10 @@ type Config struct {
 	// CheckPushEndpoint refuses a subscription's endpoint by where it points (the webhooks' SSRF
 	// rules); its error is the message shown. nil accepts any endpoint of the right form.
 	CheckPushEndpoint func(ctx context.Context, endpoint string) error
+	// MaxStreamsPerSession and MaxStreamsPerUser bound the open GET /events streams of one
+	// session and of one user; one more is refused with 429. 0 means the default (10 and 30),
+	// less than 0 no bound (benchmarks that open hundreds from one session).
+	MaxStreamsPerSession, MaxStreamsPerUser int
 }
 
 // Handler holds what every handler needs; handlers are its methods, one file per action.
@@ -106,6 +110,8 @@ type Handler struct {
 	broker *broker
 	// presence knows who has a stream open, for the notification e-mails.
 	presence *presence
+	// streamCaps bounds the open streams per session and per user.
+	streamCaps *streamCaps
 	// imports holds the ids of the contact imports running in this process.
 	imports sync.Map
 	// pwa is the service worker made from this build's static files.
@@ -138,6 +144,7 @@ func New(s *store.Store, cfg Config) http.Handler {
 	h.broker = newBroker(cfg.Done)
 	s.SetHooks(store.Hooks{Live: h.broker.wake})
 	h.presence = newPresence(h.now)
+	h.streamCaps = newStreamCaps(capOf(cfg.MaxStreamsPerSession, defaultStreamsPerSession), capOf(cfg.MaxStreamsPerUser, defaultStreamsPerUser))
 	// Mentions and assignments e-mail the users who are away, when e-mail is configured.
 	if cfg.Sessions.mailer() != nil {
 		s.NotifyByMail(store.MailNotify{Away: h.presence.away, BaseURL: cfg.Sessions.cfg.BaseURL})
@@ -264,6 +271,7 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (store.To
 		writeError(w, http.StatusUnauthorized, "invalid, expired or revoked token")
 		return store.Token{}, false
 	}
+	MarkAuthenticated(r)
 	return tok, true
 }
 

@@ -155,6 +155,7 @@ func (ss *Sessions) lookup(r *http.Request) (browserSession, bool) {
 	if !ss.Alive(row) {
 		return browserSession{}, false
 	}
+	MarkAuthenticated(r)
 	return browserSession{row: row, user: u, token: token}, true
 }
 
