@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
+	"switchboard/assist"
 	"switchboard/backup"
 	"switchboard/carrier"
 	"switchboard/oauth"
@@ -77,6 +78,9 @@ type Config struct {
 	StreamAccess func(r *http.Request, userID string) bool
 	// Done, when closed, ends every open GET /events stream (server shutdown).
 	Done <-chan struct{}
+	// Assist is the installation's model (-assist-url); nil leaves the thread's assist buttons
+	// and the workspace's switch out.
+	Assist *assist.Client
 }
 
 // Handler holds what every handler needs; handlers are its methods, one file per action.
@@ -86,7 +90,8 @@ type Handler struct {
 	logRequests bool
 	metrics     *metrics
 	limiters    limiterSet
-	searches    searchGate // one contact search at a time per token
+	searches    keyGate // one contact search at a time per token
+	assists     keyGate // one assist request at a time per user
 	now         func() time.Time
 	// backupPage is the superuser's /admin/backup page, for a browser (no Authorization header).
 	backupPage http.Handler
