@@ -36,6 +36,8 @@ type config struct {
 	RequireTwoFactor bool
 	// Mail is the SMTP server and sender (-smtp-url, -smtp-from); its URL "" sends no e-mail.
 	Mail mail.Config
+	// Assist is the installation's model (-assist-url, -assist-model, SWITCHBOARD_ASSIST_KEY).
+	Assist assistConfig
 }
 
 // mailFlags registers -smtp-url and -smtp-from on fs (serve, and admin test-email).
@@ -142,6 +144,7 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	fs.IntVar(&c.MaxConnections, "max-connections", 10_000, "most open client connections; more wait to be accepted")
 	fs.BoolVar(&c.RequireTwoFactor, "require-2fa", false, "require two-factor sign-in for every user")
 	mailFlags(fs, &c.Mail)
+	assistFlags(fs, &c.Assist)
 	// Environment first, so that flags given on the command line win.
 	if err := applyEnv(fs); err != nil {
 		return c, err
@@ -168,6 +171,9 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 		return c, fmt.Errorf("-carrier must be sandbox, twilio or telnyx")
 	}
 	if err := c.Mail.Check(); err != nil {
+		return c, err
+	}
+	if err := c.Assist.check(); err != nil {
 		return c, err
 	}
 	if c.MaxConnections < 1 {
