@@ -87,6 +87,12 @@ func TestServeAssistStart(t *testing.T) {
 		}
 	}
 
+	// The workspace's switch, headless.
+	if got := ok(t, "admin", "set-workspace", "-data="+f.data, "--workspace", f.ws, "--assist", "on"); got != f.ws {
+		t.Fatalf("set-workspace --assist on printed %q", got)
+	}
+	fails(t, "on or off", "admin", "set-workspace", "-data="+f.data, "--workspace", f.ws, "--assist", "maybe")
+
 	model := assisttest.New(t, func(assisttest.Request) assisttest.Answer { return assisttest.Reply("x") })
 	model.SetModelsStatus(http.StatusUnauthorized)
 	r := sb(t, env, "serve", "-addr", "127.0.0.1:"+testutil.FreePort(t), "-assist-url", model.URL, "-assist-model", "m")
