@@ -61,7 +61,9 @@ func TestBrowserAssist(t *testing.T) {
 		chromedp.Click(b.labelled("workspace-form", "Turn on Assist in this workspace")),
 		chromedp.Click(testutil.TestID("workspace-save")),
 		chromedp.WaitVisible(testutil.TestID("flash")),
+		chromedp.ScrollIntoView(testutil.TestID("ws-assist")),
 	)
+	b.shot("assist-00-settings")
 
 	var conv struct{ ID string }
 	f.api(t, "create-conversation-action", map[string]any{"id": f.ws, "from": "+14155550100", "to": "+14155550123"}, &conv)
