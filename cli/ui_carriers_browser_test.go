@@ -163,7 +163,7 @@ func TestBrowserConnectCarrier(t *testing.T) {
 	b.run("the carriers page warns", chromedp.Navigate(base+"/admin/carriers"), chromedp.WaitVisible(testutil.TestID("miswired-numbers")))
 	both("carriers-12-admin-warning")
 	b.run("back to the check page", chromedp.NavigateBack(), chromedp.WaitVisible(testutil.TestID("number-reconnect-form")))
-	b.run("take it over", b.submit("number-reconnect-form", "number-reconnect", "Take it over"), chromedp.WaitVisible(testutil.TestID("flash")))
+	b.run("take it over", b.submit("number-reconnect-form", "number-reconnect", "Take it over"), flashSays("Its texts come to Switchboard again."))
 	if n, _ := tw.Number(connPhone); n.SMSURL != publicURL+"/carrier/twilio/sms" {
 		t.Fatalf("after taking it over: %+v", n)
 	}

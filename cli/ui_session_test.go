@@ -220,6 +220,12 @@ func (s *shots) take(ctx context.Context, name string) {
 	}
 }
 
+// flashSays waits for the flash to carry words: a flash already on screen (a page the browser
+// went back to) does not count as the answer to the step just taken.
+func flashSays(words string) chromedp.Action[chromedp.Void] {
+	return poll(fmt.Sprintf(`(() => { const f = document.querySelector('[data-testid="flash"]'); return !!f && f.textContent.includes(%q); })()`, words), nil)
+}
+
 // poll waits until the expression is true, as a step of a chromedp.Do. A form submitted just
 // before navigates the page under the poll, which ends it with an error: it starts again on the
 // new page, until 15 s have passed.
