@@ -177,6 +177,9 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 		if !ok {
 			return fromNumberError(in.From)
 		}
+		if err := s.checkNumberUse(tx, workspaceID, n.ID, in.AuthorID); err != nil {
+			return err
+		}
 		now := s.Now()
 		b = Broadcast{ID: s.NewID(), WorkspaceID: workspaceID, TenantID: s.tenantID, Name: strings.TrimSpace(in.Name),
 			From: in.From, NumberID: n.ID, Text: in.Text, Media: orEmpty(in.Media), CreatedByID: in.AuthorID,

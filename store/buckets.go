@@ -83,6 +83,14 @@ var (
 	bMail        = []byte("mail")             // id -> Mail (mail.go)
 	bMailQueue   = []byte("mail_queue")       // due(8)|id -> empty
 	bMailNotify  = []byte("mail_notify")      // user -> mailNotifyState (notify_mail.go)
+	// Routing and automations (routing.go, assign.go, due.go, first_response.go, autoreply.go).
+	bRouting      = []byte("routing")                  // ws -> version(16)|Routing JSON
+	bAvailability = []byte("user_availability")        // user -> "away" (available when absent)
+	bAssignedOpen = []byte("idx_assigned_open")        // ws|user|conversation -> empty: open and assigned
+	bAssignLast   = []byte("assign_last")              // ws|user -> when last assigned(8)
+	bAutoDue      = []byte("automation_due")           // due(8)|ws|conversation|kind|ref -> wait start(8)
+	bOverdue      = []byte("idx_conversation_overdue") // ws|due(8)|conversation -> empty
+	bAutoSent     = []byte("auto_sent")                // ws|phone|0|at(8)|message -> empty: automatic messages
 )
 
 // The recent parts of the contact indexes whose keys land all over their range, and where the
@@ -109,6 +117,7 @@ var allBuckets = [][]byte{
 	bMsgWords, bMsgSlots, bConvEntries, bConvSnooze,
 	bSessions, bSessionUser, bTwoFactor, bResets, bMail, bMailQueue, bMailNotify,
 	bNumberDaySends, // daily_cap.go
+	bRouting, bAvailability, bAssignedOpen, bAssignLast, bAutoDue, bOverdue, bAutoSent,
 }
 
 // Keys of the meta bucket, declared beside the buckets.

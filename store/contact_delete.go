@@ -260,6 +260,15 @@ func eraseConversations(tx *bolt.Tx, fx *effects, workspaceID, phone string) err
 				return err
 			}
 		}
+		// Its assignees no longer hold it open, and it is no longer overdue.
+		gone := conv
+		gone.Status = ConversationClosed
+		if err := syncOpenAssigned(tx, &gone, conv.Status, conv.AssignedUserIDs); err != nil {
+			return err
+		}
+		if err := answered(tx, &gone); err != nil {
+			return err
+		}
 		convChanged(tx, workspaceID, strings.Split(conv.InboundChannelAddresses, "-"), false) // the list's kept sets (contact_list_patch.go)
 		if err := idx.Delete(idxKey(workspaceID, convKeyTerm(conv.From, conv.InboundChannelAddresses), conv.ID)); err != nil {
 			return err

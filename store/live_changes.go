@@ -39,18 +39,18 @@ func (s *Store) liveInbound(tx *bolt.Tx, fx *effects, c *Conversation, m *Messag
 	if body == "" && len(m.Media) > 0 {
 		body = "[media]"
 	}
-	for _, u := range members(tx, c.WorkspaceID) {
-		if _, err := setUnread(tx, c.WorkspaceID, u, c.ID, true); err != nil {
+	// Only members who may see the conversation's number hear of it.
+	all, notify, err := s.inboundRecipients(tx, c)
+	if err != nil {
+		return err
+	}
+	for _, r := range all {
+		if _, err := setUnread(tx, c.WorkspaceID, r.user, c.ID, true); err != nil {
 			return err
 		}
-		p, err := notificationPrefs(tx, u)
-		if err != nil {
-			return err
-		}
-		if !p.wantsInbound(c, u) {
-			continue
-		}
-		if err := s.notification(tx, fx, c, u, "inbound", title, body, p.Sound); err != nil {
+	}
+	for _, r := range notify {
+		if err := s.notification(tx, fx, c, r.user, "inbound", title, body, r.prefs.Sound); err != nil {
 			return err
 		}
 	}
@@ -87,8 +87,15 @@ func (s *Store) liveComment(tx *bolt.Tx, fx *effects, c *Conversation, cm *Comme
 		return err
 	}
 	author := userName(tx, cm.UserID)
+	if cm.Rule != "" {
+		author = "Rule '" + cm.Rule + "'"
+	}
+	may, err := s.hearers(tx, c)
+	if err != nil {
+		return err
+	}
 	for _, u := range cm.Mentions {
-		if u == cm.UserID {
+		if u == cm.UserID || (may != nil && !may(u)) {
 			continue
 		}
 		if _, err := setUnread(tx, c.WorkspaceID, u, c.ID, true); err != nil {
@@ -115,9 +122,18 @@ func (s *Store) liveComment(tx *bolt.Tx, fx *effects, c *Conversation, cm *Comme
 // liveAssigned notifies each user newly assigned by someone else. The conversation events of
 // a triage change are those of its activity entries (putEntry).
 func (s *Store) liveAssigned(tx *bolt.Tx, fx *effects, c *Conversation, before []string, actor string) error {
-	who := userName(tx, actor)
+	return s.liveAssignedBy(tx, fx, c, before, actor, userName(tx, actor))
+}
+
+// liveAssignedBy is liveAssigned with the words naming who assigned ("Ana Lima", "Rule
+// 'New patients'", "Auto-assignment").
+func (s *Store) liveAssignedBy(tx *bolt.Tx, fx *effects, c *Conversation, before []string, actor, who string) error {
+	may, err := s.hearers(tx, c)
+	if err != nil {
+		return err
+	}
 	for _, u := range c.AssignedUserIDs {
-		if u == actor || slices.Contains(before, u) {
+		if u == actor || slices.Contains(before, u) || (may != nil && !may(u)) {
 			continue
 		}
 		p, err := notificationPrefs(tx, u)

@@ -39,6 +39,7 @@ var migrations = []migration{
 	// The recent parts are created with every bucket at open and start empty; the step marks
 	// files whose contacts may be in them, which an older binary would not read.
 	{name: "recent parts of the contact indexes", run: func(*Store, *bolt.Tx) error { return nil }}, // 8→9
+	{name: "open assigned conversations by member, for auto-assignment", run: indexOpenAssigned},    // 9→10
 }
 
 // SchemaVersion is the version this binary writes; migrations bring older files forward.

@@ -61,6 +61,10 @@ type Store struct {
 
 	liveKeepEvents uint64        // see Options.LiveKeepEvents
 	liveKeepFor    time.Duration // see Options.LiveKeepFor
+
+	routes   sync.Map // workspace id -> *routing, the compiled routing of its last version read
+	presence presence // who has a live stream open (availability.go)
+	onDue    func()   // a due entry was queued (due.go)
 }
 
 // initialMmapSize is how much of the file is mapped when it is opened (see Open).
@@ -97,6 +101,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if s.liveKeepFor == 0 {
 		s.liveKeepFor = defaultLiveKeepFor
 	}
+	s.presence.start = opts.Now().UTC()
 	// Ids made before this open (by an earlier process) carry at most this millisecond; starting
 	// at the next one keeps every new id sorting after them, whatever the random entropy says.
 	s.lastMS = ulid.Timestamp(opts.Now()) + 1

@@ -32,6 +32,7 @@ type effects struct {
 	depth     int64 // change in the number of messages queued or sending
 	scheduled bool  // a broadcast was scheduled
 	mail      bool  // e-mail was queued (notify_mail.go)
+	due       bool  // an automation's due time was queued (due.go)
 	optOuts   []optOutRef
 	live      []string // workspaces whose live streams must be woken (live_event.go)
 	refused   error
@@ -145,6 +146,9 @@ func (s *Store) applyEffects(fx *effects) {
 	s.notifyLive(fx.live)
 	if fx.mail {
 		s.notifyMail()
+	}
+	if fx.due {
+		s.notifyDue()
 	}
 	if fx.scheduled {
 		s.hookMu.RLock()
