@@ -177,3 +177,26 @@ func (s *Store) forgetHidden(tx *bolt.Tx, workspaceID string, before, after *Rou
 	}
 	return nil
 }
+
+// ConversationNumbers maps each of ids to the id of its conversation's number (an unknown id
+// is left out): the live stream checks each event's conversation against the viewer's hidden
+// numbers with it.
+func (s *Store) ConversationNumbers(workspaceID string, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	err := s.db.View(func(tx *bolt.Tx) error {
+		for _, id := range ids {
+			var c struct {
+				OutboundChannelID string `json:"outboundChannelId"`
+			}
+			ok, err := getJSON(tx.Bucket(bConversations), wsKeyChecked(workspaceID, id), &c)
+			if err != nil {
+				return err
+			}
+			if ok {
+				out[id] = c.OutboundChannelID
+			}
+		}
+		return nil
+	})
+	return out, err
+}

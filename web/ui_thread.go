@@ -42,6 +42,21 @@ func (h *Handler) conversationOf(w http.ResponseWriter, r *http.Request, u *ui) 
 		h.uiError(w, r, u, err)
 		return c, false
 	}
+	// A number limited to teams the user is not in: its conversations are not shown, and
+	// nothing is done in them.
+	hidden, err := h.store.HiddenNumbers(u.ws.ID, u.user.ID)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return c, false
+	}
+	if hidden[c.OutboundChannelID] {
+		if r.Method == http.MethodGet {
+			h.notFound(w, r, u, "such conversation")
+		} else {
+			h.forbidden(w, r, u, "You are not allowed to use this number: it is limited to teams you are not in.")
+		}
+		return c, false
+	}
 	return c, true
 }
 
