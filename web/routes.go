@@ -225,7 +225,7 @@ func (h *Handler) routes() http.Handler {
 		post("/settings/teams", roleAdmin, h.createTeam)
 		post("/settings/teams/numbers/{number}", roleAdmin, h.saveNumberAccess)
 		post("/settings/teams/{team}", roleAdmin, h.saveTeam)
-		post("/settings/teams/{team}/delete", roleAdmin, h.deleteTeam)
+		post("/settings/teams/delete/{team}", roleAdmin, h.deleteTeam)
 		get("/settings/automations", roleAdmin, h.settingsAutomations)
 		get("/settings/automations/new", roleAdmin, h.ruleNew)
 		post("/settings/automations/new", roleAdmin, h.ruleCreate)

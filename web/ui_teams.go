@@ -157,7 +157,7 @@ func (h *Handler) saveTeam(w http.ResponseWriter, r *http.Request, u *ui) {
 	})
 }
 
-// deleteTeam is POST /settings/teams/{team}/delete.
+// deleteTeam is POST /settings/teams/delete/{team}.
 func (h *Handler) deleteTeam(w http.ResponseWriter, r *http.Request, u *ui) {
 	errs := fieldErrors(h.store.DeleteTeam(u.ws.ID, r.PathValue("team")), nil)
 	h.teamsPage(r, u).answer(w, r, u, errs, "/settings/teams?done=deleted", func(v *views.TeamsView) { v.Error = errs["form"] })
