@@ -23,8 +23,10 @@ const TryConversations = 50
 // RuleTrial is what a rule would have done to one conversation.
 type RuleTrial struct {
 	ConversationID string
-	// Title is the contact's name, else the conversation's number(s).
-	Title string
+	// ContactName is the 1:1 contact's name ("" when unnamed or a group); Addresses the
+	// conversation's contact numbers.
+	ContactName string
+	Addresses   []string
 	// Text is the newest inbound text the rule was tested against ("" when none).
 	Text  string
 	At    time.Time
@@ -85,15 +87,12 @@ func (s *Store) tryOn(tx *bolt.Tx, w *Workspace, r *routing, c *Conversation, ru
 		ev.msg, ev.now = m, m.CreatedAt
 		ev.first = firstInboundOf(tx, w.ID, c.ID, m.ID)
 	}
-	t := RuleTrial{ConversationID: c.ID, At: ev.now}
+	t := RuleTrial{ConversationID: c.ID, At: ev.now, Addresses: c.Addresses}
 	if ev.msg != nil {
 		t.Text = ev.msg.Text
 	}
 	if contact := ev.loadContact(tx); contact != nil {
-		t.Title = strings.TrimSpace(contact.FirstName + " " + contact.LastName)
-	}
-	if t.Title == "" {
-		t.Title = strings.Join(c.Addresses, ", ")
+		t.ContactName = strings.TrimSpace(contact.FirstName + " " + contact.LastName)
 	}
 	t.Fires = rule.Matches(s.facts(tx, ev))
 	if !t.Fires {

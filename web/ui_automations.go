@@ -184,7 +184,11 @@ func (h *Handler) tryRule(u *ui, rule automation.Rule, v *views.RuleFormView) er
 	v.Tested = true
 	loc, now := u.ws.Location(), h.now()
 	for _, t := range trials {
-		row := views.RuleTrialRow{ConversationID: t.ConversationID, Title: t.Title, Text: t.Text, Fires: t.Fires,
+		title := t.ContactName
+		if title == "" {
+			title = u.showPhones(t.Addresses)
+		}
+		row := views.RuleTrialRow{ConversationID: t.ConversationID, Title: title, Text: t.Text, Fires: t.Fires,
 			When: formatWhen(t.At, now, loc), Would: strings.Join(t.Would, "; ")}
 		if !t.Fires {
 			row.Would = "nothing: the conditions do not hold"
