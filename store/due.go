@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
-	"slices"
 	"time"
 
 	"switchboard/automation"
@@ -11,16 +10,19 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// The automations' due-time queue. What must happen later — a conversation.unanswered rule's
-// test, the moment a conversation becomes overdue — waits in bAutoDue, keyed
+// The automations' due-time queue. What must happen later — the conversation.unanswered rules
+// of a waiting conversation, the moment it becomes overdue — waits in bAutoDue, keyed
 // due(8, big-endian Unix nanoseconds) | workspace(16) | conversation(16) | kind(1) | ref(16),
-// its value the start of the wait it was made for (8). RunDue reads the due entries first and
-// stops at the first that is not, so nothing ever scans the conversations; cli owns the timer
-// that calls it (at the next due time, woken when an earlier one is written).
+// its value the start of the wait it was made for (8) and, for the unanswered rules, the time up
+// to which they have been tested (8). RunDue reads the due entries first and stops at the first
+// that is not, so nothing ever scans the conversations; cli owns the timer that calls it (at the
+// next due time, woken when an earlier one is written).
 //
-// An entry is checked when it comes due, not cancelled when its reason goes: a wait that was
-// answered, closed or started again meanwhile leaves an entry whose start no longer matches,
-// and it is dropped.
+// A waiting conversation has one entry for all its unanswered rules, due when the first of them
+// is: when it comes due, the rules whose time has come since the last test fire, in their
+// order, and the entry moves on to the next rule's time. An entry is checked when it comes due,
+// not cancelled when its reason goes: a wait that was answered, closed or started again
+// meanwhile leaves an entry whose start no longer matches, and it is dropped.
 
 const (
 	dueUnanswered    byte = 'u' // ref: the rule
@@ -41,10 +43,13 @@ func dueKey(at time.Time, ws, conv string, kind byte, ref string) []byte {
 	return append(k, idKey(ref)...)
 }
 
-// putDue queues an entry due at at for the wait that started at since.
-func putDue(tx *bolt.Tx, fx *effects, at time.Time, c *Conversation, kind byte, ref string, since time.Time) error {
+// putDue queues an entry due at at for the wait that started at since, its rules tested up to
+// after.
+func putDue(tx *bolt.Tx, fx *effects, at time.Time, c *Conversation, kind byte, since, after time.Time) error {
 	fx.due = true
-	return tx.Bucket(bAutoDue).Put(dueKey(at, c.WorkspaceID, c.ID, kind, ref), binary.BigEndian.AppendUint64(nil, uint64(since.UnixNano())))
+	v := binary.BigEndian.AppendUint64(make([]byte, 0, 16), uint64(since.UnixNano()))
+	v = binary.BigEndian.AppendUint64(v, uint64(after.UnixNano()))
+	return tx.Bucket(bAutoDue).Put(dueKey(at, c.WorkspaceID, c.ID, kind, ""), v)
 }
 
 // OnDue registers the function called after a commit that queued a due entry: the timer's
@@ -64,8 +69,8 @@ func (s *Store) notifyDue() {
 type dueEntry struct {
 	at    time.Time
 	kind  byte
-	ref   string
-	since time.Time
+	since time.Time // the start of the wait it was made for
+	after time.Time // the rules due up to then were tested already
 }
 
 // RunDue acts on the entries due at or before now (at most max) and reports how many it took
@@ -90,7 +95,7 @@ func (s *Store) RunDue(now time.Time, max int) (done int, next time.Time, err er
 		var taken [][]byte
 		c := b.Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if len(k) != dueKeyLen || len(v) != 8 {
+			if len(k) != dueKeyLen || len(v) != 16 {
 				taken = append(taken, bytes.Clone(k))
 				continue
 			}
@@ -105,11 +110,8 @@ func (s *Store) RunDue(now time.Time, max int) (done int, next time.Time, err er
 			if _, ok := byConv[ref]; !ok {
 				order = append(order, ref)
 			}
-			e := dueEntry{at: at, kind: k[40], since: time.Unix(0, int64(binary.BigEndian.Uint64(v)))}
-			if !bytes.Equal(k[41:], noID) {
-				e.ref = idFromKey(k[41:])
-			}
-			byConv[ref] = append(byConv[ref], e)
+			byConv[ref] = append(byConv[ref], dueEntry{at: at, kind: k[40], since: time.Unix(0, int64(binary.BigEndian.Uint64(v[:8]))),
+				after: time.Unix(0, int64(binary.BigEndian.Uint64(v[8:])))})
 		}
 		for _, k := range taken {
 			if err := b.Delete(k); err != nil {
@@ -139,9 +141,10 @@ func (s *Store) SweepDue() (int, time.Time, error) {
 	}
 }
 
-// dueFire acts on a conversation's due entries: an overdue moment tells the open inboxes;
-// the unanswered rules whose wait is still the one they were queued for are tested, in the
-// rules' order, and fire (a rule that says stop ends the others due at the same time).
+// dueFire acts on a conversation's due entries: an overdue moment tells the open inboxes; the
+// unanswered rules whose time has come since they were last tested fire, in the rules' order
+// (a rule that says stop ends the others due with it), if the conversation still waits as it
+// did when they were queued; the entry moves on to the next rule's time.
 func (s *Store) dueFire(tx *bolt.Tx, fx *effects, ws, convID string, entries []dueEntry, now time.Time) error {
 	var conv Conversation
 	ok, err := getJSON(tx.Bucket(bConversations), wsKey(ws, convID), &conv)
@@ -172,28 +175,27 @@ func (s *Store) dueFire(tx *bolt.Tx, fx *effects, ws, convID string, entries []d
 			if conv.Status != ConversationOpen || conv.AwaitingSince == nil || !conv.AwaitingSince.Equal(e.since) {
 				continue // answered, closed or snoozed, or a newer wait: not this one
 			}
-			rule := r.rules.Find(e.ref)
-			if rule == nil || !rule.Rule.Enabled || rule.Rule.Trigger != automation.TriggerUnanswered {
-				continue
+			var next time.Time
+			for _, rule := range r.rules.Rules(automation.TriggerUnanswered) {
+				at, ok := unansweredDue(r, &conv, &rule.Rule, w.Location())
+				switch {
+				case !ok || !at.After(e.after):
+				case !at.After(now):
+					due = append(due, rule)
+				case next.IsZero() || at.Before(next):
+					next = at
+				}
 			}
-			at, ok := unansweredDue(r, &conv, &rule.Rule, w.Location())
-			if !ok {
-				continue
-			}
-			if at.After(now) { // the rule's minutes grew since: wait on
-				if err := putDue(tx, fx, at, &conv, dueUnanswered, rule.Rule.ID, e.since); err != nil {
+			if !next.IsZero() {
+				if err := putDue(tx, fx, next, &conv, dueUnanswered, e.since, now); err != nil {
 					return err
 				}
-				continue
 			}
-			due = append(due, rule)
 		}
 	}
 	if len(due) == 0 {
 		return nil
 	}
-	order := r.rules.Rules(automation.TriggerUnanswered)
-	slices.SortFunc(due, func(a, b *automation.Compiled) int { return slices.Index(order, a) - slices.Index(order, b) })
 	ev := &ruleEvent{trigger: automation.TriggerUnanswered, w: &w, r: r, conv: &conv, now: now, msg: lastInbound(tx, ws, conv.ID)}
 	before := conv
 	f := s.facts(tx, ev)

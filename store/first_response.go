@@ -54,19 +54,22 @@ func (s *Store) startWait(tx *bolt.Tx, fx *effects, r *routing, c *Conversation,
 			if err := tx.Bucket(bOverdue).Put(overdueKey(c), nil); err != nil {
 				return err
 			}
-			if err := putDue(tx, fx, due, c, dueFirstResponse, "", since); err != nil {
+			if err := putDue(tx, fx, due, c, dueFirstResponse, since, since); err != nil {
 				return err
 			}
 		}
 	}
+	// One entry for all the unanswered rules, due when the first of them is.
+	var first time.Time
 	for _, rule := range r.rules.Rules(automation.TriggerUnanswered) {
-		if due, ok := unansweredDue(r, c, &rule.Rule, loc); ok {
-			if err := putDue(tx, fx, due, c, dueUnanswered, rule.Rule.ID, since); err != nil {
-				return err
-			}
+		if due, ok := unansweredDue(r, c, &rule.Rule, loc); ok && (first.IsZero() || due.Before(first)) {
+			first = due
 		}
 	}
-	return nil
+	if first.IsZero() {
+		return nil
+	}
+	return putDue(tx, fx, first, c, dueUnanswered, since, since)
 }
 
 // answered ends c's wait: an answer went, or it was closed. The caller writes c.

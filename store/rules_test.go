@@ -253,3 +253,31 @@ func TestRuleDocumentRefusals(t *testing.T) {
 		t.Fatalf("%d rules saved", len(rules))
 	}
 }
+
+// Several unanswered rules of one wait fire each at its own time, in order, from one entry of
+// the due queue; one that says stop ends the others due with it.
+func TestUnansweredRulesAtTheirTimes(t *testing.T) {
+	f := newAutoFixture(t, at(t, 4, "10:00"))
+	f.rule(t, `{"name":"Five","trigger":"conversation.unanswered","unansweredMinutes":5,"actions":[{"type":"addLabel","label":"five"}]}`)
+	f.rule(t, `{"name":"Ten stop","trigger":"conversation.unanswered","unansweredMinutes":10,"stop":true,"actions":[{"type":"addLabel","label":"ten"}]}`)
+	f.rule(t, `{"name":"Ten too","trigger":"conversation.unanswered","unansweredMinutes":10,"actions":[{"type":"addLabel","label":"never"}]}`)
+	f.rule(t, `{"name":"Twenty","trigger":"conversation.unanswered","unansweredMinutes":20,"actions":[{"type":"addLabel","label":"twenty"}]}`)
+	conv := f.text(t, "+14155550901", "hello?").Message.ConversationID
+	labels := func(clock string) []string {
+		t.Helper()
+		now := at(t, 4, clock)
+		f.clock.Set(now)
+		if _, _, err := f.s.RunDue(now, 100); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := f.s.Conversation(f.ws, conv)
+		return c.Labels
+	}
+	for _, c := range []struct{ clock, want string }{
+		{"10:04", ""}, {"10:05", "five"}, {"10:09", "five"}, {"10:10", "five,ten"}, {"10:19", "five,ten"}, {"10:20", "five,ten,twenty"}, {"11:00", "five,ten,twenty"},
+	} {
+		if got := strings.Join(labels(c.clock), ","); got != c.want {
+			t.Fatalf("at %s: labels %q, want %q", c.clock, got, c.want)
+		}
+	}
+}
