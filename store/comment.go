@@ -55,9 +55,14 @@ func (s *Store) CreateComment(workspaceID string, in CommentInput) (Comment, err
 		if err := s.checkNumberUse(tx, workspaceID, n.ID, in.AuthorID); err != nil {
 			return err
 		}
-		conv, _, err := s.conversationFor(tx, fx, workspaceID, n, []string{in.To}, nil)
+		conv, created, err := s.conversationFor(tx, fx, workspaceID, n, []string{in.To}, nil)
 		if err != nil {
 			return err
+		}
+		if created {
+			if err := s.automateCreated(tx, fx, &conv, conv.CreatedAt); err != nil {
+				return err
+			}
 		}
 		c = Comment{Text: in.Text, Media: in.Media, Mentions: in.Mentions, UserID: in.AuthorID}
 		return s.addComment(tx, fx, &conv, &c)

@@ -438,6 +438,18 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 				fe.Field, fe.Message = "assignedUserIds", strings.Replace(fe.Message, "must be", "assignees must be", 1)
 				return ValidationError{fe}
 			}
+			// A member outside the teams the number is limited to could not see it.
+			if added, _ := diff(c.AssignedUserIDs, ids); len(added) > 0 {
+				r, err := s.routingOf(tx, workspaceID)
+				if err != nil {
+					return err
+				}
+				for _, u := range added {
+					if !mayUse(tx, &r.Routing, workspaceID, c.OutboundChannelID, u) {
+						return ValidationError{{"assignedUserIds", userName(tx, u) + " is not in the teams this number is limited to"}}
+					}
+				}
+			}
 			c.AssignedUserIDs = orEmpty(ids)
 		}
 		if u.Status != nil {
@@ -477,7 +489,12 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 // Labels lists the labels in use on a workspace's most recent conversations (for the inbox's
 // label filter), sorted.
 func (s *Store) Labels(workspaceID string) ([]string, error) {
-	items, err := s.Inbox(workspaceID, InboxFilter{Limit: 200})
+	return s.LabelsFor(workspaceID, "")
+}
+
+// LabelsFor is Labels over the conversations viewer may see.
+func (s *Store) LabelsFor(workspaceID, viewer string) ([]string, error) {
+	items, err := s.Inbox(workspaceID, InboxFilter{Limit: 200, Viewer: viewer})
 	var out []string
 	for _, it := range items {
 		out = append(out, it.Conversation.Labels...)

@@ -132,3 +132,22 @@ func mustRule(t *testing.T, doc string) automation.Rule {
 	}
 	return r
 }
+
+// A conversation of a number limited to a team cannot be assigned to a member outside it.
+func TestAssignOutsideTheTeamIsRefused(t *testing.T) {
+	f := newAutoFixture(t, at(t, 4, "10:00"))
+	ids := f.members(t, 2)
+	team, _ := f.s.CreateTeam(f.ws, store.TeamInput{Name: "Clinic", Members: []string{ids[0]}})
+	if _, err := f.s.SetNumberAccess(f.ws, f.numberID(t), store.NumberAccess{Teams: &[]string{team.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	conv := f.text(t, "+14155550950", "hi").Message.ConversationID
+	var verr store.ValidationError
+	if _, err := f.s.UpdateConversation(f.ws, conv, store.ConversationUpdate{AssignedUserIDs: &[]string{ids[1]}}); !errors.As(err, &verr) ||
+		verr[0].Field != "assignedUserIds" {
+		t.Fatalf("assigning the outsider: %v", err)
+	}
+	if _, err := f.s.UpdateConversation(f.ws, conv, store.ConversationUpdate{AssignedUserIDs: &[]string{ids[0]}}); err != nil {
+		t.Fatalf("assigning the team member: %v", err)
+	}
+}

@@ -105,7 +105,7 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 	if err := h.markUnreadRows(u, v.Rows); err != nil {
 		return v, err
 	}
-	if v.Labels, err = h.store.Labels(u.ws.ID); err != nil {
+	if v.Labels, err = h.store.LabelsFor(u.ws.ID, u.user.ID); err != nil {
 		return v, err
 	}
 	numbers, err := h.usableNumbers(u)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -131,7 +132,14 @@ func (h *Handler) threadView(r *http.Request, u *ui, c store.Conversation) (view
 			name = usr.Email
 		}
 		userName[usr.ID] = name
-		v.Members = append(v.Members, views.Option{Value: usr.ID, Label: name})
+		// Only members who may use the conversation's number are offered to assign or mention.
+		hidden, err := h.store.HiddenNumbers(u.ws.ID, usr.ID)
+		if err != nil {
+			return v, err
+		}
+		if !hidden[c.OutboundChannelID] || slices.Contains(c.AssignedUserIDs, usr.ID) {
+			v.Members = append(v.Members, views.Option{Value: usr.ID, Label: name})
+		}
 	}
 	sort.Slice(v.Members, func(i, j int) bool { return v.Members[i].Label < v.Members[j].Label })
 	if c.SnoozedUntil != nil {
