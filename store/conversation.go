@@ -41,11 +41,6 @@ type Conversation struct {
 	AfterHoursUntil *time.Time `json:"afterHoursUntil,omitempty"`
 }
 
-// Overdue reports whether the conversation is past its first-response target at now.
-func (c *Conversation) Overdue(now time.Time) bool {
-	return c.FirstResponseDue != nil && !now.Before(*c.FirstResponseDue) && c.Status != ConversationClosed
-}
-
 // IsGroup reports whether the conversation has more than one contact address.
 func (c *Conversation) IsGroup() bool { return len(c.Addresses) > 1 }
 
@@ -438,17 +433,8 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 				fe.Field, fe.Message = "assignedUserIds", strings.Replace(fe.Message, "must be", "assignees must be", 1)
 				return ValidationError{fe}
 			}
-			// A member outside the teams the number is limited to could not see it.
-			if added, _ := diff(c.AssignedUserIDs, ids); len(added) > 0 {
-				r, err := s.routingOf(tx, workspaceID)
-				if err != nil {
-					return err
-				}
-				for _, u := range added {
-					if !mayUse(tx, &r.Routing, workspaceID, c.OutboundChannelID, u) {
-						return ValidationError{{"assignedUserIds", userName(tx, u) + " is not in the teams this number is limited to"}}
-					}
-				}
+			if err := s.checkAssignees(tx, &c, ids); err != nil {
+				return err
 			}
 			c.AssignedUserIDs = orEmpty(ids)
 		}

@@ -18,6 +18,11 @@ import (
 // (workspace | due(8) | conversation), which /inbox?overdue=1 reads up to now: the overdue
 // conversations, found without looking at the others.
 
+// Overdue reports whether the conversation is past its first-response target at now.
+func (c *Conversation) Overdue(now time.Time) bool {
+	return c.FirstResponseDue != nil && !now.Before(*c.FirstResponseDue) && c.Status != ConversationClosed
+}
+
 // maxFirstResponse bounds the first-response target (minutes): 30 days.
 const maxFirstResponse = 43200
 

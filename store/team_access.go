@@ -200,3 +200,22 @@ func (s *Store) ConversationNumbers(workspaceID string, ids []string) (map[strin
 	})
 	return out, err
 }
+
+// checkAssignees refuses to assign c to a member outside the teams its number is limited to
+// (they could not see it); members assigned already stay.
+func (s *Store) checkAssignees(tx *bolt.Tx, c *Conversation, ids []string) error {
+	added, _ := diff(c.AssignedUserIDs, ids)
+	if len(added) == 0 {
+		return nil
+	}
+	r, err := s.routingOf(tx, c.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	for _, u := range added {
+		if !mayUse(tx, &r.Routing, c.WorkspaceID, c.OutboundChannelID, u) {
+			return ValidationError{{"assignedUserIds", userName(tx, u) + " is not in the teams this number is limited to"}}
+		}
+	}
+	return nil
+}
