@@ -194,6 +194,7 @@ func (s *Store) SetAutoReplies(workspaceID, numberID string, afterHours, greetin
 		return out, errs
 	}
 	_, err := s.changeRouting(workspaceID, func(tx *bolt.Tx, fx *effects, rt *Routing) error {
+		errs = nil // a batch may run this again
 		for _, f := range []struct {
 			name string
 			v    *string

@@ -147,7 +147,7 @@ func (s *Store) addRules(workspaceID string, rules []automation.Rule, prefix str
 		return nil, errs
 	}
 	_, err := s.changeRouting(workspaceID, func(tx *bolt.Tx, fx *effects, rt *Routing) error {
-		out = nil
+		out, errs = nil, nil // a batch may run this again
 		for i := range norm {
 			verr, err := checkRuleRefs(tx, workspaceID, rt, &norm[i])
 			if err != nil {
