@@ -19,12 +19,13 @@ const dueMaxWait = time.Minute
 // (store.RunDue); serve owns the timer, like every sweeper. stop waits for a run in progress.
 func startDueTimer(s *store.Store, now func() time.Time) (stop func()) {
 	wake := make(chan struct{}, 1)
-	s.OnDue(func() {
+	// The hook stays after stop: it only fills a channel no one reads any more.
+	s.SetHooks(store.Hooks{Due: func() {
 		select {
 		case wake <- struct{}{}:
 		default:
 		}
-	})
+	}})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -54,5 +55,5 @@ func startDueTimer(s *store.Store, now func() time.Time) (stop func()) {
 		}
 	})
 	var once sync.Once
-	return func() { once.Do(func() { cancel(); wg.Wait(); s.OnDue(nil) }) }
+	return func() { once.Do(func() { cancel(); wg.Wait() }) }
 }

@@ -126,49 +126,49 @@ func (s *Store) pickAssignee(tx *bolt.Tx, ws string, team *Team, mode string, ma
 // autoAssign gives the unassigned conversation c of a number to its default assignee, when
 // available and below capacity, else to a member its default team's auto-assignment chooses.
 // It returns who and how ("" when no one). The caller writes c.
-func (s *Store) autoAssign(tx *bolt.Tx, fx *effects, r *routing, c *Conversation, now time.Time) (string, error) {
+func (s *Store) autoAssign(tx *wtx, r *routing, c *Conversation, now time.Time) (string, error) {
 	nr := r.Numbers[c.OutboundChannelID]
 	if nr == nil || len(c.AssignedUserIDs) > 0 {
 		return "", nil
 	}
 	team, hasTeam := r.Team(nr.DefaultTeam)
-	may, err := s.hearers(tx, c)
+	may, err := s.hearers(tx.Tx, c)
 	if err != nil {
 		return "", err
 	}
 	who, by, via := "", "", ""
-	if u := nr.DefaultAssignee; u != "" && isMember(tx, c.WorkspaceID, u) && (may == nil || may(u)) &&
-		s.availability(tx, u, now) == Available {
+	if u := nr.DefaultAssignee; u != "" && isMember(tx.Tx, c.WorkspaceID, u) && (may == nil || may(u)) &&
+		s.availability(tx.Tx, u, now) == Available {
 		capacity := DefaultCapacity
 		if hasTeam {
 			capacity = team.Capacity
 		}
-		if openAssigned(tx, c.WorkspaceID, u, capacity) < capacity {
+		if openAssigned(tx.Tx, c.WorkspaceID, u, capacity) < capacity {
 			who, by, via = u, byDefaultAssignee, "default assignee"
 		}
 	}
 	if who == "" && hasTeam && team.Assign != AssignOff {
-		who, by, via = s.pickAssignee(tx, c.WorkspaceID, &team, team.Assign, may, now), byPrefixAuto+team.Assign, team.Assign
+		who, by, via = s.pickAssignee(tx.Tx, c.WorkspaceID, &team, team.Assign, may, now), byPrefixAuto+team.Assign, team.Assign
 	}
 	if who == "" {
 		return "", nil
 	}
 	c.AssignedUserIDs = []string{who}
-	if err := noteAssigned(tx, c.WorkspaceID, who, now); err != nil {
+	if err := noteAssigned(tx.Tx, c.WorkspaceID, who, now); err != nil {
 		return "", err
 	}
-	if err := s.putEntry(tx, fx, ConversationEntry{WorkspaceID: c.WorkspaceID, ConversationID: c.ID, Kind: EntryAutoAssign,
+	if err := s.putEntry(tx, ConversationEntry{WorkspaceID: c.WorkspaceID, ConversationID: c.ID, Kind: EntryAutoAssign,
 		Added: []string{who}, Via: via}); err != nil {
 		return "", err
 	}
-	if err := s.liveAssignedBy(tx, fx, c, nil, "", "Auto-assignment"); err != nil {
+	if err := s.liveAssignedBy(tx, c, nil, "", "Auto-assignment"); err != nil {
 		return "", err
 	}
-	return who, s.emitAssigned(tx, fx, c, who, by)
+	return who, s.emitAssigned(tx, c, who, by)
 }
 
 // indexOpenAssigned builds bAssignedOpen from the conversations of a file written before it
-// existed (schema 9→10).
+// existed (schema 10→11).
 func indexOpenAssigned(_ *Store, tx *bolt.Tx) error {
 	return tx.Bucket(bConversations).ForEach(func(_, v []byte) error {
 		var c struct {

@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // benchRuleDocs is 100 enabled rules of every trigger, as a busy workspace has them: the message
@@ -101,7 +99,7 @@ func BenchmarkAutomateInbound(b *testing.B) {
 			i := 0
 			done := false
 			for !done {
-				err := s.db.Update(func(tx *bolt.Tx) error {
+				err := s.writeTx(func(tx *wtx) error {
 					for range 64 {
 						if !b.Loop() {
 							done = true
@@ -117,8 +115,7 @@ func BenchmarkAutomateInbound(b *testing.B) {
 							Text: "Hi, can I move my appointment to Friday afternoon?", Status: MessageReceived, CreatedAt: now}
 						c := Contact{ID: s.NewID(), WorkspaceID: w.ID, FirstName: "Ana"}
 						in := InboundMessage{From: phone, To: n.Phone, Text: m.Text}
-						var fx effects
-						if err := s.automateInbound(tx, &fx, &w, &n, &conv, &m, &c, &in,
+						if err := s.automateInbound(tx, &w, &n, &conv, &m, &c, &in,
 							inboundFacts{created: true, first: true, newWait: true}); err != nil {
 							return err
 						}

@@ -27,9 +27,9 @@ type inboundFacts struct {
 
 // automateInbound runs the automations of inbound message m in conversation conv. The caller
 // has written conv; this writes it again only when it changed it.
-func (s *Store) automateInbound(tx *bolt.Tx, fx *effects, w *Workspace, n *PhoneNumber, conv *Conversation, m *Message,
+func (s *Store) automateInbound(tx *wtx, w *Workspace, n *PhoneNumber, conv *Conversation, m *Message,
 	contact *Contact, in *InboundMessage, f inboundFacts) error {
-	r, err := s.routingOf(tx, w.ID)
+	r, err := s.routingOf(tx.Tx, w.ID)
 	if err != nil || !r.acts {
 		return err
 	}
@@ -38,33 +38,33 @@ func (s *Store) automateInbound(tx *bolt.Tx, fx *effects, w *Workspace, n *Phone
 	}
 	now := m.CreatedAt
 	ev := &ruleEvent{w: w, r: r, conv: conv, msg: m, contact: contact, contactLoaded: true, first: f.first,
-		keyword: in.Keyword != NoKeyword, now: now, autoInbound: isAutoMessage(tx, in.From, n.Phone)}
+		keyword: in.Keyword != NoKeyword, now: now, autoInbound: isAutoMessage(tx.Tx, in.From, n.Phone)}
 	before := *conv
 	loc := w.Location()
 	if f.newWait {
-		if err := s.startWait(tx, fx, r, conv, loc); err != nil {
+		if err := s.startWait(tx, r, conv, loc); err != nil {
 			return err
 		}
 	}
 	// Whether the text answers a broadcast is read before any reply of this text is queued.
 	broadcastReply := false
 	if r.rules.Has(automation.TriggerBroadcastReply) {
-		if last := lastOutbound(tx, w.ID, conv.ID); last != nil && last.BroadcastID != "" {
+		if last := lastOutbound(tx.Tx, w.ID, conv.ID); last != nil && last.BroadcastID != "" {
 			broadcastReply = true
 		}
 	}
 	if len(conv.AssignedUserIDs) == 0 && (f.created || f.reopened || f.newWait) {
-		if _, err := s.autoAssign(tx, fx, r, conv, now); err != nil {
+		if _, err := s.autoAssign(tx, r, conv, now); err != nil {
 			return err
 		}
 	}
 	if !ev.keyword {
 		if text := r.GreetingOf(n.ID); text != "" && f.first {
-			if _, err := s.autoSend(tx, fx, ev, conv, text, AutoGreeting); err != nil {
+			if _, err := s.autoSend(tx, ev, conv, text, AutoGreeting); err != nil {
 				return err
 			}
 		}
-		if err := s.afterHoursReply(tx, fx, ev, n.ID); err != nil {
+		if err := s.afterHoursReply(tx, ev, n.ID); err != nil {
 			return err
 		}
 	}
@@ -73,7 +73,7 @@ func (s *Store) automateInbound(tx *bolt.Tx, fx *effects, w *Workspace, n *Phone
 			return nil
 		}
 		ev.trigger = trigger
-		return s.runRules(tx, fx, ev)
+		return s.runRules(tx, ev)
 	}
 	if err := fire(automation.TriggerConversationCreated, f.created); err != nil {
 		return err
@@ -88,13 +88,13 @@ func (s *Store) automateInbound(tx *bolt.Tx, fx *effects, w *Workspace, n *Phone
 	if err := fire(automation.TriggerLabelAdded, f.flagged); err != nil {
 		return err
 	}
-	return s.saveAutomated(tx, conv, &before)
+	return s.saveAutomated(tx.Tx, conv, &before)
 }
 
 // afterHoursReply sends the number's after-hours reply to the first text of a closed period:
 // the conversation remembers the period's end (when the hours next open), and a text before it
 // gets no second reply.
-func (s *Store) afterHoursReply(tx *bolt.Tx, fx *effects, ev *ruleEvent, numberID string) error {
+func (s *Store) afterHoursReply(tx *wtx, ev *ruleEvent, numberID string) error {
 	text := ev.r.AfterHoursOf(numberID)
 	c := ev.conv
 	if text == "" || (c.AfterHoursUntil != nil && ev.now.Before(*c.AfterHoursUntil)) {
@@ -110,7 +110,7 @@ func (s *Store) afterHoursReply(tx *bolt.Tx, fx *effects, ev *ruleEvent, numberI
 		until = ev.now.Add(366 * 24 * time.Hour)
 	}
 	c.AfterHoursUntil = &until
-	_, err := s.autoSend(tx, fx, ev, c, text, AutoAfterHours)
+	_, err := s.autoSend(tx, ev, c, text, AutoAfterHours)
 	return err
 }
 

@@ -105,11 +105,11 @@ func (s *Store) autoHeld(tx *bolt.Tx, ev *ruleEvent, c *Conversation) (string, e
 // autoSend queues the automatic message text (sent by kind) in c, its merge tags filled in
 // ({{nextOpen}} too), unless autoHeld or the ceiling stops it: reason says why it did not go
 // ("" when it went).
-func (s *Store) autoSend(tx *bolt.Tx, fx *effects, ev *ruleEvent, c *Conversation, text, kind string) (reason string, err error) {
-	if reason, err = s.autoHeld(tx, ev, c); reason != "" || err != nil {
+func (s *Store) autoSend(tx *wtx, ev *ruleEvent, c *Conversation, text, kind string) (reason string, err error) {
+	if reason, err = s.autoHeld(tx.Tx, ev, c); reason != "" || err != nil {
 		return reason, err
 	}
-	text, err = s.renderAuto(tx, ev, c, text)
+	text, err = s.renderAuto(tx.Tx, ev, c, text)
 	if err != nil {
 		return "", err
 	}
@@ -119,12 +119,12 @@ func (s *Store) autoSend(tx *bolt.Tx, fx *effects, ev *ruleEvent, c *Conversatio
 	if tooLongFilled(text) {
 		return "the text " + filledTooLong, nil
 	}
-	m, err := s.queueMessage(tx, fx, c, false, ev.now, SendInput{Text: text, Auto: kind}, PriorityNormal, "")
+	m, err := s.queueMessage(tx, c, false, ev.now, SendInput{Text: text, Auto: kind}, PriorityNormal, "")
 	if err != nil {
 		return "", err
 	}
 	for _, a := range c.Addresses {
-		if err := noteAutoSent(tx, c.WorkspaceID, a, m.ID, ev.now); err != nil {
+		if err := noteAutoSent(tx.Tx, c.WorkspaceID, a, m.ID, ev.now); err != nil {
 			return "", err
 		}
 	}
@@ -193,7 +193,7 @@ func (s *Store) SetAutoReplies(workspaceID, numberID string, afterHours, greetin
 	if errs != nil {
 		return out, errs
 	}
-	_, err := s.changeRouting(workspaceID, func(tx *bolt.Tx, fx *effects, rt *Routing) error {
+	_, err := s.changeRouting(workspaceID, func(tx *wtx, rt *Routing) error {
 		errs = nil // a batch may run this again
 		for _, f := range []struct {
 			name string
@@ -202,7 +202,7 @@ func (s *Store) SetAutoReplies(workspaceID, numberID string, afterHours, greetin
 			if f.v == nil {
 				continue
 			}
-			msg, err := checkAutoText(tx, workspaceID, *f.v)
+			msg, err := checkAutoText(tx.Tx, workspaceID, *f.v)
 			if err != nil {
 				return err
 			}
@@ -222,9 +222,9 @@ func (s *Store) SetAutoReplies(workspaceID, numberID string, afterHours, greetin
 		}
 		target := &rt.AutoReply
 		if numberID != "" {
-			n, err := routedNumber(tx, workspaceID, numberID, rt)
+			n, err := routedNumber(tx.Tx, workspaceID, numberID, rt)
 			if err != nil {
-				return fx.refuse(err)
+				return tx.refuse(err)
 			}
 			if inherit {
 				n.AutoReply = AutoReplies{}

@@ -113,9 +113,9 @@ func (s *Store) SetAvailability(userID, chosen string) error {
 	if chosen != Available && chosen != Away {
 		return ValidationError{{"availability", "must be available or away"}}
 	}
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getUser(tx, userID); err != nil {
-			return fx.refuse(err)
+	return s.update(func(tx *wtx) error {
+		if _, err := getUser(tx.Tx, userID); err != nil {
+			return tx.refuse(err)
 		}
 		if chosen == Away {
 			return tx.Bucket(bAvailability).Put(idKey(userID), []byte(Away))

@@ -37,8 +37,8 @@ type CommentInput struct {
 // conversation if needed. Mentions must be members of the workspace.
 func (s *Store) CreateComment(workspaceID string, in CommentInput) (Comment, error) {
 	var c Comment
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		n, ok, err := activeNumber(tx, workspaceID, in.From)
+	err := s.update(func(tx *wtx) error {
+		n, ok, err := activeNumber(tx.Tx, workspaceID, in.From)
 		if err != nil {
 			return err
 		}
@@ -46,26 +46,26 @@ func (s *Store) CreateComment(workspaceID string, in CommentInput) (Comment, err
 		if !ok {
 			errs = append(errs, fromNumberError(in.From)...)
 		}
-		if fe, ok := checkMentions(tx, workspaceID, in.Mentions); !ok {
+		if fe, ok := checkMentions(tx.Tx, workspaceID, in.Mentions); !ok {
 			errs = append(errs, fe)
 		}
 		if errs != nil {
 			return errs
 		}
-		if err := s.checkNumberUse(tx, workspaceID, n.ID, in.AuthorID); err != nil {
+		if err := s.checkNumberUse(tx.Tx, workspaceID, n.ID, in.AuthorID); err != nil {
 			return err
 		}
-		conv, created, err := s.conversationFor(tx, fx, workspaceID, n, []string{in.To}, nil)
+		conv, created, err := s.conversationFor(tx, workspaceID, n, []string{in.To}, nil)
 		if err != nil {
 			return err
 		}
 		if created {
-			if err := s.automateCreated(tx, fx, &conv, conv.CreatedAt); err != nil {
+			if err := s.automateCreated(tx, &conv, conv.CreatedAt); err != nil {
 				return err
 			}
 		}
 		c = Comment{Text: in.Text, Media: in.Media, Mentions: in.Mentions, UserID: in.AuthorID}
-		return s.addComment(tx, fx, &conv, &c)
+		return s.addComment(tx, &conv, &c)
 	})
 	return c, err
 }

@@ -204,7 +204,7 @@ func TestUpsertContactChangesOnlyGivenFields(t *testing.T) {
 func TestContactEventsNeedASubscription(t *testing.T) {
 	f := newFixture(t)
 	var notified atomic.Int32
-	f.s.OnEvents(func() { notified.Add(1) })
+	f.s.SetHooks(store.Hooks{Events: func() { notified.Add(1) }})
 
 	f.contact(t, "+14155550001", "Ana", "")
 	if evs, _, err := store.RecordedEvents(f.s, f.ws, store.EventContactCreated); err != nil || len(evs) != 0 {

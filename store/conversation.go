@@ -112,19 +112,19 @@ func (s *Store) CreateConversation(workspaceID, from, to string) (Conversation, 
 		return conv, false, err
 	}
 	var created bool
-	err = s.update(func(tx *bolt.Tx, fx *effects) error {
-		n, ok, err := activeNumber(tx, workspaceID, from)
+	err = s.update(func(tx *wtx) error {
+		n, ok, err := activeNumber(tx.Tx, workspaceID, from)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return fromNumberError(from)
 		}
-		conv, created, err = s.conversationFor(tx, fx, workspaceID, n, []string{to}, nil)
+		conv, created, err = s.conversationFor(tx, workspaceID, n, []string{to}, nil)
 		if err != nil || !created {
 			return err
 		}
-		return s.automateCreated(tx, fx, &conv, conv.CreatedAt)
+		return s.automateCreated(tx, &conv, conv.CreatedAt)
 	})
 	return conv, created, err
 }
@@ -175,24 +175,24 @@ func findConversation(tx *bolt.Tx, workspaceID, from, addrs string) (Conversatio
 // conversationFor finds or creates the conversation of number n with the (normalized) address
 // set. A conversation created for a message gets that message's time as its last activity, so
 // that it is written once.
-func (s *Store) conversationFor(tx *bolt.Tx, fx *effects, workspaceID string, n PhoneNumber, addrs []string, activity *time.Time) (Conversation, bool, error) {
-	return s.conversationWith(tx, fx, workspaceID, n, addrs, activity, ConversationOpen)
+func (s *Store) conversationFor(tx *wtx, workspaceID string, n PhoneNumber, addrs []string, activity *time.Time) (Conversation, bool, error) {
+	return s.conversationWith(tx, workspaceID, n, addrs, activity, ConversationOpen)
 }
 
 // conversationWith is conversationFor creating a missing conversation with the given status
 // (a broadcast copy's starts closed), written once.
-func (s *Store) conversationWith(tx *bolt.Tx, fx *effects, workspaceID string, n PhoneNumber, addrs []string, activity *time.Time, status string) (Conversation, bool, error) {
+func (s *Store) conversationWith(tx *wtx, workspaceID string, n PhoneNumber, addrs []string, activity *time.Time, status string) (Conversation, bool, error) {
 	addrs = NormalizeGroup(addrs)
 	key := strings.Join(addrs, "-")
-	if c, ok, err := findConversation(tx, workspaceID, n.Phone, key); ok || err != nil {
+	if c, ok, err := findConversation(tx.Tx, workspaceID, n.Phone, key); ok || err != nil {
 		return c, false, err
 	}
 	for _, a := range addrs {
 		// Only existence matters here: no need to decode the contact record.
-		if contactIDByPhone(tx, workspaceID, a) != "" {
+		if contactIDByPhone(tx.Tx, workspaceID, a) != "" {
 			continue
 		}
-		if _, err := s.insertContact(tx, fx, workspaceID, ContactInput{Phone: a, Source: SourceAPI}); err != nil {
+		if _, err := s.insertContact(tx, workspaceID, ContactInput{Phone: a, Source: SourceAPI}); err != nil {
 			return Conversation{}, false, err
 		}
 	}
@@ -201,7 +201,7 @@ func (s *Store) conversationWith(tx *bolt.Tx, fx *effects, workspaceID string, n
 		Status: status, AssignedUserIDs: []string{}, Labels: []string{}, From: n.Phone,
 		InboundChannelAddresses: key, Addresses: addrs, OutboundChannelID: n.ID, LastMessageTime: activity,
 		CreatedAt: now, UpdatedAt: now}
-	convChanged(tx, workspaceID, addrs, true) // the list's kept sets (contact_list_patch.go)
+	convChanged(tx, workspaceID, addrs, true)
 	idx := tx.Bucket(bConvKey)
 	if err := idx.Put(idxKey(workspaceID, convKeyTerm(n.Phone, key), c.ID), nil); err != nil {
 		return c, false, err
@@ -212,7 +212,7 @@ func (s *Store) conversationWith(tx *bolt.Tx, fx *effects, workspaceID string, n
 	if err := putMemberTerms(idx, &c); err != nil {
 		return c, false, err
 	}
-	if err := putActivity(tx, &c); err != nil {
+	if err := putActivity(tx.Tx, &c); err != nil {
 		return c, false, err
 	}
 	return c, true, putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c)
@@ -357,7 +357,7 @@ func activityKey(c *Conversation) []byte {
 }
 
 func putActivity(tx *bolt.Tx, c *Conversation) error {
-	return tx.Bucket(bConvActivity).Put(activityKey(c), activityValue(tx, c)) // inbox_search.go
+	return tx.Bucket(bConvActivity).Put(activityKey(c), activityValue(tx, c))
 }
 
 func deleteActivity(tx *bolt.Tx, c *Conversation) error {
@@ -406,14 +406,14 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 		}
 	}
 	if u.Status != nil && *u.Status == ConversationSnoozed {
-		if fe := checkSnooze(u.SnoozeUntil, s.Now()); fe != nil { // snooze.go
+		if fe := checkSnooze(u.SnoozeUntil, s.Now()); fe != nil {
 			errs = append(errs, *fe)
 		}
 	}
 	if errs != nil {
 		return c, errs
 	}
-	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+	err := s.updateNow(func(tx *wtx) error {
 		ok, err := getJSON(tx.Bucket(bConversations), wsKeyChecked(workspaceID, id), &c)
 		if err != nil {
 			return err
@@ -423,23 +423,23 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 		}
 		before := c
 		if u.ActorID != "" {
-			if err := s.checkNumberUse(tx, workspaceID, c.OutboundChannelID, u.ActorID); err != nil {
+			if err := s.checkNumberUse(tx.Tx, workspaceID, c.OutboundChannelID, u.ActorID); err != nil {
 				return err
 			}
 		}
 		if u.AssignedUserIDs != nil {
 			ids := NormalizeGroup(*u.AssignedUserIDs)
-			if fe, ok := checkMentions(tx, workspaceID, ids); !ok {
+			if fe, ok := checkMentions(tx.Tx, workspaceID, ids); !ok {
 				fe.Field, fe.Message = "assignedUserIds", strings.Replace(fe.Message, "must be", "assignees must be", 1)
 				return ValidationError{fe}
 			}
-			if err := s.checkAssignees(tx, &c, ids); err != nil {
+			if err := s.checkAssignees(tx.Tx, &c, ids); err != nil {
 				return err
 			}
 			c.AssignedUserIDs = orEmpty(ids)
 		}
 		if u.Status != nil {
-			if err := setStatus(tx, &c, *u.Status, u.SnoozeUntil); err != nil {
+			if err := setStatus(tx.Tx, &c, *u.Status, u.SnoozeUntil); err != nil {
 				return err
 			}
 		}
@@ -449,25 +449,25 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 		now := s.Now()
 		c.UpdatedAt = now
 		if c.Status == ConversationClosed && before.Status != ConversationClosed {
-			if err := answered(tx, &c); err != nil { // a close ends the wait for an answer
+			if err := answered(tx.Tx, &c); err != nil { // a close ends the wait for an answer
 				return err
 			}
 		}
-		if err := s.logChanges(tx, fx, &before, &c, u.ActorID); err != nil { // conversation_log.go
+		if err := s.logChanges(tx, &before, &c, u.ActorID); err != nil {
 			return err
 		}
-		if err := syncOpenAssigned(tx, &c, before.Status, before.AssignedUserIDs); err != nil {
+		if err := syncOpenAssigned(tx.Tx, &c, before.Status, before.AssignedUserIDs); err != nil {
 			return err
 		}
 		if err := putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c); err != nil {
 			return err
 		}
 		if u.AssignedUserIDs != nil {
-			if err := s.liveAssigned(tx, fx, &c, before.AssignedUserIDs, u.ActorID); err != nil { // live_changes.go
+			if err := s.liveAssigned(tx, &c, before.AssignedUserIDs, u.ActorID); err != nil {
 				return err
 			}
 		}
-		return s.afterTriage(tx, fx, &before, &c, u.ActorID, now)
+		return s.afterTriage(tx, &before, &c, u.ActorID, now)
 	})
 	return c, err
 }

@@ -44,15 +44,15 @@ func conversationPayload(tx *bolt.Tx, c *Conversation, assignee, by string) Conv
 }
 
 // emitAssigned emits conversation.assigned for user, newly assigned to c by by.
-func (s *Store) emitAssigned(tx *bolt.Tx, fx *effects, c *Conversation, user, by string) error {
-	return s.emit(tx, fx, c.WorkspaceID, EventConversationAssigned, conversationPayload(tx, c, user, by))
+func (s *Store) emitAssigned(tx *wtx, c *Conversation, user, by string) error {
+	return s.emit(tx, c.WorkspaceID, EventConversationAssigned, conversationPayload(tx.Tx, c, user, by))
 }
 
 // emitClosed emits conversation.closed for c, closed by by.
-func (s *Store) emitClosed(tx *bolt.Tx, fx *effects, c *Conversation, by string) error {
+func (s *Store) emitClosed(tx *wtx, c *Conversation, by string) error {
 	first := ""
 	if len(c.AssignedUserIDs) > 0 {
 		first = c.AssignedUserIDs[0]
 	}
-	return s.emit(tx, fx, c.WorkspaceID, EventConversationClosed, conversationPayload(tx, c, first, by))
+	return s.emit(tx, c.WorkspaceID, EventConversationClosed, conversationPayload(tx.Tx, c, first, by))
 }

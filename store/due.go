@@ -45,24 +45,11 @@ func dueKey(at time.Time, ws, conv string, kind byte, ref string) []byte {
 
 // putDue queues an entry due at at for the wait that started at since, its rules tested up to
 // after.
-func putDue(tx *bolt.Tx, fx *effects, at time.Time, c *Conversation, kind byte, since, after time.Time) error {
-	fx.due = true
+func putDue(tx *wtx, at time.Time, c *Conversation, kind byte, since, after time.Time) error {
+	tx.due = true
 	v := binary.BigEndian.AppendUint64(make([]byte, 0, 16), uint64(since.UnixNano()))
 	v = binary.BigEndian.AppendUint64(v, uint64(after.UnixNano()))
 	return tx.Bucket(bAutoDue).Put(dueKey(at, c.WorkspaceID, c.ID, kind, ""), v)
-}
-
-// OnDue registers the function called after a commit that queued a due entry: the timer's
-// wake, so it can wait for an earlier time than it knew of.
-func (s *Store) OnDue(f func()) { s.hookMu.Lock(); s.onDue = f; s.hookMu.Unlock() }
-
-func (s *Store) notifyDue() {
-	s.hookMu.RLock()
-	f := s.onDue
-	s.hookMu.RUnlock()
-	if f != nil {
-		f()
-	}
 }
 
 // dueEntry is one entry taken from the queue.
@@ -86,7 +73,7 @@ func (s *Store) RunDue(now time.Time, max int) (done int, next time.Time, err er
 	if err != nil || next.IsZero() || next.After(now) {
 		return 0, next, err
 	}
-	err = s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+	err = s.updateNow(func(tx *wtx) error {
 		done, next = 0, time.Time{}
 		b := tx.Bucket(bAutoDue)
 		type convRef struct{ ws, conv string }
@@ -119,7 +106,7 @@ func (s *Store) RunDue(now time.Time, max int) (done int, next time.Time, err er
 			}
 		}
 		for _, ref := range order {
-			if err := s.dueFire(tx, fx, ref.ws, ref.conv, byConv[ref], now); err != nil {
+			if err := s.dueFire(tx, ref.ws, ref.conv, byConv[ref], now); err != nil {
 				return err
 			}
 		}
@@ -145,20 +132,20 @@ func (s *Store) SweepDue() (int, time.Time, error) {
 // unanswered rules whose time has come since they were last tested fire, in the rules' order
 // (a rule that says stop ends the others due with it), if the conversation still waits as it
 // did when they were queued; the entry moves on to the next rule's time.
-func (s *Store) dueFire(tx *bolt.Tx, fx *effects, ws, convID string, entries []dueEntry, now time.Time) error {
+func (s *Store) dueFire(tx *wtx, ws, convID string, entries []dueEntry, now time.Time) error {
 	var conv Conversation
 	ok, err := getJSON(tx.Bucket(bConversations), wsKey(ws, convID), &conv)
 	if err != nil || !ok {
 		return err
 	}
-	w, err := getWorkspace(tx, ws)
+	w, err := getWorkspace(tx.Tx, ws)
 	if err != nil {
 		return nil // the workspace went: nothing to do
 	}
 	if tx.Bucket(bMeta).Get(archivedKey(ws)) != nil {
 		return nil
 	}
-	r, err := s.routingOf(tx, ws)
+	r, err := s.routingOf(tx.Tx, ws)
 	if err != nil {
 		return err
 	}
@@ -167,7 +154,7 @@ func (s *Store) dueFire(tx *bolt.Tx, fx *effects, ws, convID string, entries []d
 		switch e.kind {
 		case dueFirstResponse:
 			if conv.FirstResponseDue != nil && conv.FirstResponseDue.Equal(e.at) && conv.Status != ConversationClosed {
-				if err := s.live(tx, fx, ws, LiveConversation, conv.ID, "", map[string]any{"change": "overdue", "status": conv.Status}); err != nil {
+				if err := s.live(tx, ws, LiveConversation, conv.ID, "", map[string]any{"change": "overdue", "status": conv.Status}); err != nil {
 					return err
 				}
 			}
@@ -187,7 +174,7 @@ func (s *Store) dueFire(tx *bolt.Tx, fx *effects, ws, convID string, entries []d
 				}
 			}
 			if !next.IsZero() {
-				if err := putDue(tx, fx, next, &conv, dueUnanswered, e.since, now); err != nil {
+				if err := putDue(tx, next, &conv, dueUnanswered, e.since, now); err != nil {
 					return err
 				}
 			}
@@ -196,21 +183,21 @@ func (s *Store) dueFire(tx *bolt.Tx, fx *effects, ws, convID string, entries []d
 	if len(due) == 0 {
 		return nil
 	}
-	ev := &ruleEvent{trigger: automation.TriggerUnanswered, w: &w, r: r, conv: &conv, now: now, msg: lastInbound(tx, ws, conv.ID)}
+	ev := &ruleEvent{trigger: automation.TriggerUnanswered, w: &w, r: r, conv: &conv, now: now, msg: lastInbound(tx.Tx, ws, conv.ID)}
 	before := conv
-	f := s.facts(tx, ev)
+	f := s.facts(tx.Tx, ev)
 	for _, rule := range due {
 		if !rule.Matches(f) {
 			continue
 		}
-		if err := s.fireRule(tx, fx, ev, rule); err != nil {
+		if err := s.fireRule(tx, ev, rule); err != nil {
 			return err
 		}
 		if rule.Rule.Stop {
 			break
 		}
 	}
-	return s.saveAutomated(tx, &conv, &before)
+	return s.saveAutomated(tx.Tx, &conv, &before)
 }
 
 // lastInbound is the conversation's newest inbound message (nil when none among its last 50).

@@ -51,7 +51,7 @@ func unansweredDue(r *routing, c *Conversation, rule *automation.Rule, loc *time
 
 // startWait queues what a new wait of c brings: the first-response target and the
 // unanswered rules. c.AwaitingSince is set; the caller writes c.
-func (s *Store) startWait(tx *bolt.Tx, fx *effects, r *routing, c *Conversation, loc *time.Location) error {
+func (s *Store) startWait(tx *wtx, r *routing, c *Conversation, loc *time.Location) error {
 	since := *c.AwaitingSince
 	if r.FirstResponse > 0 {
 		if due, ok := dueAfter(r, c.OutboundChannelID, since, r.FirstResponse, r.FirstResponseBusinessOnly(), loc); ok {
@@ -59,7 +59,7 @@ func (s *Store) startWait(tx *bolt.Tx, fx *effects, r *routing, c *Conversation,
 			if err := tx.Bucket(bOverdue).Put(overdueKey(c), nil); err != nil {
 				return err
 			}
-			if err := putDue(tx, fx, due, c, dueFirstResponse, since, since); err != nil {
+			if err := putDue(tx, due, c, dueFirstResponse, since, since); err != nil {
 				return err
 			}
 		}
@@ -74,7 +74,7 @@ func (s *Store) startWait(tx *bolt.Tx, fx *effects, r *routing, c *Conversation,
 	if first.IsZero() {
 		return nil
 	}
-	return putDue(tx, fx, first, c, dueUnanswered, since, since)
+	return putDue(tx, first, c, dueUnanswered, since, since)
 }
 
 // answered ends c's wait: an answer went, or it was closed. The caller writes c.
@@ -103,7 +103,7 @@ func (s *Store) SetFirstResponse(workspaceID string, minutes int, hours string) 
 	if errs != nil {
 		return Routing{}, errs
 	}
-	return s.changeRouting(workspaceID, func(tx *bolt.Tx, fx *effects, rt *Routing) error {
+	return s.changeRouting(workspaceID, func(tx *wtx, rt *Routing) error {
 		rt.FirstResponse = minutes
 		if hours != "" {
 			rt.FirstResponseHours = hours

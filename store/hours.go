@@ -48,14 +48,14 @@ func (s *Store) SetHours(workspaceID, numberID string, in *HoursInput) (automati
 	} else if numberID == "" {
 		return h, ValidationError{{"week", "is required"}}
 	}
-	_, err := s.changeRouting(workspaceID, func(tx *bolt.Tx, fx *effects, rt *Routing) error {
+	_, err := s.changeRouting(workspaceID, func(tx *wtx, rt *Routing) error {
 		if numberID == "" {
 			rt.Hours = h
 			return nil
 		}
-		n, err := routedNumber(tx, workspaceID, numberID, rt)
+		n, err := routedNumber(tx.Tx, workspaceID, numberID, rt)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
 		if in == nil {
 			n.Hours = nil

@@ -28,18 +28,6 @@ func searchPhones(t testing.TB, f *fixture, fl store.InboxFilter) []string {
 	return inboxPhones(items)
 }
 
-func TestMessageWordsFoldAndSplit(t *testing.T) {
-	got := store.MessageWords("Olá JOSÉ, your order #A-1234 ships Tuesday; olá!")
-	want := []string{"ola", "jose", "your", "order", "a", "1234", "ships", "tuesday"}
-	if !slices.Equal(got, want) {
-		t.Errorf("MessageWords = %q, want %q", got, want)
-	}
-	long := store.MessageWords("pneumonoultramicroscopicsilicovolcanoconiosis")
-	if len(long) != 1 || len(long[0]) != 24 {
-		t.Errorf("a long word is kept as its first 24 bytes: %q", long)
-	}
-}
-
 // TestInboxSearchKinds: the contact's folded name, the number in any formatting and the words
 // of one message each find the conversation; words spread over two messages do not.
 func TestInboxSearchKinds(t *testing.T) {

@@ -92,7 +92,7 @@ func TestMediaDeletedByRetentionAndCarriedByBackup(t *testing.T) {
 	s := openStore(t, store.Options{Now: clock.Now})
 	f := newFixtureOn(t, s)
 	woken := 0
-	s.OnMediaFetch(func() { woken++ })
+	s.SetHooks(store.Hooks{Media: func() { woken++ }})
 	src := "https://api.twilio.com/2010-04-01/Accounts/AC1/Messages/MM1/Media/ME1"
 	m, err := s.RecordInboundMessage(f.ws, store.InboundMessage{From: "+14155550123", To: f.number, Text: "pic",
 		Media: []string{src}, Provider: store.ProviderTwilio, ProviderID: "MM1"})

@@ -7,7 +7,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// TestMigrateOpenAssigned: a file of schema 9 (no index of open assigned conversations) opens
+// TestMigrateOpenAssigned: a file of schema 10 (no index of open assigned conversations) opens
 // at the current version with each member's open assigned conversations indexed, closed ones
 // left out.
 func TestMigrateOpenAssigned(t *testing.T) {
@@ -38,12 +38,12 @@ func TestMigrateOpenAssigned(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Back to what schema 9 wrote: no index, version 9.
+	// Back to what schema 10 wrote: no index, version 10.
 	err = s.db.Update(func(tx *bolt.Tx) error {
 		if err := tx.DeleteBucket(bAssignedOpen); err != nil {
 			return err
 		}
-		return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(9))
+		return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(10))
 	})
 	s.Close()
 	if err != nil {
@@ -53,7 +53,7 @@ func TestMigrateOpenAssigned(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if v, _ := s.SchemaVersion(); v != SchemaVersion || SchemaVersion != 10 {
+	if v, _ := s.SchemaVersion(); v != SchemaVersion || SchemaVersion != 11 {
 		t.Fatalf("schema %d, binary %d", v, SchemaVersion)
 	}
 	if n, err := s.OpenAssigned(w.ID, u.ID); err != nil || n != 2 {

@@ -35,12 +35,8 @@ func TestOptOutFilterGrowthKeepsUncommittedOptOuts(t *testing.T) {
 	s.optBloom[ws] = full
 	s.optMu.Unlock()
 
-	tx, err := s.db.Begin(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fx effects
-	if _, created, err := s.createOptOut(tx, &fx, w.ID, "", "+14155550002", OptOutKeyword); err != nil || !created {
+	tx := beginWrite(t, s)
+	if _, created, err := s.createOptOut(tx, w.ID, "", "+14155550002", OptOutKeyword); err != nil || !created {
 		tx.Rollback()
 		t.Fatalf("createOptOut = %v, %v", created, err)
 	}

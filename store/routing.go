@@ -231,25 +231,25 @@ func readRouting(tx *bolt.Tx, workspaceID string) (Routing, error) {
 
 // changeRouting applies change to a fresh copy of the workspace's routing and writes it as a
 // new version. change refuses (a ValidationError or *Error) before anything is written.
-func (s *Store) changeRouting(workspaceID string, change func(tx *bolt.Tx, fx *effects, rt *Routing) error) (Routing, error) {
+func (s *Store) changeRouting(workspaceID string, change func(tx *wtx, rt *Routing) error) (Routing, error) {
 	var out Routing
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
-			return fx.refuse(err)
+	err := s.update(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
+			return tx.refuse(err)
 		}
-		rt, err := readRouting(tx, workspaceID)
+		rt, err := readRouting(tx.Tx, workspaceID)
 		if err != nil {
 			return err
 		}
 		before := cloneRouting(rt)
-		if err := change(tx, fx, &rt); err != nil {
+		if err := change(tx, &rt); err != nil {
 			return err
 		}
-		if err := s.putRouting(tx, workspaceID, rt); err != nil {
+		if err := s.putRouting(tx.Tx, workspaceID, rt); err != nil {
 			return err
 		}
 		// Members who lost sight of a number lose its unread marks.
-		if err := s.forgetHidden(tx, workspaceID, &before, &rt); err != nil {
+		if err := s.forgetHidden(tx.Tx, workspaceID, &before, &rt); err != nil {
 			return err
 		}
 		out = rt

@@ -146,10 +146,10 @@ func (s *Store) addRules(workspaceID string, rules []automation.Rule, prefix str
 		sortFieldErrors(errs)
 		return nil, errs
 	}
-	_, err := s.changeRouting(workspaceID, func(tx *bolt.Tx, fx *effects, rt *Routing) error {
+	_, err := s.changeRouting(workspaceID, func(tx *wtx, rt *Routing) error {
 		out, errs = nil, nil // a batch may run this again
 		for i := range norm {
-			verr, err := checkRuleRefs(tx, workspaceID, rt, &norm[i])
+			verr, err := checkRuleRefs(tx.Tx, workspaceID, rt, &norm[i])
 			if err != nil {
 				return err
 			}
@@ -193,12 +193,12 @@ func (s *Store) UpdateRule(workspaceID, id string, rule automation.Rule) (Stored
 		return StoredRule{}, verr
 	}
 	var out StoredRule
-	_, err := s.changeRouting(workspaceID, func(tx *bolt.Tx, fx *effects, rt *Routing) error {
+	_, err := s.changeRouting(workspaceID, func(tx *wtx, rt *Routing) error {
 		i := slices.IndexFunc(rt.Rules, func(r StoredRule) bool { return r.ID == id })
 		if i < 0 {
 			return errorf(ErrNotFound, "rule not found")
 		}
-		verr, err := checkRuleRefs(tx, workspaceID, rt, &norm)
+		verr, err := checkRuleRefs(tx.Tx, workspaceID, rt, &norm)
 		if err != nil {
 			return err
 		}
@@ -215,7 +215,7 @@ func (s *Store) UpdateRule(workspaceID, id string, rule automation.Rule) (Stored
 
 // DeleteRule removes the rule id.
 func (s *Store) DeleteRule(workspaceID, id string) error {
-	_, err := s.changeRouting(workspaceID, func(tx *bolt.Tx, fx *effects, rt *Routing) error {
+	_, err := s.changeRouting(workspaceID, func(tx *wtx, rt *Routing) error {
 		i := slices.IndexFunc(rt.Rules, func(r StoredRule) bool { return r.ID == id })
 		if i < 0 {
 			return errorf(ErrNotFound, "rule not found")
@@ -228,7 +228,7 @@ func (s *Store) DeleteRule(workspaceID, id string) error {
 
 // SetRuleEnabled turns the rule id on or off.
 func (s *Store) SetRuleEnabled(workspaceID, id string, on bool) error {
-	_, err := s.changeRouting(workspaceID, func(tx *bolt.Tx, fx *effects, rt *Routing) error {
+	_, err := s.changeRouting(workspaceID, func(tx *wtx, rt *Routing) error {
 		i := slices.IndexFunc(rt.Rules, func(r StoredRule) bool { return r.ID == id })
 		if i < 0 {
 			return errorf(ErrNotFound, "rule not found")
@@ -241,7 +241,7 @@ func (s *Store) SetRuleEnabled(workspaceID, id string, on bool) error {
 
 // MoveRule moves the rule id by delta places in the list (-1 up, +1 down), within its ends.
 func (s *Store) MoveRule(workspaceID, id string, delta int) error {
-	_, err := s.changeRouting(workspaceID, func(tx *bolt.Tx, fx *effects, rt *Routing) error {
+	_, err := s.changeRouting(workspaceID, func(tx *wtx, rt *Routing) error {
 		i := slices.IndexFunc(rt.Rules, func(r StoredRule) bool { return r.ID == id })
 		if i < 0 {
 			return errorf(ErrNotFound, "rule not found")

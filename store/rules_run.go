@@ -127,41 +127,41 @@ func (f *facts) FirstMessage() bool { return f.ev.first }
 func (f *facts) Assignees() []string { return f.ev.conv.AssignedUserIDs }
 
 // runRules fires the enabled rules of ev's trigger, in order.
-func (s *Store) runRules(tx *bolt.Tx, fx *effects, ev *ruleEvent) error {
+func (s *Store) runRules(tx *wtx, ev *ruleEvent) error {
 	if !ev.r.rules.Has(ev.trigger) {
 		return nil
 	}
-	return ev.r.rules.Run(ev.trigger, s.facts(tx, ev), func(c *automation.Compiled) error {
-		return s.fireRule(tx, fx, ev, c)
+	return ev.r.rules.Run(ev.trigger, s.facts(tx.Tx, ev), func(c *automation.Compiled) error {
+		return s.fireRule(tx, ev, c)
 	})
 }
 
 // fireRule applies rule's actions to ev's conversation, in order, and writes the activity
 // entry that names the rule and says what it did. The caller writes the conversation
 // (saveAutomated).
-func (s *Store) fireRule(tx *bolt.Tx, fx *effects, ev *ruleEvent, rule *automation.Compiled) error {
+func (s *Store) fireRule(tx *wtx, ev *ruleEvent, rule *automation.Compiled) error {
 	did := make([]string, 0, len(rule.Rule.Actions))
 	for _, a := range rule.Rule.Actions {
-		d, err := s.applyAction(tx, fx, ev, rule, a)
+		d, err := s.applyAction(tx, ev, rule, a)
 		if err != nil {
 			return err
 		}
 		did = append(did, d)
 	}
-	return s.putEntry(tx, fx, ConversationEntry{WorkspaceID: ev.conv.WorkspaceID, ConversationID: ev.conv.ID, Kind: EntryRule,
+	return s.putEntry(tx, ConversationEntry{WorkspaceID: ev.conv.WorkspaceID, ConversationID: ev.conv.ID, Kind: EntryRule,
 		RuleID: rule.Rule.ID, Rule: rule.Rule.Name, Text: joinWords(did)})
 }
 
 // applyAction does one action and says what it did, in words for the activity entry
 // ("assigned to Ana Lima"). An action that cannot be done (a member gone, no one available)
 // says so and changes nothing; only a failure of the write is an error.
-func (s *Store) applyAction(tx *bolt.Tx, fx *effects, ev *ruleEvent, rule *automation.Compiled, a automation.Action) (string, error) {
+func (s *Store) applyAction(tx *wtx, ev *ruleEvent, rule *automation.Compiled, a automation.Action) (string, error) {
 	c := ev.conv
 	by := byPrefixRule + rule.Rule.ID
 	ruleWho := "Rule '" + rule.Rule.Name + "'"
 	switch a.Type {
 	case automation.ActAssign:
-		return s.ruleAssign(tx, fx, ev, a.UserID, by, ruleWho, "")
+		return s.ruleAssign(tx, ev, a.UserID, by, ruleWho, "")
 	case automation.ActAssignTeam:
 		team, ok := ev.r.Team(a.TeamID)
 		if !ok {
@@ -171,15 +171,15 @@ func (s *Store) applyAction(tx *bolt.Tx, fx *effects, ev *ruleEvent, rule *autom
 		if team.Assign == AssignLeastBusy {
 			mode = AssignLeastBusy
 		}
-		may, err := s.hearers(tx, c)
+		may, err := s.hearers(tx.Tx, c)
 		if err != nil {
 			return "", err
 		}
-		u := s.pickAssignee(tx, c.WorkspaceID, &team, mode, may, ev.now)
+		u := s.pickAssignee(tx.Tx, c.WorkspaceID, &team, mode, may, ev.now)
 		if u == "" {
 			return "found no one available in " + team.Name, nil
 		}
-		return s.ruleAssign(tx, fx, ev, u, by, ruleWho, " ("+team.Name+", "+mode+")")
+		return s.ruleAssign(tx, ev, u, by, ruleWho, " ("+team.Name+", "+mode+")")
 	case automation.ActUnassign:
 		if len(c.AssignedUserIDs) == 0 {
 			return "found the conversation unassigned", nil
@@ -206,47 +206,47 @@ func (s *Store) applyAction(tx *bolt.Tx, fx *effects, ev *ruleEvent, rule *autom
 		if c.Status == ConversationClosed {
 			return "found the conversation closed", nil
 		}
-		if err := setStatus(tx, c, ConversationClosed, nil); err != nil {
+		if err := setStatus(tx.Tx, c, ConversationClosed, nil); err != nil {
 			return "", err
 		}
-		if err := answered(tx, c); err != nil {
+		if err := answered(tx.Tx, c); err != nil {
 			return "", err
 		}
 		c.UpdatedAt = ev.now
-		return "closed the conversation", s.emitClosed(tx, fx, c, by)
+		return "closed the conversation", s.emitClosed(tx, c, by)
 	case automation.ActSnooze:
 		until := ev.now.Add(time.Duration(a.Minutes) * time.Minute)
-		if err := setStatus(tx, c, ConversationSnoozed, &until); err != nil {
+		if err := setStatus(tx.Tx, c, ConversationSnoozed, &until); err != nil {
 			return "", err
 		}
 		return "snoozed the conversation until " + until.In(ev.w.Location()).Format("Mon Jan 2 15:04"), nil
 	case automation.ActReply:
-		reason, err := s.autoSend(tx, fx, ev, c, a.Text, autoRule+rule.Rule.ID)
+		reason, err := s.autoSend(tx, ev, c, a.Text, autoRule+rule.Rule.ID)
 		if err != nil || reason == "" {
 			return "replied", err
 		}
 		return "did not reply: " + reason, nil
 	case automation.ActNote:
-		return "added a note", s.addComment(tx, fx, c, &Comment{Text: a.Text, Rule: rule.Rule.Name})
+		return "added a note", s.addComment(tx, c, &Comment{Text: a.Text, Rule: rule.Rule.Name})
 	case automation.ActMention:
-		if !isMember(tx, c.WorkspaceID, a.UserID) {
+		if !isMember(tx.Tx, c.WorkspaceID, a.UserID) {
 			return "could not mention a former member", nil
 		}
-		name := userName(tx, a.UserID)
-		return "mentioned " + name, s.addComment(tx, fx, c, &Comment{Text: ruleWho + " mentioned @" + name + ".",
+		name := userName(tx.Tx, a.UserID)
+		return "mentioned " + name, s.addComment(tx, c, &Comment{Text: ruleWho + " mentioned @" + name + ".",
 			Mentions: []string{a.UserID}, Rule: rule.Rule.Name})
 	case automation.ActAddToGroup:
-		contact := ev.loadContact(tx)
+		contact := ev.loadContact(tx.Tx)
 		if contact == nil {
 			return "could not add to a group: the conversation has no one contact", nil
 		}
-		g, err := getGroup(tx, c.WorkspaceID, a.GroupID)
+		g, err := getGroup(tx.Tx, c.WorkspaceID, a.GroupID)
 		if err != nil {
 			return "could not add to a group: the group was deleted", nil
 		}
 		return "added the contact to the group " + g.Name, s.addMember(tx, &g, contact.ID)
 	case automation.ActSetProperty:
-		contact := ev.loadContact(tx)
+		contact := ev.loadContact(tx.Tx)
 		if contact == nil {
 			return "could not set " + a.Name + ": the conversation has no one contact", nil
 		}
@@ -256,7 +256,7 @@ func (s *Store) applyAction(tx *bolt.Tx, fx *effects, ev *ruleEvent, rule *autom
 		if err := dec.Decode(&v); err != nil {
 			return "could not set " + a.Name, nil
 		}
-		updated, _, err := s.upsertContact(tx, fx, c.WorkspaceID, ContactInput{Phone: contact.Phone(),
+		updated, _, err := s.upsertContact(tx, c.WorkspaceID, ContactInput{Phone: contact.Phone(),
 			Properties: map[string]any{a.Name: v}}, nil)
 		if verr, ok := err.(ValidationError); ok && len(verr) > 0 {
 			return "could not set " + a.Name + ": " + verr[0].Message, nil
@@ -272,13 +272,13 @@ func (s *Store) applyAction(tx *bolt.Tx, fx *effects, ev *ruleEvent, rule *autom
 
 // ruleAssign assigns u to ev's conversation for a rule (by, named who), with the words for
 // the entry; a user who is no longer a member, or who may not see the number, is not assigned.
-func (s *Store) ruleAssign(tx *bolt.Tx, fx *effects, ev *ruleEvent, u, by, who, how string) (string, error) {
+func (s *Store) ruleAssign(tx *wtx, ev *ruleEvent, u, by, who, how string) (string, error) {
 	c := ev.conv
-	name := userName(tx, u)
-	if !isMember(tx, c.WorkspaceID, u) {
+	name := userName(tx.Tx, u)
+	if !isMember(tx.Tx, c.WorkspaceID, u) {
 		return "could not assign a former member", nil
 	}
-	may, err := s.hearers(tx, c)
+	may, err := s.hearers(tx.Tx, c)
 	if err != nil {
 		return "", err
 	}
@@ -290,18 +290,18 @@ func (s *Store) ruleAssign(tx *bolt.Tx, fx *effects, ev *ruleEvent, u, by, who, 
 	}
 	before := c.AssignedUserIDs
 	c.AssignedUserIDs = []string{u}
-	if err := noteAssigned(tx, c.WorkspaceID, u, ev.now); err != nil {
+	if err := noteAssigned(tx.Tx, c.WorkspaceID, u, ev.now); err != nil {
 		return "", err
 	}
-	if err := s.liveAssignedBy(tx, fx, c, before, "", who); err != nil {
+	if err := s.liveAssignedBy(tx, c, before, "", who); err != nil {
 		return "", err
 	}
-	return "assigned to " + name + how, s.emitAssigned(tx, fx, c, u, by)
+	return "assigned to " + name + how, s.emitAssigned(tx, c, u, by)
 }
 
 // addComment writes an internal comment in conversation c (id, workspace and times given
 // here) with its thread entry, live events and comment.created event.
-func (s *Store) addComment(tx *bolt.Tx, fx *effects, c *Conversation, cm *Comment) error {
+func (s *Store) addComment(tx *wtx, c *Conversation, cm *Comment) error {
 	now := s.Now()
 	cm.ID, cm.WorkspaceID, cm.TenantID, cm.ConversationID = s.NewID(), c.WorkspaceID, s.tenantID, c.ID
 	cm.CreatedAt, cm.UpdatedAt = now, now
@@ -312,10 +312,10 @@ func (s *Store) addComment(tx *bolt.Tx, fx *effects, c *Conversation, cm *Commen
 	if err := tx.Bucket(bConvMessages).Put(idxKey(c.WorkspaceID, "c"+c.ID, cm.ID), nil); err != nil {
 		return err
 	}
-	if err := s.liveComment(tx, fx, c, cm); err != nil {
+	if err := s.liveComment(tx, c, cm); err != nil {
 		return err
 	}
-	return s.emit(tx, fx, c.WorkspaceID, EventCommentCreated, CommentPayload{
+	return s.emit(tx, c.WorkspaceID, EventCommentCreated, CommentPayload{
 		ConversationID: cm.ConversationID, CreatedAt: FormatTime(cm.CreatedAt), Text: cm.Text, WorkspaceID: c.WorkspaceID})
 }
 

@@ -81,8 +81,8 @@ func checkTeam(tx *bolt.Tx, workspaceID, id string, in TeamInput, rt *Routing) (
 // CreateTeam adds a team to the workspace.
 func (s *Store) CreateTeam(workspaceID string, in TeamInput) (Team, error) {
 	var t Team
-	_, err := s.changeRouting(workspaceID, func(tx *bolt.Tx, fx *effects, rt *Routing) error {
-		got, errs := checkTeam(tx, workspaceID, "", in, rt)
+	_, err := s.changeRouting(workspaceID, func(tx *wtx, rt *Routing) error {
+		got, errs := checkTeam(tx.Tx, workspaceID, "", in, rt)
 		if errs != nil {
 			return errs
 		}
@@ -99,12 +99,12 @@ func (s *Store) CreateTeam(workspaceID string, in TeamInput) (Team, error) {
 // UpdateTeam changes a team's name, members, mode and capacity.
 func (s *Store) UpdateTeam(workspaceID, id string, in TeamInput) (Team, error) {
 	var t Team
-	_, err := s.changeRouting(workspaceID, func(tx *bolt.Tx, fx *effects, rt *Routing) error {
+	_, err := s.changeRouting(workspaceID, func(tx *wtx, rt *Routing) error {
 		i := slices.IndexFunc(rt.Teams, func(t Team) bool { return t.ID == id })
 		if i < 0 {
 			return errorf(ErrNotFound, "team not found")
 		}
-		got, errs := checkTeam(tx, workspaceID, id, in, rt)
+		got, errs := checkTeam(tx.Tx, workspaceID, id, in, rt)
 		if errs != nil {
 			return errs
 		}
@@ -118,7 +118,7 @@ func (s *Store) UpdateTeam(workspaceID, id string, in TeamInput) (Team, error) {
 // DeleteTeam removes a team: numbers limited to it no longer are (unless by another team) and
 // lose it as their default team. A team a rule assigns to is ErrConflict, naming the rule.
 func (s *Store) DeleteTeam(workspaceID, id string) error {
-	_, err := s.changeRouting(workspaceID, func(tx *bolt.Tx, fx *effects, rt *Routing) error {
+	_, err := s.changeRouting(workspaceID, func(tx *wtx, rt *Routing) error {
 		i := slices.IndexFunc(rt.Teams, func(t Team) bool { return t.ID == id })
 		if i < 0 {
 			return errorf(ErrNotFound, "team not found")
@@ -154,10 +154,10 @@ type NumberAccess struct {
 // default assignee ("" for none). The default assignee must be able to see the number.
 func (s *Store) SetNumberAccess(workspaceID, numberID string, in NumberAccess) (NumberRouting, error) {
 	var out NumberRouting
-	_, err := s.changeRouting(workspaceID, func(tx *bolt.Tx, fx *effects, rt *Routing) error {
-		n, err := routedNumber(tx, workspaceID, numberID, rt)
+	_, err := s.changeRouting(workspaceID, func(tx *wtx, rt *Routing) error {
+		n, err := routedNumber(tx.Tx, workspaceID, numberID, rt)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
 		var errs ValidationError
 		if in.Teams != nil {
@@ -185,9 +185,9 @@ func (s *Store) SetNumberAccess(workspaceID, numberID string, in NumberAccess) (
 		}
 		if u := n.DefaultAssignee; u != "" {
 			switch {
-			case !isMember(tx, workspaceID, u):
+			case !isMember(tx.Tx, workspaceID, u):
 				errs = append(errs, FieldError{"defaultAssignee", u + " is not a member of this workspace"})
-			case !mayUse(tx, rt, workspaceID, numberID, u):
+			case !mayUse(tx.Tx, rt, workspaceID, numberID, u):
 				errs = append(errs, FieldError{"defaultAssignee", "must be a member of one of the number's teams (or an admin)"})
 			}
 		}

@@ -89,8 +89,9 @@ func (s *Store) CheckNumberUse(workspaceID, userID, phoneOrID string) error {
 // ---- who hears of a conversation ----
 
 // hearers is the one answer to who may be told of conversation c's activity: the live inbox's
-// unread marks and notifications, notification e-mails and pushes all ask it. It returns a
-// test of a user: a member who may see c's number (nil test: every member may).
+// unread marks and mentions ask it, and so does notified, which picks the recipients of the
+// live notifications, notification e-mails and pushes. It returns a test of a user: a member
+// who may see c's number (nil test: every member may).
 func (s *Store) hearers(tx *bolt.Tx, c *Conversation) (func(user string) bool, error) {
 	r, err := s.routingOf(tx, c.WorkspaceID)
 	if err != nil {
@@ -101,38 +102,6 @@ func (s *Store) hearers(tx *bolt.Tx, c *Conversation) (func(user string) bool, e
 		return nil, nil
 	}
 	return func(user string) bool { return allowed[user] || workspaceAdmin(tx, c.WorkspaceID, user) }, nil
-}
-
-// recipient is a member who may hear of a conversation, with their notification choices.
-type recipient struct {
-	user  string
-	prefs NotificationPrefs
-}
-
-// inboundRecipients is who hears of an inbound message in conversation c: all, every
-// member who may see it (hearers), whose conversation it becomes unread; notify, those of them
-// whose preferences ask to be notified of it (§14). The live notification, and any other
-// channel that notifies of inbound texts, take their recipients from here.
-func (s *Store) inboundRecipients(tx *bolt.Tx, c *Conversation) (all []recipient, notify []recipient, err error) {
-	may, err := s.hearers(tx, c)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, u := range members(tx, c.WorkspaceID) {
-		if may != nil && !may(u) {
-			continue
-		}
-		p, err := notificationPrefs(tx, u)
-		if err != nil {
-			return nil, nil, err
-		}
-		r := recipient{user: u, prefs: p}
-		all = append(all, r)
-		if p.wantsInbound(c, u) {
-			notify = append(notify, r)
-		}
-	}
-	return all, notify, nil
 }
 
 // forgetHidden clears the unread marks members lose sight of when a change of routing (a

@@ -83,6 +83,10 @@ func (h *Handler) routes() http.Handler {
 			w.Header().Set("Cache-Control", "public, max-age=3600")
 			files.ServeHTTP(w, r)
 		}))
+		// ---- the installable app: manifest, service worker, offline page ----
+		mux.HandleFunc("GET /manifest.webmanifest", h.webManifest)
+		mux.HandleFunc("GET /sw.js", h.serviceWorker)
+		mux.HandleFunc("GET "+offlinePath, h.offlinePage)
 		// Browsers ask for /favicon.ico whatever the page's <link rel="icon"> says.
 		mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Cache-Control", "public, max-age=86400")
@@ -112,7 +116,8 @@ func (h *Handler) routes() http.Handler {
 		mux.Handle("POST /oauth/logout", forms.Handler(http.HandlerFunc(ss.logout)))
 		mux.HandleFunc("GET /setup", ss.setupPage)
 		mux.Handle("POST /setup", forms.Handler(http.HandlerFunc(ss.setup)))
-		// The second factor at sign-in, its enrolment when required, and password reset.
+		// The second factor at sign-in, its enrolment when required, password reset, and the link
+		// that confirms a new e-mail address.
 		mux.HandleFunc("GET /login/code", ss.codePage)
 		mux.Handle("POST /login/code", forms.Handler(http.HandlerFunc(ss.code)))
 		mux.HandleFunc("GET /login/enrol", ss.enrolPage)
@@ -120,7 +125,9 @@ func (h *Handler) routes() http.Handler {
 		mux.HandleFunc("GET /forgot", ss.forgotPage)
 		mux.Handle("POST /forgot", forms.Handler(http.HandlerFunc(ss.forgot)))
 		mux.HandleFunc("GET /reset/{token}", ss.resetPage)
-		mux.Handle("POST /reset/{token}", forms.Handler(http.HandlerFunc(ss.reset)))
+		mux.Handle("POST /reset/{token}", forms.Handler(ss.resetWith(h.disconnectApps)))
+		mux.HandleFunc("GET /email-change/{token}", ss.emailChangePage)
+		mux.Handle("POST /email-change/{token}", forms.Handler(http.HandlerFunc(ss.emailChangeConfirm)))
 		// The invitation link works signed out too (a new account), so it is not a page() route.
 		mux.HandleFunc("GET /invite/{token}", h.invitePage)
 		mux.Handle("POST /invite/{token}", forms.Handler(http.HandlerFunc(h.acceptInvite)))
@@ -204,6 +211,20 @@ func (h *Handler) routes() http.Handler {
 		post("/settings/numbers/{number}/active", roleAdmin, h.setNumberActive)
 		post("/settings/numbers/{number}/registration", roleAdmin, h.setNumberRegistration)
 		post("/settings/numbers/{number}/daily-cap", roleAdmin, h.setNumberDailyCap)
+		// Numbers of a connected carrier account: add, buy, check and release; removing a number
+		// clears its webhooks when an account is in use.
+		if h.cfg.Accounts != nil {
+			get("/settings/numbers/add", roleAdmin, h.carrierNumbers)
+			post("/settings/numbers/add", roleAdmin, h.addCarrierNumber)
+			get("/settings/numbers/buy", roleAdmin, h.buyNumberSearch)
+			post("/settings/numbers/buy", roleAdmin, h.buyNumber)
+			get("/settings/numbers/release", roleAdmin, h.numberReleasePage)
+			post("/settings/numbers/release", roleAdmin, h.numberRelease)
+			get("/settings/numbers/{number}/check", roleAdmin, h.numberCheckPage)
+			post("/settings/numbers/{number}/check", roleAdmin, h.numberCheck)
+		}
+		get("/settings/numbers/{number}/remove", roleAdmin, h.numberRemovePage)
+		post("/settings/numbers/{number}/remove", roleAdmin, h.numberRemove)
 		get("/settings/properties", roleAdmin, h.settingsProperties)
 		post("/settings/properties", roleAdmin, h.addProperty)
 		get("/settings/members", roleAdmin, h.settingsMembers)
@@ -214,8 +235,7 @@ func (h *Handler) routes() http.Handler {
 		get("/settings/snippets", roleAdmin, h.settingsSnippets)
 		post("/settings/snippets", roleAdmin, h.saveSnippet)
 		post("/settings/snippets/{shortcut}/delete", roleAdmin, h.deleteSnippet)
-		// Routing and automations: business hours and automatic replies, teams and number
-		// access, the rules.
+		// Business hours and automatic replies, teams and number access, the automation rules.
 		get("/settings/hours", roleAdmin, h.settingsHours)
 		post("/settings/hours", roleAdmin, h.saveHours)
 		post("/settings/hours/replies", roleAdmin, h.saveAutoReplies)
@@ -242,12 +262,13 @@ func (h *Handler) routes() http.Handler {
 		post("/settings/webhooks/{sub}/{action}", roleAdmin, h.webhookAction)
 		post("/settings/webhooks/deliveries/{delivery}/redeliver", roleAdmin, h.redeliver)
 
-		// ---- UI: the signed-in user's own settings: tokens, profile, password, two-factor, sessions ----
+		// ---- UI: the signed-in user's own: tokens, profile, password, two-factor, sessions, availability ----
 		get("/settings/tokens", roleSignedIn, h.settingsTokens)
 		post("/settings/tokens", roleSignedIn, h.createToken)
 		post("/settings/tokens/{token}/revoke", roleSignedIn, h.revokeToken)
 		get("/settings/profile", roleSignedIn, h.profile)
 		post("/settings/profile", roleSignedIn, h.saveProfile)
+		post("/settings/profile/email", roleSignedIn, h.changeEmail)
 		post("/settings/profile/notifications", roleSignedIn, h.saveNotifications)
 		post("/settings/profile/password", roleSignedIn, h.changePassword)
 		get("/settings/profile/2fa", roleSignedIn, h.twoFactorSetup)
@@ -255,7 +276,15 @@ func (h *Handler) routes() http.Handler {
 		post("/settings/profile/2fa/off", roleSignedIn, h.twoFactorOff)
 		post("/settings/profile/sessions/{session}/end", roleSignedIn, h.endSession)
 		post("/settings/profile/sessions/end-others", roleSignedIn, h.endOtherSessions)
-		post("/availability", roleSignedIn, h.setAvailability) // the header's available or away
+		post("/availability", roleSignedIn, h.setAvailability)
+
+		// ---- Web Push: the key, this browser's subscription, the profile's devices ----
+		if h.cfg.PushKey != "" {
+			mux.HandleFunc("GET /push/key", h.pushKey)
+			mux.Handle("POST /push/subscriptions", forms.Handler(http.HandlerFunc(h.pushSubscribe)))
+			mux.Handle("DELETE /push/subscriptions", forms.Handler(http.HandlerFunc(h.pushUnsubscribe)))
+			post("/settings/profile/devices/{device}/remove", roleSignedIn, h.removeDevice)
+		}
 
 		// ---- UI: the installation's superuser pages ----
 		get("/admin/workspaces", roleSignedIn, su(h.adminWorkspaces))
@@ -272,6 +301,12 @@ func (h *Handler) routes() http.Handler {
 		post("/admin/oauth-clients/grants/{grant}/revoke", roleSignedIn, su(h.adminRevokeGrant))
 		h.backupPage = h.page(roleSignedIn, su(h.adminBackup)) // served by GET /admin/backup above
 		get("/admin/backup/download", roleSignedIn, su(h.adminBackupDownload))
+		if h.cfg.Accounts != nil { // carrier accounts connected in the browser
+			get("/admin/carriers", roleSignedIn, su(h.adminCarriers))
+			post("/admin/carriers/twilio", roleSignedIn, su(h.adminConnectTwilio))
+			post("/admin/carriers/telnyx", roleSignedIn, su(h.adminConnectTelnyx))
+			post("/admin/carriers/{carrier}/disconnect", roleSignedIn, su(h.adminDisconnectCarrier))
+		}
 	}
 
 	// Routes the tests add (Config.Mount).
@@ -280,7 +315,7 @@ func (h *Handler) routes() http.Handler {
 	}
 
 	// ---- middleware, outermost first: request id, access log and panic recovery ----
-	return h.withRequestID(h.statusPages(mux))
+	return h.withRequestID(h.withAssetVersion(h.statusPages(mux)))
 }
 
 // superuserOnly wraps a page so that only a superuser of the installation opens it; it

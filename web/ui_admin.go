@@ -16,7 +16,7 @@ import (
 )
 
 // The superuser pages: workspaces, users, OAuth clients and a backup download. The route
-// table (routes.go) wraps each in the superuser check, superuserOnly.
+// table wraps each in the superuser check, superuserOnly.
 
 var adminNotices = map[string]string{"created": "Workspace created; you are its admin.", "renamed": "Workspace renamed.",
 	"archived": "Workspace archived.", "restored": "Workspace restored.", "deleted": "Client deleted, with its grants and their webhook subscriptions.",

@@ -23,9 +23,9 @@ const previewRows = 10
 
 // importDir is where uploaded files wait for their import: beside the database, in the data
 // directory.
-func (h *Handler) importDir() string {
-	return filepath.Join(filepath.Dir(h.store.DB().Path()), "imports")
-}
+func (h *Handler) importDir() string { return importDirOf(h.store) }
+
+func importDirOf(s *store.Store) string { return filepath.Join(filepath.Dir(s.DB().Path()), "imports") }
 
 func (h *Handler) importFile(j store.ImportJob) string {
 	return filepath.Join(h.importDir(), j.ID+".csv")
@@ -175,17 +175,26 @@ func (h *Handler) inspectUpload(path string, check *utf8Check) (store.ImportJob,
 	}
 	cr := newImportReader(f, delim)
 	header, err := cr.Read()
+	if errors.Is(err, errRowTooLong) {
+		return j, rowTooLong(0)
+	}
 	if err != nil {
 		return j, "The file is not CSV: its first line could not be read as column names."
 	}
 	for i := range header {
 		header[i] = strings.TrimSpace(header[i])
 	}
+	if why := checkHeader(header); why != "" {
+		return j, why
+	}
 	j.Headers, j.Delimiter = header, string(delim)
 	for {
 		_, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
+		}
+		if errors.Is(err, errRowTooLong) {
+			return j, rowTooLong(j.Total + 1)
 		}
 		var perr *csv.ParseError
 		if err != nil && !errors.As(err, &perr) {
@@ -199,16 +208,20 @@ func (h *Handler) inspectUpload(path string, check *utf8Check) (store.ImportJob,
 	return j, ""
 }
 
+// importReadAhead is the buffer an uploaded file is read through.
+const importReadAhead = 1 << 16
+
 // newImportReader reads an uploaded file: its BOM skipped, any field count (a short row is the
-// row's error, not the file's).
-func newImportReader(r io.Reader, delim rune) *csv.Reader {
-	br := bufio.NewReaderSize(r, 1<<16)
+// row's error, not the file's), each row within maxImportRow.
+func newImportReader(r io.Reader, delim rune) *importReader {
+	lim := &rowLimit{r: r}
+	br := bufio.NewReaderSize(lim, importReadAhead)
 	if b, err := br.Peek(3); err == nil && string(b) == "\xef\xbb\xbf" {
 		_, _ = br.Discard(3)
 	}
 	cr := csv.NewReader(br)
 	cr.Comma, cr.FieldsPerRecord, cr.LazyQuotes = delim, -1, true
-	return cr
+	return &importReader{cr: cr, lim: lim}
 }
 
 // contactImportJob is GET /contacts/import/jobs/{job}: the mapping with its guesses and preview while

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"switchboard/internal/csvsafe"
 	"switchboard/store"
 	"switchboard/views"
 )
@@ -46,7 +47,7 @@ func (h *Handler) runImport(j store.ImportJob, m *store.Mapping) {
 		return
 	}
 	defer ef.Close()
-	errs := csv.NewWriter(ef)
+	errs := csvsafe.NewWriter(ef) // the file chose its column names: no formulas
 	_ = errs.Write([]string{"row", "column", "message"})
 
 	pr, pw := io.Pipe()

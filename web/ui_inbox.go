@@ -38,7 +38,7 @@ var doneNotices = map[string]string{
 	"simulate":  "Inbound text simulated.",
 	"optout":    "Opted out: no more texts go to this number.",
 	"unread":    "Marked as unread.",
-	// The live inbox's thread forms (ui_thread_triage.go).
+	// The live inbox's thread forms.
 	"later":     "Reply scheduled: it goes at the time you chose unless the contact writes first.",
 	"close":     "Conversation closed.",
 	"reopen":    "Conversation reopened.",

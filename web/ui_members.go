@@ -77,9 +77,10 @@ func (h *Handler) invite(w http.ResponseWriter, r *http.Request, u *ui) {
 	m := h.cfg.Sessions.mailer()
 	if m != nil {
 		link := h.publicURL(r) + "/invite/"
+		who, ws := store.MailText(u.user.Name), store.MailText(u.ws.Name) // a name cannot add lines to the e-mail
 		mailFor = append(mailFor, func(token string) *store.Mail {
-			return &store.Mail{To: email, Subject: "You are invited to " + u.ws.Name + " on Switchboard",
-				Body: u.user.Name + " invited you to the workspace " + u.ws.Name + " on Switchboard as " + article(role) + " " + role + ".\n\n" +
+			return &store.Mail{To: email, Subject: "You are invited to " + ws + " on Switchboard",
+				Body: who + " invited you to the workspace " + ws + " on Switchboard as " + article(role) + " " + role + ".\n\n" +
 					"Accept the invitation here (the link works once, for 7 days):\n" + link + token + "\n"}
 		})
 	}

@@ -105,7 +105,8 @@ var numberNotices = map[string]string{"number": "Number added.", "renamed": "Num
 	"daily-cap":    "Daily cap saved."}
 
 func (h *Handler) numbersView(r *http.Request, u *ui) (views.NumbersView, error) {
-	v := views.NumbersView{Twilio: h.cfg.TwilioAuthToken != "", Telnyx: h.cfg.Telnyx, Notice: numberNotices[r.URL.Query().Get("done")]}
+	v := views.NumbersView{Twilio: h.carrierUsable(store.ProviderTwilio), Telnyx: h.carrierUsable(store.ProviderTelnyx),
+		Notice: numberNotice(r.URL.Query().Get("done"))}
 	ns, err := h.store.Numbers(u.ws.ID)
 	if err != nil {
 		return v, err
@@ -121,12 +122,16 @@ func (h *Handler) numbersView(r *http.Request, u *ui) (views.NumbersView, error)
 			rate = "unlimited"
 		}
 		row := views.NumberRow{ID: n.ID, Phone: n.Phone, Name: n.Name, Carrier: n.CarrierName(), Rate: rate, Active: n.Active}
-		if err := h.dailyCapOf(u, &n, &row); err != nil { // ui_number_cap.go
+		if h.cfg.Accounts != nil {
+			row.Receiving, row.ReceivingProblem = receivingOf(&n)
+		}
+		if err := h.dailyCapOf(u, &n, &row); err != nil {
 			return v, err
 		}
 		v.Rows = append(v.Rows, row)
 		v.Registrations = append(v.Registrations, registrationRow(&n))
 	}
+	v.FromCarrier = h.fromCarrier(u)
 	return v, nil
 }
 
@@ -147,9 +152,9 @@ func (h *Handler) addNumberOnSettings(w http.ResponseWriter, r *http.Request, u 
 	f := views.AddNumberForm{Phone: strings.TrimSpace(r.PostForm.Get("phone")), Name: strings.TrimSpace(r.PostForm.Get("name"))}
 	carrierName := r.PostForm.Get("carrier")
 	var err error
-	if carrierName == store.ProviderTwilio && h.cfg.TwilioAuthToken == "" {
+	if carrierName == store.ProviderTwilio && !h.carrierUsable(carrierName) {
 		err = store.ValidationError{{Field: "carrier", Message: "twilio needs the server's Twilio credentials; choose sandbox"}}
-	} else if carrierName == store.ProviderTelnyx && !h.cfg.Telnyx {
+	} else if carrierName == store.ProviderTelnyx && !h.carrierUsable(carrierName) {
 		err = store.ValidationError{{Field: "carrier", Message: "telnyx needs the server's Telnyx keys; choose sandbox"}}
 	} else {
 		var e164 string
