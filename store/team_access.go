@@ -126,8 +126,12 @@ func (s *Store) forgetHidden(tx *bolt.Tx, workspaceID string, before, after *Rou
 			continue
 		}
 		var num PhoneNumber
-		if ok, err := getJSON(tx.Bucket(bNumbers), wsKey(workspaceID, numberID), &num); err != nil || !ok {
+		ok, err := getJSON(tx.Bucket(bNumbers), wsKey(workspaceID, numberID), &num)
+		if err != nil {
 			return err
+		}
+		if !ok {
+			continue // taken out of the workspace: its conversations keep their access as it was
 		}
 		p := idxPrefix(workspaceID, convKeyTerm(num.Phone, ""))
 		p = p[:len(p)-1] // the term continues with the addresses

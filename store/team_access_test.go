@@ -151,3 +151,43 @@ func TestAssignOutsideTheTeamIsRefused(t *testing.T) {
 		t.Fatalf("assigning the team member: %v", err)
 	}
 }
+
+// A number taken out of the workspace keeps its place in the routing; a later change of a
+// team still clears the unread marks of every other number its members lose sight of.
+func TestTeamChangeAfterANumberIsRemoved(t *testing.T) {
+	f := newAutoFixture(t, at(t, 4, "10:00"))
+	ids := f.members(t, 2)
+	inside, leaving := ids[0], ids[1]
+	second, err := f.s.AddNumber(f.ws, "+14155550777", "Second")
+	if err != nil {
+		t.Fatal(err)
+	}
+	team, err := f.s.CreateTeam(f.ws, store.TeamInput{Name: "Clinic", Members: []string{inside, leaving}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := f.numberID(t)
+	for _, id := range []string{first, second.ID} {
+		if _, err := f.s.SetNumberAccess(f.ws, id, store.NumberAccess{Teams: &[]string{team.ID}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.s.ReceiveMessage(f.ws, store.InboundMessage{From: "+14155550900", To: second.Phone, Text: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := f.s.UnreadCount(f.ws, leaving); n != 1 {
+		t.Fatalf("unread for a team member: %d, want 1", n)
+	}
+	if _, err := f.s.RemoveNumber(f.ws, first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.UpdateTeam(f.ws, team.ID, store.TeamInput{Name: "Clinic", Members: []string{inside}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := f.s.UnreadCount(f.ws, leaving); n != 0 {
+		t.Fatalf("unread for the member who left the team: %d, want 0", n)
+	}
+	if n, _ := f.s.UnreadCount(f.ws, inside); n != 1 {
+		t.Fatalf("unread for the member who stays: %d, want 1", n)
+	}
+}
