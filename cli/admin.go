@@ -75,7 +75,7 @@ func adminCommands() map[string]adminCommand {
 		"list-numbers":     {"[--workspace W]", adminListNumbers},
 		"list-workspaces":  {"", adminListWorkspaces},
 		"list-users":       {"", adminListUsers},
-		"set-workspace":    {"--workspace W [--name N] [--country CC] [--time-zone Z] [--quiet-hours HH:MM-HH:MM|off] [--state-hours on|off] [--retention-days D] [--stop-reply T] [--start-reply T] [--help-reply T] [--voice-greeting T] [--first-response 15m|0 [--first-response-hours business|all]]", adminSetWorkspace},
+		"set-workspace":    {"--workspace W [--name N] [--country CC] [--time-zone Z] [--quiet-hours HH:MM-HH:MM|off] [--state-hours on|off] [--assist on|off] [--retention-days D] [--stop-reply T] [--start-reply T] [--help-reply T] [--voice-greeting T] [--first-response 15m|0 [--first-response-hours business|all]]", adminSetWorkspace},
 		"create-group":     {"--workspace W --name N", adminCreateGroup},
 		"add-to-group":     {"--workspace W --group G --phone +1…", adminAddToGroup},
 		"remove-member":    {"--workspace W --user U", adminRemoveMember},

@@ -72,6 +72,11 @@ func adminSetWorkspace(a *adminEnv, args []string) error {
 		frHours = v
 		return nil
 	})
+	a.fs.Func("assist", "on or off: members may send this workspace's conversations to the server's model (-assist-url) for drafts", func(v string) error {
+		on, err := parseOnOff(v)
+		in.Assist = &on
+		return err
+	})
 	a.fs.Func("retention-days", "delete messages older than this many days (0 keeps them)", func(v string) error {
 		d, err := strconv.Atoi(v)
 		if err != nil {
@@ -85,7 +90,7 @@ func adminSetWorkspace(a *adminEnv, args []string) error {
 			return err
 		}
 		if in == (store.WorkspaceSettings{}) && firstResponse == nil && frHours == "" {
-			return fmt.Errorf("give a setting to change: --name, --country, --time-zone, --quiet-hours, --state-hours, --retention-days, --first-response or a reply text")
+			return fmt.Errorf("give a setting to change: --name, --country, --time-zone, --quiet-hours, --state-hours, --retention-days, --assist, --first-response or a reply text")
 		}
 		if frHours != "" && firstResponse == nil {
 			rt, err := s.RoutingOf(*ws)

@@ -41,6 +41,8 @@ type config struct {
 	RequireTwoFactor bool
 	// Mail is the SMTP server and sender (-smtp-url, -smtp-from); its URL "" sends no e-mail.
 	Mail mail.Config
+	// Assist is the installation's model (-assist-url, -assist-model, SWITCHBOARD_ASSIST_KEY).
+	Assist assistConfig
 }
 
 // mailFlags registers -smtp-url and -smtp-from on fs (serve, and admin test-email).
@@ -153,6 +155,7 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	fs.IntVar(&c.MaxStreamsPerUser, "max-streams-per-user", 30, "most open live streams of one user, all sessions together; more get 429; 0 = no bound")
 	fs.BoolVar(&c.RequireTwoFactor, "require-2fa", false, "require two-factor sign-in for every user")
 	mailFlags(fs, &c.Mail)
+	assistFlags(fs, &c.Assist)
 	// Environment first, so that flags given on the command line win.
 	if err := applyEnv(fs); err != nil {
 		return c, err
@@ -179,6 +182,9 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 		return c, fmt.Errorf("-carrier must be sandbox, twilio or telnyx")
 	}
 	if err := c.Mail.Check(); err != nil {
+		return c, err
+	}
+	if err := c.Assist.check(); err != nil {
 		return c, err
 	}
 	if c.MaxConnections < 1 {

@@ -98,6 +98,9 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	if err := checkCarriers(s, cfg); err != nil {
 		return err
 	}
+	if err := cfg.Assist.connect(context.Background()); err != nil {
+		return err
+	}
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -328,6 +331,7 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	streams := make(chan struct{})
 	a.endStreams = sync.OnceFunc(func() { close(streams) })
 	wcfg.Done = streams
+	wcfg.Assist = cfg.Assist.client // nil without -assist-url
 	a.handler = web.New(s, wcfg)
 	return a, nil
 }
@@ -421,6 +425,9 @@ func printBanner(out io.Writer, cfg config, a *app) {
 	fmt.Fprintf(w, "  data:            %s\n", dbPath(cfg.Data))
 	if b := cfg.Backup; b.URL != "" {
 		fmt.Fprintf(w, "  backups:         every %s to %s, keeping the newest %d\n", b.Every, b.URL, b.Keep)
+	}
+	if m := cfg.Assist.client; m != nil {
+		fmt.Fprintf(w, "  assist:          model %s at %s, for the workspaces that turn it on in their settings\n", m.Model(), m.Host())
 	}
 	if a.setupURL != "" {
 		fmt.Fprintf(w, "No admin yet. Finish setup (one-time link): %s\n", a.setupURL)

@@ -12,9 +12,6 @@ import (
 	"switchboard/store"
 )
 
-// wide is the desktop width the automation pages are looked at in.
-var wide = chromedp.EmulateViewport(1366, 900)
-
 // choose picks, in the select the form (a data-testid) labels label, the option that reads
 // option: as a person does, by the words on screen.
 func (b *browserSession) choose(form, label, option string) chromedp.Action[chromedp.Void] {

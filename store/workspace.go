@@ -37,6 +37,9 @@ type Workspace struct {
 	// Country (ISO 3166-1 alpha-2, "" for US) is how the admin UI reads numbers typed in
 	// national format and which numbers it shows in national format.
 	Country string `json:"country,omitempty"`
+	// Assist lets the workspace's members ask the installation's model for drafts and
+	// summaries: only then does any of its conversations leave the server (off by default).
+	Assist bool `json:"assist,omitempty"`
 }
 
 // Region is the workspace's country, US when none is set.
@@ -146,6 +149,8 @@ type WorkspaceSettings struct {
 	// RetentionDays: messages older than this many days are deleted by the sweeper; 0 keeps
 	// them.
 	RetentionDays *int
+	// Assist turns the installation's model on or off for the workspace.
+	Assist *bool
 }
 
 // maxReply bounds keyword replies and the greeting, like any text (code points).
@@ -230,6 +235,9 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 		}
 		if in.StateHours != nil {
 			w.StateHours = *in.StateHours
+		}
+		if in.Assist != nil {
+			w.Assist = *in.Assist
 		}
 		if in.QuietHours != nil {
 			w.QuietHours = ""

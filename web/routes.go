@@ -160,6 +160,7 @@ func (h *Handler) routes() http.Handler {
 		post("/inbox/{conversation}/simulate", roleMember, h.threadSimulate)
 		post("/inbox/{conversation}/optout", roleMember, h.threadOptOut)
 		post("/inbox/{conversation}/messages/{message}/cancel", roleMember, h.threadCancelMessage)
+		post("/inbox/{conversation}/assist", roleMember, h.threadAssist) // a stream of the model's answer
 
 		// ---- UI: contacts, with bulk actions, export and import ----
 		get("/contacts", roleMember, h.contacts)

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
+	"switchboard/assist"
 	"switchboard/backup"
 	"switchboard/carrier"
 	"switchboard/oauth"
@@ -93,6 +94,9 @@ type Config struct {
 	// session and of one user; one more is refused with 429. 0 means the default (10 and 30),
 	// less than 0 no bound (benchmarks that open hundreds from one session).
 	MaxStreamsPerSession, MaxStreamsPerUser int
+	// Assist is the installation's model (-assist-url); nil leaves the thread's assist buttons
+	// and the workspace's switch out.
+	Assist *assist.Client
 }
 
 // Handler holds what every handler needs; handlers are its methods, one file per action.
@@ -102,7 +106,8 @@ type Handler struct {
 	logRequests bool
 	metrics     *metrics
 	limiters    limiterSet
-	searches    searchGate // one contact search at a time per token
+	searches    keyGate // one contact search at a time per token
+	assists     keyGate // one assist request at a time per user
 	now         func() time.Time
 	// backupPage is the superuser's /admin/backup page, for a browser (no Authorization header).
 	backupPage http.Handler

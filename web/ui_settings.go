@@ -37,12 +37,20 @@ func workspaceForm(ws store.Workspace) views.WorkspaceForm {
 	}
 	return views.WorkspaceForm{Name: ws.Name, StopReply: ws.KeywordReply(store.KeywordStop), StartReply: ws.KeywordReply(store.KeywordStart),
 		HelpReply: ws.KeywordReply(store.KeywordHelp), VoiceGreeting: ws.Greeting(), TimeZone: ws.TimeZone, Country: ws.Region(), QuietHours: q,
-		StateHours: ws.StateHours, RetentionDays: strconv.Itoa(ws.RetentionDays)}
+		StateHours: ws.StateHours, RetentionDays: strconv.Itoa(ws.RetentionDays), Assist: ws.Assist}
+}
+
+// assistOf shows the installation's model on the form, when it has one.
+func (h *Handler) assistOf(f *views.WorkspaceForm) {
+	if a := h.cfg.Assist; a != nil {
+		f.AssistHost, f.AssistModel = a.Host(), a.Model()
+	}
 }
 
 func (h *Handler) settingsWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 	u.section = "settings"
 	f := workspaceForm(u.ws)
+	h.assistOf(&f)
 	if r.URL.Query().Get("done") == "saved" {
 		f.Notice = "Settings saved."
 	}
@@ -57,7 +65,9 @@ func (h *Handler) saveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 	p := r.PostForm
 	f := views.WorkspaceForm{Name: p.Get("name"), StopReply: p.Get("stopReply"), StartReply: p.Get("startReply"),
 		HelpReply: p.Get("helpReply"), VoiceGreeting: p.Get("voiceGreeting"), TimeZone: strings.TrimSpace(p.Get("timeZone")), Country: strings.ToUpper(strings.TrimSpace(p.Get("country"))),
-		QuietHours: p.Get("quietHours"), StateHours: p.Get("stateHours") == "on", RetentionDays: strings.TrimSpace(p.Get("retentionDays"))}
+		QuietHours: p.Get("quietHours"), StateHours: p.Get("stateHours") == "on", RetentionDays: strings.TrimSpace(p.Get("retentionDays")),
+		Assist: p.Get("assist") == "on"}
+	h.assistOf(&f)
 	shown := workspaceForm(u.ws)
 	var retention *int
 	bad := map[string]string{}
@@ -84,6 +94,9 @@ func (h *Handler) saveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 	}
 	if p.Has("stateHoursShown") { // an unchecked box sends nothing: only a form that shows it turns it off
 		in.StateHours = &f.StateHours
+	}
+	if p.Has("assistShown") && h.cfg.Assist != nil { // shown only when the server has a model
+		in.Assist = &f.Assist
 	}
 	f.Errors = bad
 	if len(bad) == 0 {

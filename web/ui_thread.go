@@ -65,7 +65,7 @@ func (h *Handler) conversationOf(w http.ResponseWriter, r *http.Request, u *ui) 
 func (h *Handler) threadView(r *http.Request, u *ui, c store.Conversation) (views.ThreadView, error) {
 	q := r.URL.Query()
 	v := views.ThreadView{ID: c.ID, From: u.showPhone(c.From), Status: c.Status, Labels: c.Labels, Assigned: c.AssignedUserIDs,
-		Number: u.showPhones(c.Addresses), CanBlock: !c.IsGroup(), Notice: doneNotices[q.Get("done")]}
+		Number: u.showPhones(c.Addresses), CanBlock: !c.IsGroup(), Notice: doneNotices[q.Get("done")], Assist: h.assistView(u, c)}
 	snippets, err := h.store.Snippets(u.ws.ID)
 	if err != nil {
 		return v, err
