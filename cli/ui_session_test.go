@@ -19,9 +19,11 @@ import (
 // screenshot when they fail, the setup link of a first start, and signing in through the forms
 // as a person does — fields found by their labels, buttons by their words.
 
-// Viewports the pages are looked at in: a desktop and a phone (390 px wide).
+// Viewports the pages are looked at in: a desktop, the 1366 px desktop the screenshots are
+// taken at, and a phone (390 px wide).
 var (
 	desktop = chromedp.EmulateViewport(1280, 860)
+	wide    = chromedp.EmulateViewport(1366, 900)
 	phone   = chromedp.EmulateViewport(390, 844)
 )
 

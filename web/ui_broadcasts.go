@@ -42,7 +42,7 @@ func (h *Handler) broadcasts(w http.ResponseWriter, r *http.Request, u *ui) {
 // composeView loads the compose page's choices and renders f's preview.
 func (h *Handler) composeView(u *ui, f views.ComposeForm) (views.ComposeView, error) {
 	v := views.ComposeView{Form: f, TimeZone: u.ws.Location().String()}
-	numbers, err := h.store.Numbers(u.ws.ID)
+	numbers, err := h.usableNumbers(u)
 	if err != nil {
 		return v, err
 	}
@@ -63,7 +63,7 @@ func (h *Handler) composeView(u *ui, f views.ComposeForm) (views.ComposeView, er
 	for _, g := range groups {
 		v.Groups = append(v.Groups, views.Option{Value: g.ID, Label: fmt.Sprintf("%s (%d)", g.Name, g.Size)})
 	}
-	recent, err := h.store.Inbox(u.ws.ID, store.InboxFilter{Limit: 10})
+	recent, err := h.store.Inbox(u.ws.ID, store.InboxFilter{Limit: 10, Viewer: u.user.ID})
 	if err != nil {
 		return v, err
 	}
@@ -296,6 +296,9 @@ func (h *Handler) broadcastCreate(w http.ResponseWriter, r *http.Request, u *ui)
 	if errs == nil {
 		var err error
 		b, err = h.store.SendBroadcast(u.ws.ID, in)
+		if h.numberRefused(w, r, u, err) {
+			return
+		}
 		errs = fieldErrors(err, nil)
 	}
 	what := "sent"

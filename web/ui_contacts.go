@@ -216,7 +216,7 @@ func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.C
 	if v.Compliance, err = h.complianceView(u, c.Phone()); err != nil {
 		return v, err
 	}
-	numbers, err := h.store.Numbers(u.ws.ID)
+	numbers, err := h.usableNumbers(u)
 	if err != nil {
 		return v, err
 	}
@@ -247,7 +247,7 @@ func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.C
 			v.Others = append(v.Others, views.Option{Value: g.ID, Label: g.Name})
 		}
 	}
-	convs, err := h.store.ContactConversations(u.ws.ID, c.Phone())
+	convs, err := h.store.ContactConversationsFor(u.ws.ID, c.Phone(), u.user.ID)
 	if err != nil {
 		return v, err
 	}

@@ -300,7 +300,7 @@ func (h *Handler) inboxExport(w http.ResponseWriter, r *http.Request, u *ui) {
 	cw := csvsafe.NewWriter(w) // customers write the texts: no formulas
 	_ = cw.Write(MessageExportColumns)
 	n := 0
-	err := h.store.ExportMessages(u.ws.ID, from, to.AddDate(0, 0, 1), func(m store.Message) error {
+	err := h.store.ExportMessagesFor(u.ws.ID, from, to.AddDate(0, 0, 1), u.user.ID, func(m store.Message) error {
 		if n%1000 == 0 {
 			_ = rc.SetWriteDeadline(time.Now().Add(30 * time.Second))
 		}
@@ -351,7 +351,7 @@ func (h *Handler) contactDelete(w http.ResponseWriter, r *http.Request, u *ui) {
 // contactMessages fills the contact page's message history: the contact's messages across its
 // conversations (1:1 and group), newest first, a page of 20 before the message "before".
 func (h *Handler) contactMessages(r *http.Request, u *ui, c *store.Contact, v *views.ContactView) error {
-	msgs, next, err := h.store.ContactMessages(u.ws.ID, c.Phone(), r.URL.Query().Get("before"), 20)
+	msgs, next, err := h.store.ContactMessagesFor(u.ws.ID, c.Phone(), r.URL.Query().Get("before"), 20, u.user.ID)
 	if err != nil {
 		return err
 	}

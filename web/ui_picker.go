@@ -51,7 +51,11 @@ func (h *Handler) contactMessage(w http.ResponseWriter, r *http.Request, u *ui) 
 	if !ok || !h.readUIForm(w, r, u) {
 		return
 	}
-	conv, _, err := h.store.CreateConversation(u.ws.ID, strings.TrimSpace(r.PostForm.Get("from")), c.Phone())
+	from := strings.TrimSpace(r.PostForm.Get("from"))
+	if h.numberRefused(w, r, u, h.store.CheckNumberUse(u.ws.ID, u.user.ID, from)) {
+		return
+	}
+	conv, _, err := h.store.CreateConversation(u.ws.ID, from, c.Phone())
 	if err != nil {
 		errs := fieldErrors(err, nil)
 		h.renderContact(w, r, u, &c, http.StatusUnprocessableEntity, func(v *views.ContactView) {

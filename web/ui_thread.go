@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -40,6 +41,21 @@ func (h *Handler) conversationOf(w http.ResponseWriter, r *http.Request, u *ui) 
 	}
 	if err != nil {
 		h.uiError(w, r, u, err)
+		return c, false
+	}
+	// A number limited to teams the user is not in: its conversations are not shown, and
+	// nothing is done in them.
+	hidden, err := h.store.HiddenNumbers(u.ws.ID, u.user.ID)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return c, false
+	}
+	if hidden[c.OutboundChannelID] {
+		if r.Method == http.MethodGet {
+			h.notFound(w, r, u, "such conversation")
+		} else {
+			h.forbidden(w, r, u, "You are not allowed to use this number: it is limited to teams you are not in.")
+		}
 		return c, false
 	}
 	return c, true
@@ -116,7 +132,14 @@ func (h *Handler) threadView(r *http.Request, u *ui, c store.Conversation) (view
 			name = usr.Email
 		}
 		userName[usr.ID] = name
-		v.Members = append(v.Members, views.Option{Value: usr.ID, Label: name})
+		// Only members who may use the conversation's number are offered to assign or mention.
+		hidden, err := h.store.HiddenNumbers(u.ws.ID, usr.ID)
+		if err != nil {
+			return v, err
+		}
+		if !hidden[c.OutboundChannelID] || slices.Contains(c.AssignedUserIDs, usr.ID) {
+			v.Members = append(v.Members, views.Option{Value: usr.ID, Label: name})
+		}
 	}
 	sort.Slice(v.Members, func(i, j int) bool { return v.Members[i].Label < v.Members[j].Label })
 	if c.SnoozedUntil != nil {
