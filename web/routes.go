@@ -187,6 +187,7 @@ func (h *Handler) routes() http.Handler {
 		get("/broadcasts", roleMember, h.broadcasts)
 		get("/broadcasts/new", roleMember, h.broadcastNew)
 		post("/broadcasts/new", roleMember, h.broadcastCreate)
+		post("/broadcasts/new/preview", roleMember, h.broadcastPreview)
 		get("/broadcasts/{broadcast}", roleMember, h.broadcast)
 		get("/broadcasts/{broadcast}/progress", roleMember, h.broadcastProgress)
 		post("/broadcasts/{broadcast}/cancel", roleMember, h.broadcastCancel)

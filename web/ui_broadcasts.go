@@ -104,6 +104,10 @@ func (h *Handler) composeView(u *ui, f views.ComposeForm) (views.ComposeView, er
 	if t, err := store.ParseTemplate(f.Text); err == nil {
 		v.Preview = t.Render(func(name string) string { return values[name] })
 	}
+	if f.OptOutInstructions {
+		v.Preview = store.WithOptOutInstructions(v.Preview)
+	}
+	v.Footer = store.OptOutInstruction
 	v.Segments, v.Encoding = store.Segments(v.Preview), store.SMSEncoding(v.Preview)
 	return v, nil
 }
@@ -302,6 +306,10 @@ func (h *Handler) broadcastCreate(w http.ResponseWriter, r *http.Request, u *ui)
 		f.Errors = errs
 		v, err := h.composeView(u, f)
 		if err != nil {
+			h.uiError(w, r, u, err)
+			return
+		}
+		if v.Worst, err = h.worstCopy(u, in); err != nil {
 			h.uiError(w, r, u, err)
 			return
 		}

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"switchboard/internal/testutil"
+	"switchboard/store"
+)
+
+// The pages a dental practice meets on its first day, as issue 38 found them: a workspace with
+// an admin and a member, a sandbox number, and whatever each test adds before the server starts.
+
+// dental is a data directory served by a running switchboard: the workspace Acme Dental (New
+// York) with the admin Dana, the member Ana Lima and the number +14155550100.
+type dental struct {
+	base, data string
+	ws         store.Workspace
+	admin, ana store.User
+	srv        *server
+}
+
+const dentalPassword = "correct horse battery"
+
+// newDental sets the practice up in a fresh data directory, lets more (may be nil) add to it
+// through the store, then starts the server on it.
+func newDental(t *testing.T, more func(st *store.Store, d *dental)) *dental {
+	t.Helper()
+	d := &dental{data: t.TempDir()}
+	st, err := store.Open(filepath.Join(d.data, "switchboard.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tz := "America/New_York"
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			st.Close()
+			t.Fatalf("set up: %v", err)
+		}
+	}
+	d.ws, err = st.CreateWorkspace("Acme Dental")
+	must(err)
+	_, err = st.UpdateWorkspace(d.ws.ID, store.WorkspaceSettings{TimeZone: &tz})
+	must(err)
+	d.admin, err = st.CreateUser(store.NewUser{Email: "dana@acme.example", Name: "Dana Admin", Password: dentalPassword, Superuser: true})
+	must(err)
+	_, err = st.AddMember(d.ws.ID, d.admin.ID, "admin")
+	must(err)
+	d.ana, err = st.CreateUser(store.NewUser{Email: "ana@acme.example", Name: "Ana Lima", Password: dentalPassword})
+	must(err)
+	_, err = st.AddMember(d.ws.ID, d.ana.ID, "member")
+	must(err)
+	_, err = st.AddNumber(d.ws.ID, "+14155550100", "Front desk")
+	must(err)
+	if more != nil {
+		more(st, d)
+	}
+	must(st.Close())
+	addr := "127.0.0.1:" + testutil.FreePort(t)
+	d.srv = startServer(t, addr, nil, "-addr", addr, "-data="+d.data, "-log-requests=false")
+	d.base = d.srv.base
+	return d
+}
+
+// TestBrowserBroadcastPreviewCountsTheCopy is issue 38's item 4 as a person meets it: a text
+// with an en dash fits one UCS-2 segment alone, but the opt-out footer the box adds makes every
+// copy two; the preview shows the footer and counts it. Once a group is chosen, the page names
+// the longest copy among its members: Zoë's name makes her copy UCS-2 where the sample's is not.
+func TestBrowserBroadcastPreviewCountsTheCopy(t *testing.T) {
+	chrome := testutil.Chromium(t)
+	d := newDental(t, func(st *store.Store, d *dental) {
+		g, err := st.CreateGroup(d.ws.ID, "Tuesday patients")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct{ phone, first, last string }{{"+14155550123", "Ada", "Li"}, {"+14155550124", "Zoë", "Çelik"}} {
+			ct, err := st.CreateContact(d.ws.ID, store.ContactInput{Phone: c.phone, FirstName: &c.first, LastName: &c.last, Source: store.SourceAPI})
+			if err == nil {
+				err = st.AddContactToGroup(d.ws.ID, g.ID, ct.ID)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	b := openBrowser(t, chrome, 2*time.Minute, nil)
+	b.stepLimit = 20 * time.Second
+	b.signIn(d.base+"/broadcasts/new", "ana@acme.example", dentalPassword, testutil.TestID("compose-form"))
+	text := b.labelled("compose-form", "Text")
+	b.run("type a text with an en dash", chromedp.SendKeys(text, "Hi {{firstName}} – your cleaning is on Tuesday at 9:30. See you then!"))
+	if got := b.text(testutil.TestID("bc-preview")); got != "Hi Ada – your cleaning is on Tuesday at 9:30. See you then! Reply STOP to opt out." {
+		t.Errorf("preview %q, want the copy with its opt-out footer", got)
+	}
+	if got := b.text(testutil.TestID("bc-segments")); got != "2 segments (UCS-2)" {
+		t.Errorf("segment count %q, want 2 segments (UCS-2): the footer is part of the copy", got)
+	}
+	b.run("untick the opt-out instructions", chromedp.Click(chromedp.CSS(`label[for="bc-optout-instructions"]`)))
+	if got := b.text(testutil.TestID("bc-segments")); got != "1 segment (UCS-2)" {
+		t.Errorf("without the footer: %q, want 1 segment (UCS-2)", got)
+	}
+	b.shotWidths("issue38-04-compose-footer-off")
+	b.run("tick it again, write a plain text and choose the group",
+		chromedp.Click(chromedp.CSS(`label[for="bc-optout-instructions"]`)),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("bc-text").value = ""`),
+		chromedp.SendKeys(text, "Hi {{firstName}}, your cleaning is on Tuesday at 9:30. See you then!"),
+		chromedp.Click(chromedp.CSS(`label[for="bc-group-0"]`)),
+		poll(`document.querySelector('[data-testid="bc-worst"]').textContent.includes("2 recipients")`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+	)
+	if got := b.text(testutil.TestID("bc-segments")); got != "1 segment (GSM-7)" {
+		t.Errorf("Ada's copy: %q, want 1 segment (GSM-7)", got)
+	}
+	if got := strings.Join(strings.Fields(b.text(testutil.TestID("bc-worst"))), " "); got != "2 recipients: the longest copy, to Zoë Çelik, takes 2 segments (UCS-2)." {
+		t.Errorf("worst case %q, want Zoë's copy at 2 segments (UCS-2)", got)
+	}
+	b.shotWidths("issue38-04-compose")
+}
