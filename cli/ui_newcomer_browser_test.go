@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/csv"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -118,4 +120,61 @@ func TestBrowserBroadcastPreviewCountsTheCopy(t *testing.T) {
 		t.Errorf("worst case %q, want Zoë's copy at 2 segments (UCS-2)", got)
 	}
 	b.shotWidths("issue38-04-compose")
+}
+
+// TestBrowserImportErrorsSayWhy is issue 38's item 5: the practice's export has a row of five
+// cells, an unclosed quote, a number with a stray letter and a bad e-mail. The preview says
+// what is wrong with each in words, and the skipped rows' file gives each row back with its
+// line and its cells under the file's own columns.
+func TestBrowserImportErrorsSayWhy(t *testing.T) {
+	chrome := testutil.Chromium(t)
+	d := newDental(t, nil)
+	file := filepath.Join(t.TempDir(), "patients.csv")
+	testutil.NoErr(t, os.WriteFile(file, []byte("phone,firstName,lastName,email\n"+
+		"(415) 555-0101,Ana,Lima,ana@example.com\n"+
+		"(415) 555-0102,Bo,Li,bo@example.com,extra\n"+
+		"(415) 555-0958x,Cy,Ray,cy@example.com\n"+
+		"(415) 555-0104,Di,Ng,di@\n"+
+		"(415) 555-0105,\"Ed,Su,ed@example.com\n"+
+		"(415) 555-0106,Fay,Wu,fay@example.com\n"), 0o600))
+	b := openBrowser(t, chrome, 2*time.Minute, nil)
+	b.stepLimit = 20 * time.Second
+	b.signIn(d.base+"/contacts/import", "ana@acme.example", dentalPassword, testutil.TestID("import-upload-form"))
+	b.run("upload the file",
+		chromedp.SetUploadFiles(b.labelled("import-upload-form", "CSV file"), []string{file}),
+		chromedp.Click(testutil.TestID("import-upload-submit")),
+		chromedp.WaitVisible(testutil.TestID("import-preview")),
+	)
+	preview := b.text(testutil.TestID("import-preview"))
+	for _, want := range []string{
+		"Skipped: has 5 cells where the header has 4",
+		`Skipped: phone: has "x", which is no part of a phone number`,
+		"Skipped: email: must be an email address",
+		`Skipped: has a quote that opens the "firstName" cell on line 6 and is not closed on that line, so lines 6 to 7 were read as one row`,
+	} {
+		if !strings.Contains(preview, want) {
+			t.Errorf("the preview lacks %q:\n%s", want, preview)
+		}
+	}
+	b.shotWidths("issue38-05-import-preview")
+	b.run("start the import and wait for it",
+		chromedp.Click(testutil.TestID("import-start")),
+		poll(`document.querySelector('[data-testid="import-progress"]')?.dataset.status === "done"`, nil, chromedp.WithPollingTimeout(15*time.Second)),
+	)
+	if c, s := b.text(testutil.TestID("import-created")), b.text(testutil.TestID("import-skipped")); c != "1" || s != "4" {
+		t.Errorf("created %s, skipped %s; want 1 (Ana) and 4", c, s)
+	}
+	b.shotWidths("issue38-05-import-done")
+	got, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`fetch(document.querySelector('[data-testid="import-errors-link"]').href).then(r => r.text())`, chromedp.EvalAwaitPromise))
+	testutil.NoErr(t, err)
+	rows, err := csv.NewReader(strings.NewReader(got)).ReadAll()
+	if err != nil || len(rows) != 5 {
+		t.Fatalf("skipped rows file %q (%v), want the header and 4 rows", rows, err)
+	}
+	if h := strings.Join(rows[0], ","); h != "row,column,message,line,phone,firstName,lastName,email,cells past the header" {
+		t.Errorf("skipped rows header %q", h)
+	}
+	if r := rows[2]; r[0] != "3" || r[1] != "phone" || r[3] != "4" || r[4] != "(415) 555-0958x" || r[5] != "Cy" {
+		t.Errorf("the row with a letter in its number comes back as %q, want row 3, line 4, its cells as written", r)
+	}
 }
