@@ -178,3 +178,37 @@ func TestBrowserImportErrorsSayWhy(t *testing.T) {
 		t.Errorf("the row with a letter in its number comes back as %q, want row 3, line 4, its cells as written", r)
 	}
 }
+
+// TestBrowserMentionByName is issue 38's item 6: Dana types "@Ana Lima" in a comment without
+// ticking a box; the comment mentions Ana, and Ana finds the conversation under "Mentioning me",
+// unread.
+func TestBrowserMentionByName(t *testing.T) {
+	chrome := testutil.Chromium(t)
+	var conv string
+	d := newDental(t, func(st *store.Store, d *dental) {
+		c, _, err := st.CreateConversation(d.ws.ID, "+14155550100", "+14155550123")
+		if err != nil {
+			t.Fatal(err)
+		}
+		conv = c.ID
+	})
+	dana := openBrowser(t, chrome, 2*time.Minute, nil)
+	dana.stepLimit = 20 * time.Second
+	dana.signIn(d.base+"/inbox/"+conv, "dana@acme.example", dentalPassword, testutil.TestID("comment-form"))
+	dana.run("comment with @Ana Lima",
+		chromedp.SendKeys(dana.labelled("comment-form", "Comment (only your team sees it)"), "@Ana Lima can you call the patient back about Friday?"),
+		chromedp.Click(testutil.TestID("comment-submit")),
+		poll(`Array.from(document.querySelectorAll('.meta')).some(m => m.textContent.includes("Mentions: @Ana Lima"))`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+	)
+	dana.shotWidths("issue38-06-comment")
+	ana := openBrowser(t, chrome, 2*time.Minute, dana.shots)
+	ana.stepLimit = 20 * time.Second
+	ana.signIn(d.base+"/inbox?mentions=1", "ana@acme.example", dentalPassword, testutil.TestID("inbox-list"))
+	if n, err := chromedp.Run(ana.ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="inbox-row"]').length`)); err != nil || n != 1 {
+		t.Errorf("Ana's mentions list %d rows (%v), want the conversation", n, err)
+	}
+	if got := ana.text(testutil.TestID("unread-count")); !strings.Contains(got, "1") {
+		t.Errorf("Ana's unread count %q, want 1", got)
+	}
+	ana.shotWidths("issue38-06-mentions")
+}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -101,24 +101,13 @@ func (h *Handler) threadView(r *http.Request, u *ui, c store.Conversation) (view
 			return v, err
 		}
 	}
-	members, err := h.store.Members(u.ws.ID)
-	if err != nil {
+	if v.Members, err = h.memberOptions(u); err != nil {
 		return v, err
 	}
 	userName := map[string]string{}
-	for _, m := range members {
-		usr, err := h.store.User(m.UserID)
-		if err != nil {
-			continue
-		}
-		name := usr.Name
-		if name == "" {
-			name = usr.Email
-		}
-		userName[usr.ID] = name
-		v.Members = append(v.Members, views.Option{Value: usr.ID, Label: name})
+	for _, m := range v.Members {
+		userName[m.Value] = m.Label
 	}
-	sort.Slice(v.Members, func(i, j int) bool { return v.Members[i].Label < v.Members[j].Label })
 	if c.SnoozedUntil != nil {
 		v.SnoozedUntil = formatWhen(*c.SnoozedUntil, h.now(), u.ws.Location())
 	}
@@ -220,7 +209,17 @@ func (h *Handler) threadComment(w http.ResponseWriter, r *http.Request, u *ui) {
 		return
 	}
 	f := views.CommentForm{Text: strings.TrimSpace(r.PostForm.Get("text")), Mentions: r.PostForm["mentions"]}
-	var err error
+	members, err := h.memberOptions(u)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	mentions := f.Mentions
+	for _, id := range mentionedMembers(f.Text, members) {
+		if !slices.Contains(mentions, id) {
+			mentions = append(mentions, id)
+		}
+	}
 	switch {
 	case f.Text == "":
 		err = store.ValidationError{{Field: "text", Message: "write the comment"}}
@@ -230,7 +229,7 @@ func (h *Handler) threadComment(w http.ResponseWriter, r *http.Request, u *ui) {
 		err = store.ValidationError{{Field: "form", Message: "comments on group conversations are not supported yet"}}
 	default:
 		_, err = h.store.CreateComment(u.ws.ID, store.CommentInput{From: c.From, To: c.Addresses[0], Text: f.Text,
-			Mentions: f.Mentions, AuthorID: u.user.ID})
+			Mentions: mentions, AuthorID: u.user.ID})
 	}
 	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
 		h.threadFormError(w, r, u, c, "comment", func(v *views.ThreadView) {
