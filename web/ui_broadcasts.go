@@ -217,7 +217,7 @@ func (h *Handler) readCompose(r *http.Request, u *ui, f *views.ComposeForm) (sto
 	}
 	if f.Media != "" {
 		if !store.ValidMediaURL(f.Media) {
-			errs["mediaUrl"] = fmt.Sprintf("Must be an absolute http or https URL of at most %d characters", store.MaxMediaURL)
+			errs["mediaUrl"] = capitalize(store.MediaURLMessage)
 		} else {
 			in.Media = []string{f.Media}
 		}

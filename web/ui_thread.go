@@ -176,7 +176,7 @@ func (h *Handler) threadReply(w http.ResponseWriter, r *http.Request, u *ui) {
 	case utf8.RuneCountInString(f.Text) > maxText:
 		err = store.ValidationError{{Field: "text", Message: fmt.Sprintf("must be at most %d characters", maxText)}}
 	case f.Media != "" && !store.ValidMediaURL(f.Media):
-		err = store.ValidationError{{Field: "media", Message: fmt.Sprintf("must be an absolute http or https URL of at most %d characters", store.MaxMediaURL)}}
+		err = store.ValidationError{{Field: "media", Message: store.MediaURLMessage}}
 	default:
 		in := store.SendInput{From: c.From, To: c.Addresses, Text: f.Text, AuthorID: u.user.ID, Files: files, SendAt: sendAt}
 		if f.Media != "" {
