@@ -212,3 +212,32 @@ func TestBrowserMentionByName(t *testing.T) {
 	}
 	ana.shotWidths("issue38-06-mentions")
 }
+
+// TestBrowserEnrolmentEndsWithTheRequirement is issue 38's item 9: Ana signs in on a server
+// started with -require-2fa and is sent to set up two-factor; the server is started again
+// without the flag (and the setting is off), and her next page is the inbox, not enrolment.
+func TestBrowserEnrolmentEndsWithTheRequirement(t *testing.T) {
+	chrome := testutil.Chromium(t)
+	d := newDental(t, nil)
+	d.srv.stop(t)
+	addr := strings.TrimPrefix(d.base, "http://")
+	srv := startServer(t, addr, nil, "-addr", addr, "-data="+d.data, "-log-requests=false", "-require-2fa")
+	b := openBrowser(t, chrome, 2*time.Minute, nil)
+	b.stepLimit = 20 * time.Second
+	b.run("open the inbox", desktop, chromedp.Navigate(d.base+"/inbox"), chromedp.WaitVisible(testutil.TestID("login-form")))
+	b.typeSignIn("ana@acme.example", dentalPassword)
+	b.run("sign in: two-factor is required", b.submit("login-form", "login-submit", "Sign in"),
+		poll(`location.pathname === "/login/enrol"`, nil, chromedp.WithPollingTimeout(10*time.Second)))
+	b.shotWidths("issue38-09-enrol-required")
+	srv.stop(t)
+	startServer(t, addr, nil, "-addr", addr, "-data="+d.data, "-log-requests=false")
+	b.run("the requirement is gone: the inbox opens",
+		chromedp.Navigate(d.base+"/inbox"),
+		chromedp.WaitVisible(testutil.TestID("new-conversation-form")),
+	)
+	b.run("the enrolment page sends her on",
+		chromedp.Navigate(d.base+"/login/enrol?next=%2Fcontacts"),
+		poll(`location.pathname === "/contacts"`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+	)
+	b.shotWidths("issue38-09-free-again")
+}
