@@ -241,3 +241,47 @@ func TestBrowserEnrolmentEndsWithTheRequirement(t *testing.T) {
 	)
 	b.shotWidths("issue38-09-free-again")
 }
+
+// TestBrowserWorkspaceSettingsErrors is issue 38's item 13: Dana types "New York" as the time
+// zone and "a week" as the retention; the page comes back opening on a summary of both, each a
+// link that puts the cursor in its field, and the time zone suggests the IANA zones.
+func TestBrowserWorkspaceSettingsErrors(t *testing.T) {
+	chrome := testutil.Chromium(t)
+	d := newDental(t, nil)
+	b := openBrowser(t, chrome, 2*time.Minute, nil)
+	b.stepLimit = 20 * time.Second
+	b.signIn(d.base+"/settings/workspace", "dana@acme.example", dentalPassword, testutil.TestID("workspace-form"))
+	tz := b.labelled("workspace-form", "Time zone")
+	if n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.getElementById("ws-tz").list.querySelectorAll('option[value="America/New_York"]').length`)); err != nil || n != 1 {
+		t.Errorf("the time zone field suggests America/New_York %d times (%v), want once", n, err)
+	}
+	b.run("type a city and a retention in words",
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("ws-tz").value = ""`),
+		chromedp.SendKeys(tz, "New York"),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("ws-retention").type = "text"`),
+		chromedp.SendKeys(b.labelled("workspace-form", "Message retention (days)"), "a week"),
+		chromedp.Click(testutil.TestID("workspace-save")),
+		chromedp.WaitVisible(testutil.TestID("error-summary")),
+	)
+	summary := b.text(testutil.TestID("error-summary"))
+	for _, want := range []string{"Time zone: Must be an IANA time zone", "Message retention (days): Must be a whole number"} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("the summary %q lacks %q", summary, want)
+		}
+	}
+	if y, err := chromedp.Run(b.ctx, chromedp.Evaluate[float64](`document.querySelector('[data-testid="error-summary"]').getBoundingClientRect().top`)); err != nil || y > 300 {
+		t.Errorf("the summary starts %v px down (%v), want it on the first screen", y, err)
+	}
+	b.shotWidths("issue38-13-settings-errors")
+	b.run("follow the time zone's link",
+		chromedp.Click(chromedp.CSS(`[data-testid="error-summary"] a[href="#ws-tz"]`)),
+		poll(`document.activeElement && document.activeElement.id === "ws-tz"`, nil, chromedp.WithPollingTimeout(5*time.Second)),
+	)
+	b.run("choose the zone and save",
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("ws-tz").value = ""; document.getElementById("ws-retention").value = ""`),
+		chromedp.SendKeys(tz, "America/New_York"),
+		chromedp.SendKeys(chromedp.CSS("#ws-retention"), "30"),
+		chromedp.Click(testutil.TestID("workspace-save")),
+		chromedp.WaitVisible(testutil.TestID("flash")),
+	)
+}

@@ -239,7 +239,7 @@ func contactForm(f ContactForm) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Field("contact-time-zone-input", "timeZone", "Time zone", "text", f.TimeZone, f.Errors["timeZone"], "An IANA name such as America/Chicago; leave empty to use the number's zone", templ.Attributes{"maxlength": "64", "data-testid": "contact-time-zone-input"}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = TimeZoneField("contact-time-zone-input", "timeZone", "Time zone", f.TimeZone, f.Errors["timeZone"], "Type a city and choose it from the list, e.g. America/Chicago; leave empty to use the number's zone", templ.Attributes{"data-testid": "contact-time-zone-input"}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -89,6 +89,13 @@ func (h *Handler) saveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 	if len(bad) == 0 {
 		_, err := h.store.UpdateWorkspace(u.ws.ID, in)
 		f.Errors = fieldErrors(err, nil)
+	} else if errs := in.Check(); errs != nil {
+		// Every field's problem at once, not the next one after this is fixed.
+		for k, msg := range fieldErrors(errs, nil) {
+			if _, ok := f.Errors[k]; !ok {
+				f.Errors[k] = msg
+			}
+		}
 	}
 	if len(f.Errors) > 0 {
 		h.render(w, r, u, http.StatusUnprocessableEntity, "Workspace settings", views.WorkspaceSettings(f))

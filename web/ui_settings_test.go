@@ -371,3 +371,19 @@ func TestUIAdminPages(t *testing.T) {
 		t.Fatalf("backup download: %d %q, %d bytes", res.StatusCode, res.Header.Get("Content-Disposition"), len(body))
 	}
 }
+
+// Issue 38, item 13: a workspace settings form sent back with errors opens on a summary that
+// links each problem to its field, and the time zone suggests the IANA zones as one types.
+func TestUIWorkspaceSettingsErrorSummary(t *testing.T) {
+	e := newUIEnv(t)
+	c := e.signIn(t, e.alice)
+	res, body := e.send(t, c, "GET", "/settings/workspace", nil)
+	wantPage(t, "the settings", res, body, http.StatusOK, `list="ws-tz-zones"`, `<datalist id="ws-tz-zones">`,
+		`<option value="America/New_York">America/New York</option>`)
+	res, body = e.send(t, c, "POST", "/settings/workspace", url.Values{"name": {"Acme"}, "timeZone": {"New York"}, "retentionDays": {"a week"}})
+	wantPage(t, "the errors", res, body, http.StatusUnprocessableEntity, `data-testid="error-summary"`,
+		`<a href="#ws-tz">Time zone: `, `<a href="#ws-retention">Message retention (days): Must be a whole number`)
+	if strings.Index(body, `data-testid="error-summary"`) > strings.Index(body, `data-testid="workspace-form"`) {
+		t.Error("the summary is below the form, want it above")
+	}
+}
