@@ -5,9 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"switchboard/internal/testutil"
@@ -284,4 +286,84 @@ func TestBrowserWorkspaceSettingsErrors(t *testing.T) {
 		chromedp.Click(testutil.TestID("workspace-save")),
 		chromedp.WaitVisible(testutil.TestID("flash")),
 	)
+}
+
+// TestBrowserSmallThings is issue 38's item 14 as a superuser and a newcomer meet them: the
+// header's Admin goes to an overview at /admin; inviting a member's address again is refused and
+// inviting a pending one again says the old link is revoked; the invitee is signed in as she
+// joins (the password hint in characters); the API reference asks nothing of another host.
+func TestBrowserSmallThings(t *testing.T) {
+	chrome := testutil.Chromium(t)
+	d := newDental(t, nil)
+	b := openBrowser(t, chrome, 3*time.Minute, nil)
+	b.stepLimit = 30 * time.Second
+	b.signIn(d.base+"/inbox", "dana@acme.example", dentalPassword, testutil.TestID("new-conversation-form"))
+	b.run("open Admin from the header", chromedp.Click(testutil.TestID("nav-admin")), chromedp.WaitVisible(testutil.TestID("admin-overview")))
+	if got := b.text(testutil.TestID("overview-users")); got != "2" {
+		t.Errorf("the overview counts %s users, want 2", got)
+	}
+	b.shotWidths("issue38-14-admin")
+
+	b.run("invite Ana, a member already",
+		chromedp.Navigate(d.base+"/settings/members"),
+		chromedp.SendKeys(testutil.TestID("invite-email"), "ana@acme.example"),
+		chromedp.Click(testutil.TestID("invite-submit")),
+		chromedp.WaitVisible(testutil.TestID("error-email")),
+	)
+	if got := b.text(testutil.TestID("error-email")); !strings.Contains(got, "is a member of this workspace already") {
+		t.Errorf("inviting a member: %q", got)
+	}
+	invite := func() string {
+		b.run("invite Nia",
+			chromedp.Navigate(d.base+"/settings/members"),
+			chromedp.SendKeys(testutil.TestID("invite-email"), "nia@acme.example"),
+			chromedp.Click(testutil.TestID("invite-submit")),
+			chromedp.WaitVisible(testutil.TestID("invite-link")),
+		)
+		link, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="invite-link"]').value`))
+		testutil.NoErr(t, err)
+		return d.base + link[strings.Index(link, "/invite/"):]
+	}
+	first := invite()
+	second := invite()
+	if got := b.text(testutil.TestID("invite-replaced")); !strings.Contains(got, "only this new link works") {
+		t.Errorf("inviting Nia again: %q, want the old link said revoked", got)
+	}
+	b.shotWidths("issue38-14-invite-again")
+
+	nia := openBrowser(t, chrome, 2*time.Minute, b.shots)
+	nia.stepLimit = 20 * time.Second
+	nia.run("the first link is revoked", desktop, chromedp.Navigate(first), chromedp.WaitVisible(testutil.TestID("invite-refused")))
+	nia.run("the second link", chromedp.Navigate(second), chromedp.WaitVisible(testutil.TestID("invite-signup")))
+	if got := nia.text(chromedp.CSS(`[data-testid="invite-signup"] .hint`)); got != "8 to 72 characters" {
+		t.Errorf("the password hint reads %q, want 8 to 72 characters", got)
+	}
+	nia.run("join: signed in at once",
+		chromedp.SendKeys(nia.labelled("invite-signup", "Your name"), "Nia Okafor"),
+		chromedp.SendKeys(nia.labelled("invite-signup", "Password"), "a good long password"),
+		chromedp.Click(testutil.TestID("invite-create")),
+		chromedp.WaitVisible(testutil.TestID("new-conversation-form")),
+	)
+	if got := nia.text(testutil.TestID("flash")); !strings.Contains(got, "you are signed in") {
+		t.Errorf("after joining: %q", got)
+	}
+	nia.shotWidths("issue38-14-joined")
+
+	var mu sync.Mutex
+	var outside []string
+	chromedp.Listen(b.ctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok && e.Request != nil &&
+			!strings.HasPrefix(e.Request.URL, d.base) && !strings.HasPrefix(e.Request.URL, "data:") && !strings.HasPrefix(e.Request.URL, "blob:") {
+			mu.Lock()
+			outside = append(outside, e.Request.URL)
+			mu.Unlock()
+		}
+	})
+	b.run("the API reference", chromedp.Navigate(d.base+"/docs"), chromedp.WaitVisible(chromedp.CSS(`#redoc h1`)),
+		poll(`document.body.textContent.includes("API docs by Redocly")`, nil, chromedp.WithPollingTimeout(20*time.Second)))
+	mu.Lock()
+	if len(outside) > 0 {
+		t.Errorf("/docs asked other hosts for %q", outside)
+	}
+	mu.Unlock()
 }

@@ -52,7 +52,7 @@ func (f Frame) nav() []navItem {
 	items := []navItem{{"inbox", "/inbox", "Inbox"}, {"contacts", "/contacts", "Contacts"}, {"groups", "/groups", "Groups"},
 		{"broadcasts", "/broadcasts", "Broadcasts"}, {"settings", "/settings", "Settings"}}
 	if f.Superuser {
-		items = append(items, navItem{"admin", "/admin/workspaces", "Admin"})
+		items = append(items, navItem{"admin", "/admin", "Admin"})
 	}
 	return items
 }

@@ -87,7 +87,7 @@ func Profile(v ProfileView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Field("new-password", "password", "New password", "password", "", v.Errors["password"], "8 to 72 bytes. Your other sessions are signed out.", templ.Attributes{"autocomplete": "new-password", "required": true}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Field("new-password", "password", "New password", "password", "", v.Errors["password"], PasswordRule+". Your other sessions are signed out.", templ.Attributes{"autocomplete": "new-password", "required": true}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

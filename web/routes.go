@@ -237,6 +237,7 @@ func (h *Handler) routes() http.Handler {
 		mux.Handle("POST /invite/{token}", forms.Handler(http.HandlerFunc(h.acceptInvite)))
 
 		// ---- admin UI: the installation's superuser pages ----
+		get("/admin", roleSignedIn, su(h.adminOverview))
 		get("/admin/workspaces", roleSignedIn, su(h.adminWorkspaces))
 		post("/admin/workspaces", roleSignedIn, su(h.adminCreateWorkspace))
 		post("/admin/workspaces/{ws}/rename", roleSignedIn, su(h.adminRenameWorkspace))

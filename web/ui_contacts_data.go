@@ -364,7 +364,17 @@ func (h *Handler) contactMessages(r *http.Request, u *ui, c *store.Contact, v *v
 		}
 		v.Messages = append(v.Messages, cm)
 	}
-	v.MessagesBefore = next
+	q := url.Values{"before": {r.URL.Query().Get("before")}, "back": r.URL.Query()["back"]}
+	if q.Get("before") == "" {
+		q.Del("before")
+	}
+	older, newer := pageLinks("/contacts/"+c.ID, q, "before", next)
+	if older != "" {
+		v.MessagesOlder = older + "#contact-history-h"
+	}
+	if newer != "" {
+		v.MessagesNewer = newer + "#contact-history-h"
+	}
 	return nil
 }
 

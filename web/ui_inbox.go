@@ -38,6 +38,7 @@ var doneNotices = map[string]string{
 	"simulate":  "Inbound text simulated.",
 	"optout":    "Opted out: no more texts go to this number.",
 	"unread":    "Marked as unread.",
+	"joined":    "Welcome: your account is ready and you are signed in.",
 	// The live inbox's thread forms (ui_thread_triage.go).
 	"later":     "Reply scheduled: it goes at the time you chose unless the contact writes first.",
 	"close":     "Conversation closed.",
@@ -73,16 +74,14 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 	if err != nil {
 		return v, err
 	}
-	if cursor != "" {
-		next := url.Values{}
-		for _, k := range []string{"status", "assigned", "label", "q", "unread", "mentions"} {
-			if q.Get(k) != "" {
-				next.Set(k, q.Get(k))
-			}
+	list := url.Values{}
+	for _, k := range []string{"status", "assigned", "label", "q", "unread", "mentions", "before"} {
+		if q.Get(k) != "" {
+			list.Set(k, q.Get(k))
 		}
-		next.Set("before", cursor)
-		v.More = "/inbox?" + next.Encode()
 	}
+	list["back"] = q["back"]
+	v.More, v.Newer = pageLinks("/inbox", list, "before", cursor)
 	loc := u.ws.Location()
 	for _, it := range items {
 		c := it.Conversation
