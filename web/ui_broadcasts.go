@@ -48,7 +48,7 @@ func (h *Handler) composeView(u *ui, f views.ComposeForm) (views.ComposeView, er
 	}
 	for _, n := range numbers {
 		if n.Active {
-			label := n.Phone
+			label := u.showPhone(n.Phone)
 			if n.Name != "" {
 				label += " (" + n.Name + ")"
 			}
@@ -72,7 +72,7 @@ func (h *Handler) composeView(u *ui, f views.ComposeForm) (views.ComposeView, er
 		if c.IsGroup() {
 			continue
 		}
-		label := c.Addresses[0]
+		label := u.showPhone(c.Addresses[0])
 		if it.ContactName != "" {
 			label = it.ContactName + " (" + label + ")"
 		}
@@ -377,10 +377,10 @@ func (h *Handler) progressOf(u *ui, b *store.Broadcast) views.BroadcastProgress 
 
 func (h *Handler) renderBroadcast(w http.ResponseWriter, r *http.Request, u *ui, b *store.Broadcast, status int, errText string) {
 	loc, now := u.ws.Location(), h.now()
-	v := views.BroadcastView{ID: b.ID, Name: b.Name, From: b.From, Text: b.Text, Created: formatWhen(b.CreatedAt, now, loc),
+	v := views.BroadcastView{ID: b.ID, Name: b.Name, From: u.showPhone(b.From), Text: b.Text, Created: formatWhen(b.CreatedAt, now, loc),
 		Progress: h.progressOf(u, b), Notice: contactNotices[r.URL.Query().Get("done")], Error: errText}
 	if b.SendAt != nil {
-		v.SendAt = b.SendAt.In(loc).Format("Jan 2 2006, 15:04:05 MST")
+		v.SendAt = fmtTime(*b.SendAt, loc)
 	}
 	if len(b.Media) > 0 {
 		v.Text = strings.TrimSpace(v.Text + "\n" + strings.Join(b.Media, "\n"))

@@ -48,7 +48,7 @@ func (h *Handler) renderImportUpload(w http.ResponseWriter, r *http.Request, u *
 	}
 	v := views.ImportUploadView{Error: errText}
 	for _, j := range jobs {
-		v.Jobs = append(v.Jobs, h.importJobView(j))
+		v.Jobs = append(v.Jobs, h.importJobView(j, u.ws.Location()))
 	}
 	h.render(w, r, u, status, "Import contacts", views.ImportUpload(v))
 }
@@ -199,7 +199,7 @@ func (h *Handler) contactImportJob(w http.ResponseWriter, r *http.Request, u *ui
 	}
 	if j.Status != store.ImportMapping {
 		u.section = "contacts"
-		h.render(w, r, u, http.StatusOK, "Import "+j.FileName, views.ImportProgressPage(h.importJobView(j)))
+		h.render(w, r, u, http.StatusOK, "Import "+j.FileName, views.ImportProgressPage(h.importJobView(j, u.ws.Location())))
 		return
 	}
 	props, err := h.propertyNames(u)

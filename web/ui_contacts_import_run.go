@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"switchboard/store"
@@ -198,9 +199,9 @@ func (h *Handler) writeImportErrors(j store.ImportJob, m *store.Mapping, skipped
 
 // importJobView is a job as the pages show it; a job marked running that no goroutine of this
 // process runs was cut short by a restart.
-func (h *Handler) importJobView(j store.ImportJob) views.ImportJobView {
+func (h *Handler) importJobView(j store.ImportJob, loc *time.Location) views.ImportJobView {
 	v := views.ImportJobView{ID: j.ID, FileName: j.FileName, Status: j.Status, Total: j.Total, Done: j.Done,
-		Created: j.Created, Updated: j.Updated, Skipped: j.Skipped, Error: j.Error, When: j.CreatedAt.Format("2006-01-02 15:04")}
+		Created: j.Created, Updated: j.Updated, Skipped: j.Skipped, Error: j.Error, When: fmtTime(j.CreatedAt, loc)}
 	if _, running := h.imports.Load(j.ID); j.Status == store.ImportRunning && !running {
 		v.Status = store.ImportFailed
 		v.Error = fmt.Sprintf("Stopped at row %d when the server stopped. The rows before it are imported; import the file again to finish (rows already in are updated, not duplicated).", j.Done)
@@ -218,7 +219,7 @@ func (h *Handler) contactImportProgress(w http.ResponseWriter, r *http.Request, 
 	if !ok {
 		return
 	}
-	h.fragment(w, r, views.ImportProgress(h.importJobView(j)))
+	h.fragment(w, r, views.ImportProgress(h.importJobView(j, u.ws.Location())))
 }
 
 // contactImportErrors is GET /contacts/import/jobs/{job}/errors.csv: the skipped rows.

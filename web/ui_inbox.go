@@ -134,7 +134,7 @@ func formatWhen(t, now time.Time, loc *time.Location) string {
 	if t.Year() == now.Year() {
 		return t.Format("Jan 2, 15:04")
 	}
-	return t.Format("Jan 2 2006, 15:04")
+	return t.Format(dateTimeLayout)
 }
 
 // newConversation is POST /inbox: "New conversation" from one of the workspace's numbers to a
