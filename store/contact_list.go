@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/hex"
+	"math/bits"
 	"strconv"
 	"time"
 
@@ -13,6 +14,10 @@ import (
 // ContactFilter narrows the contacts list, its export and its bulk actions. Zero values filter
 // nothing.
 type ContactFilter struct {
+	// Search keeps the contacts the search finds (find-contact-action's words: every text word
+	// a prefix of a word of the names, company or email, every digit word in the phone), all of
+	// them, in the list's own order; "" or a query of no words keeps every contact.
+	Search          string
 	GroupID         string    // members of this group
 	OptedOut        *bool     // true: only opted-out numbers; false: only the others
 	HasConversation *bool     // true: only contacts with a conversation; false: only the others
@@ -21,7 +26,7 @@ type ContactFilter struct {
 }
 
 func (f *ContactFilter) sets() bool {
-	return f.GroupID != "" || f.OptedOut != nil || f.HasConversation != nil
+	return f.Search != "" || f.GroupID != "" || f.OptedOut != nil || f.HasConversation != nil
 }
 
 // ContactPage is one page of the contacts list.
@@ -42,6 +47,9 @@ type contactSel struct {
 	recs   *bolt.Bucket
 	nums   *bolt.Bucket
 	order  splitIndex
+	// matches, for a search, is sets[0]: exactly the contacts sel keeps (the search's matches,
+	// all live, with the other sets and minNum applied), so it counts and pages them itself.
+	matches bool
 }
 
 func (sel *contactSel) keeps(num uint32) bool {
@@ -73,9 +81,10 @@ func (sel *contactSel) release() {
 }
 
 // selectContacts resolves f. Each set filter is a set kept from an earlier read, patched by
-// the writes since (contact_list_sets.go, contact_list_patch.go), else built at one index lookup per member (group
-// members, opted-out numbers, conversation addresses), never a decode of every contact. ok is
-// false when the workspace has no contacts; an unknown group is ErrNotFound.
+// the writes since, else built at one index lookup per member (group members, opted-out
+// numbers, conversation addresses), never a decode of every contact; a search is the set of its
+// matches (searchSet). ok is false when the workspace has no contacts; an unknown group is
+// ErrNotFound.
 func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactSel, bool, error) {
 	ws := idKey(workspaceID)
 	sel := &contactSel{ws: ws, recs: wsBucket(tx, bContacts, ws), nums: wsBucket(tx, bContactNums, ws),
@@ -169,7 +178,47 @@ func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactS
 	if !f.CreatedAfter.IsZero() {
 		sel.minNum = firstNumSince(sel.nums, ulid.Timestamp(f.CreatedAfter))
 	}
+	if f.Search != "" {
+		// The search's matches, found afresh for this read (a write of any contact may change
+		// them, so they are not kept). They hold live contacts only, so the other filters
+		// applied to them bit by bit leave exactly the contacts kept: first among the sets, the
+		// one a count or a page reads.
+		s, err := searchSet(tx, workspaceID, ParseQuery(f.Search))
+		if err != nil {
+			sel.release()
+			return nil, false, err
+		}
+		if s != nil {
+			sel.narrow(s)
+			sel.sets, sel.neg, sel.kept = append([]numSet{s}, sel.sets...), append([]bool{false}, sel.neg...), append([]bool{false}, sel.kept...)
+			sel.matches = true
+		}
+	}
 	return sel, true, nil
+}
+
+// narrow applies sel's sets and minNum to s in place.
+func (sel *contactSel) narrow(s numSet) {
+	for i := range s {
+		w := s[i]
+		for j, o := range sel.sets {
+			var ow uint64
+			if i < len(o) {
+				ow = o[i]
+			}
+			if sel.neg[j] {
+				w &^= ow
+			} else {
+				w &= ow
+			}
+		}
+		if base := uint32(i) * 64; base+64 <= sel.minNum {
+			w = 0
+		} else if base < sel.minNum {
+			w &= ^uint64(0) << (sel.minNum - base)
+		}
+		s[i] = w
+	}
 }
 
 // firstNumSince is the first num whose contact was created at or after ms (Unix milliseconds),
@@ -312,10 +361,15 @@ func (s *Store) ListContacts(workspaceID string, f ContactFilter, cursor string,
 		}
 		defer sel.release()
 		all := countAll(tx, workspaceID)
-		if n, ok := sel.countFew(all); ok {
+		if sel.matches {
+			page.Total = sel.sets[0].count()
+		} else if n, ok := sel.countFew(all); ok {
 			page.Total = n
 		} else {
 			page.Total = sel.count(tx, workspaceID)
+		}
+		if page.Total == 0 {
+			return nil
 		}
 		tenant := tenantOf(tx)
 		var ids [][16]byte
@@ -328,10 +382,14 @@ func (s *Store) ListContacts(workspaceID string, f ContactFilter, cursor string,
 			ids = append(ids, id)
 			return true
 		}
-		if !f.Newest && sel.sparse(page.Total, all, limit) {
-			// Few matches among many contacts: walking the name order would pass most of it.
+		switch {
+		case sel.matches && f.Newest:
+			_, err = sel.walkMatchesNewest(cursor, collect)
+		case !f.Newest && (sel.sparse(page.Total, all, limit) || sel.matches && sel.pageSearchByRank(page.Total, limit)):
+			// Few matches among many contacts, or matches far into the order: walking the name
+			// order would pass most of it.
 			err = sel.walkSparse(cursor, limit, collect)
-		} else {
+		default:
 			_, err = sel.walk(f.Newest, cursor, collect)
 		}
 		if err != nil {
@@ -405,4 +463,53 @@ func (s *Store) ContactIDs(workspaceID string, f ContactFilter, chunk int, fn fu
 			return nil
 		}
 	}
+}
+
+// walkMatchesNewest is walkNewest for a search's matches: their nums from the highest down,
+// below the cursor's, read from the set rather than from every slot.
+func (sel *contactSel) walkMatchesNewest(cursor string, fn func(id [16]byte) bool) (string, error) {
+	s := sel.sets[0]
+	start := uint64(len(s))*64 - 1
+	if cursor != "" {
+		n, err := strconv.ParseUint(cursor, 10, 32)
+		if err != nil || n == 0 {
+			return "", ValidationError{{"cursor", "is not a cursor of this list"}}
+		}
+		start = min(start, n-1)
+	}
+	slots := newSlotReader(sel.nums)
+	last := ""
+	for i := int(start / 64); i >= 0; i-- {
+		w := s[i]
+		if top := start - uint64(i)*64; top < 63 {
+			w &= (uint64(2) << top) - 1 // only the nums up to start
+		}
+		for w != 0 {
+			b := 63 - bits.LeadingZeros64(w)
+			w &^= 1 << b
+			num := uint32(i*64 + b)
+			id, _, ok := slots.slot(num)
+			if !ok {
+				continue
+			}
+			last = strconv.FormatUint(uint64(num), 10)
+			if !fn(id) {
+				return last, nil
+			}
+		}
+	}
+	return last, nil
+}
+
+// pageSearchByRank reports whether a page of a search's matches in name order is found sooner
+// from their ranks than by walking the name order: few matches always are; for many, a sample of
+// their ranks estimates how far the walk would go (matches of a first-name prefix sit together,
+// far into the order), against reading every match's rank.
+func (sel *contactSel) pageSearchByRank(total, limit int) bool {
+	if total <= rankDirect {
+		return true
+	}
+	maxNum := uint32(min(sel.nums.Sequence(), 1<<32-1))
+	steps, ok := (&searcher{num: sel.nums}).walkEstimate(sel.sets[0], total, maxNum, limit)
+	return ok && steps*walkStepCost >= total*rankCost
 }
