@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"encoding/hex"
-	"math/bits"
 	"strconv"
 	"time"
 
@@ -195,30 +194,6 @@ func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactS
 		}
 	}
 	return sel, true, nil
-}
-
-// narrow applies sel's sets and minNum to s in place.
-func (sel *contactSel) narrow(s numSet) {
-	for i := range s {
-		w := s[i]
-		for j, o := range sel.sets {
-			var ow uint64
-			if i < len(o) {
-				ow = o[i]
-			}
-			if sel.neg[j] {
-				w &^= ow
-			} else {
-				w &= ow
-			}
-		}
-		if base := uint32(i) * 64; base+64 <= sel.minNum {
-			w = 0
-		} else if base < sel.minNum {
-			w &= ^uint64(0) << (sel.minNum - base)
-		}
-		s[i] = w
-	}
 }
 
 // firstNumSince is the first num whose contact was created at or after ms (Unix milliseconds),
@@ -463,53 +438,4 @@ func (s *Store) ContactIDs(workspaceID string, f ContactFilter, chunk int, fn fu
 			return nil
 		}
 	}
-}
-
-// walkMatchesNewest is walkNewest for a search's matches: their nums from the highest down,
-// below the cursor's, read from the set rather than from every slot.
-func (sel *contactSel) walkMatchesNewest(cursor string, fn func(id [16]byte) bool) (string, error) {
-	s := sel.sets[0]
-	start := uint64(len(s))*64 - 1
-	if cursor != "" {
-		n, err := strconv.ParseUint(cursor, 10, 32)
-		if err != nil || n == 0 {
-			return "", ValidationError{{"cursor", "is not a cursor of this list"}}
-		}
-		start = min(start, n-1)
-	}
-	slots := newSlotReader(sel.nums)
-	last := ""
-	for i := int(start / 64); i >= 0; i-- {
-		w := s[i]
-		if top := start - uint64(i)*64; top < 63 {
-			w &= (uint64(2) << top) - 1 // only the nums up to start
-		}
-		for w != 0 {
-			b := 63 - bits.LeadingZeros64(w)
-			w &^= 1 << b
-			num := uint32(i*64 + b)
-			id, _, ok := slots.slot(num)
-			if !ok {
-				continue
-			}
-			last = strconv.FormatUint(uint64(num), 10)
-			if !fn(id) {
-				return last, nil
-			}
-		}
-	}
-	return last, nil
-}
-
-// pageSearchByRank reports whether a page of a search's matches in name order is found sooner
-// from their ranks than by walking the name order: few matches always are; for many, a sample of
-// their ranks estimates how far the walk would go (matches of a first-name prefix sit together,
-// far into the order), against reading every match's rank.
-func (sel *contactSel) pageSearchByRank(total, limit int) bool {
-	if total <= rankDirect {
-		return true
-	}
-	maxNum := uint32(min(sel.nums.Sequence(), 1<<32-1))
-	steps, ok := (&searcher{num: sel.nums}).walkEstimate(sel.sets[0], total, maxNum, limit)
-	return ok && steps*walkStepCost >= total*rankCost
 }
