@@ -136,12 +136,12 @@ func TestRetentionLeavesOtherFilesAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk := newClock()
-	sched := backup.NewScheduler(s, target, backup.Options{Keep: 1, Now: clk.now})
+	sched := backup.NewScheduler(s, target, backup.Options{Keep: 1, Now: clk.Now})
 	for range 3 {
 		if _, err := sched.BackupNow(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		clk.advance(time.Minute)
+		clk.Advance(time.Minute)
 	}
 	entries, _ := os.ReadDir(dir)
 	var names []string
@@ -178,7 +178,7 @@ func TestBackupCancelledByShutdownLeavesNothing(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	reg := prometheus.NewRegistry()
-	sched := backup.NewScheduler(endless{cancel}, target, backup.Options{Registry: reg, Now: newClock().now})
+	sched := backup.NewScheduler(endless{cancel}, target, backup.Options{Registry: reg, Now: newClock().Now})
 	if _, err := sched.BackupNow(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("backup cancelled midway: %v, want context.Canceled", err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"switchboard/backup"
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -161,13 +162,10 @@ func newStore(t *testing.T, ws string) (*store.Store, string) {
 	return s, p
 }
 
-// clock is a fake clock a test moves by hand.
-type clock struct{ t time.Time }
-
-func (c *clock) now() time.Time          { return c.t }
-func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
-
-func newClock() *clock { return &clock{t: time.Date(2026, 11, 25, 17, 45, 0, 0, time.UTC)} }
+// newClock is a clock a test moves by hand, stopped at a fixed hour.
+func newClock() *testutil.Clock {
+	return testutil.NewClock(time.Date(2026, 11, 25, 17, 45, 0, 0, time.UTC))
+}
 
 // metric reads one metric of reg.
 func metric(t *testing.T, reg *prometheus.Registry, name string) float64 {

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store"
 )
 
 // RestoreOptions configure Restore.
@@ -259,7 +261,7 @@ func CheckDatabase(p string) (err error) {
 		for err := range tx.Check() {
 			return fmt.Errorf("the database is damaged (%v)", err)
 		}
-		if tx.Bucket([]byte("meta")) == nil {
+		if !store.IsStoreFile(tx) {
 			return errors.New("the file is a bbolt database but not a Switchboard one")
 		}
 		return nil

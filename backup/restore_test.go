@@ -28,7 +28,7 @@ func fileBackup(t *testing.T) (dir, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj, err := backup.NewScheduler(s, target, backup.Options{Now: newClock().now}).BackupNow(context.Background())
+	obj, err := backup.NewScheduler(s, target, backup.Options{Now: newClock().Now}).BackupNow(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

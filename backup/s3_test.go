@@ -27,13 +27,13 @@ func TestS3BackupsAreNamedCheckedAndPruned(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk, reg := newClock(), prometheus.NewRegistry()
-	sched := backup.NewScheduler(s, target, backup.Options{Keep: 2, Now: clk.now, Registry: reg})
+	sched := backup.NewScheduler(s, target, backup.Options{Keep: 2, Now: clk.Now, Registry: reg})
 	var last backup.Object
 	for range 3 {
 		if last, err = sched.BackupNow(context.Background()); err != nil {
 			t.Fatalf("backup: %v", err)
 		}
-		clk.advance(time.Hour)
+		clk.Advance(time.Hour)
 	}
 
 	// Only the newest two are kept, named by their UTC time under the prefix.
@@ -103,7 +103,7 @@ func TestS3FailuresAreCountedAndRetried(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sched := backup.NewScheduler(s, target, backup.Options{Now: clk.now, Registry: reg, Logger: logger})
+	sched := backup.NewScheduler(s, target, backup.Options{Now: clk.Now, Registry: reg, Logger: logger})
 	if _, err := sched.BackupNow(context.Background()); err == nil {
 		t.Fatal("backup to a bucket that does not exist succeeded")
 	}
@@ -120,7 +120,7 @@ func TestS3FailuresAreCountedAndRetried(t *testing.T) {
 
 	// The next tick, once the bucket exists, succeeds.
 	s3.makeBucket(t, "missing")
-	clk.advance(time.Hour)
+	clk.Advance(time.Hour)
 	if _, err := sched.BackupNow(context.Background()); err != nil {
 		t.Fatalf("retry after the bucket was made: %v", err)
 	}
@@ -139,7 +139,7 @@ func TestS3FailuresAreCountedAndRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg2 := prometheus.NewRegistry()
-	sched2 := backup.NewScheduler(s, bad, backup.Options{Now: clk.now, Registry: reg2, Logger: logger})
+	sched2 := backup.NewScheduler(s, bad, backup.Options{Now: clk.Now, Registry: reg2, Logger: logger})
 	_, err = sched2.BackupNow(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "Access Key Id") {
 		t.Fatalf("backup with a wrong access key: %v, want the store's refusal", err)
@@ -166,14 +166,14 @@ func TestRestoreFromS3(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk := newClock()
-	sched := backup.NewScheduler(s, target, backup.Options{Now: clk.now})
+	sched := backup.NewScheduler(s, target, backup.Options{Now: clk.Now})
 	if _, err := sched.BackupNow(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.CreateWorkspace("Globex"); err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(time.Hour)
+	clk.Advance(time.Hour)
 	if _, err := sched.BackupNow(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestRestoreFromS3RefusesAChecksumMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj, err := backup.NewScheduler(s, target, backup.Options{Now: newClock().now}).BackupNow(context.Background())
+	obj, err := backup.NewScheduler(s, target, backup.Options{Now: newClock().Now}).BackupNow(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

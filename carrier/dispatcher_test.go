@@ -113,7 +113,7 @@ func (e *env) start(t *testing.T, opts carrier.Options) *carrier.Dispatcher {
 		e.mu.Unlock()
 	})
 	e.d = d
-	e.s.OnOutbox(d.Wake)
+	e.s.SetHooks(store.Hooks{Outbox: d.Wake})
 	if err := d.Start(); err != nil {
 		t.Fatal(err)
 	}

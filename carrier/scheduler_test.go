@@ -16,7 +16,7 @@ func TestSchedulerStartsABroadcastAtItsTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := carrier.NewScheduler(e.s, nil)
-	e.s.OnSchedule(sc.Wake)
+	e.s.SetHooks(store.Hooks{Schedule: sc.Wake})
 	sc.Start()
 	t.Cleanup(sc.Stop)
 	// A second one scheduled after the scheduler went to sleep wakes it.

@@ -31,7 +31,7 @@ type adminEnv struct {
 
 // open opens the store, refusing at once when a server holds the file.
 func (a *adminEnv) open() (*store.Store, error) {
-	s, err := store.Open(dbPath(*a.data), store.Options{Timeout: 200 * time.Millisecond})
+	s, err := openStore(*a.data, store.Options{Timeout: 200 * time.Millisecond})
 	if errors.Is(err, store.ErrLocked) {
 		return nil, fmt.Errorf("%s is held by a running server: stop it first (a backup works while it runs: switchboard backup FILE)", dbPath(*a.data))
 	}
@@ -71,33 +71,33 @@ func adminCommands() map[string]adminCommand {
 		"create-workspace": {"--name N", adminCreateWorkspace},
 		"add-member":       {"--workspace W --user U", adminAddMember},
 		"add-number":       {"--workspace W --phone +1… [--name N] [--carrier sandbox|twilio|telnyx] [--rate R] [--daily-cap N] [--type T] [--registration S] [--brand-id B] [--campaign-id C] [--verification-id V]", adminAddNumber},
-		"set-number":       {"[--workspace W] (--number ID|+1… | --phone +1…) [--daily-cap N] [--type local|toll-free|short-code] [--registration unregistered|pending|approved|rejected] [--brand-id B] [--campaign-id C] [--verification-id V]", adminSetNumber}, // admin_number_registration.go
+		"set-number":       {"[--workspace W] (--number ID|+1… | --phone +1…) [--daily-cap N] [--type local|toll-free|short-code] [--registration unregistered|pending|approved|rejected] [--brand-id B] [--campaign-id C] [--verification-id V]", adminSetNumber},
 		"list-numbers":     {"[--workspace W]", adminListNumbers},
 		"list-workspaces":  {"", adminListWorkspaces},
 		"list-users":       {"", adminListUsers},
 		"set-workspace":    {"--workspace W [--name N] [--country CC] [--time-zone Z] [--quiet-hours HH:MM-HH:MM|off] [--state-hours on|off] [--retention-days D] [--stop-reply T] [--start-reply T] [--help-reply T] [--voice-greeting T]", adminSetWorkspace},
 		"create-group":     {"--workspace W --name N", adminCreateGroup},
 		"add-to-group":     {"--workspace W --group G --phone +1…", adminAddToGroup},
-		"remove-member":    {"--workspace W --user U", adminRemoveMember}, // admin_members.go
+		"remove-member":    {"--workspace W --user U", adminRemoveMember},
 		"add-property":     {"--workspace W --name N --type text|number|boolean|date", adminAddProperty},
 		"create-token":     {"--user U [--name N]", adminCreateToken},
 		"revoke-token":     {"--token T", adminRevokeToken},
-		"import-contacts":  {"--workspace W FILE.csv", adminImportContactsAny}, // contacts.go
-		"export-contacts":  {"--workspace W", adminExportContacts},             // contacts.go
+		"import-contacts":  {"--workspace W FILE.csv", adminImportContactsAny},
+		"export-contacts":  {"--workspace W", adminExportContacts},
 		"compact":          {"", adminCompact},
 
-		// Accounts: password and two-factor resets, the e-mail check (admin_users.go).
+		// Accounts: password and two-factor resets, the e-mail check.
 		"reset-password": {"--user U [--password-stdin] [--base-url URL]", adminResetPassword},
 		"reset-2fa":      {"--user U", adminReset2FA},
 		"test-email":     {"--to ADDR [-smtp-url URL -smtp-from F]", adminTestEmail},
 
-		// Webhooks (admin_webhooks.go).
+		// Webhooks: subscriptions and their deliveries.
 		"list-subscriptions":  {"[--workspace W]", adminListSubscriptions},
 		"list-deliveries":     {"--subscription S [--limit N] [--attempts]", adminListDeliveries},
 		"redeliver":           {"--delivery D", adminRedeliver},
 		"enable-subscription": {"--subscription S", adminEnableSubscription},
 
-		// OAuth clients and grants (admin_oauth.go).
+		// OAuth clients and grants.
 		"create-oauth-client": {"--name N --redirect-uri U [--redirect-uri U2] [--public]", adminCreateOAuthClient},
 		"list-oauth-clients":  {"", adminListOAuthClients},
 		"delete-oauth-client": {"--client C", adminDeleteOAuthClient},

@@ -61,6 +61,11 @@ func adminSetWorkspace(a *adminEnv, args []string) error {
 		in.StateHours = &on
 		return err
 	})
+	a.fs.Func("assist", "on or off: members may send this workspace's conversations to the server's model (-assist-url) for drafts", func(v string) error {
+		on, err := parseOnOff(v)
+		in.Assist = &on
+		return err
+	})
 	a.fs.Func("retention-days", "delete messages older than this many days (0 keeps them)", func(v string) error {
 		d, err := strconv.Atoi(v)
 		if err != nil {
@@ -74,7 +79,7 @@ func adminSetWorkspace(a *adminEnv, args []string) error {
 			return err
 		}
 		if in == (store.WorkspaceSettings{}) {
-			return fmt.Errorf("give a setting to change: --name, --country, --time-zone, --quiet-hours, --state-hours, --retention-days or a reply text")
+			return fmt.Errorf("give a setting to change: --name, --country, --time-zone, --quiet-hours, --state-hours, --retention-days, --assist or a reply text")
 		}
 		w, err := s.UpdateWorkspace(*ws, in)
 		if err != nil {

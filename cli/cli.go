@@ -10,7 +10,7 @@ import (
 	"io/fs"
 )
 
-// Assets are the files compiled into the binary (embed.go at the module root).
+// Assets are the files compiled into the binary (the main package embeds them).
 type Assets struct {
 	Static  fs.FS  // static/: CSS, JS, vendored viewers
 	OpenAPI []byte // the OpenAPI document served at /openapi.json

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	netmail "net/mail"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -22,9 +23,11 @@ import (
 	"golang.org/x/net/netutil"
 
 	"switchboard/carrier"
+	"switchboard/internal/keyfile"
 	"switchboard/mail"
 	"switchboard/media"
 	"switchboard/oauth"
+	"switchboard/push"
 	"switchboard/store"
 	"switchboard/web"
 	"switchboard/webhooks"
@@ -43,6 +46,32 @@ func serverInfoPath(dataDir string) string { return filepath.Join(dataDir, "serv
 // sessionKeyPath is the file of the session cookie keys (web.SessionConfig.KeyFile).
 func sessionKeyPath(dataDir string) string { return filepath.Join(dataDir, "session.key") }
 
+// carrierKeyPath is the file of the key that seals the carrier accounts connected in the browser.
+func carrierKeyPath(dataDir string) string { return filepath.Join(dataDir, "carrier.key") }
+
+// pushKeyPath is the file of the Web Push (VAPID) key pair, beside the session key.
+func pushKeyPath(dataDir string) string { return filepath.Join(dataDir, "push.key") }
+
+// secretKeyPath is the file of the key that seals the database's two-factor secrets and the
+// links of queued e-mail (store.Options.SecretKey). Like session.key it is kept beside the
+// database, never in it; unlike it, it survives a restore, since the restored secrets need it.
+func secretKeyPath(dataDir string) string { return filepath.Join(dataDir, "secret.key") }
+
+// openStore opens the database of dataDir for writing with the data directory's secret key,
+// made on first use.
+func openStore(dataDir string, opts store.Options) (*store.Store, error) {
+	if err := os.MkdirAll(dataDir, 0o750); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	key, err := keyfile.Load(secretKeyPath(dataDir), store.SecretKeySize, "secret key file",
+		"put back the one this database was used with: two-factor secrets cannot be read without it")
+	if err != nil {
+		return nil, err
+	}
+	opts.SecretKey = key
+	return store.Open(dbPath(dataDir), opts)
+}
+
 func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -56,12 +85,20 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	slog.SetDefault(logger)
 
-	s, err := store.Open(dbPath(cfg.Data), store.Options{Timeout: time.Second})
+	s, err := openStore(cfg.Data, store.Options{Timeout: time.Second})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	if !s.SecretKeyMatches() {
+		slog.Warn("the secret key does not open this database's secrets: two-factor secrets and links waiting in the mail outbox cannot be read. "+
+			"Put back the secret.key this database was used with; else users with two-factor sign in with a recovery code, or an administrator runs admin reset-2fa",
+			"file", secretKeyPath(cfg.Data))
+	}
 	if err := checkCarriers(s, cfg); err != nil {
+		return err
+	}
+	if err := cfg.Assist.connect(context.Background()); err != nil {
 		return err
 	}
 
@@ -81,7 +118,11 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 		ln.Close()
 		return err
 	}
+	// One client cannot take the whole bound either, and idle connections that never signed in
+	// go after anonIdle.
+	clients := newClientListener(ln, cfg.MaxConnsPerIP, app.registry)
 	srv := newHTTPServer(app.handler)
+	clients.attach(srv)
 	srv.RegisterOnShutdown(app.endStreams) // open GET /events streams end, so Shutdown need not wait for them
 	if err := writeServerInfo(cfg.Data, info); err != nil {
 		ln.Close()
@@ -92,7 +133,7 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 
 	printBanner(stdout, cfg, app)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(clients) }()
 	select {
 	case err := <-errc:
 		app.stop()
@@ -114,7 +155,7 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 // newHTTPServer sets the limits that keep a slow or stalled client from holding a connection
 // and its goroutine: headers within 10 s; the whole request, body included, within
 // 30 s (a 1 MiB body at 35 KB/s); the answer within 60 s. GET /admin/backup moves its own write
-// deadline forward while it streams (web/backup.go), since a copy may take longer.
+// deadline forward while it streams, since a copy may take longer.
 func newHTTPServer(h http.Handler) *http.Server {
 	return &http.Server{
 		Handler:           h,
@@ -129,6 +170,7 @@ func newHTTPServer(h http.Handler) *http.Server {
 // app is the wired server: the HTTP handler and the background workers.
 type app struct {
 	handler  http.Handler
+	registry *prometheus.Registry // /metrics
 	stops    []func()
 	setupURL string
 	// endStreams ends the open event streams (web.Config.Done) when the server shuts down.
@@ -145,63 +187,76 @@ func (a *app) stop() {
 // build wires the parts: store → web, plus the workers that deliver what the store queues.
 func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app, error) {
 	reg := prometheus.NewRegistry()
-	a := &app{}
+	a := &app{registry: reg}
 	wcfg := web.Config{
 		Stage: cfg.Stage, Provider: cfg.Provider, RateLimit: cfg.RateLimit, LogRequests: cfg.LogRequests,
 		Registry: reg, BackupToken: backupToken, OpenAPI: assets.OpenAPI,
+		MaxStreamsPerSession: streamBound(cfg.MaxStreamsPerSession), MaxStreamsPerUser: streamBound(cfg.MaxStreamsPerUser),
 	}
 	// One SSRF guard for both checks of a hook URL: at subscribe time and in the delivery dialer.
 	guard := webhooks.NewGuard(cfg.HookAllowCIDRs)
 	wcfg.ValidateHookURL = guard.ValidateURL
 	hooks := webhooks.New(s, webhooks.Options{Guard: guard, Registry: reg})
-	s.OnEvents(hooks.Wake)
+	// The carrier: the dispatcher sends what the store queues, the receiver records
+	// what comes back through the /carrier/ callbacks. The Twilio and Telnyx adapters send
+	// with the account in use at each send: the flags', else the one connected in the browser
+	// (its secrets sealed with the key in DIR/carrier.key, never in the database).
+	accounts, err := carrier.NewAccounts(s, carrierAccounts(cfg))
+	if err != nil {
+		a.stop()
+		return nil, err
+	}
+	carriers := map[string]carrier.Carrier{store.ProviderSandbox: carrier.Sandbox{},
+		store.ProviderTwilio: accounts.Carrier(store.ProviderTwilio), store.ProviderTelnyx: accounts.Carrier(store.ProviderTelnyx)}
+	wcfg.Accounts = accounts
+	cm := carrier.NewMetrics(reg, s)
+	disp := carrier.NewDispatcher(s, carrier.Options{Carriers: carriers, DefaultRate: cfg.SendRate, Metrics: cm})
+	sched := carrier.NewScheduler(s, nil)
+	// Media (MMS): kept files' URLs start with the public URL, so carriers can fetch them, and
+	// inbound Twilio media are fetched into the store from its durable queue.
+	s.SetPublicURL(cfg.BaseURL)
+	// The fetcher signs with the Twilio account in use at each fetch.
+	fetcher, err := media.NewFetcher(s, media.FetcherOptions{BaseURL: cfg.Twilio.BaseURL, Credentials: func() (string, string, bool) {
+		t, ok := accounts.Twilio()
+		if t.APIKeySID != "" {
+			return t.APIKeySID, t.APIKeySecret, ok
+		}
+		return t.AccountSID, t.AuthToken, ok
+	}})
+	if err != nil {
+		return nil, err
+	}
+	// E-mail (invitations, reset links, notifications) goes through the store's outbox; the
+	// worker sends it.
+	var mw *mail.Worker
+	if cfg.Mail.Enabled() {
+		mw = mail.NewWorker(s, cfg.Mail, nil)
+	}
+	// The store wakes each worker after a commit that gave it work (the stream broker's hook is
+	// web's); the workers start once they are all wired.
+	wake := store.Hooks{Events: hooks.Wake, Outbox: disp.Wake, Schedule: sched.Wake, Media: fetcher.Wake}
+	if mw != nil {
+		wake.Mail = mw.Wake
+	}
+	s.SetHooks(wake)
 	hooks.Start()
 	a.stops = append(a.stops, hooks.Stop)
 	// Delivery history older than the webhook retention goes, at start and then hourly.
 	a.stops = append(a.stops, sweeper{name: "webhook history purge", interval: time.Hour, atStart: true, run: hooks.Purge}.start())
-	// The carrier: the dispatcher sends what the store queues, the receiver records
-	// what comes back through the /carrier/ callbacks.
-	carriers := map[string]carrier.Carrier{store.ProviderSandbox: carrier.Sandbox{}}
-	if cfg.Twilio.configured() {
-		carriers[store.ProviderTwilio] = carrier.NewTwilio(carrier.TwilioConfig{AccountSID: cfg.Twilio.AccountSID,
-			AuthToken: cfg.Twilio.AuthToken, BaseURL: cfg.Twilio.BaseURL, StatusCallbackURL: cfg.BaseURL + "/carrier/twilio/status"})
-	}
-	if cfg.Telnyx.configured() {
-		carriers[store.ProviderTelnyx] = carrier.NewTelnyx(carrier.TelnyxConfig{APIKey: cfg.Telnyx.APIKey,
-			BaseURL: cfg.Telnyx.BaseURL, WebhookURL: cfg.BaseURL + "/carrier/telnyx/webhook"})
-	}
-	wcfg.Telnyx = cfg.Telnyx.configured() && cfg.Telnyx.PublicKey != ""
-	if cfg.Telnyx.PublicKey != "" {
-		wcfg.TelnyxPublicKey, _ = carrier.ParseTelnyxPublicKey(cfg.Telnyx.PublicKey) // checked by parseServeConfig
-	}
-	cm := carrier.NewMetrics(reg, s)
-	disp := carrier.NewDispatcher(s, carrier.Options{Carriers: carriers, DefaultRate: cfg.SendRate, Metrics: cm})
-	s.OnOutbox(disp.Wake)
 	if err := disp.Start(); err != nil {
 		a.stop()
 		return nil, err
 	}
 	a.stops = append(a.stops, disp.Stop)
-	sched := carrier.NewScheduler(s, nil)
-	s.OnSchedule(sched.Wake)
 	sched.Start()
 	a.stops = append(a.stops, sched.Stop)
-	// Media (MMS): kept files' URLs start with the public URL, so carriers can fetch them, and
-	// inbound Twilio media are fetched into the store from its durable queue.
-	s.SetPublicURL(cfg.BaseURL)
-	if cfg.Twilio.configured() {
-		fetcher, err := media.NewFetcher(s, media.FetcherOptions{BaseURL: cfg.Twilio.BaseURL,
-			AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken})
-		if err != nil {
-			a.stop()
-			return nil, err
-		}
-		s.OnMediaFetch(fetcher.Wake)
-		fetcher.Start()
-		a.stops = append(a.stops, fetcher.Stop)
-	}
+	fetcher.Start()
+	a.stops = append(a.stops, fetcher.Stop)
 	wcfg.Receiver = carrier.NewReceiver(s, cm)
-	wcfg.BaseURL, wcfg.TwilioAuthToken = cfg.BaseURL, cfg.Twilio.AuthToken
+	wcfg.BaseURL = cfg.BaseURL
+	// Every hour the Twilio and Telnyx numbers' settings are read at their carrier: a webhook
+	// changed there behind Switchboard's back is flagged (switchboard_number_miswired).
+	a.stops = append(a.stops, sweeper{name: "number check", interval: time.Hour, run: accounts.CheckAll}.start())
 	if cfg.BaseURLSet {
 		wcfg.APIServer = cfg.BaseURL
 	}
@@ -210,12 +265,9 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	// endpoints.
 	// The cookie keys live in a file beside the database, never in it: a backup of the database
 	// cannot sign a session cookie.
-	// E-mail (invitations, reset links) goes through the store's outbox; the worker sends it.
 	scfg := web.SessionConfig{BaseURL: cfg.BaseURL, KeyFile: sessionKeyPath(cfg.Data), RequireTwoFactor: cfg.RequireTwoFactor}
-	if cfg.Mail.Enabled() {
-		mw := mail.NewWorker(s, cfg.Mail, nil)
+	if mw != nil {
 		mw.Start()
-		s.OnMail(mw.Wake) // notification e-mails are queued by store transactions
 		a.stops = append(a.stops, mw.Stop)
 		scfg.Mail = mw
 	}
@@ -226,12 +278,33 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	}
 	// Sessions idle or past their maximum age are deleted at start and then hourly.
 	a.stops = append(a.stops, sweeper{name: "session sweep", interval: time.Hour, atStart: true, run: sess.SweepStale}.start())
+	// Contact uploads left a day without their mapping go, file and all, at start and hourly.
+	a.stops = append(a.stops, sweeper{name: "import upload sweep", interval: time.Hour, atStart: true,
+		run: func() (int, error) { return web.SweepImportUploads(s, s.Now()) }}.start())
+	// Expired password reset and e-mail change links go at start and then hourly.
+	a.stops = append(a.stops, sweeper{name: "expired link sweep", interval: time.Hour, atStart: true,
+		run: func() (int, error) { return s.SweepExpiredLinks(s.Now()) }}.start())
 	prov, err := oauth.New(s, oauth.Config{AccessTokenTTL: cfg.AccessTokenTTL, Session: sess})
 	if err != nil {
 		a.stop()
 		return nil, err
 	}
 	wcfg.Sessions = sess
+	// Web Push: the VAPID key lives beside the session key, never in the database; the worker
+	// sends the push outbox the store fills in the transactions of inbound texts, mentions and
+	// assignments, and never to a session that lapsed.
+	pushKey, err := push.LoadKey(pushKeyPath(cfg.Data))
+	if err != nil {
+		a.stop()
+		return nil, err
+	}
+	pushGuard := push.NewGuard(guard)
+	pusher := push.New(s, push.Options{Key: pushKey, Subject: pushSubject(cfg), Guard: pushGuard, Registry: reg,
+		SessionAlive: sess.Alive})
+	s.SetHooks(store.Hooks{Push: pusher.Wake})
+	pusher.Start()
+	a.stops = append(a.stops, pusher.Stop)
+	wcfg.PushKey, wcfg.CheckPushEndpoint = pushKey.PublicKey(), pushGuard.Check
 	wcfg.OAuth = prov // its endpoints, and its clients on the superuser pages
 	wcfg.Static = assets.Static
 	// Expired OAuth codes, replay records and grants whose refresh token expired go hourly.
@@ -256,24 +329,69 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	streams := make(chan struct{})
 	a.endStreams = sync.OnceFunc(func() { close(streams) })
 	wcfg.Done = streams
+	wcfg.Assist = cfg.Assist.client // nil without -assist-url
 	a.handler = web.New(s, wcfg)
 	return a, nil
 }
 
-// checkCarriers refuses to start when a number uses a carrier this server is not configured for.
+// streamBound maps a stream flag (0: no bound) to web.Config's (0: the default, less: none).
+func streamBound(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
+// carrierAccounts is the carrier accounts' configuration: the flags' accounts, when given, win
+// over those connected in the browser.
+func carrierAccounts(cfg config) carrier.AccountsConfig {
+	c := carrier.AccountsConfig{KeyFile: carrierKeyPath(cfg.Data), TwilioBaseURL: cfg.Twilio.BaseURL, TwilioPricingURL: cfg.Twilio.PricingURL,
+		TelnyxBaseURL: cfg.Telnyx.BaseURL, PublicURL: cfg.BaseURL, PublicURLSet: cfg.BaseURLSet}
+	if cfg.Twilio.configured() {
+		c.Twilio = carrier.TwilioAccount{AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken}
+	}
+	if cfg.Telnyx.configured() {
+		c.Telnyx = carrier.TelnyxAccount{APIKey: cfg.Telnyx.APIKey, PublicKey: cfg.Telnyx.PublicKey}
+	}
+	return c
+}
+
+// connectedAccount reports whether carrier has an account connected in the browser.
+func connectedAccount(s *store.Store, carrier string) bool {
+	_, ok, _ := s.CarrierAccountOf(carrier)
+	return ok
+}
+
+// pushSubject is the contact a push service may use about this server's pushes (VAPID sub):
+// the public URL when it is https, else the -smtp-from address, else the public URL anyway.
+func pushSubject(cfg config) string {
+	if strings.HasPrefix(cfg.BaseURL, "https://") {
+		return cfg.BaseURL
+	}
+	if a, err := netmail.ParseAddress(cfg.Mail.From); err == nil {
+		return "mailto:" + a.Address
+	}
+	return cfg.BaseURL
+}
+
+// checkCarriers refuses to start when a number uses a carrier this server has no account for:
+// none in the flags and none connected in the browser.
+
 func checkCarriers(s *store.Store, cfg config) error {
 	numbers, err := s.AllNumbers()
 	if err != nil {
 		return err
 	}
+	twilio, telnyx := cfg.Twilio.configured() || connectedAccount(s, store.ProviderTwilio),
+		(cfg.Telnyx.configured() && cfg.Telnyx.PublicKey != "") || connectedAccount(s, store.ProviderTelnyx)
 	for _, n := range numbers {
-		if n.CarrierName() == store.ProviderTwilio && !cfg.Twilio.configured() {
+		if n.CarrierName() == store.ProviderTwilio && !twilio {
 			return fmt.Errorf("number %s uses the twilio carrier, but the Twilio credentials are not set: "+
 				"set SWITCHBOARD_TWILIO_ACCOUNT_SID and SWITCHBOARD_TWILIO_AUTH_TOKEN (or -twilio-account-sid and -twilio-auth-token)", n.Phone)
 		}
 		// A Telnyx number needs the API key to send and the public key to believe its webhooks
 		// (inbound texts and receipts): without either it would fail silently.
-		if n.CarrierName() == store.ProviderTelnyx && (!cfg.Telnyx.configured() || cfg.Telnyx.PublicKey == "") {
+		if n.CarrierName() == store.ProviderTelnyx && !telnyx {
 			return fmt.Errorf("number %s uses the telnyx carrier, but the Telnyx keys are not set: "+
 				"set SWITCHBOARD_TELNYX_API_KEY and SWITCHBOARD_TELNYX_PUBLIC_KEY (or -telnyx-api-key and -telnyx-public-key)", n.Phone)
 		}
@@ -305,6 +423,9 @@ func printBanner(out io.Writer, cfg config, a *app) {
 	fmt.Fprintf(w, "  data:            %s\n", dbPath(cfg.Data))
 	if b := cfg.Backup; b.URL != "" {
 		fmt.Fprintf(w, "  backups:         every %s to %s, keeping the newest %d\n", b.Every, b.URL, b.Keep)
+	}
+	if m := cfg.Assist.client; m != nil {
+		fmt.Fprintf(w, "  assist:          model %s at %s, for the workspaces that turn it on in their settings\n", m.Model(), m.Host())
 	}
 	if a.setupURL != "" {
 		fmt.Fprintf(w, "No admin yet. Finish setup (one-time link): %s\n", a.setupURL)

@@ -11,17 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/media"
 	"switchboard/store"
 )
-
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time          { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // foreign is a server that is not the Twilio API: it records every Authorization header it sees.
 type foreign struct {
@@ -86,7 +79,7 @@ func twilioServer(t *testing.T, other *foreign) *httptest.Server {
 // nor through a redirect; a file over 5 MB and one that fails every retry keep the carrier's URL
 // with a note; transient failures are retried on the backoff (an injected clock, no sleeping).
 func TestFetcher(t *testing.T) {
-	c := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	c := testutil.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	s, err := store.Open(filepath.Join(t.TempDir(), "sb.db"), store.Options{Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +161,7 @@ func TestFetcher(t *testing.T) {
 
 // TestFetcherWrongCredentials: a 401 with no retries left keeps the carrier URL and notes it.
 func TestFetcherWrongCredentials(t *testing.T) {
-	c := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	c := testutil.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	s, err := store.Open(filepath.Join(t.TempDir(), "sb.db"), store.Options{Now: c.Now})
 	if err != nil {
 		t.Fatal(err)

@@ -57,7 +57,7 @@ func (p *Provider) CreateClient(in NewClient) (Client, string, error) {
 		secret = store.RandomToken(prefixSecret)
 		c.SecretHash = store.HashToken(secret)
 	}
-	err := p.db.Update(func(tx *bolt.Tx) error { return putJSON(tx.Bucket(bClients), idKey(c.ID), c) })
+	err := p.s.Write(func(tx *bolt.Tx) error { return putJSON(tx.Bucket(bClients), idKey(c.ID), c) })
 	return c, secret, err
 }
 
@@ -140,7 +140,7 @@ func (p *Provider) Clients() ([]Client, error) {
 // at once, the webhook subscriptions made through them are deleted); codes it was issued fail at
 // redemption, since the client is gone.
 func (p *Provider) DeleteClient(id string) error {
-	return p.db.Update(func(tx *bolt.Tx) error {
+	return p.s.Write(func(tx *bolt.Tx) error {
 		if _, err := getClient(tx, id); err != nil {
 			return err
 		}
@@ -175,7 +175,7 @@ func (p *Provider) DeleteClient(id string) error {
 // working at once. Issued tokens are kept: they were issued to the same client.
 func (p *Provider) RotateSecret(id string) (string, error) {
 	secret := store.RandomToken(prefixSecret)
-	err := p.db.Update(func(tx *bolt.Tx) error {
+	err := p.s.Write(func(tx *bolt.Tx) error {
 		c, err := getClient(tx, id)
 		if err != nil {
 			return err

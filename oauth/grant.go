@@ -178,7 +178,8 @@ func (p *Provider) revokeGrant(tx *bolt.Tx, grantID string) error {
 func (p *Provider) revokeToken(c Client, token string) error {
 	h := store.HashToken(token)
 	var done bool
-	err := p.db.Update(func(tx *bolt.Tx) error {
+	err := p.s.Write(func(tx *bolt.Tx) error {
+		done = false // a batch may run this again
 		var rec refreshRecord
 		ok, err := getJSON(tx.Bucket(bRefresh), h, &rec)
 		if err != nil || !ok {
@@ -205,7 +206,7 @@ func (p *Provider) revokeToken(c Client, token string) error {
 	if t.Kind != store.TokenOAuth || t.ClientID != c.ID {
 		return nil
 	}
-	return p.db.Update(func(tx *bolt.Tx) error { return deleteAccess(tx, t.GrantID, t.ID) })
+	return p.s.Write(func(tx *bolt.Tx) error { return deleteAccess(tx, t.GrantID, t.ID) })
 }
 
 // Grants lists the apps a user has connected, oldest first.
@@ -237,7 +238,7 @@ func (p *Provider) RevokeGrant(id string) error {
 	if _, ok := store.ParseID(id); !ok {
 		return notFound("grant not found")
 	}
-	return p.db.Update(func(tx *bolt.Tx) error {
+	return p.s.Write(func(tx *bolt.Tx) error {
 		if tx.Bucket(bGrants).Get(idKey(id)) == nil {
 			return notFound("grant not found")
 		}

@@ -1,7 +1,9 @@
 // Package oauth makes Switchboard an OAuth 2.0 authorization server on
 // github.com/go-oauth2/oauth2/v4: clients, codes, grants and refresh tokens live in this
-// package's bbolt buckets; access tokens live in the store's api_tokens bucket, so that the
-// integration API authenticates them with the same single read as personal tokens.
+// package's bbolt buckets (declared by the store, store.OAuthBuckets, and written through the
+// store's write transactions, store.Store.Write); access tokens live in the store's api_tokens
+// bucket, so that the integration API authenticates them with the same single read as personal
+// tokens.
 //
 // go-oauth2 parses and validates the authorize and token requests, builds redirects and
 // error bodies, and issues codes through its Manager with this package's client store, code
@@ -12,7 +14,6 @@ package oauth
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -34,17 +35,16 @@ const (
 	Scope = "integrations"
 )
 
-// Bucket names, declared in one place. Keys of ULID ids are their 16 bytes.
+// The buckets of this package's records, declared and created by the store with its own.
 var (
-	bClients     = []byte("oauth_clients")          // client id -> Client
-	bCodes       = []byte("oauth_codes")            // sha256(code) -> codeRecord
-	bUsedCodes   = []byte("oauth_used_codes")       // sha256(code) -> usedRecord (replay detection)
-	bRefresh     = []byte("oauth_refresh")          // sha256(refresh) -> refreshRecord
-	bUsedRefresh = []byte("oauth_used_refresh")     // sha256(refresh) -> usedRecord (replay detection)
-	bGrants      = []byte("oauth_grants")           // grant id -> Grant
-	bUserGrants  = []byte("idx_oauth_user_grants")  // user id | grant id -> empty
-	bGrantTokens = []byte("idx_oauth_grant_tokens") // grant id | kind | token id -> sha256 (refresh) or empty (access)
-	allBuckets   = [][]byte{bClients, bCodes, bUsedCodes, bRefresh, bUsedRefresh, bGrants, bUserGrants, bGrantTokens}
+	bClients     = store.OAuthBuckets.Clients     // client id -> Client
+	bCodes       = store.OAuthBuckets.Codes       // sha256(code) -> codeRecord
+	bUsedCodes   = store.OAuthBuckets.UsedCodes   // sha256(code) -> usedRecord (replay detection)
+	bRefresh     = store.OAuthBuckets.Refresh     // sha256(refresh) -> refreshRecord
+	bUsedRefresh = store.OAuthBuckets.UsedRefresh // sha256(refresh) -> usedRecord (replay detection)
+	bGrants      = store.OAuthBuckets.Grants      // grant id -> Grant
+	bUserGrants  = store.OAuthBuckets.UserGrants  // user id | grant id -> empty
+	bGrantTokens = store.OAuthBuckets.GrantTokens // grant id | kind | token id -> sha256 (refresh) or empty (access)
 )
 
 // Config is what the provider needs beyond the store.
@@ -69,14 +69,14 @@ type Session interface {
 // Revoke, which web routes to), clients, grants and tokens.
 type Provider struct {
 	s   *store.Store
-	db  *bolt.DB
+	db  *bolt.DB // for reads; every write goes through s.Write
 	cfg Config
 	now func() time.Time
 	srv *server.Server
 }
 
-// New creates the provider's buckets and configures go-oauth2 with this package's stores and
-// safe settings.
+// New configures go-oauth2 with this package's stores and safe settings; the store has created
+// the buckets.
 func New(s *store.Store, cfg Config) (*Provider, error) {
 	if cfg.AccessTokenTTL <= 0 {
 		cfg.AccessTokenTTL = DefaultAccessTokenTTL
@@ -85,17 +85,6 @@ func New(s *store.Store, cfg Config) (*Provider, error) {
 		cfg.Now = s.Now
 	}
 	p := &Provider{s: s, db: s.DB(), cfg: cfg, now: cfg.Now}
-	err := p.db.Update(func(tx *bolt.Tx) error {
-		for _, name := range allBuckets {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return fmt.Errorf("oauth: create bucket %s: %w", name, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
 	p.srv = p.newServer()
 	return p, nil
 }

@@ -15,6 +15,9 @@ import (
 )
 
 // ---- redemption: each a check-and-delete in one write transaction ----
+//
+// A refusal is kept in the caller's variable and the transaction commits (what the refusal
+// itself writes, such as revoking a replayed grant, is kept): the store's write rule.
 
 // redeemCode exchanges an authorization code for tokens. Looking the code up, checking it and
 // deleting it happen in one bbolt write transaction, so of two concurrent redemptions exactly
@@ -25,7 +28,8 @@ func (p *Provider) redeemCode(c Client, code, redirectURI, verifier string) (tok
 	h := store.HashToken(code)
 	var res tokenResponse
 	var refused error
-	err := p.db.Update(func(tx *bolt.Tx) error {
+	err := p.s.Write(func(tx *bolt.Tx) error {
+		res, refused = tokenResponse{}, nil // a batch may run this again
 		codes := tx.Bucket(bCodes)
 		var rec codeRecord
 		ok, err := getJSON(codes, h, &rec)
@@ -134,7 +138,8 @@ func (p *Provider) refresh(c Client, token, scope string) (tokenResponse, error)
 	h := store.HashToken(token)
 	var res tokenResponse
 	var refused error
-	err := p.db.Update(func(tx *bolt.Tx) error {
+	err := p.s.Write(func(tx *bolt.Tx) error {
+		res, refused = tokenResponse{}, nil // a batch may run this again
 		live := tx.Bucket(bRefresh)
 		var rec refreshRecord
 		ok, err := getJSON(live, h, &rec)

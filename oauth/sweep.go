@@ -11,7 +11,7 @@ import (
 // expired (with their access tokens), so the buckets do not grow without bound.
 func (p *Provider) Sweep() error {
 	now := p.now().UTC()
-	return p.db.Update(func(tx *bolt.Tx) error {
+	return p.s.Write(func(tx *bolt.Tx) error {
 		var dead [][]byte
 		collect := func(b *bolt.Bucket, expired func(v []byte) bool) {
 			dead = dead[:0]

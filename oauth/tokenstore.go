@@ -30,13 +30,13 @@ func (ts tokenStore) Create(_ context.Context, ti oauth2.TokenInfo) error {
 	if rec.Challenge == "" {
 		rec.Method = ""
 	}
-	return ts.p.db.Update(func(tx *bolt.Tx) error {
+	return ts.p.s.Write(func(tx *bolt.Tx) error {
 		return putJSON(tx.Bucket(bCodes), store.HashToken(ti.GetCode()), rec)
 	})
 }
 
 func (ts tokenStore) RemoveByCode(_ context.Context, code string) error {
-	return ts.p.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bCodes).Delete(store.HashToken(code)) })
+	return ts.p.s.Write(func(tx *bolt.Tx) error { return tx.Bucket(bCodes).Delete(store.HashToken(code)) })
 }
 
 func (ts tokenStore) RemoveByAccess(_ context.Context, access string) error {
@@ -44,11 +44,11 @@ func (ts tokenStore) RemoveByAccess(_ context.Context, access string) error {
 	if err != nil || t.Kind != store.TokenOAuth {
 		return nil
 	}
-	return ts.p.db.Update(func(tx *bolt.Tx) error { return deleteAccess(tx, t.GrantID, t.ID) })
+	return ts.p.s.Write(func(tx *bolt.Tx) error { return deleteAccess(tx, t.GrantID, t.ID) })
 }
 
 func (ts tokenStore) RemoveByRefresh(_ context.Context, refresh string) error {
-	return ts.p.db.Update(func(tx *bolt.Tx) error {
+	return ts.p.s.Write(func(tx *bolt.Tx) error {
 		var rec refreshRecord
 		ok, err := getJSON(tx.Bucket(bRefresh), store.HashToken(refresh), &rec)
 		if err != nil || !ok {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	"net/mail"
 	"strings"
 	"unicode/utf8"
 
@@ -79,55 +78,61 @@ func (s *Store) SetPassword(userID, password string) error {
 // setPasswordHash writes the new hash if the password did not change meanwhile (was is the
 // hash that was checked), ending the user's sessions but keep.
 func (s *Store) setPasswordHash(userID, was, hash, keep string) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
-		u, err := getUser(tx, userID)
+	return s.update(func(tx *wtx) error {
+		u, err := getUser(tx.Tx, userID)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
 		if u.PasswordHash != was {
-			return fx.refuse(errorf(ErrConflict, "the password was changed meanwhile; try again"))
+			return tx.refuse(errorf(ErrConflict, "the password was changed meanwhile; try again"))
 		}
 		u.PasswordHash, u.UpdatedAt = hash, s.Now()
 		if err := putJSON(tx.Bucket(bUsers), idKey(u.ID), u); err != nil {
 			return err
 		}
-		return endSessions(tx, userID, keep)
+		return endSessions(tx.Tx, userID, keep)
 	})
 }
 
-// UpdateProfile changes userID's name and e-mail address (unique, case-insensitively).
-func (s *Store) UpdateProfile(userID, name, email string) (User, error) {
-	var errs ValidationError
-	email = strings.TrimSpace(email)
-	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email || len(email) > 254 {
-		errs = append(errs, FieldError{"email", "must be an email address such as ana@example.com"})
-	}
+// SetName changes userID's name.
+func (s *Store) SetName(userID, name string) (User, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || runeLen(name) > 255 {
-		errs = append(errs, FieldError{"name", "is required, at most 255 characters"})
+		return User{}, ValidationError{{"name", "is required, at most 255 characters"}}
 	}
-	if errs != nil {
+	var u User
+	err := s.update(func(tx *wtx) error {
+		var err error
+		if u, err = getUser(tx.Tx, userID); err != nil {
+			return tx.refuse(err)
+		}
+		u.Name, u.UpdatedAt = name, s.Now()
+		return putJSON(tx.Bucket(bUsers), idKey(u.ID), u)
+	})
+	u.PasswordHash = ""
+	return u, err
+}
+
+// SetEmail moves userID to the address email at once (unique, case-insensitively). Without
+// e-mail to confirm a new address by, this is how it changes; with it, RequestEmailChange.
+func (s *Store) SetEmail(userID, email string) (User, error) {
+	email = strings.TrimSpace(email)
+	if errs := checkEmail(email); errs != nil {
 		return User{}, errs
 	}
 	var u User
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+	err := s.update(func(tx *wtx) error {
 		var err error
-		if u, err = getUser(tx, userID); err != nil {
-			return fx.refuse(err)
+		if u, err = getUser(tx.Tx, userID); err != nil {
+			return tx.refuse(err)
 		}
-		if !strings.EqualFold(u.Email, email) {
-			if emailTaken(tx, email) {
-				return fx.refuse(ValidationError{{"email", "belongs to another user"}})
-			}
-			if err := tx.Bucket(bUserEmail).Delete([]byte(strings.ToLower(u.Email))); err != nil {
-				return err
-			}
-			if err := tx.Bucket(bUserEmail).Put([]byte(strings.ToLower(email)), []byte(u.ID)); err != nil {
-				return err
-			}
+		if strings.EqualFold(u.Email, email) {
+			return nil
 		}
-		u.Name, u.Email, u.UpdatedAt = name, email, s.Now()
-		return putJSON(tx.Bucket(bUsers), idKey(u.ID), u)
+		if emailTaken(tx.Tx, email) {
+			return tx.refuse(ValidationError{{"email", "belongs to another user"}})
+		}
+		return s.setEmail(tx.Tx, &u, email)
 	})
 	u.PasswordHash = ""
 	return u, err
@@ -138,21 +143,21 @@ func (s *Store) UpdateProfile(userID, name, email string) (User, error) {
 // are refused while disabled (Authenticate). No one disables themselves, nor the last enabled
 // superuser.
 func (s *Store) SetUserDisabled(actorID, userID string, disabled bool) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
-		u, err := getUser(tx, userID)
+	return s.update(func(tx *wtx) error {
+		u, err := getUser(tx.Tx, userID)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
 		if actorID == userID {
-			return fx.refuse(errorf(ErrForbidden, "you cannot disable or enable yourself"))
+			return tx.refuse(errorf(ErrForbidden, "you cannot disable or enable yourself"))
 		}
 		if disabled && u.Superuser && !u.Disabled {
-			n, err := enabledSuperusers(tx)
+			n, err := enabledSuperusers(tx.Tx)
 			if err != nil {
 				return err
 			}
 			if n <= 1 {
-				return fx.refuse(errorf(ErrConflict, "%s is the last superuser; promote someone else first", u.Email))
+				return tx.refuse(errorf(ErrConflict, "%s is the last superuser; promote someone else first", u.Email))
 			}
 		}
 		u.Disabled, u.UpdatedAt = disabled, s.Now()
@@ -160,7 +165,7 @@ func (s *Store) SetUserDisabled(actorID, userID string, disabled bool) error {
 			return err
 		}
 		if disabled {
-			return endSessions(tx, userID, "")
+			return endSessions(tx.Tx, userID, "")
 		}
 		return nil
 	})
@@ -170,24 +175,24 @@ func (s *Store) SetUserDisabled(actorID, userID string, disabled bool) error {
 // superuser. A demoted user's sessions end in the same transaction, so no page opened as a
 // superuser stays open.
 func (s *Store) SetSuperuser(actorID, userID string, on bool) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
-		u, err := getUser(tx, userID)
+	return s.update(func(tx *wtx) error {
+		u, err := getUser(tx.Tx, userID)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
 		if actorID == userID {
-			return fx.refuse(errorf(ErrForbidden, "you cannot change your own superuser flag"))
+			return tx.refuse(errorf(ErrForbidden, "you cannot change your own superuser flag"))
 		}
 		if u.Superuser == on {
 			return nil
 		}
 		if !on && !u.Disabled {
-			n, err := enabledSuperusers(tx)
+			n, err := enabledSuperusers(tx.Tx)
 			if err != nil {
 				return err
 			}
 			if n <= 1 {
-				return fx.refuse(errorf(ErrConflict, "%s is the last superuser", u.Email))
+				return tx.refuse(errorf(ErrConflict, "%s is the last superuser", u.Email))
 			}
 		}
 		u.Superuser, u.UpdatedAt = on, s.Now()
@@ -195,7 +200,7 @@ func (s *Store) SetSuperuser(actorID, userID string, on bool) error {
 			return err
 		}
 		if !on {
-			return endSessions(tx, userID, "")
+			return endSessions(tx.Tx, userID, "")
 		}
 		return nil
 	})

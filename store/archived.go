@@ -26,7 +26,7 @@ const ArchivedReason = "the workspace is archived"
 // archived. The message gets message.failed with ArchivedReason (a broadcast copy counts as
 // failed), so that restoring the workspace never sends stale texts. archived caches the answer
 // per workspace for one claim.
-func (s *Store) skipArchived(tx *bolt.Tx, fx *effects, bc broadcastCache, archived map[string]bool, m *Message, now time.Time) (bool, error) {
+func (s *Store) skipArchived(tx *wtx, bc broadcastCache, archived map[string]bool, m *Message, now time.Time) (bool, error) {
 	is, ok := archived[m.WorkspaceID]
 	if !ok {
 		is = tx.Bucket(bMeta).Get(archivedKey(m.WorkspaceID)) != nil
@@ -36,15 +36,15 @@ func (s *Store) skipArchived(tx *bolt.Tx, fx *effects, bc broadcastCache, archiv
 		return false, nil
 	}
 	m.Status, m.ProviderErr, m.UpdatedAt = MessageFailed, ArchivedReason, now
-	fx.depth--
+	tx.depth--
 	if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), *m); err != nil {
 		return false, err
 	}
-	if err := s.liveMessage(tx, fx, m); err != nil {
+	if err := s.liveMessage(tx, m); err != nil {
 		return false, err
 	}
-	if err := s.emit(tx, fx, m.WorkspaceID, EventMessageFailed, messagePayload(m)); err != nil {
+	if err := s.emit(tx, m.WorkspaceID, EventMessageFailed, messagePayload(m)); err != nil {
 		return false, err
 	}
-	return true, bc.update(tx, m, func(b *Broadcast) { b.TotalFailed++; b.Outstanding--; b.countFailure(m.ProviderErr) })
+	return true, bc.update(tx.Tx, m, func(b *Broadcast) { b.TotalFailed++; b.Outstanding--; b.countFailure(m.ProviderErr) })
 }

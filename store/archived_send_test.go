@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -11,7 +12,7 @@ import (
 // workspace was archived, and a broadcast's copies, are failed with the reason instead of being
 // sent; restoring the workspace does not send them, but new messages go again.
 func TestArchivedWorkspaceSendsNothingQueuedBefore(t *testing.T) {
-	clk := &testClock{t: time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)}
+	clk := testutil.NewClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clk.Now}))
 	queued := send(t, f, "+14155550123", "see you at 9")
 	later, err := f.s.SendMessage(f.ws, store.SendInput{From: f.number, To: []string{"+14155550124"}, Text: "reminder",

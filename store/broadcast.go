@@ -51,7 +51,7 @@ type Broadcast struct {
 	Outstanding int `json:"outstanding,omitempty"`
 	// Fanout is set while recipients are still being queued: the broadcast cannot finish then.
 	Fanout bool `json:"fanout,omitempty"`
-	// Auto-pause (broadcast_pause.go): Judged counts copies the carrier gave a verdict on since
+	// Auto-pause (maybePause): Judged counts copies the carrier gave a verdict on since
 	// the start or the last resume, JudgedFailed those of them that failed; PausedJudged and
 	// PausedFailed are those figures when it last paused.
 	Judged       int        `json:"judged,omitempty"`
@@ -62,7 +62,7 @@ type Broadcast struct {
 	ResumedAt    *time.Time `json:"resumedAt,omitempty"`
 
 	// Held counts the copies held by quiet hours, state calling hours or the daily cap, by
-	// reason (broadcast_hold.go).
+	// reason (countHeld).
 	Held []HeldGroup `json:"held,omitempty"`
 }
 
@@ -96,7 +96,7 @@ type BroadcastInput struct {
 	ExcludeConversationIDs []string
 	Text                   string
 	Media                  []string
-	Files                  []Upload // attachments kept with the broadcast; their URLs join Media (media.go)
+	Files                  []Upload // attachments kept with the broadcast; their URLs join Media
 	AuthorID               string
 	SendAt                 *time.Time
 	// OptOutInstructions appends OptOutInstruction to each copy whose text lacks "STOP".
@@ -129,7 +129,12 @@ func pendingKey(ws, id string, seq uint32) []byte {
 // recipients are skipped and counted. The result's Recipients are the queued ones (pasted ones
 // in the caller's order first).
 func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast, error) {
-	in.Recipients = dedupe(slices.Clone(in.Recipients))
+	seen := make(map[string]bool, len(in.Recipients))
+	in.Recipients = slices.DeleteFunc(slices.Clone(in.Recipients), func(r string) bool {
+		dup := seen[r]
+		seen[r] = true
+		return dup
+	})
 	targets := in.Targets()
 	var b Broadcast
 	var recipients []string
@@ -169,8 +174,8 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 	if len(recipients) > MaxBroadcastTotal {
 		return b, ValidationError{{"recipients", fmt.Sprintf("the broadcast would reach %d recipients; at most %d", len(recipients), MaxBroadcastTotal)}}
 	}
-	err = s.updateNow(func(tx *bolt.Tx, fx *effects) error {
-		n, ok, err := activeNumber(tx, workspaceID, in.From)
+	err = s.updateNow(func(tx *wtx) error {
+		n, ok, err := activeNumber(tx.Tx, workspaceID, in.From)
 		if err != nil {
 			return err
 		}
@@ -182,7 +187,7 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 			From: in.From, NumberID: n.ID, Text: in.Text, Media: orEmpty(in.Media), CreatedByID: in.AuthorID,
 			SendAt: in.SendAt, CreatedAt: now, UpdatedAt: now, OptOutInstructions: in.OptOutInstructions}
 		if len(in.Files) > 0 {
-			urls, err := s.putUploads(tx, workspaceID, b.ID, in.Files)
+			urls, err := s.putUploads(tx.Tx, workspaceID, b.ID, in.Files)
 			if err != nil {
 				return err
 			}
@@ -193,13 +198,13 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 		}
 		if in.SendAt != nil {
 			b.Status = BroadcastScheduled
-			fx.scheduled = true
+			tx.scheduled = true
 			if err := tx.Bucket(bBroadcastSchedule).Put(scheduleKey(*in.SendAt, workspaceID, b.ID), nil); err != nil {
 				return err
 			}
 			return putJSON(tx.Bucket(bBroadcasts), wsKey(workspaceID, b.ID), b)
 		}
-		return s.beginFanOut(tx, &b, recipients, now)
+		return s.beginFanOut(tx.Tx, &b, recipients, now)
 	})
 	if err != nil || b.Status == BroadcastScheduled {
 		b.Recipients = []string{}
@@ -280,7 +285,7 @@ func (s *Store) StartScheduledBroadcast(d DueBroadcast) error {
 	}
 	recipients = recipients[:min(len(recipients), MaxBroadcastTotal)]
 	started := false
-	err = s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+	err = s.updateNow(func(tx *wtx) error {
 		// The entry goes whatever became of the broadcast, so it is never looked at again.
 		if err := tx.Bucket(bBroadcastSchedule).Delete(scheduleKey(d.At, workspaceID, id)); err != nil {
 			return err
@@ -292,13 +297,13 @@ func (s *Store) StartScheduledBroadcast(d DueBroadcast) error {
 		}
 		started = true
 		now := s.Now()
-		if ok, err := isActiveNumber(tx, workspaceID, cur.From); err != nil {
+		if ok, err := isActiveNumber(tx.Tx, workspaceID, cur.From); err != nil {
 			return err
 		} else if !ok {
 			cur.Status, cur.UpdatedAt = BroadcastFailed, now
 			return putJSON(tx.Bucket(bBroadcasts), wsKey(workspaceID, id), cur)
 		}
-		return s.beginFanOut(tx, &cur, recipients, now)
+		return s.beginFanOut(tx.Tx, &cur, recipients, now)
 	})
 	if err != nil || !started {
 		return err
@@ -312,18 +317,18 @@ func (s *Store) StartScheduledBroadcast(d DueBroadcast) error {
 // Any other status is ErrConflict.
 func (s *Store) CancelBroadcast(workspaceID, id string) (Broadcast, error) {
 	var b Broadcast
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+	err := s.update(func(tx *wtx) error {
 		ok, err := getJSON(tx.Bucket(bBroadcasts), wsKeyChecked(workspaceID, id), &b)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return fx.refuse(errorf(ErrNotFound, "broadcast not found"))
+			return tx.refuse(errorf(ErrNotFound, "broadcast not found"))
 		}
 		switch b.Status {
 		case BroadcastDraft, BroadcastScheduled, BroadcastSending, BroadcastPaused:
 		default:
-			return fx.refuse(errorf(ErrConflict, "broadcast is %s: it can no longer be cancelled", b.Status))
+			return tx.refuse(errorf(ErrConflict, "broadcast is %s: it can no longer be cancelled", b.Status))
 		}
 		if b.Status == BroadcastScheduled && b.SendAt != nil {
 			if err := tx.Bucket(bBroadcastSchedule).Delete(scheduleKey(*b.SendAt, workspaceID, id)); err != nil {
@@ -353,9 +358,9 @@ func (s *Store) CancelBroadcast(workspaceID, id string) (Broadcast, error) {
 	// dispatcher claims meanwhile is cancelled by the claim (it checks the broadcast).
 	for {
 		n := 0
-		err = s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+		err = s.updateNow(func(tx *wtx) error {
 			var err error
-			n, err = s.cancelCopies(tx, fx, &b, fanOutChunk)
+			n, err = s.cancelCopies(tx, &b, fanOutChunk)
 			return err
 		})
 		if err != nil || n < fanOutChunk {
@@ -370,7 +375,7 @@ func (s *Store) CancelBroadcast(workspaceID, id string) (Broadcast, error) {
 
 // cancelCopies cancels up to max queued or held copies of b (in the ready and delayed queues,
 // and those a pause set aside) and reports how many.
-func (s *Store) cancelCopies(tx *bolt.Tx, fx *effects, b *Broadcast, max int) (int, error) {
+func (s *Store) cancelCopies(tx *wtx, b *Broadcast, max int) (int, error) {
 	bid := idKey(b.ID)
 	var msgs [][]byte // message ids
 	var readyKeys, delayedKeys [][]byte
@@ -392,7 +397,7 @@ func (s *Store) cancelCopies(tx *bolt.Tx, fx *effects, b *Broadcast, max int) (i
 		}
 	}
 	// Copies that will not go give their places under the number's daily cap back.
-	if err := uncountCopies(tx, b.WorkspaceID, b.NumberID, s.Now(), len(readyKeys), dues); err != nil {
+	if err := uncountCopies(tx.Tx, b.WorkspaceID, b.NumberID, s.Now(), len(readyKeys), dues); err != nil {
 		return 0, err
 	}
 	for _, k := range readyKeys {
@@ -408,7 +413,7 @@ func (s *Store) cancelCopies(tx *bolt.Tx, fx *effects, b *Broadcast, max int) (i
 	now := s.Now()
 	cancelled := 0
 	for _, id := range msgs {
-		ok, err := s.cancelQueued(tx, fx, b.WorkspaceID, id, now)
+		ok, err := s.cancelQueued(tx, b.WorkspaceID, id, now)
 		if err != nil {
 			return 0, err
 		}
@@ -418,19 +423,19 @@ func (s *Store) cancelCopies(tx *bolt.Tx, fx *effects, b *Broadcast, max int) (i
 	}
 	n := len(msgs)
 	if n < max {
-		h, c, err := s.cancelPausedCopies(tx, fx, b, max-n, now)
+		h, c, err := s.cancelPausedCopies(tx, b, max-n, now)
 		if err != nil {
 			return 0, err
 		}
 		n, cancelled = n+h, cancelled+c
 	}
-	return n, countCancelled(tx, b.WorkspaceID, b.ID, cancelled)
+	return n, countCancelled(tx.Tx, b.WorkspaceID, b.ID, cancelled)
 }
 
 // cancelQueued cancels a queued or held message whose queue entry the caller removed, and
 // reports whether it was still waiting (its broadcast counts it cancelled: the caller's job).
-func (s *Store) cancelQueued(tx *bolt.Tx, fx *effects, ws string, msgID []byte, now time.Time) (bool, error) {
-	fx.depth--
+func (s *Store) cancelQueued(tx *wtx, ws string, msgID []byte, now time.Time) (bool, error) {
+	tx.depth--
 	key := append(idKey(ws), msgID...)
 	var m Message
 	ok, err := getJSON(tx.Bucket(bMessages), key, &m)
@@ -444,7 +449,7 @@ func (s *Store) cancelQueued(tx *bolt.Tx, fx *effects, ws string, msgID []byte, 
 	if err := putJSON(tx.Bucket(bMessages), key, m); err != nil {
 		return false, err
 	}
-	return true, s.liveMessage(tx, fx, &m)
+	return true, s.liveMessage(tx, &m)
 }
 
 // countCancelled counts n copies of a broadcast cancelled: they are no longer outstanding.

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // fanOutChunk is how many recipients one fan-out transaction queues. bbolt splits nodes only at
@@ -41,9 +43,9 @@ func (s *Store) fanOut(workspaceID, id string) (map[string]bool, error) {
 	queued := map[string]bool{}
 	for {
 		more := false
-		err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+		err := s.updateNow(func(tx *wtx) error {
 			var err error
-			more, err = s.fanOutChunk(tx, fx, workspaceID, id, queued)
+			more, err = s.fanOutChunk(tx, workspaceID, id, queued)
 			return err
 		})
 		if err != nil || !more {
@@ -53,7 +55,7 @@ func (s *Store) fanOut(workspaceID, id string) (map[string]bool, error) {
 }
 
 // fanOutChunk queues the first pending chunk of a broadcast and reports whether more remain.
-func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, queued map[string]bool) (bool, error) {
+func (s *Store) fanOutChunk(tx *wtx, workspaceID, id string, queued map[string]bool) (bool, error) {
 	var b Broadcast
 	if ok, err := getJSON(tx.Bucket(bBroadcasts), wsKey(workspaceID, id), &b); err != nil || !ok {
 		return false, err
@@ -68,7 +70,7 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 	if err := pending.Delete(bytes.Clone(k)); err != nil {
 		return false, err
 	}
-	w, err := getWorkspace(tx, workspaceID)
+	w, err := getWorkspace(tx.Tx, workspaceID)
 	if err != nil {
 		return false, err
 	}
@@ -84,18 +86,18 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 	if n.DailyCap > 0 {
 		hold.cap = newDayCounter(n.DailyCap, n.ID, hold.wsLoc, now)
 	}
-	copyOf, err := s.copyMaker(tx, &w, &b, hold)
+	copyOf, err := s.copyMaker(tx.Tx, &w, &b, hold)
 	if err != nil {
 		return false, err
 	}
 	// The chunk's new contacts and copies are indexed term by term at its end: thousands of
 	// copies share their words, and nothing in this transaction searches them before.
-	fx.postings, fx.msgIndex = newPostingBuf(), newMsgIndexBuf()
+	tx.postings, tx.msgIndex = tx.idx.NewImportBuf(), index.NewMsgBlocks()
 	for _, r := range chunk {
 		if r == "" {
 			continue
 		}
-		out, err := s.isOptedOut(tx, workspaceID, r)
+		out, err := s.isOptedOut(tx.Tx, workspaceID, r)
 		if err != nil {
 			return false, err
 		}
@@ -105,13 +107,13 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 		}
 		// A number a carrier proved cannot take texts (landline) is skipped, counted as failed
 		// with that reason.
-		if _, flagged := numberFlag(tx, workspaceID, r); flagged {
+		if _, flagged := numberFlag(tx.Tx, workspaceID, r); flagged {
 			b.TotalFailed++
 			b.TotalLandline++
 			continue
 		}
 		// A broadcast copy does not open a conversation: only the contact's reply does.
-		conv, created, err := s.conversationWith(tx, fx, workspaceID, n, []string{r}, &now, ConversationClosed)
+		conv, created, err := s.conversationWith(tx, workspaceID, n, []string{r}, &now, ConversationClosed)
 		if err != nil {
 			return false, err
 		}
@@ -125,7 +127,7 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 			if !held.ok {
 				why = "no hour within a week that both the quiet hours and the state's calling hours allow"
 			}
-			if err := s.failCopy(tx, fx, &conv, created, now, msg, &b, why); err != nil {
+			if err := s.failCopy(tx, &conv, created, now, msg, &b, why); err != nil {
 				return false, err
 			}
 			continue
@@ -134,7 +136,7 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 		if !holdUntil.IsZero() {
 			b.countHeld(holdUntil, held.reason)
 		}
-		if _, err := s.queueCopy(tx, fx, &conv, created, now, msg, b.ID, holdUntil); err != nil {
+		if _, err := s.queueCopy(tx, &conv, created, now, msg, b.ID, holdUntil); err != nil {
 			return false, err
 		}
 		b.TotalQueued++
@@ -142,11 +144,11 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 		queued[r] = true
 	}
 	if hold.cap.limit > 0 {
-		if err := hold.cap.flush(tx, now); err != nil {
+		if err := hold.cap.flush(tx.Tx, now); err != nil {
 			return false, err
 		}
 	}
-	if err := fx.postings.flush(tx); err != nil {
+	if err := tx.postings.Flush(tx.Tx, &tx.sets); err != nil {
 		return false, err
 	}
 	next, _ := pending.Cursor().Seek(p)
@@ -162,11 +164,11 @@ func (s *Store) fanOutChunk(tx *bolt.Tx, fx *effects, workspaceID, id string, qu
 }
 
 // queueCopy queues a broadcast copy, or holds it (status scheduled) until holdUntil when that is set.
-func (s *Store) queueCopy(tx *bolt.Tx, fx *effects, conv *Conversation, convCreated bool, now time.Time, in SendInput, broadcastID string, holdUntil time.Time) (Message, error) {
+func (s *Store) queueCopy(tx *wtx, conv *Conversation, convCreated bool, now time.Time, in SendInput, broadcastID string, holdUntil time.Time) (Message, error) {
 	if holdUntil.IsZero() {
-		return s.queueMessage(tx, fx, conv, convCreated, now, in, PriorityLow, broadcastID)
+		return s.queueMessage(tx, conv, convCreated, now, in, PriorityLow, broadcastID)
 	}
-	return s.storeMessage(tx, fx, conv, convCreated, now, in, PriorityLow, broadcastID, holdUntil)
+	return s.storeMessage(tx, conv, convCreated, now, in, PriorityLow, broadcastID, holdUntil)
 }
 
 // ResumeBroadcasts finishes the fan-out of broadcasts a crash cut off (pending chunks left).

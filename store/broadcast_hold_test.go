@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -37,7 +38,7 @@ func promote(t *testing.T, f *fixture, now time.Time) int {
 func TestStateHoursAndQuietHoursHoldCopies(t *testing.T) {
 	// Sunday 2026-01-18, 16:00 UTC: 10:00 CST in Dallas, 08:00 PST in San Francisco, 11:00 EST
 	// in New Jersey, 16:00 in London.
-	clock := &testClock{t: time.Date(2026, 1, 18, 16, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 1, 18, 16, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	on := true
 	if _, err := f.s.UpdateWorkspace(f.ws, store.WorkspaceSettings{StateHours: &on, QuietHours: ptr("21:00-09:00")}); err != nil {
@@ -60,29 +61,29 @@ func TestStateHoursAndQuietHoursHoldCopies(t *testing.T) {
 		}
 	}
 	b, _ = f.s.Broadcast(f.ws, b.ID)
-	if held := b.HeldNow(clock.t); len(held) != 2 || held[0].Count != 1 {
+	if held := b.HeldNow(clock.Now()); len(held) != 2 || held[0].Count != 1 {
 		t.Errorf("broadcast's held groups %+v, want two of one copy", held)
 	}
 	if ids := claimedIDs(claimAll(t, f.s, 10)); len(ids) != 2 {
 		t.Fatalf("claimed %d copies now, want 2 (New Jersey and London)", len(ids))
 	}
 	// 09:00 PST: the California copy joins the queue, the Texas one still waits.
-	clock.t = time.Date(2026, 1, 18, 17, 0, 0, 0, time.UTC)
-	if n := promote(t, f, clock.t.Add(-time.Second)); n != 0 {
+	clock.Set(time.Date(2026, 1, 18, 17, 0, 0, 0, time.UTC))
+	if n := promote(t, f, clock.Now().Add(-time.Second)); n != 0 {
 		t.Errorf("a second before 09:00 PST %d copies were released, want 0", n)
 	}
-	if n := promote(t, f, clock.t); n != 1 {
+	if n := promote(t, f, clock.Now()); n != 1 {
 		t.Errorf("at 09:00 PST %d copies were released, want 1", n)
 	}
 	if cl := claimAll(t, f.s, 10); len(cl) != 1 || cl[0].Messages[0].To != ca {
 		t.Errorf("claimed %v at 09:00 PST, want the California copy", claimedIDs(cl))
 	}
-	if held := b.HeldNow(clock.t); len(held) != 1 || held[0].Reason != "held until 12:00 CST: Texas, Sunday" {
+	if held := b.HeldNow(clock.Now()); len(held) != 1 || held[0].Reason != "held until 12:00 CST: Texas, Sunday" {
 		t.Errorf("held groups at 09:00 PST %+v, want only the Texas one", held)
 	}
 	// 12:00 CST: the Texas copy goes.
-	clock.t = time.Date(2026, 1, 18, 18, 0, 0, 0, time.UTC)
-	if n := promote(t, f, clock.t); n != 1 {
+	clock.Set(time.Date(2026, 1, 18, 18, 0, 0, 0, time.UTC))
+	if n := promote(t, f, clock.Now()); n != 1 {
 		t.Errorf("at 12:00 CST %d copies were released, want 1", n)
 	}
 	if cl := claimAll(t, f.s, 10); len(cl) != 1 || cl[0].Messages[0].To != tx {
@@ -90,7 +91,7 @@ func TestStateHoursAndQuietHoursHoldCopies(t *testing.T) {
 	}
 
 	// Quiet hours that end after the Texas Sunday window opens are the stricter rule.
-	clock.t = time.Date(2026, 1, 25, 16, 0, 0, 0, time.UTC) // the next Sunday, 10:00 CST
+	clock.Set(time.Date(2026, 1, 25, 16, 0, 0, 0, time.UTC)) // the next Sunday, 10:00 CST
 	if _, err := f.s.UpdateWorkspace(f.ws, store.WorkspaceSettings{QuietHours: ptr("21:00-13:00")}); err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestStateHoursAndQuietHoursHoldCopies(t *testing.T) {
 // Quiet hours that never leave a moment the state allows fail the copy with a reason instead of
 // holding it for ever.
 func TestStateHoursThatNeverOpenFailTheCopy(t *testing.T) {
-	clock := &testClock{t: time.Date(2026, 1, 14, 16, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 1, 14, 16, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	on := true
 	if _, err := f.s.UpdateWorkspace(f.ws, store.WorkspaceSettings{StateHours: &on, QuietHours: ptr("08:00-21:00")}); err != nil {

@@ -65,16 +65,16 @@ func holdCopy(tx *bolt.Tx, readyK, readyV []byte) error {
 // broadcast that is not paused is ErrConflict.
 func (s *Store) ResumeBroadcast(workspaceID, id string) (Broadcast, error) {
 	var b Broadcast
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+	err := s.update(func(tx *wtx) error {
 		ok, err := getJSON(tx.Bucket(bBroadcasts), wsKeyChecked(workspaceID, id), &b)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return fx.refuse(errorf(ErrNotFound, "broadcast not found"))
+			return tx.refuse(errorf(ErrNotFound, "broadcast not found"))
 		}
 		if b.Status != BroadcastPaused {
-			return fx.refuse(errorf(ErrConflict, "broadcast is %s: only a paused broadcast can be resumed", b.Status))
+			return tx.refuse(errorf(ErrConflict, "broadcast is %s: only a paused broadcast can be resumed", b.Status))
 		}
 		now := s.Now()
 		b.Status, b.ResumedAt, b.UpdatedAt, b.Judged, b.JudgedFailed = BroadcastSending, &now, now, 0, 0
@@ -94,7 +94,7 @@ func (s *Store) ResumeBroadcast(workspaceID, id string) (Broadcast, error) {
 	// comes again meanwhile stops the move; the claim holds whatever was already moved.
 	for {
 		n := 0
-		err = s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+		err = s.updateNow(func(tx *wtx) error {
 			n = 0
 			var cur Broadcast
 			if ok, err := getJSON(tx.Bucket(bBroadcasts), wsKey(workspaceID, id), &cur); err != nil || !ok || cur.Status != BroadcastSending {
@@ -119,7 +119,7 @@ func (s *Store) ResumeBroadcast(workspaceID, id string) (Broadcast, error) {
 				}
 			}
 			n = len(keys)
-			fx.outbox = n > 0
+			tx.outbox = n > 0
 			return nil
 		})
 		if err != nil || n < fanOutChunk {
@@ -137,7 +137,7 @@ func (s *Store) ResumeBroadcast(workspaceID, id string) (Broadcast, error) {
 
 // cancelPausedCopies cancels up to max copies of b waiting in broadcast_held and reports how many
 // entries it removed and how many copies it cancelled.
-func (s *Store) cancelPausedCopies(tx *bolt.Tx, fx *effects, b *Broadcast, max int, now time.Time) (n, cancelled int, err error) {
+func (s *Store) cancelPausedCopies(tx *wtx, b *Broadcast, max int, now time.Time) (n, cancelled int, err error) {
 	p := wsKey(b.WorkspaceID, b.ID)
 	held := tx.Bucket(bBroadcastHeld)
 	var keys [][]byte
@@ -152,7 +152,7 @@ func (s *Store) cancelPausedCopies(tx *bolt.Tx, fx *effects, b *Broadcast, max i
 		if len(k) != 48 {
 			continue
 		}
-		ok, err := s.cancelQueued(tx, fx, b.WorkspaceID, k[32:], now)
+		ok, err := s.cancelQueued(tx, b.WorkspaceID, k[32:], now)
 		if err != nil {
 			return 0, 0, err
 		}

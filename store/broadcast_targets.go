@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // BroadcastTargets are the sources of a broadcast's recipients: the union of Recipients, the
@@ -75,7 +77,7 @@ func resolveRecipients(tx *bolt.Tx, workspaceID string, t *BroadcastTargets) ([]
 			}
 		}
 	}
-	recs := wsBucket(tx, bContacts, idKey(workspaceID))
+	recs := index.WsBucket(tx, bContacts, idKey(workspaceID))
 	groupPhones := func(ids []string) ([]string, error) {
 		var out []string
 		for _, g := range ids {

@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
 func TestSendBroadcast(t *testing.T) {
-	clock := &testClock{time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	for _, p := range []string{"+14155550002", "+14155550004"} {
 		if _, _, err := f.s.CreateOptOut(f.ws, f.user.ID, p, store.OptOutAPI); err != nil {
@@ -207,10 +208,10 @@ func TestBroadcastTargetsUnionMinusExclusions(t *testing.T) {
 }
 
 func TestScheduledBroadcastResolvesAtItsTime(t *testing.T) {
-	clock := &testClock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	g, _ := f.s.CreateGroup(f.ws, "Later")
-	at := clock.t.Add(time.Hour)
+	at := clock.Now().Add(time.Hour)
 	b, err := f.s.SendBroadcast(f.ws, store.BroadcastInput{From: f.number, Text: "x", SendAt: &at,
 		GroupIDs: []string{g.ID}})
 	if err != nil || b.Status != store.BroadcastScheduled || len(b.Recipients) != 0 || b.Recipients == nil {
@@ -225,12 +226,12 @@ func TestScheduledBroadcastResolvesAtItsTime(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	due, next, _ := f.s.DueBroadcasts(clock.t)
+	due, next, _ := f.s.DueBroadcasts(clock.Now())
 	if len(due) != 0 || !next.Equal(at) {
 		t.Fatalf("due before the time = %v next %v, want none and %v", due, next, at)
 	}
 	clock.Advance(time.Hour)
-	due, _, _ = f.s.DueBroadcasts(clock.t)
+	due, _, _ = f.s.DueBroadcasts(clock.Now())
 	if len(due) != 1 || due[0].ID != b.ID {
 		t.Fatalf("due at the time = %v, want %s", due, b.ID)
 	}
@@ -241,7 +242,7 @@ func TestScheduledBroadcastResolvesAtItsTime(t *testing.T) {
 	if got.Status != store.BroadcastSending || got.TotalQueued != 3 {
 		t.Errorf("started broadcast status %q queued %d, want sending 3", got.Status, got.TotalQueued)
 	}
-	if due, _, _ := f.s.DueBroadcasts(clock.t.Add(time.Hour)); len(due) != 0 {
+	if due, _, _ := f.s.DueBroadcasts(clock.Now().Add(time.Hour)); len(due) != 0 {
 		t.Errorf("a started broadcast is still due: %v", due)
 	}
 }

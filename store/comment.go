@@ -35,8 +35,8 @@ type CommentInput struct {
 // conversation if needed. Mentions must be members of the workspace.
 func (s *Store) CreateComment(workspaceID string, in CommentInput) (Comment, error) {
 	var c Comment
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		n, ok, err := activeNumber(tx, workspaceID, in.From)
+	err := s.update(func(tx *wtx) error {
+		n, ok, err := activeNumber(tx.Tx, workspaceID, in.From)
 		if err != nil {
 			return err
 		}
@@ -44,13 +44,13 @@ func (s *Store) CreateComment(workspaceID string, in CommentInput) (Comment, err
 		if !ok {
 			errs = append(errs, fromNumberError(in.From)...)
 		}
-		if fe, ok := checkMentions(tx, workspaceID, in.Mentions); !ok {
+		if fe, ok := checkMentions(tx.Tx, workspaceID, in.Mentions); !ok {
 			errs = append(errs, fe)
 		}
 		if errs != nil {
 			return errs
 		}
-		conv, _, err := s.conversationFor(tx, fx, workspaceID, n, []string{in.To}, nil)
+		conv, _, err := s.conversationFor(tx, workspaceID, n, []string{in.To}, nil)
 		if err != nil {
 			return err
 		}
@@ -64,10 +64,10 @@ func (s *Store) CreateComment(workspaceID string, in CommentInput) (Comment, err
 		if err := tx.Bucket(bConvMessages).Put(idxKey(workspaceID, "c"+conv.ID, c.ID), nil); err != nil {
 			return err
 		}
-		if err := s.liveComment(tx, fx, &conv, &c); err != nil {
+		if err := s.liveComment(tx, &conv, &c); err != nil {
 			return err
 		}
-		return s.emit(tx, fx, workspaceID, EventCommentCreated, CommentPayload{
+		return s.emit(tx, workspaceID, EventCommentCreated, CommentPayload{
 			ConversationID: c.ConversationID, CreatedAt: FormatTime(c.CreatedAt), Text: c.Text, WorkspaceID: workspaceID})
 	})
 	return c, err

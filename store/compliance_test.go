@@ -7,13 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
 // Opt-out lifting: keyword and carrier opt-outs are the contact's own and refuse a lift; admin
 // and api ones are lifted only with a confirmation and a reason, both recorded.
 func TestLiftOptOutRules(t *testing.T) {
-	clock := &testClock{time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	cases := []struct {
 		phone, reason string
@@ -49,7 +50,7 @@ func TestLiftOptOutRules(t *testing.T) {
 		if err != nil || out {
 			t.Fatalf("%s: lift = %v, opted out %v; want lifted", tc.reason, err, out)
 		}
-		if l.UserID != f.user.ID || l.Reason != "asked on the phone" || !l.Confirmed || !l.At.Equal(clock.t) || l.OptOutReason != tc.reason {
+		if l.UserID != f.user.ID || l.Reason != "asked on the phone" || !l.Confirmed || !l.At.Equal(clock.Now()) || l.OptOutReason != tc.reason {
 			t.Errorf("%s: lift record = %+v", tc.reason, l)
 		}
 		lifts, _ := f.s.OptOutLifts(f.ws, tc.phone)
@@ -91,7 +92,7 @@ func hasField(err error, field string) bool {
 }
 
 func TestConsentValidation(t *testing.T) {
-	clock := &testClock{time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	ok := store.ConsentInput{At: "2026-06-30T10:00:00Z", Source: "form", Method: "Web form", Evidence: "IP 203.0.113.5"}
 	bad := []struct {
@@ -165,7 +166,7 @@ func TestPossibleOptOutLabel(t *testing.T) {
 // The import's consentAt, consentSource and consentMethod columns add a granted entry; a bad
 // value rejects the row, named by its column.
 func TestImportConsentColumns(t *testing.T) {
-	clock := &testClock{time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	csv := "phone,consentAt,consentSource,consentMethod\n" +
 		"+14155550601,2026-01-02T03:04:05Z,form,Signup sheet\n" +

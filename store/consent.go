@@ -115,11 +115,11 @@ func (s *Store) AddConsent(workspaceID, userID, phone string, in ConsentInput) (
 		return c, errs
 	}
 	c.RecordedBy = userID
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
-			return fx.refuse(err)
+	err := s.update(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
+			return tx.refuse(err)
 		}
-		return s.addConsent(tx, workspaceID, phone, c)
+		return s.addConsent(tx.Tx, workspaceID, phone, c)
 	})
 	return c, err
 }

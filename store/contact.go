@@ -1,8 +1,6 @@
 package store
 
 import (
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -10,6 +8,8 @@ import (
 
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // Address is a postal address of a contact.
@@ -127,25 +127,25 @@ func (s *Store) CreateContact(workspaceID string, in ContactInput) (Contact, err
 	if err != nil {
 		return c, err
 	}
-	err = s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
+	err = s.update(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
 			return err
 		}
-		types, err := propertyTypes(tx, workspaceID)
+		types, err := propertyTypes(tx.Tx, workspaceID)
 		if err != nil {
 			return err
 		}
 		if errs := checkProperties(types, in.Properties, false); errs != nil {
 			return errs
 		}
-		if contactIDByPhone(tx, workspaceID, in.Phone) != "" {
+		if contactIDByPhone(tx.Tx, workspaceID, in.Phone) != "" {
 			return errorf(ErrConflict, "a contact with phone %s already exists", in.Phone)
 		}
-		c, err = s.insertContact(tx, fx, workspaceID, in)
+		c, err = s.insertContact(tx, workspaceID, in)
 		if err != nil || consent == nil {
 			return err
 		}
-		return s.addConsent(tx, workspaceID, c.Phone(), *consent)
+		return s.addConsent(tx.Tx, workspaceID, c.Phone(), *consent)
 	})
 	return c, err
 }
@@ -159,45 +159,45 @@ func (s *Store) UpsertContact(workspaceID string, in ContactInput) (c Contact, c
 	if err != nil {
 		return c, false, err
 	}
-	err = s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
+	err = s.update(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
 			return err
 		}
-		c, created, err = s.upsertContact(tx, fx, workspaceID, in, nil)
+		c, created, err = s.upsertContact(tx, workspaceID, in, nil)
 		if err != nil || consent == nil {
 			return err
 		}
-		return s.addConsent(tx, workspaceID, c.Phone(), *consent)
+		return s.addConsent(tx.Tx, workspaceID, c.Phone(), *consent)
 	})
 	return c, created, err
 }
 
-func (s *Store) upsertContact(tx *bolt.Tx, fx *effects, workspaceID string, in ContactInput, types map[string]string) (Contact, bool, error) {
+func (s *Store) upsertContact(tx *wtx, workspaceID string, in ContactInput, types map[string]string) (Contact, bool, error) {
 	var err error
 	if types == nil {
-		if types, err = propertyTypes(tx, workspaceID); err != nil {
+		if types, err = propertyTypes(tx.Tx, workspaceID); err != nil {
 			return Contact{}, false, err
 		}
 	}
 	if errs := checkProperties(types, in.Properties, true); errs != nil {
 		return Contact{}, false, errs
 	}
-	if fx.postings.pendingPhone(in.Phone) {
+	if tx.postings.PendingPhone(in.Phone) {
 		// A phone repeated in an import batch: its earlier row's entries are written first, so
 		// that the lookup finds that contact.
-		if err := fx.postings.flush(tx); err != nil {
+		if err := tx.postings.Flush(tx.Tx, &tx.sets); err != nil {
 			return Contact{}, false, err
 		}
 	}
-	id := contactIDByPhone(tx, workspaceID, in.Phone)
+	id := contactIDByPhone(tx.Tx, workspaceID, in.Phone)
 	if id == "" {
 		props := maps.Clone(in.Properties)
 		maps.DeleteFunc(props, func(_ string, v any) bool { return v == nil })
 		in.Properties = props
-		c, err := s.insertContact(tx, fx, workspaceID, in)
+		c, err := s.insertContact(tx, workspaceID, in)
 		return c, true, err
 	}
-	old, err := getContact(tx, workspaceID, id)
+	old, err := getContact(tx.Tx, workspaceID, id)
 	if err != nil {
 		return Contact{}, false, err
 	}
@@ -223,13 +223,13 @@ func (s *Store) upsertContact(tx *bolt.Tx, fx *effects, workspaceID string, in C
 	c.UpdatedAt = s.Now()
 	// Postings buffered for contacts created earlier in this transaction must be in place
 	// before this contact's are moved: it may be one of them.
-	if err := fx.postings.flush(tx); err != nil {
+	if err := tx.postings.Flush(tx.Tx, &tx.sets); err != nil {
 		return Contact{}, false, err
 	}
 	if err := s.putContact(tx, &c, &old); err != nil {
 		return Contact{}, false, err
 	}
-	if err := s.emit(tx, fx, workspaceID, EventContactUpdated, contactPayload(&c)); err != nil {
+	if err := s.emit(tx, workspaceID, EventContactUpdated, contactPayload(&c)); err != nil {
 		return Contact{}, false, err
 	}
 	return c, false, nil
@@ -250,7 +250,7 @@ func deref(p *string) string {
 
 // insertContact writes a new contact with its default inbound channel, its index entries and
 // its contact.created event.
-func (s *Store) insertContact(tx *bolt.Tx, fx *effects, workspaceID string, in ContactInput) (Contact, error) {
+func (s *Store) insertContact(tx *wtx, workspaceID string, in ContactInput) (Contact, error) {
 	now := s.Now()
 	if in.Source == "" {
 		in.Source = SourceAPI
@@ -268,45 +268,36 @@ func (s *Store) insertContact(tx *bolt.Tx, fx *effects, workspaceID string, in C
 		ID: s.NewID(), Address: in.Phone, CommunicationType: CommSMS, ContactID: c.ID, IsDefault: true,
 		CreatedAt: now, UpdatedAt: now,
 	}}
-	if err := s.putContactWith(tx, &c, nil, fx.postings); err != nil {
+	if err := s.putContactWith(tx, &c, nil, tx.postings); err != nil {
 		return Contact{}, err
 	}
-	if err := s.emit(tx, fx, workspaceID, EventContactCreated, contactPayload(&c)); err != nil {
+	if err := s.emit(tx, workspaceID, EventContactCreated, contactPayload(&c)); err != nil {
 		return Contact{}, err
 	}
 	return c, nil
 }
 
 // putContact writes c and moves its index entries from old's (nil for a new contact).
-func (s *Store) putContact(tx *bolt.Tx, c *Contact, old *Contact) error {
+func (s *Store) putContact(tx *wtx, c *Contact, old *Contact) error {
 	return s.putContactWith(tx, c, old, nil)
 }
 
 // putContactWith is putContact collecting a new contact's postings in buf, when not nil,
 // instead of writing them at once.
-func (s *Store) putContactWith(tx *bolt.Tx, c *Contact, old *Contact, buf *postingBuf) error {
+func (s *Store) putContactWith(tx *wtx, c *Contact, old *Contact, buf *index.ImportBuf) error {
 	ws := idKey(c.WorkspaceID)
-	recs, err := wsBucketW(tx, bContacts, ws, fillAppend)
+	recs, err := index.WsBucketW(tx.Tx, bContacts, ws, index.FillAppend)
 	if err != nil {
 		return err
 	}
 	id := [16]byte(idKey(c.ID))
 	var num uint32
 	if old == nil {
-		prep := prepOf(docOf(c))
-		nums, err := wsBucketW(tx, bContactNums, ws, fillAppend)
-		if err != nil {
+		prep := index.PrepOf(docOf(c))
+		if num, err = tx.idx.NewNum(tx.Tx, ws); err != nil {
 			return err
 		}
-		seq, err := nums.NextSequence()
-		if err != nil {
-			return err
-		}
-		if seq > 1<<32-1 {
-			return errors.New("store: a workspace holds at most 2^32-1 contacts")
-		}
-		num = uint32(seq)
-		if err := putContactIndex(tx, ws, c, num, prep, buf); err != nil {
+		if err := tx.idx.PutContact(tx.Tx, &tx.sets, ws, indexEntry(c), num, prep, buf); err != nil {
 			return err
 		}
 	} else {
@@ -317,33 +308,32 @@ func (s *Store) putContactWith(tx *bolt.Tx, c *Contact, old *Contact, buf *posti
 		// The email index is keyed by strings.ToLower: "ſ" and "s" are equal under
 		// strings.EqualFold but lower to different keys.
 		if oldDoc != newDoc || old.Phone() != c.Phone() || strings.ToLower(old.Email) != strings.ToLower(c.Email) {
-			if err := deleteContactIndex(tx, ws, old, num, oldDoc); err != nil {
+			if err := tx.idx.DeleteContact(tx.Tx, &tx.sets, ws, indexEntry(old), num, oldDoc); err != nil {
 				return err
 			}
-			if err := putContactIndex(tx, ws, c, num, prepOf(newDoc), nil); err != nil {
+			if err := tx.idx.PutContact(tx.Tx, &tx.sets, ws, indexEntry(c), num, index.PrepOf(newDoc), nil); err != nil {
 				return err
 			}
 		}
 	}
-	rec, err := encodeContact(c, num, tenantOf(tx))
+	rec, err := encodeContact(c, num, tenantOf(tx.Tx))
 	if err != nil {
 		return err
 	}
 	return recs.Put(id[:], rec)
 }
 
+// contactIDByPhone is the id of the workspace's contact whose phone is phone, "" when none.
 func contactIDByPhone(tx *bolt.Tx, workspaceID, phone string) string {
-	ws := idKey(workspaceID)
-	b, nums := readSplit(tx, bContactPhone, ws), wsBucket(tx, bContactNums, ws)
-	if !b.exists() || nums == nil {
-		return ""
-	}
-	if v := b.Get([]byte(phone)); len(v) == 4 {
-		if id, _, ok := newSlotReader(nums).slot(binary.BigEndian.Uint32(v)); ok {
-			return ulid.ULID(id).String()
-		}
+	if id, ok := indexLayout.PhoneID(tx, idKey(workspaceID), phone); ok {
+		return ulid.ULID(id).String()
 	}
 	return ""
+}
+
+// indexEntry is what the engine indexes of c beside its Doc.
+func indexEntry(c *Contact) index.Entry {
+	return index.Entry{ID: [16]byte(idKey(c.ID)), Phone: c.Phone(), Email: c.Email}
 }
 
 // tenantOf is the installation's tenant id, which contact records leave out.
@@ -358,7 +348,7 @@ func getContact(tx *bolt.Tx, workspaceID, id string) (Contact, error) {
 
 func getContactNum(tx *bolt.Tx, workspaceID, id string) (Contact, uint32, error) {
 	u, ok := ParseID(id)
-	recs := wsBucket(tx, bContacts, idKey(workspaceID))
+	recs := index.WsBucket(tx, bContacts, idKey(workspaceID))
 	if !ok || recs == nil {
 		return Contact{}, 0, errorf(ErrNotFound, "contact not found")
 	}
@@ -397,9 +387,9 @@ func (s *Store) ContactByPhone(workspaceID, phone string) (Contact, error) {
 
 // ensureContact returns the contact of phone, creating an unnamed one with that inbound
 // channel when there is none.
-func (s *Store) ensureContact(tx *bolt.Tx, fx *effects, workspaceID, phone, source string) (Contact, error) {
-	if id := contactIDByPhone(tx, workspaceID, phone); id != "" {
-		return getContact(tx, workspaceID, id)
+func (s *Store) ensureContact(tx *wtx, workspaceID, phone, source string) (Contact, error) {
+	if id := contactIDByPhone(tx.Tx, workspaceID, phone); id != "" {
+		return getContact(tx.Tx, workspaceID, id)
 	}
-	return s.insertContact(tx, fx, workspaceID, ContactInput{Phone: phone, Source: source})
+	return s.insertContact(tx, workspaceID, ContactInput{Phone: phone, Source: source})
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // Bulk actions of the contacts list: each call is one transaction over a chunk of ids (the
@@ -16,12 +18,12 @@ import (
 // BulkAddToGroup puts the contacts of ids into the group.
 func (s *Store) BulkAddToGroup(workspaceID, groupID string, ids []string) (int, error) {
 	n := 0
-	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
-		g, err := getGroup(tx, workspaceID, groupID)
+	err := s.updateNow(func(tx *wtx) error {
+		g, err := getGroup(tx.Tx, workspaceID, groupID)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
-		recs := wsBucket(tx, bContacts, idKey(workspaceID))
+		recs := index.WsBucket(tx.Tx, bContacts, idKey(workspaceID))
 		for _, id := range ids {
 			if recs == nil || recs.Get(idKey(id)) == nil || hasKey(tx.Bucket(bGroupMembers), memberKey(workspaceID, g.ID, id)) {
 				continue
@@ -39,17 +41,17 @@ func (s *Store) BulkAddToGroup(workspaceID, groupID string, ids []string) (int, 
 // BulkRemoveFromGroup takes the contacts of ids out of the group.
 func (s *Store) BulkRemoveFromGroup(workspaceID, groupID string, ids []string) (int, error) {
 	n := 0
-	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
-		g, err := getGroup(tx, workspaceID, groupID)
+	err := s.updateNow(func(tx *wtx) error {
+		g, err := getGroup(tx.Tx, workspaceID, groupID)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
 		for _, id := range ids {
 			k := memberKey(workspaceID, g.ID, id)
 			if !hasKey(tx.Bucket(bGroupMembers), k) {
 				continue
 			}
-			groupMemberChanged(tx, workspaceID, g.ID, id) // the list's kept sets (contact_list_patch.go)
+			groupMemberChanged(tx, workspaceID, g.ID, id)
 			if err := tx.Bucket(bGroupMembers).Delete(k); err != nil {
 				return err
 			}
@@ -72,16 +74,16 @@ func (s *Store) BulkRemoveFromGroup(workspaceID, groupID string, ids []string) (
 // not opted out yet, each with its opt_out.created event.
 func (s *Store) BulkOptOut(workspaceID, userID, reason string, ids []string) (int, error) {
 	n := 0
-	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+	err := s.updateNow(func(tx *wtx) error {
 		for _, id := range ids {
-			c, err := getContact(tx, workspaceID, id)
+			c, err := getContact(tx.Tx, workspaceID, id)
 			if errors.Is(err, ErrNotFound) || (err == nil && c.Phone() == "") {
 				continue
 			}
 			if err != nil {
 				return err
 			}
-			_, created, err := s.createOptOut(tx, fx, workspaceID, userID, c.Phone(), reason)
+			_, created, err := s.createOptOut(tx, workspaceID, userID, c.Phone(), reason)
 			if err != nil {
 				return err
 			}
@@ -97,9 +99,9 @@ func (s *Store) BulkOptOut(workspaceID, userID, reason string, ids []string) (in
 // BulkDeleteContacts deletes the contacts of ids (as DeleteContact without erase).
 func (s *Store) BulkDeleteContacts(workspaceID string, ids []string) (int, error) {
 	n := 0
-	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+	err := s.updateNow(func(tx *wtx) error {
 		var err error
-		n, err = s.deleteContactsByID(tx, fx, workspaceID, ids)
+		n, err = s.deleteContactsByID(tx, workspaceID, ids)
 		return err
 	})
 	return n, err

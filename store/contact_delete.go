@@ -9,12 +9,9 @@ import (
 
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
-)
 
-// metaDeletedContacts + workspace id holds how many of the workspace's contacts were deleted
-// (uint64): the workspace's contact count is its nums sequence, which every new contact takes
-// one of and which never goes back, minus this.
-var metaDeletedContacts = []byte("contacts_deleted\x00")
+	"switchboard/store/internal/index"
+)
 
 // DeleteContact deletes the workspace's contact of phone: its record, its inbound channel, every
 // index entry (phone, email, search postings, display order, num slot) and its group
@@ -32,27 +29,27 @@ func (s *Store) DeleteContact(workspaceID, phone string, erase bool) (Contact, e
 		// sends, so that one large erasure does not hold their commit.
 		write = s.updateNow
 	}
-	err := write(func(tx *bolt.Tx, fx *effects) error {
-		id := contactIDByPhone(tx, workspaceID, phone)
+	err := write(func(tx *wtx) error {
+		id := contactIDByPhone(tx.Tx, workspaceID, phone)
 		if id == "" {
-			return fx.refuse(errorf(ErrNotFound, "contact not found"))
+			return tx.refuse(errorf(ErrNotFound, "contact not found"))
 		}
 		var err error
-		if c, err = s.deleteContact(tx, fx, workspaceID, id); err != nil {
+		if c, err = s.deleteContact(tx, workspaceID, id); err != nil {
 			return err
 		}
 		if erase {
-			if err := eraseConsents(tx, workspaceID, phone); err != nil {
+			if err := eraseConsents(tx.Tx, workspaceID, phone); err != nil {
 				return err
 			}
-			if err := eraseBroadcastRefs(tx, workspaceID, phone); err != nil {
+			if err := eraseBroadcastRefs(tx.Tx, workspaceID, phone); err != nil {
 				return err
 			}
 			// A landline flag is what a carrier said of the person's number: it goes too.
 			if err := tx.Bucket(bNumberFlags).Delete(numberFlagKey(workspaceID, phone)); err != nil {
 				return err
 			}
-			return eraseConversations(tx, fx, workspaceID, phone)
+			return eraseConversations(tx, workspaceID, phone)
 		}
 		return nil
 	})
@@ -128,10 +125,10 @@ func eraseBroadcastRefs(tx *bolt.Tx, workspaceID, phone string) error {
 
 // deleteContactsByID deletes the contacts of ids (bulk delete from the contacts list), skipping
 // ids already gone; it returns how many it deleted.
-func (s *Store) deleteContactsByID(tx *bolt.Tx, fx *effects, workspaceID string, ids []string) (int, error) {
+func (s *Store) deleteContactsByID(tx *wtx, workspaceID string, ids []string) (int, error) {
 	n := 0
 	for _, id := range ids {
-		if _, err := s.deleteContact(tx, fx, workspaceID, id); err != nil {
+		if _, err := s.deleteContact(tx, workspaceID, id); err != nil {
 			if errors.Is(err, ErrNotFound) {
 				continue
 			}
@@ -144,25 +141,22 @@ func (s *Store) deleteContactsByID(tx *bolt.Tx, fx *effects, workspaceID string,
 
 // deleteContact removes contact id with its index entries and group memberships and emits
 // contact.deleted.
-func (s *Store) deleteContact(tx *bolt.Tx, fx *effects, workspaceID, id string) (Contact, error) {
-	c, num, err := getContactNum(tx, workspaceID, id)
+func (s *Store) deleteContact(tx *wtx, workspaceID, id string) (Contact, error) {
+	c, num, err := getContactNum(tx.Tx, workspaceID, id)
 	if err != nil {
 		return c, err
 	}
 	ws := idKey(workspaceID)
-	if err := deleteContactIndex(tx, ws, &c, num, docOf(&c)); err != nil {
+	if err := tx.idx.DeleteContact(tx.Tx, &tx.sets, ws, indexEntry(&c), num, docOf(&c)); err != nil {
 		return c, err
 	}
-	if nums := wsBucket(tx, bContactNums, ws); nums != nil {
-		// A zero slot is a num with no contact (slotReader.slot reports it so).
-		if err := putSlot(nums, num, [16]byte{}, [rankLen]byte{}); err != nil {
-			return c, err
-		}
+	if err := tx.idx.FreeNum(tx.Tx, ws, num); err != nil {
+		return c, err
 	}
 	if err := removeMemberships(tx, s, workspaceID, c.ID); err != nil {
 		return c, err
 	}
-	if err := wsBucket(tx, bContacts, ws).Delete(idKey(c.ID)); err != nil {
+	if err := index.WsBucket(tx.Tx, bContacts, ws).Delete(idKey(c.ID)); err != nil {
 		return c, err
 	}
 	meta := tx.Bucket(bMeta)
@@ -170,11 +164,11 @@ func (s *Store) deleteContact(tx *bolt.Tx, fx *effects, workspaceID, id string) 
 	if err := meta.Put(k, encodeUint(decodeUint(meta.Get(k))+1)); err != nil {
 		return c, err
 	}
-	return c, s.emit(tx, fx, workspaceID, EventContactDeleted, contactPayload(&c))
+	return c, s.emit(tx, workspaceID, EventContactDeleted, contactPayload(&c))
 }
 
 // removeMemberships takes the contact out of every group it is in, keeping each group's size.
-func removeMemberships(tx *bolt.Tx, s *Store, workspaceID, contactID string) error {
+func removeMemberships(tx *wtx, s *Store, workspaceID, contactID string) error {
 	p := append(idKey(workspaceID), idKey(contactID)...)
 	var groups []string
 	if err := forEachPrefix(tx.Bucket(bContactGroups), p, func(k, _ []byte) error {
@@ -187,11 +181,11 @@ func removeMemberships(tx *bolt.Tx, s *Store, workspaceID, contactID string) err
 		if err := tx.Bucket(bContactGroups).Delete(memberKey(workspaceID, contactID, gid)); err != nil {
 			return err
 		}
-		groupMemberChanged(tx, workspaceID, gid, contactID) // the list's kept sets (contact_list_patch.go)
+		groupMemberChanged(tx, workspaceID, gid, contactID)
 		if err := tx.Bucket(bGroupMembers).Delete(memberKey(workspaceID, gid, contactID)); err != nil {
 			return err
 		}
-		g, err := getGroup(tx, workspaceID, gid)
+		g, err := getGroup(tx.Tx, workspaceID, gid)
 		if err != nil {
 			if errors.Is(err, ErrNotFound) {
 				continue
@@ -213,10 +207,10 @@ func removeMemberships(tx *bolt.Tx, s *Store, workspaceID, contactID string) err
 // triage log and its send-later entries. Group conversations the number is part of hold other
 // people's messages too and are kept, but no longer listed under the number: its member entries
 // go, so the number added again does not see them in its history.
-func eraseConversations(tx *bolt.Tx, fx *effects, workspaceID, phone string) error {
+func eraseConversations(tx *wtx, workspaceID, phone string) error {
 	idx := tx.Bucket(bConvKey)
 	for _, convID := range idxIDs(idx, workspaceID, convMemberTerm(phone)) {
-		convChanged(tx, workspaceID, []string{phone}, false) // the list's kept sets (contact_list_patch.go)
+		convChanged(tx, workspaceID, []string{phone}, false)
 		if err := idx.Delete(idxKey(workspaceID, convMemberTerm(phone), convID)); err != nil {
 			return err
 		}
@@ -232,7 +226,7 @@ func eraseConversations(tx *bolt.Tx, fx *effects, workspaceID, phone string) err
 			continue
 		}
 		for _, mid := range idxIDs(tx.Bucket(bConvMessages), workspaceID, convID) {
-			if err := eraseMessage(tx, fx, workspaceID, convID, mid); err != nil {
+			if err := eraseMessage(tx, workspaceID, convID, mid); err != nil {
 				return err
 			}
 			erased[mid] = true
@@ -260,24 +254,24 @@ func eraseConversations(tx *bolt.Tx, fx *effects, workspaceID, phone string) err
 				return err
 			}
 		}
-		convChanged(tx, workspaceID, strings.Split(conv.InboundChannelAddresses, "-"), false) // the list's kept sets (contact_list_patch.go)
+		convChanged(tx, workspaceID, strings.Split(conv.InboundChannelAddresses, "-"), false)
 		if err := idx.Delete(idxKey(workspaceID, convKeyTerm(conv.From, conv.InboundChannelAddresses), conv.ID)); err != nil {
 			return err
 		}
 		if err := idx.Delete(idxKey(workspaceID, convAddrTerm(conv.InboundChannelAddresses), conv.ID)); err != nil {
 			return err
 		}
-		if err := deleteActivity(tx, &conv); err != nil {
+		if err := deleteActivity(tx.Tx, &conv); err != nil {
 			return err
 		}
-		if err := forgetConversation(tx, workspaceID, conv.ID); err != nil { // unread.go
+		if err := forgetConversation(tx.Tx, workspaceID, conv.ID); err != nil {
 			return err
 		}
 		if err := tx.Bucket(bConversations).Delete(wsKey(workspaceID, conv.ID)); err != nil {
 			return err
 		}
 	}
-	return dropMediaFetches(tx, workspaceID, erased)
+	return dropMediaFetches(tx.Tx, workspaceID, erased)
 }
 
 // dropMediaFetches removes the queued media fetches of the erased messages: their rows hold
@@ -312,7 +306,7 @@ func dropMediaFetches(tx *bolt.Tx, workspaceID string, erased map[string]bool) e
 
 // eraseMessage deletes a message with its index entries; one still waiting in the outbox leaves
 // it (the dispatcher must not send a message that no longer exists).
-func eraseMessage(tx *bolt.Tx, fx *effects, workspaceID, convID, id string) error {
+func eraseMessage(tx *wtx, workspaceID, convID, id string) error {
 	key := wsKey(workspaceID, id)
 	var m Message
 	ok, err := getJSON(tx.Bucket(bMessages), key, &m)
@@ -330,14 +324,14 @@ func eraseMessage(tx *bolt.Tx, fx *effects, workspaceID, convID, id string) erro
 			if err := tx.Bucket(bOutbox).Delete(k); err != nil {
 				return err
 			}
-			fx.depth--
+			tx.depth--
 		}
 	case MessageSending:
 		if tx.Bucket(bOutboxSending).Get(mid) != nil {
 			if err := tx.Bucket(bOutboxSending).Delete(mid); err != nil {
 				return err
 			}
-			fx.depth--
+			tx.depth--
 		}
 	}
 	if m.Status == MessageScheduled || m.Status == MessageQueued {
@@ -353,7 +347,7 @@ func eraseMessage(tx *bolt.Tx, fx *effects, workspaceID, convID, id string) erro
 			if err := tx.Bucket(bOutboxDelayed).Delete(k); err != nil {
 				return err
 			}
-			fx.depth--
+			tx.depth--
 		}
 	}
 	var pids []string
@@ -379,7 +373,7 @@ func (s *Store) CountAllContacts(workspaceID string) (int, error) {
 
 func countAll(tx *bolt.Tx, workspaceID string) int {
 	ws := idKey(workspaceID)
-	nums := wsBucket(tx, bContactNums, ws)
+	nums := index.WsBucket(tx, bContactNums, ws)
 	if nums == nil {
 		return 0
 	}

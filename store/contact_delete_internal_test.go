@@ -9,6 +9,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // eachKV visits every key and value of every bucket, nested ones included.
@@ -160,7 +162,7 @@ func TestEraseLeavesNothingOfTheContact(t *testing.T) {
 				t.Errorf("bucket %s still holds the phone (key %q)", bucket, k)
 			}
 			if (bucket == string(bContactTerms) || bucket == string(bContactTermsRecent)) && len(k) > 5 {
-				nums, _ := decodeChunk(nil, chunkFirst(k), v)
+				nums, _ := index.ChunkNums(k, v)
 				for _, n := range nums {
 					if n == num {
 						t.Errorf("posting %q still holds the contact's num", k[:len(k)-5])

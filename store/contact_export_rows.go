@@ -29,7 +29,7 @@ func (s *Store) ExportContacts(workspaceID string, f ContactFilter, fn func(Expo
 	var sel *contactSel
 	defer func() {
 		if sel != nil {
-			sel.release()
+			sel.Release()
 		}
 	}()
 	for {
@@ -38,7 +38,7 @@ func (s *Store) ExportContacts(workspaceID string, f ContactFilter, fn func(Expo
 			var err error
 			if sel == nil {
 				var ok bool
-				if sel, ok, err = selectContacts(tx, workspaceID, f); err != nil || !ok {
+				if sel, ok, err = s.selectContacts(tx, workspaceID, f); err != nil || !ok {
 					sel = nil
 					return err
 				}

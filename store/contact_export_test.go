@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -14,7 +15,7 @@ import (
 // and the consent columns from the number's consent history — its latest entry, whatever the
 // order the entries were recorded in.
 func TestWriteContactsCSVColumns(t *testing.T) {
-	clock := &testClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	for _, p := range []struct{ name, typ string }{{"plan", store.PropertyText}, {"score", store.PropertyNumber}} {
 		if _, err := f.s.AddProperty(f.ws, p.name, p.typ); err != nil {

@@ -13,6 +13,8 @@ import (
 
 	"switchboard/internal/benchgen"
 	"switchboard/internal/textfold"
+
+	"switchboard/store/internal/index"
 )
 
 // TestImportSplitIndexesSettle imports with a recent part far smaller than the file, so that
@@ -21,10 +23,8 @@ import (
 // list in name order complete and ordered, and edits, deletions and a second import of the
 // same file after the moves all keeping both parts exact.
 func TestImportSplitIndexesSettle(t *testing.T) {
-	defer func(n, p int) { recentMax, recentMaxPostings = n, p }(recentMax, recentMaxPostings)
-	recentMax, recentMaxPostings = 700, 9000
-
 	s, ws := impStore(t)
+	s.idx.Bounds.RecentMax, s.idx.Bounds.RecentMaxPostings = 700, 9000
 	var csv strings.Builder
 	csv.WriteString("firstName,lastName,phone,email,company\n")
 	g := benchgen.New(11)
@@ -86,18 +86,17 @@ func TestImportSplitIndexesSettle(t *testing.T) {
 	checkNameOrder(t, s, ws, len(rows))
 }
 
-// checkSplitParts checks that the recent part of each split index holds at most recentMax
+// checkSplitParts checks that the recent part of each split index holds at most RecentMax
 // entries and that the main part took the rest.
 func checkSplitParts(t *testing.T, s *Store, workspaceID string) {
 	t.Helper()
 	ws := idKey(workspaceID)
 	s.db.View(func(tx *bolt.Tx) error {
-		for top := range recentOf {
-			idx := readSplit(tx, []byte(top), ws)
-			inRecent, inMain := int(idx.recent.Sequence()), countPrefix(idx.main, nil)
-			limit := recentMax
-			if top == string(bContactTerms) {
-				limit = recentMaxPostings
+		for _, top := range []index.Split{indexLayout.Phone, indexLayout.Email, indexLayout.Order, indexLayout.Terms} {
+			inRecent, inMain := int(index.WsBucket(tx, top.Recent, ws).Sequence()), countPrefix(index.WsBucket(tx, top.Main, ws), nil)
+			limit := s.idx.Bounds.RecentMax
+			if bytes.Equal(top.Main, bContactTerms) {
+				limit = s.idx.Bounds.RecentMaxPostings
 			}
 			if inRecent > limit || inMain == 0 {
 				t.Errorf("%s: %d entries in the recent part (at most %d), %d in the main one", top, inRecent, limit, inMain)
@@ -140,8 +139,6 @@ func checkNameOrder(t *testing.T, s *Store, workspaceID string, want int) {
 // checks the step to 9: the recent parts are there, the contacts found as before, and an import
 // that moves entries between the parts keeps the indexes exact.
 func TestMigrateToRecentParts(t *testing.T) {
-	defer func(n, p int) { recentMax, recentMaxPostings = n, p }(recentMax, recentMaxPostings)
-	recentMax, recentMaxPostings = 300, 4000
 	path := filepath.Join(t.TempDir(), "v8.db")
 	s, err := Open(path, Options{})
 	if err != nil {
@@ -177,8 +174,9 @@ func TestMigrateToRecentParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if v, err := s.SchemaVersion(); v != 9 || err != nil {
-		t.Fatalf("schema %d (%v), want 9", v, err)
+	s.idx.Bounds.RecentMax, s.idx.Bounds.RecentMaxPostings = 300, 4000
+	if v, err := s.SchemaVersion(); v != SchemaVersion || err != nil {
+		t.Fatalf("schema %d (%v), want %d", v, err, SchemaVersion)
 	}
 	if res, err := s.SearchContacts(w.ID, phones[7]); err != nil || len(res) != 1 {
 		t.Fatalf("search %s after the migration: %d results, %v", phones[7], len(res), err)

@@ -3,11 +3,14 @@ package store
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"strconv"
 	"time"
 
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // ContactFilter narrows the contacts list, its export and its bulk actions. Zero values filter
@@ -35,109 +38,82 @@ type ContactPage struct {
 	Next     string // the cursor of the next page, "" on the last
 }
 
-// contactSel is a filter resolved against one read transaction: the set filters as bitsets of
-// nums (each with whether it is negated), the creation filter as the first num it keeps.
+// contactSel is a filter resolved against one read transaction (the engine's selection) with
+// the workspace's records it reads.
 type contactSel struct {
-	sets   []numSet
-	neg    []bool
-	kept   []bool // the set is kept for later reads (shared: never recycled)
-	minNum uint32
-	ws     []byte
-	recs   *bolt.Bucket
-	nums   *bolt.Bucket
-	order  splitIndex
-	// matches, for a search, is sets[0]: exactly the contacts sel keeps (the search's matches,
-	// all live, with the other sets and minNum applied), so it counts and pages them itself.
-	matches bool
-}
-
-func (sel *contactSel) keeps(num uint32) bool {
-	if num < sel.minNum {
-		return false
-	}
-	for i, s := range sel.sets {
-		if s.has(num) == sel.neg[i] {
-			return false
-		}
-	}
-	return true
+	*index.Selection
+	ws   []byte
+	recs *bolt.Bucket
 }
 
 // rebind points sel at the buckets of another read transaction: its bitsets of nums stay
 // valid (a num never changes contact; a deleted one has an empty slot), so a long export or bulk
 // action resolves its filter once, not once per chunk. ok is false when the contacts are gone.
 func (sel *contactSel) rebind(tx *bolt.Tx) bool {
-	sel.recs, sel.nums, sel.order = wsBucket(tx, bContacts, sel.ws), wsBucket(tx, bContactNums, sel.ws), readSplit(tx, bContactOrder, sel.ws)
-	return sel.recs != nil && sel.nums != nil && sel.order.exists()
+	sel.recs = index.WsBucket(tx, bContacts, sel.ws)
+	return sel.recs != nil && sel.Rebind(tx, contactText(sel.recs))
 }
 
-func (sel *contactSel) release() {
-	for i, s := range sel.sets {
-		if !sel.kept[i] {
-			putNumSet(s)
-		}
+// walk is the selection's Walk, with a cursor no walk gave refused as bad input.
+func (sel *contactSel) walk(newest bool, cursor string, fn func(id [16]byte) bool) (string, error) {
+	last, err := sel.Walk(newest, cursor, fn)
+	return last, cursorError(err)
+}
+
+// cursorError is err, a list cursor the engine did not give refused as bad input.
+func cursorError(err error) error {
+	if errors.Is(err, index.ErrBadCursor) {
+		return ValidationError{{"cursor", "is not a cursor of this list"}}
 	}
+	return err
 }
 
-// selectContacts resolves f. Each set filter is a set kept from an earlier read, patched by
-// the writes since, else built at one index lookup per member (group members, opted-out
-// numbers, conversation addresses), never a decode of every contact; a search is the set of its
-// matches (searchSet). ok is false when the workspace has no contacts; an unknown group is
-// ErrNotFound.
-func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactSel, bool, error) {
+// selectContacts resolves f. Each set filter is a set the engine kept from an earlier read,
+// patched by the writes since, else built at one index lookup per member (group members,
+// opted-out numbers, conversation addresses), never a decode of every contact; a search is the
+// set of its matches, built from the postings. ok is false when the workspace has no contacts;
+// an unknown group is ErrNotFound.
+func (s *Store) selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactSel, bool, error) {
 	ws := idKey(workspaceID)
-	sel := &contactSel{ws: ws, recs: wsBucket(tx, bContacts, ws), nums: wsBucket(tx, bContactNums, ws),
-		order: readSplit(tx, bContactOrder, ws)}
 	if f.GroupID != "" {
 		if _, err := getGroup(tx, workspaceID, f.GroupID); err != nil {
 			return nil, false, err
 		}
 	}
-	if sel.recs == nil || sel.nums == nil || !sel.order.exists() {
-		return sel, false, nil
+	recs := index.WsBucket(tx, bContacts, ws)
+	if recs == nil {
+		return nil, false, nil
 	}
-	maxNum := uint32(min(sel.nums.Sequence(), 1<<32-1))
-	phones := readSplit(tx, bContactPhone, ws)
-	byPhone := func(s numSet, phone []byte) {
+	is, ok := s.idx.Select(tx, ws, contactText(recs))
+	if !ok {
+		return nil, false, nil
+	}
+	sel := &contactSel{Selection: is, ws: ws, recs: recs}
+	phones := index.ReadSplit(tx, indexLayout.Phone, ws)
+	byPhone := func(s index.Set, phone []byte) {
 		if v := phones.Get(phone); len(v) == 4 {
-			s.add(u32(v))
+			s.Add(u32(v))
 		}
-	}
-	cache := cacheOf(tx.DB())
-	// add puts the set of k in sel: the kept one when it is exact for tx, else one built by
-	// fill, then kept for later reads.
-	add := func(k setKey, neg bool, fill func(s numSet) error) error {
-		s, kept := cache.get(tx, k)
-		if !kept {
-			s = getNumSet(maxNum)
-			if err := fill(s); err != nil {
-				putNumSet(s)
-				return err
-			}
-			kept = cache.put(tx, k, s)
-		}
-		sel.sets, sel.neg, sel.kept = append(sel.sets, s), append(sel.neg, neg), append(sel.kept, kept)
-		return nil
 	}
 	if f.GroupID != "" {
-		err := add(setKey{string(ws), setGroup, f.GroupID}, false, func(s numSet) error {
+		err := sel.AddSet(tx, index.SetKey{WS: string(ws), Kind: index.SetGroup, Group: f.GroupID}, false, func(s index.Set) error {
 			p := append(bytes.Clone(ws), idKey(f.GroupID)...)
 			return forEachPrefix(tx.Bucket(bGroupMembers), p, func(k, _ []byte) error {
 				if v := sel.recs.Get(k[len(k)-16:]); v != nil {
 					if n, err := recordNum(v); err == nil {
-						s.add(n)
+						s.Add(n)
 					}
 				}
 				return nil
 			})
 		})
 		if err != nil {
-			sel.release()
+			sel.Release()
 			return nil, false, err
 		}
 	}
 	if f.OptedOut != nil {
-		err := add(setKey{string(ws), setOptedOut, ""}, !*f.OptedOut, func(s numSet) error {
+		err := sel.AddSet(tx, index.SetKey{WS: string(ws), Kind: index.SetOptedOut}, !*f.OptedOut, func(s index.Set) error {
 			p := append(bytes.Clone(ws), 0)
 			return forEachPrefix(tx.Bucket(bOptOutPhone), p, func(k, _ []byte) error {
 				if len(k) > len(p)+17 {
@@ -147,12 +123,12 @@ func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactS
 			})
 		})
 		if err != nil {
-			sel.release()
+			sel.Release()
 			return nil, false, err
 		}
 	}
 	if f.HasConversation != nil {
-		err := add(setKey{string(ws), setConversation, ""}, !*f.HasConversation, func(s numSet) error {
+		err := sel.AddSet(tx, index.SetKey{WS: string(ws), Kind: index.SetConversation}, !*f.HasConversation, func(s index.Set) error {
 			// A 1:1 conversation's "a" term is its one address; a group conversation's member is
 			// read from its "m" term, which an erasure removes while the group is kept.
 			for _, term := range []byte{'a', 'm'} {
@@ -170,159 +146,22 @@ func selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactS
 			return nil
 		})
 		if err != nil {
-			sel.release()
+			sel.Release()
 			return nil, false, err
 		}
 	}
 	if !f.CreatedAfter.IsZero() {
-		sel.minNum = firstNumSince(sel.nums, ulid.Timestamp(f.CreatedAfter))
+		sel.CreatedSince(ulid.Timestamp(f.CreatedAfter))
 	}
 	if f.Search != "" {
-		// The search's matches, found afresh for this read (a write of any contact may change
-		// them, so they are not kept). They hold live contacts only, so the other filters
-		// applied to them bit by bit leave exactly the contacts kept: first among the sets, the
-		// one a count or a page reads.
-		s, err := searchSet(tx, workspaceID, ParseQuery(f.Search))
-		if err != nil {
-			sel.release()
+		// The search's matches, found afresh for this read: a write of any contact may change
+		// them, so they are not kept like the other sets.
+		if err := sel.AddSearch(tx, index.ParseQuery(f.Search)); err != nil {
+			sel.Release()
 			return nil, false, err
-		}
-		if s != nil {
-			sel.narrow(s)
-			sel.sets, sel.neg, sel.kept = append([]numSet{s}, sel.sets...), append([]bool{false}, sel.neg...), append([]bool{false}, sel.kept...)
-			sel.matches = true
 		}
 	}
 	return sel, true, nil
-}
-
-// firstNumSince is the first num whose contact was created at or after ms (Unix milliseconds),
-// or past the last num. Nums are given in creation order and ids carry their creation time, so
-// the nums at or after it are exactly the contacts created since.
-func firstNumSince(nums *bolt.Bucket, ms uint64) uint32 {
-	c := nums.Cursor()
-	var last uint32
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		if len(k) != 4 {
-			continue
-		}
-		base := u32(k) * numBlock
-		for i := 0; i+slotLen <= len(v); i += slotLen {
-			id := ulid.ULID(v[i : i+16])
-			if id == (ulid.ULID{}) {
-				continue
-			}
-			if id.Time() >= ms {
-				return base + uint32(i/slotLen)
-			}
-		}
-		last = base + uint32(len(v)/slotLen)
-	}
-	return last + 1
-}
-
-// count counts the contacts sel keeps: from the sequence alone when it keeps every contact,
-// else one bitset test per num slot (no record is read).
-func (sel *contactSel) count(tx *bolt.Tx, workspaceID string) int {
-	if len(sel.sets) == 0 && sel.minNum == 0 {
-		return countAll(tx, workspaceID)
-	}
-	n := 0
-	c := sel.nums.Cursor()
-	for k, v := c.Seek(numKey(sel.minNum / numBlock)); k != nil; k, v = c.Next() {
-		if len(k) != 4 {
-			continue
-		}
-		base := u32(k) * numBlock
-		for i := 0; i+slotLen <= len(v); i += slotLen {
-			if ulid.ULID(v[i:i+16]) != (ulid.ULID{}) && sel.keeps(base+uint32(i/slotLen)) {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-// walk calls fn with the id of each contact sel keeps, in the filter's order, starting after
-// cursor, until fn returns false. It returns the cursor of the last contact given to fn.
-func (sel *contactSel) walk(newest bool, cursor string, fn func(id [16]byte) bool) (string, error) {
-	if newest {
-		return sel.walkNewest(cursor, fn)
-	}
-	var from []byte
-	if cursor != "" {
-		b, err := hex.DecodeString(cursor)
-		if err != nil {
-			return "", ValidationError{{"cursor", "is not a cursor of this list"}}
-		}
-		from = b
-	}
-	slots := newSlotReader(sel.nums)
-	c := sel.order.Cursor()
-	k, _ := c.First()
-	if from != nil {
-		if k, _ = c.Seek(from); k != nil && bytes.Equal(k, from) {
-			k, _ = c.Next()
-		}
-	}
-	last := ""
-	for ; k != nil; k, _ = c.Next() {
-		if len(k) < 4 {
-			continue
-		}
-		num := u32(k[len(k)-4:])
-		if !sel.keeps(num) {
-			continue
-		}
-		id, _, ok := slots.slot(num)
-		if !ok {
-			continue
-		}
-		last = hex.EncodeToString(k)
-		if !fn(id) {
-			break
-		}
-	}
-	return last, nil
-}
-
-func (sel *contactSel) walkNewest(cursor string, fn func(id [16]byte) bool) (string, error) {
-	start := uint64(sel.nums.Sequence())
-	if cursor != "" {
-		n, err := strconv.ParseUint(cursor, 10, 32)
-		if err != nil || n == 0 {
-			return "", ValidationError{{"cursor", "is not a cursor of this list"}}
-		}
-		start = n - 1
-	}
-	last := ""
-	c := sel.nums.Cursor()
-	for blk := int64(start / numBlock); blk >= 0; blk-- {
-		k, v := c.Seek(numKey(uint32(blk)))
-		if k == nil || u32(k) != uint32(blk) {
-			continue
-		}
-		base := uint64(blk) * numBlock
-		for i := numBlock - 1; i >= 0; i-- {
-			num := base + uint64(i)
-			if num > start || (i+1)*slotLen > len(v) || num < uint64(sel.minNum) {
-				continue
-			}
-			var id [16]byte
-			copy(id[:], v[i*slotLen:i*slotLen+16])
-			if id == ([16]byte{}) || !sel.keeps(uint32(num)) {
-				continue
-			}
-			last = strconv.FormatUint(num, 10)
-			if !fn(id) {
-				return last, nil
-			}
-		}
-		if base < uint64(sel.minNum) {
-			break
-		}
-	}
-	return last, nil
 }
 
 // ListContacts returns a page of at most limit contacts matching f, after cursor (the Next of
@@ -330,18 +169,16 @@ func (sel *contactSel) walkNewest(cursor string, fn func(id [16]byte) bool) (str
 func (s *Store) ListContacts(workspaceID string, f ContactFilter, cursor string, limit int) (ContactPage, error) {
 	page := ContactPage{Contacts: []Contact{}}
 	err := s.db.View(func(tx *bolt.Tx) error {
-		sel, ok, err := selectContacts(tx, workspaceID, f)
+		sel, ok, err := s.selectContacts(tx, workspaceID, f)
 		if err != nil || !ok {
 			return err
 		}
-		defer sel.release()
+		defer sel.Release()
 		all := countAll(tx, workspaceID)
-		if sel.matches {
-			page.Total = sel.sets[0].count()
-		} else if n, ok := sel.countFew(all); ok {
+		if n, ok := sel.CountFew(all); ok {
 			page.Total = n
 		} else {
-			page.Total = sel.count(tx, workspaceID)
+			page.Total = sel.Count(all)
 		}
 		if page.Total == 0 {
 			return nil
@@ -357,14 +194,10 @@ func (s *Store) ListContacts(workspaceID string, f ContactFilter, cursor string,
 			ids = append(ids, id)
 			return true
 		}
-		switch {
-		case sel.matches && f.Newest:
-			_, err = sel.walkMatchesNewest(cursor, collect)
-		case !f.Newest && (sel.sparse(page.Total, all, limit) || sel.matches && sel.pageSearchByRank(page.Total, limit)):
-			// Few matches among many contacts, or matches far into the order: walking the name
-			// order would pass most of it.
-			err = sel.walkSparse(cursor, limit, collect)
-		default:
+		if !f.Newest && sel.Sparse(page.Total, all, limit) {
+			// Few matches among many contacts: walking the name order would pass most of it.
+			err = cursorError(sel.WalkSparse(cursor, limit, collect))
+		} else {
 			_, err = sel.walk(f.Newest, cursor, collect)
 		}
 		if err != nil {
@@ -383,7 +216,7 @@ func (s *Store) ListContacts(workspaceID string, f ContactFilter, cursor string,
 			if f.Newest {
 				prev = strconv.FormatUint(uint64(num), 10)
 			} else {
-				prev = hex.EncodeToString(orderKey(docOf(&c), num))
+				prev = hex.EncodeToString(index.OrderKey(docOf(&c), num))
 			}
 		}
 		if more {
@@ -401,7 +234,7 @@ func (s *Store) ContactIDs(workspaceID string, f ContactFilter, chunk int, fn fu
 	var sel *contactSel
 	defer func() {
 		if sel != nil {
-			sel.release()
+			sel.Release()
 		}
 	}()
 	cursor := ""
@@ -411,7 +244,7 @@ func (s *Store) ContactIDs(workspaceID string, f ContactFilter, chunk int, fn fu
 			if sel == nil {
 				var ok bool
 				var err error
-				if sel, ok, err = selectContacts(tx, workspaceID, f); err != nil || !ok {
+				if sel, ok, err = s.selectContacts(tx, workspaceID, f); err != nil || !ok {
 					sel = nil
 					return err
 				}

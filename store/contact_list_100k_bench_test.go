@@ -11,7 +11,7 @@ import (
 )
 
 // The contacts list and the export at 100,000 contacts, in process: the sizes a laptop runs in
-// a minute (the 1,000,000 versions are in contact_list_bench_test.go). The workspace has 10 %
+// a minute (BenchmarkContactsList and BenchmarkExportContacts are the 1,000,000 versions). The workspace has 10 %
 // of its numbers opted out, a group of 10,000 members and 2,000 conversations.
 // Run: go test ./store -run '^$' -bench 'ContactsList100k|ExportContacts100k' -benchtime 20x
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // patchFix is a workspace with its number, 60 contacts (+1415556 00xx, in creation order in
@@ -105,8 +107,9 @@ func (f *patchFix) answer(t *testing.T, flt ContactFilter) (int, []string) {
 // fresh is answer from sets built afresh (the kept ones are set aside meanwhile).
 func (f *patchFix) fresh(t *testing.T, flt ContactFilter) (int, []string) {
 	t.Helper()
-	kept, _ := setCaches.LoadAndDelete(f.s.db)
-	defer setCaches.Store(f.s.db, kept)
+	kept := f.s.idx
+	f.s.idx = index.New(&indexLayout, setMembers, kept.Bounds)
+	defer func() { f.s.idx = kept }()
 	return f.answer(t, flt)
 }
 
@@ -122,20 +125,20 @@ func (f *patchFix) check(t *testing.T, step string) {
 	}
 }
 
-func (f *patchFix) key(kind setKind) setKey {
-	k := setKey{string(idKey(f.ws)), kind, ""}
-	if kind == setGroup {
-		k.group = f.g
+func (f *patchFix) key(kind index.SetKind) index.SetKey {
+	k := index.SetKey{WS: string(idKey(f.ws)), Kind: kind}
+	if kind == index.SetGroup {
+		k.Group = f.g
 	}
 	return k
 }
 
 // kept reports whether the set of kind is kept and exact for the latest snapshot: the write
 // before patched it rather than leaving it to be rebuilt.
-func (f *patchFix) kept(kind setKind) bool {
+func (f *patchFix) kept(kind index.SetKind) bool {
 	ok := false
 	_ = f.s.db.View(func(tx *bolt.Tx) error {
-		_, ok = cacheOf(f.s.db).get(tx, f.key(kind))
+		_, ok = f.s.idx.KeptSet(tx, f.key(kind))
 		return nil
 	})
 	return ok
@@ -159,27 +162,27 @@ func TestEachWritePatchesTheKeptSets(t *testing.T) {
 	steps := []struct {
 		name  string
 		write func() error
-		kinds []setKind // the sets it changes
+		kinds []index.SetKind // the sets it changes
 	}{
-		{"adding one to the group", func() error { return f.s.AddContactToGroup(f.ws, f.g, f.ids[1]) }, []setKind{setGroup}},
-		{"adding by phone to the group", func() error { _, _, err := f.s.AddToGroup(f.ws, "Club", f.phones[2]); return err }, []setKind{setGroup}},
-		{"a bulk add to the group", func() error { _, err := f.s.BulkAddToGroup(f.ws, f.g, f.ids[4:12]); return err }, []setKind{setGroup}},
-		{"taking one out of the group", func() error { _, err := f.s.RemoveFromGroup(f.ws, f.g, f.ids[0]); return err }, []setKind{setGroup}},
-		{"a bulk removal from the group", func() error { _, err := f.s.BulkRemoveFromGroup(f.ws, f.g, f.ids[5:8]); return err }, []setKind{setGroup}},
+		{"adding one to the group", func() error { return f.s.AddContactToGroup(f.ws, f.g, f.ids[1]) }, []index.SetKind{index.SetGroup}},
+		{"adding by phone to the group", func() error { _, _, err := f.s.AddToGroup(f.ws, "Club", f.phones[2]); return err }, []index.SetKind{index.SetGroup}},
+		{"a bulk add to the group", func() error { _, err := f.s.BulkAddToGroup(f.ws, f.g, f.ids[4:12]); return err }, []index.SetKind{index.SetGroup}},
+		{"taking one out of the group", func() error { _, err := f.s.RemoveFromGroup(f.ws, f.g, f.ids[0]); return err }, []index.SetKind{index.SetGroup}},
+		{"a bulk removal from the group", func() error { _, err := f.s.BulkRemoveFromGroup(f.ws, f.g, f.ids[5:8]); return err }, []index.SetKind{index.SetGroup}},
 		{"an import into the group, one contact new", func() error {
 			csv := fmt.Sprintf("phone,groups\n%s,Club\n%s,Club\n", f.phones[13], f.newPhone())
 			_, err := f.s.ImportContacts(f.ws, strings.NewReader(csv), nil)
 			return err
-		}, []setKind{setGroup, setOptedOut, setConversation}},
-		{"an opt-out", func() error { _, _, err := f.s.CreateOptOut(f.ws, "", f.phones[14], OptOutAdmin); return err }, []setKind{setOptedOut}},
-		{"a bulk opt-out", func() error { _, err := f.s.BulkOptOut(f.ws, "", OptOutAdmin, f.ids[15:25]); return err }, []setKind{setOptedOut}},
-		{"a STOP keyword", func() error { _, err := f.s.ReceiveMessage(f.ws, in(30)); return err }, []setKind{setOptedOut, setConversation}},
+		}, []index.SetKind{index.SetGroup, index.SetOptedOut, index.SetConversation}},
+		{"an opt-out", func() error { _, _, err := f.s.CreateOptOut(f.ws, "", f.phones[14], OptOutAdmin); return err }, []index.SetKind{index.SetOptedOut}},
+		{"a bulk opt-out", func() error { _, err := f.s.BulkOptOut(f.ws, "", OptOutAdmin, f.ids[15:25]); return err }, []index.SetKind{index.SetOptedOut}},
+		{"a STOP keyword", func() error { _, err := f.s.ReceiveMessage(f.ws, in(30)); return err }, []index.SetKind{index.SetOptedOut, index.SetConversation}},
 		{"a START keyword", func() error {
 			m := in(30)
 			m.Text, m.Keyword = "start", KeywordStart
 			_, err := f.s.ReceiveMessage(f.ws, m)
 			return err
-		}, []setKind{setOptedOut}},
+		}, []index.SetKind{index.SetOptedOut}},
 		{"a carrier's unsubscribed code", func() error {
 			m, err := f.s.SendMessage(f.ws, SendInput{From: f.number, To: []string{f.phones[33]}, Text: "hi"})
 			if err != nil {
@@ -194,29 +197,29 @@ func TestEachWritePatchesTheKeptSets(t *testing.T) {
 				err = fmt.Errorf("%s not opted out by the carrier's code", f.phones[33])
 			}
 			return err
-		}, []setKind{setOptedOut, setConversation}},
-		{"an opt-out lifted", func() error { _, err := f.s.RemoveOptOut(f.ws, f.phones[14]); return err }, []setKind{setOptedOut}},
-		{"a new conversation", func() error { _, _, err := f.s.CreateConversation(f.ws, f.number, f.phones[40]); return err }, []setKind{setConversation}},
+		}, []index.SetKind{index.SetOptedOut, index.SetConversation}},
+		{"an opt-out lifted", func() error { _, err := f.s.RemoveOptOut(f.ws, f.phones[14]); return err }, []index.SetKind{index.SetOptedOut}},
+		{"a new conversation", func() error { _, _, err := f.s.CreateConversation(f.ws, f.number, f.phones[40]); return err }, []index.SetKind{index.SetConversation}},
 		{"a message to a new number", func() error {
 			_, err := f.s.SendMessage(f.ws, SendInput{From: f.number, To: []string{f.newPhone()}, Text: "hi"})
 			return err
-		}, []setKind{setConversation, setOptedOut}},
+		}, []index.SetKind{index.SetConversation, index.SetOptedOut}},
 		{"an opt-out of a number without a contact", func() error {
 			_, _, err := f.s.CreateOptOut(f.ws, "", optedOut, OptOutAdmin)
 			return err
-		}, []setKind{setOptedOut}},
-		{"a contact for that number", func() error { _, err := f.s.CreateContact(f.ws, ContactInput{Phone: optedOut}); return err }, []setKind{setOptedOut, setConversation}},
-		{"a deleted contact (in the group, opted out)", func() error { _, err := f.s.DeleteContact(f.ws, f.phones[9], false); return err }, []setKind{setGroup, setOptedOut, setConversation}},
-		{"a bulk delete", func() error { _, err := f.s.BulkDeleteContacts(f.ws, f.ids[42:46]); return err }, []setKind{setGroup, setOptedOut, setConversation}},
-		{"an erased contact (with a conversation)", func() error { _, err := f.s.DeleteContact(f.ws, f.phones[40], true); return err }, []setKind{setConversation, setOptedOut}},
-		{"the erased number added again", func() error { _, err := f.s.CreateContact(f.ws, ContactInput{Phone: f.phones[40]}); return err }, []setKind{setConversation, setOptedOut}},
+		}, []index.SetKind{index.SetOptedOut}},
+		{"a contact for that number", func() error { _, err := f.s.CreateContact(f.ws, ContactInput{Phone: optedOut}); return err }, []index.SetKind{index.SetOptedOut, index.SetConversation}},
+		{"a deleted contact (in the group, opted out)", func() error { _, err := f.s.DeleteContact(f.ws, f.phones[9], false); return err }, []index.SetKind{index.SetGroup, index.SetOptedOut, index.SetConversation}},
+		{"a bulk delete", func() error { _, err := f.s.BulkDeleteContacts(f.ws, f.ids[42:46]); return err }, []index.SetKind{index.SetGroup, index.SetOptedOut, index.SetConversation}},
+		{"an erased contact (with a conversation)", func() error { _, err := f.s.DeleteContact(f.ws, f.phones[40], true); return err }, []index.SetKind{index.SetConversation, index.SetOptedOut}},
+		{"the erased number added again", func() error { _, err := f.s.CreateContact(f.ws, ContactInput{Phone: f.phones[40]}); return err }, []index.SetKind{index.SetConversation, index.SetOptedOut}},
 		{"a group message (a new number in it)", func() error {
 			_, err := f.s.SendMessage(f.ws, SendInput{From: f.number, To: []string{f.phones[50], f.phones[51], inGroup}, Text: "hi all"})
 			return err
-		}, []setKind{setConversation, setOptedOut}},
-		{"a number in a group conversation deleted", func() error { _, err := f.s.DeleteContact(f.ws, f.phones[51], false); return err }, []setKind{setConversation, setOptedOut, setGroup}},
-		{"and added again", func() error { _, err := f.s.CreateContact(f.ws, ContactInput{Phone: f.phones[51]}); return err }, []setKind{setConversation, setOptedOut}},
-		{"a new number with no conversation", func() error { _, err := f.s.CreateContact(f.ws, ContactInput{Phone: f.newPhone()}); return err }, []setKind{setConversation, setOptedOut}},
+		}, []index.SetKind{index.SetConversation, index.SetOptedOut}},
+		{"a number in a group conversation deleted", func() error { _, err := f.s.DeleteContact(f.ws, f.phones[51], false); return err }, []index.SetKind{index.SetConversation, index.SetOptedOut, index.SetGroup}},
+		{"and added again", func() error { _, err := f.s.CreateContact(f.ws, ContactInput{Phone: f.phones[51]}); return err }, []index.SetKind{index.SetConversation, index.SetOptedOut}},
+		{"a new number with no conversation", func() error { _, err := f.s.CreateContact(f.ws, ContactInput{Phone: f.newPhone()}); return err }, []index.SetKind{index.SetConversation, index.SetOptedOut}},
 	}
 	for _, st := range steps {
 		if err := st.write(); err != nil {
@@ -290,7 +293,7 @@ func TestKeptSetsMatchAFreshBuildAfterRandomWrites(t *testing.T) {
 			t.Fatalf("step %d: %s %s: %v", step, name, p, err)
 		}
 		step := fmt.Sprintf("step %d (%s %s)", step, name, p)
-		for _, k := range []setKind{setGroup, setOptedOut, setConversation} {
+		for _, k := range []index.SetKind{index.SetGroup, index.SetOptedOut, index.SetConversation} {
 			if !f.kept(k) {
 				t.Errorf("after %s: the set of kind %d was dropped, not patched", step, k)
 			}

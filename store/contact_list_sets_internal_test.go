@@ -2,10 +2,11 @@ package store
 
 import (
 	"errors"
-	"path/filepath"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // phoneNum is the num holding phone.
@@ -13,7 +14,7 @@ func (f *patchFix) phoneNum(t *testing.T, phone string) uint32 {
 	t.Helper()
 	var n uint32
 	err := f.s.db.View(func(tx *bolt.Tx) error {
-		v := readSplit(tx, bContactPhone, idKey(f.ws)).Get([]byte(phone))
+		v := index.ReadSplit(tx, indexLayout.Phone, idKey(f.ws)).Get([]byte(phone))
 		if len(v) != 4 {
 			return errors.New("no contact has " + phone)
 		}
@@ -32,33 +33,32 @@ func (f *patchFix) phoneNum(t *testing.T, phone string) uint32 {
 // replaces it with one it builds; a reader of the write's snapshot uses the patched set.
 func TestPatchedSetsKeepEachReadersSnapshot(t *testing.T) {
 	f := newPatchFix(t)
-	c := cacheOf(f.s.db)
-	k := f.key(setOptedOut)
+	k := f.key(index.SetOptedOut)
 	n := f.phoneNum(t, f.phones[3])
 	old, err := f.s.db.Begin(false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	held, ok := c.get(old, k)
+	held, ok := f.s.idx.KeptSet(old, k)
 	if !ok {
 		t.Fatal("the opted-out set is not kept after a read")
 	}
 	if _, _, err := f.s.CreateOptOut(f.ws, "", f.phones[3], OptOutAdmin); err != nil {
 		t.Fatal(err)
 	}
-	if held.has(n) {
+	if held.Has(n) {
 		t.Error("the set a reader holds was patched under it")
 	}
-	if _, ok := c.get(old, k); ok {
+	if _, ok := f.s.idx.KeptSet(old, k); ok {
 		t.Error("a reader of the snapshot before the write got the patched set")
 	}
-	if c.put(old, k, newNumSet(100)) {
+	if f.s.idx.KeepSet(old, k, index.NewSet(100)) {
 		t.Error("a set built from the snapshot before the write replaced the patched one")
 	}
 	_ = old.Rollback()
 	_ = f.s.db.View(func(tx *bolt.Tx) error {
-		if s, ok := c.get(tx, k); !ok || !s.has(n) {
-			t.Errorf("a reader after the write: kept %v, has the opted-out num %v; want both", ok, ok && s.has(n))
+		if s, ok := f.s.idx.KeptSet(tx, k); !ok || !s.Has(n) {
+			t.Errorf("a reader after the write: kept %v, has the opted-out num %v; want both", ok, ok && s.Has(n))
 		}
 		return nil
 	})
@@ -69,23 +69,22 @@ func TestPatchedSetsKeepEachReadersSnapshot(t *testing.T) {
 // not) leaves them as they were and still used by the next read, without a rebuild.
 func TestRolledBackWriteLeavesTheKeptSets(t *testing.T) {
 	f := newPatchFix(t)
-	c := cacheOf(f.s.db)
-	k := f.key(setOptedOut)
+	k := f.key(index.SetOptedOut)
 	if _, _, err := f.s.CreateOptOut(f.ws, "", f.phones[5], OptOutAdmin); err != nil {
 		t.Fatal(err)
 	}
 	n5, n6 := f.phoneNum(t, f.phones[5]), f.phoneNum(t, f.phones[6])
-	kept := func() numSet {
-		var s numSet
-		_ = f.s.db.View(func(tx *bolt.Tx) error { s, _ = c.get(tx, k); return nil })
+	kept := func() index.Set {
+		var s index.Set
+		_ = f.s.db.View(func(tx *bolt.Tx) error { s, _ = f.s.idx.KeptSet(tx, k); return nil })
 		return s
 	}
 	before := kept()
-	if before == nil || !before.has(n5) {
+	if before == nil || !before.Has(n5) {
 		t.Fatal("the opted-out set is not kept with the opt-out")
 	}
 	boom := errors.New("boom")
-	err := f.s.update(func(tx *bolt.Tx, _ *effects) error {
+	err := f.s.update(func(tx *wtx) error {
 		if _, err := removeOptOut(tx, f.ws, f.phones[5]); err != nil {
 			return err
 		}
@@ -94,8 +93,8 @@ func TestRolledBackWriteLeavesTheKeptSets(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("the failing batched write returned %v", err)
 	}
-	err = f.s.updateNow(func(tx *bolt.Tx, fx *effects) error {
-		if _, _, err := f.s.createOptOut(tx, fx, f.ws, "", f.phones[6], OptOutAdmin); err != nil {
+	err = f.s.updateNow(func(tx *wtx) error {
+		if _, _, err := f.s.createOptOut(tx, f.ws, "", f.phones[6], OptOutAdmin); err != nil {
 			return err
 		}
 		return boom
@@ -107,7 +106,7 @@ func TestRolledBackWriteLeavesTheKeptSets(t *testing.T) {
 	if after == nil {
 		t.Fatal("a rolled-back write left the set to be rebuilt")
 	}
-	if &after[0] != &before[0] || !after.has(n5) || after.has(n6) {
+	if &after[0] != &before[0] || !after.Has(n5) || after.Has(n6) {
 		t.Error("a rolled-back write changed the kept set")
 	}
 	f.check(t, "two rolled-back writes")
@@ -119,19 +118,15 @@ func TestRolledBackWriteLeavesTheKeptSets(t *testing.T) {
 // set that misses a committed write.
 func TestReaderBetweenCommitAndPatch(t *testing.T) {
 	f := newPatchFix(t)
-	c := cacheOf(f.s.db)
-	k := f.key(setOptedOut)
+	k := f.key(index.SetOptedOut)
 	write := func(phone string, meanwhile func()) {
 		t.Helper()
-		tx, err := f.s.db.Begin(true)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tx := beginWrite(t, f.s)
 		tx.OnCommit(meanwhile) // registered first, so it runs before the patch
-		if _, _, err := f.s.createOptOut(tx, &effects{}, f.ws, "", phone, OptOutAdmin); err != nil {
+		if _, _, err := f.s.createOptOut(tx, f.ws, "", phone, OptOutAdmin); err != nil {
 			t.Fatal(err)
 		}
-		settleSets(tx)
+		tx.settleSets()
 		if err := tx.Commit(); err != nil {
 			t.Fatal(err)
 		}
@@ -139,13 +134,13 @@ func TestReaderBetweenCommitAndPatch(t *testing.T) {
 	n := f.phoneNum(t, f.phones[7])
 	write(f.phones[7], func() {
 		_ = f.s.db.View(func(tx *bolt.Tx) error {
-			if s, ok := c.get(tx, k); ok && !s.has(n) {
+			if s, ok := f.s.idx.KeptSet(tx, k); ok && !s.Has(n) {
 				t.Error("a reader between the commit and the patch used a set without the write")
 			}
 			return nil
 		})
 	})
-	if !f.kept(setOptedOut) {
+	if !f.kept(index.SetOptedOut) {
 		t.Error("the set was not patched")
 	}
 	f.check(t, "an opt-out")
@@ -159,39 +154,5 @@ func TestReaderBetweenCommitAndPatch(t *testing.T) {
 	yes := true
 	if n, _ := f.answer(t, ContactFilter{OptedOut: &yes}); n != 3 {
 		t.Errorf("%d opted out, want 3", n)
-	}
-}
-
-// TestKeptSetsStayWithinTheirBudget: however many sets are kept, their memory stays within
-// setCacheBytes, the least recently used going first.
-func TestKeptSetsStayWithinTheirBudget(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "budget.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	c := cacheOf(s.db)
-	const maxNum = 1_000_000 // 125 KB a set
-	first := setKey{"w", setGroup, "g0a"}
-	err = s.db.View(func(tx *bolt.Tx) error {
-		for i := range 300 {
-			c.put(tx, setKey{"w", setGroup, "g" + string(rune('0'+i%10)) + string(rune('a'+i/10))}, newNumSet(maxNum))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.bytes > setCacheBytes || c.bytes <= setCacheBytes-2*(maxNum/8+8) {
-		t.Errorf("kept %d bytes, want just under %d", c.bytes, setCacheBytes)
-	}
-	if _, ok := c.entries[first]; ok {
-		t.Error("the least recently used set was kept over newer ones")
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := setCaches.Load(s.db); ok {
-		t.Error("a closed store's sets are still kept")
 	}
 }

@@ -54,8 +54,8 @@ func TestSparsePagesEqualTheWalk(t *testing.T) {
 		"group, not opted out": {GroupID: gs[0].ID, OptedOut: &no}} {
 		for _, limit := range []int{1, 3, 7, 100} {
 			pages := func(cost int) (int, []string) {
-				defer func(c int) { sparseStepCost = c }(sparseStepCost)
-				sparseStepCost = cost
+				defer func(c int) { s.idx.Bounds.SparseStepCost = c }(s.idx.Bounds.SparseStepCost)
+				s.idx.Bounds.SparseStepCost = cost
 				var ids []string
 				total, cursor := 0, ""
 				for {

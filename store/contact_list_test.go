@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -15,7 +16,7 @@ func boolp(b bool) *bool { return &b }
 // TestListContactsFiltersCountsAndPages: the list counts every match, pages through them with a
 // cursor without repeats, and each filter keeps what it says.
 func TestListContactsFiltersCountsAndPages(t *testing.T) {
-	clock := &testClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	for i := range 25 {
 		csv := "firstName,phone\n"

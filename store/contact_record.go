@@ -17,7 +17,7 @@ import (
 //
 //	version(1) | uvarint num | field…
 //
-// where num is the contact's number in its workspace's search index (search_index.go) and each
+// where num is the contact's number in its workspace's search index (index.Layout) and each
 // field is a tag byte and its payload; fields holding their zero value are not written. Strings
 // are uvarint length + bytes; times are zig-zag varint nanoseconds, CreatedAt since the epoch and
 // every other time as a difference from CreatedAt (usually 0, one byte); ids are their 16 ULID

@@ -2,16 +2,18 @@ package store
 
 import (
 	"fmt"
-	"math/bits"
 	"math/rand/v2"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
-// searchSet takes every plan — postings alone, the records checked once the candidates are few
-// (forced here for every query), the phone index read in one pass — and in each finds exactly
-// the contacts the search's own matcher accepts, deleted and renamed contacts included.
+// A search in the list takes every plan of its set — postings alone, the records checked once
+// the candidates are few (forced here for every query), the phone index read in one pass — and
+// in each counts and walks exactly the contacts the search's own matcher accepts, deleted and
+// renamed contacts included.
 func TestSearchSetEveryPlan(t *testing.T) {
 	s, err := Open(t.TempDir()+"/s.db", Options{})
 	if err != nil {
@@ -50,47 +52,58 @@ func TestSearchSetEveryPlan(t *testing.T) {
 	for i := range 40 {
 		queries = append(queries, fmt.Sprint(rng.IntN(100_000)), fmt.Sprintf("%s %d", firsts[i%len(firsts)], rng.IntN(100)))
 	}
-	defer func(rp, rc int) { recordPostings, recordCost = rp, rc }(recordPostings, recordCost)
+	b := &s.idx.Bounds
+	defer func(rp, rc int) { b.RecordPostings, b.RecordCost = rp, rc }(b.RecordPostings, b.RecordCost)
 	for _, plan := range []struct {
 		name                    string
 		recordPostings, recCost int
-	}{{"postings", recordPostings, recordCost}, {"records", 0, 1_000_000}, {"phone index", 1 << 30, 0}} {
-		recordPostings, recordCost = plan.recordPostings, plan.recCost
+	}{{"postings", b.RecordPostings, b.RecordCost}, {"records", 0, 0}, {"phone index", 1 << 30, 1_000_000}} {
+		b.RecordPostings, b.RecordCost = plan.recordPostings, plan.recCost
 		for _, q := range queries {
+			pq := index.ParseQuery(q)
+			want := map[string]bool{}
 			err := s.db.View(func(tx *bolt.Tx) error {
-				got, err := searchSet(tx, w.ID, ParseQuery(q))
-				if err != nil {
-					return err
-				}
-				pq := ParseQuery(q)
-				want := map[uint32]bool{}
-				c := wsBucket(tx, bContacts, idKey(w.ID)).Cursor()
+				c := index.WsBucket(tx, bContacts, idKey(w.ID)).Cursor()
 				for k, v := c.First(); k != nil; k, v = c.Next() {
-					ct, num, err := decodeContact(v, "", w.ID, "")
+					if len(k) != 16 {
+						continue
+					}
+					ct, _, err := decodeContact(v, slotID([16]byte(k)), w.ID, "")
 					if err != nil {
 						return err
 					}
-					if d := docOf(&ct); pq.Empty() || d.matches(pq) {
-						want[num] = true
+					if d := docOf(&ct); pq.Empty() || d.Matches(pq) {
+						want[ct.ID] = true
 					}
-				}
-				n := 0
-				for i, word := range got {
-					for ; word != 0; word &= word - 1 {
-						num := uint32(i*64 + bits.TrailingZeros64(word))
-						n++
-						if !want[num] {
-							t.Errorf("plan %s, %q: num %d found, but does not match (or is deleted)", plan.name, q, num)
-						}
-					}
-				}
-				if n != len(want) {
-					t.Errorf("plan %s, %q: %d found, want %d", plan.name, q, n, len(want))
 				}
 				return nil
 			})
 			if err != nil {
 				t.Fatal(err)
+			}
+			flt := ContactFilter{Search: q}
+			page, err := s.ListContacts(w.ID, flt, "", 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if page.Total != len(want) {
+				t.Errorf("plan %s, %q: the list counts %d, want %d", plan.name, q, page.Total, len(want))
+			}
+			n := 0
+			err = s.ContactIDs(w.ID, flt, 1000, func(got []string) error {
+				for _, id := range got {
+					n++
+					if !want[id] {
+						t.Errorf("plan %s, %q: %s found, but does not match (or is deleted)", plan.name, q, id)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != len(want) {
+				t.Errorf("plan %s, %q: %d found, want %d", plan.name, q, n, len(want))
 			}
 		}
 	}
@@ -131,13 +144,14 @@ func TestSearchListPagesEveryWay(t *testing.T) {
 			cursor = p.Next
 		}
 	}
-	defer func(rd, rc, sc int) { rankDirect, rankCost, sparseStepCost = rd, rc, sc }(rankDirect, rankCost, sparseStepCost)
+	b := &s.idx.Bounds
+	defer func(rd, rc, sc int) { b.RankDirect, b.RankCost, b.SparseStepCost = rd, rc, sc }(b.RankDirect, b.RankCost, b.SparseStepCost)
 	for _, q := range []string{"an", "a", "l0", "bo", "5550", "55501"} {
 		for _, newest := range []bool{false, true} {
 			flt := ContactFilter{Search: q, Newest: newest}
-			rankDirect, rankCost, sparseStepCost = 2_000, 5, 8
+			b.RankDirect, b.RankCost, b.SparseStepCost = 2_000, 5, 8
 			byRank := pages(flt)
-			rankDirect, rankCost, sparseStepCost = 0, 1<<20, 1<<20 // every page walked
+			b.RankDirect, b.RankCost, b.SparseStepCost = 0, 1<<20, 1<<20 // every page walked
 			walked := pages(flt)
 			flt.Search = ""
 			everyone := pages(flt)

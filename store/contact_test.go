@@ -11,11 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
 func TestCreateContact(t *testing.T) {
-	clock := &testClock{time.Date(2026, 11, 21, 22, 13, 19, 123e6, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 11, 21, 22, 13, 19, 123e6, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	c, err := f.s.CreateContact(f.ws, store.ContactInput{Phone: "+14155550123", FirstName: ptr(" Ana "),
 		LastName: ptr("López"), Email: ptr("ana@example.com"), Company: ptr("Globex")})
@@ -35,8 +36,8 @@ func TestCreateContact(t *testing.T) {
 	if c.Properties == nil || c.Flags == nil || c.Addresses == nil {
 		t.Errorf("properties %v, flags %v, addresses %v: want empty, not nil", c.Properties, c.Flags, c.Addresses)
 	}
-	if !c.CreatedAt.Equal(clock.t) || !c.UpdatedAt.Equal(clock.t) {
-		t.Errorf("createdAt %v updatedAt %v, want the clock's %v", c.CreatedAt, c.UpdatedAt, clock.t)
+	if !c.CreatedAt.Equal(clock.Now()) || !c.UpdatedAt.Equal(clock.Now()) {
+		t.Errorf("createdAt %v updatedAt %v, want the clock's %v", c.CreatedAt, c.UpdatedAt, clock.Now())
 	}
 	if _, ok := store.ParseID(c.ID); !ok {
 		t.Errorf("id %q is not a ULID", c.ID)
@@ -142,7 +143,7 @@ func TestContactPropertiesAreValidatedByType(t *testing.T) {
 }
 
 func TestUpsertContactChangesOnlyGivenFields(t *testing.T) {
-	clock := &testClock{time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	addProperties(t, f)
 
@@ -177,8 +178,8 @@ func TestUpsertContactChangesOnlyGivenFields(t *testing.T) {
 	if !reflect.DeepEqual(back.Properties, want) {
 		t.Errorf("properties after merge = %v, want %v (score removed by null, tier kept)", back.Properties, want)
 	}
-	if !back.CreatedAt.Equal(c.CreatedAt) || !back.UpdatedAt.Equal(clock.t) {
-		t.Errorf("createdAt %v updatedAt %v, want %v and %v", back.CreatedAt, back.UpdatedAt, c.CreatedAt, clock.t)
+	if !back.CreatedAt.Equal(c.CreatedAt) || !back.UpdatedAt.Equal(clock.Now()) {
+		t.Errorf("createdAt %v updatedAt %v, want %v and %v", back.CreatedAt, back.UpdatedAt, c.CreatedAt, clock.Now())
 	}
 	if back.Phone() != "+14155550123" || len(back.InboundChannels) != 1 {
 		t.Errorf("inbound channels after update = %+v, want the one channel", back.InboundChannels)
@@ -203,7 +204,7 @@ func TestUpsertContactChangesOnlyGivenFields(t *testing.T) {
 func TestContactEventsNeedASubscription(t *testing.T) {
 	f := newFixture(t)
 	var notified atomic.Int32
-	f.s.OnEvents(func() { notified.Add(1) })
+	f.s.SetHooks(store.Hooks{Events: func() { notified.Add(1) }})
 
 	f.contact(t, "+14155550001", "Ana", "")
 	if evs, _, err := store.RecordedEvents(f.s, f.ws, store.EventContactCreated); err != nil || len(evs) != 0 {

@@ -102,15 +102,15 @@ func (s *Store) CreateConversation(workspaceID, from, to string) (Conversation, 
 		return conv, false, err
 	}
 	var created bool
-	err = s.update(func(tx *bolt.Tx, fx *effects) error {
-		n, ok, err := activeNumber(tx, workspaceID, from)
+	err = s.update(func(tx *wtx) error {
+		n, ok, err := activeNumber(tx.Tx, workspaceID, from)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return fromNumberError(from)
 		}
-		conv, created, err = s.conversationFor(tx, fx, workspaceID, n, []string{to}, nil)
+		conv, created, err = s.conversationFor(tx, workspaceID, n, []string{to}, nil)
 		return err
 	})
 	return conv, created, err
@@ -158,24 +158,24 @@ func findConversation(tx *bolt.Tx, workspaceID, from, addrs string) (Conversatio
 // conversationFor finds or creates the conversation of number n with the (normalized) address
 // set. A conversation created for a message gets that message's time as its last activity, so
 // that it is written once.
-func (s *Store) conversationFor(tx *bolt.Tx, fx *effects, workspaceID string, n PhoneNumber, addrs []string, activity *time.Time) (Conversation, bool, error) {
-	return s.conversationWith(tx, fx, workspaceID, n, addrs, activity, ConversationOpen)
+func (s *Store) conversationFor(tx *wtx, workspaceID string, n PhoneNumber, addrs []string, activity *time.Time) (Conversation, bool, error) {
+	return s.conversationWith(tx, workspaceID, n, addrs, activity, ConversationOpen)
 }
 
 // conversationWith is conversationFor creating a missing conversation with the given status
 // (a broadcast copy's starts closed), written once.
-func (s *Store) conversationWith(tx *bolt.Tx, fx *effects, workspaceID string, n PhoneNumber, addrs []string, activity *time.Time, status string) (Conversation, bool, error) {
+func (s *Store) conversationWith(tx *wtx, workspaceID string, n PhoneNumber, addrs []string, activity *time.Time, status string) (Conversation, bool, error) {
 	addrs = NormalizeGroup(addrs)
 	key := strings.Join(addrs, "-")
-	if c, ok, err := findConversation(tx, workspaceID, n.Phone, key); ok || err != nil {
+	if c, ok, err := findConversation(tx.Tx, workspaceID, n.Phone, key); ok || err != nil {
 		return c, false, err
 	}
 	for _, a := range addrs {
 		// Only existence matters here: no need to decode the contact record.
-		if contactIDByPhone(tx, workspaceID, a) != "" {
+		if contactIDByPhone(tx.Tx, workspaceID, a) != "" {
 			continue
 		}
-		if _, err := s.insertContact(tx, fx, workspaceID, ContactInput{Phone: a, Source: SourceAPI}); err != nil {
+		if _, err := s.insertContact(tx, workspaceID, ContactInput{Phone: a, Source: SourceAPI}); err != nil {
 			return Conversation{}, false, err
 		}
 	}
@@ -184,7 +184,7 @@ func (s *Store) conversationWith(tx *bolt.Tx, fx *effects, workspaceID string, n
 		Status: status, AssignedUserIDs: []string{}, Labels: []string{}, From: n.Phone,
 		InboundChannelAddresses: key, Addresses: addrs, OutboundChannelID: n.ID, LastMessageTime: activity,
 		CreatedAt: now, UpdatedAt: now}
-	convChanged(tx, workspaceID, addrs, true) // the list's kept sets (contact_list_patch.go)
+	convChanged(tx, workspaceID, addrs, true)
 	idx := tx.Bucket(bConvKey)
 	if err := idx.Put(idxKey(workspaceID, convKeyTerm(n.Phone, key), c.ID), nil); err != nil {
 		return c, false, err
@@ -195,7 +195,7 @@ func (s *Store) conversationWith(tx *bolt.Tx, fx *effects, workspaceID string, n
 	if err := putMemberTerms(idx, &c); err != nil {
 		return c, false, err
 	}
-	if err := putActivity(tx, &c); err != nil {
+	if err := putActivity(tx.Tx, &c); err != nil {
 		return c, false, err
 	}
 	return c, true, putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c)
@@ -325,7 +325,7 @@ func activityKey(c *Conversation) []byte {
 }
 
 func putActivity(tx *bolt.Tx, c *Conversation) error {
-	return tx.Bucket(bConvActivity).Put(activityKey(c), activityValue(tx, c)) // inbox_search.go
+	return tx.Bucket(bConvActivity).Put(activityKey(c), activityValue(tx, c))
 }
 
 func deleteActivity(tx *bolt.Tx, c *Conversation) error {
@@ -374,14 +374,14 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 		}
 	}
 	if u.Status != nil && *u.Status == ConversationSnoozed {
-		if fe := checkSnooze(u.SnoozeUntil, s.Now()); fe != nil { // snooze.go
+		if fe := checkSnooze(u.SnoozeUntil, s.Now()); fe != nil {
 			errs = append(errs, *fe)
 		}
 	}
 	if errs != nil {
 		return c, errs
 	}
-	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+	err := s.updateNow(func(tx *wtx) error {
 		ok, err := getJSON(tx.Bucket(bConversations), wsKeyChecked(workspaceID, id), &c)
 		if err != nil {
 			return err
@@ -392,14 +392,14 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 		before := c
 		if u.AssignedUserIDs != nil {
 			ids := NormalizeGroup(*u.AssignedUserIDs)
-			if fe, ok := checkMentions(tx, workspaceID, ids); !ok {
+			if fe, ok := checkMentions(tx.Tx, workspaceID, ids); !ok {
 				fe.Field, fe.Message = "assignedUserIds", strings.Replace(fe.Message, "must be", "assignees must be", 1)
 				return ValidationError{fe}
 			}
 			c.AssignedUserIDs = orEmpty(ids)
 		}
 		if u.Status != nil {
-			if err := setStatus(tx, &c, *u.Status, u.SnoozeUntil); err != nil {
+			if err := setStatus(tx.Tx, &c, *u.Status, u.SnoozeUntil); err != nil {
 				return err
 			}
 		}
@@ -407,14 +407,14 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 			c.Labels = orEmpty(labels)
 		}
 		c.UpdatedAt = s.Now()
-		if err := s.logChanges(tx, fx, &before, &c, u.ActorID); err != nil { // conversation_log.go
+		if err := s.logChanges(tx, &before, &c, u.ActorID); err != nil {
 			return err
 		}
 		if err := putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c); err != nil {
 			return err
 		}
 		if u.AssignedUserIDs != nil {
-			return s.liveAssigned(tx, fx, &c, before.AssignedUserIDs, u.ActorID) // live_changes.go
+			return s.liveAssigned(tx, &c, before.AssignedUserIDs, u.ActorID)
 		}
 		return nil
 	})

@@ -48,7 +48,7 @@ var entryChange = map[string]string{EntryStatus: "status", EntrySnoozeUp: "statu
 // putEntry writes e (id and time given here), its thread index entry and its live event: each
 // triage change is one conversation event naming the entry, so an open thread appends every
 // entry as it is written, whatever wrote it (a form, the API, a block, the snooze sweep).
-func (s *Store) putEntry(tx *bolt.Tx, fx *effects, e ConversationEntry) error {
+func (s *Store) putEntry(tx *wtx, e ConversationEntry) error {
 	e.ID, e.CreatedAt = s.NewID(), s.Now()
 	if err := putJSON(tx.Bucket(bConvEntries), wsKey(e.WorkspaceID, e.ID), e); err != nil {
 		return err
@@ -60,30 +60,30 @@ func (s *Store) putEntry(tx *bolt.Tx, fx *effects, e ConversationEntry) error {
 	if e.Status != "" {
 		fields["status"] = e.Status
 	}
-	return s.live(tx, fx, e.WorkspaceID, LiveConversation, e.ConversationID, "", fields)
+	return s.live(tx, e.WorkspaceID, LiveConversation, e.ConversationID, "", fields)
 }
 
 // logChanges writes an entry for each triage field that differs between before and after.
-func (s *Store) logChanges(tx *bolt.Tx, fx *effects, before, after *Conversation, userID string) error {
+func (s *Store) logChanges(tx *wtx, before, after *Conversation, userID string) error {
 	base := ConversationEntry{WorkspaceID: after.WorkspaceID, ConversationID: after.ID, UserID: userID}
 	if before.Status != after.Status || !sameTime(before.SnoozedUntil, after.SnoozedUntil) {
 		e := base
 		e.Kind, e.Status, e.SnoozeUntil = EntryStatus, after.Status, after.SnoozedUntil
-		if err := s.putEntry(tx, fx, e); err != nil {
+		if err := s.putEntry(tx, e); err != nil {
 			return err
 		}
 	}
 	if added, removed := diff(before.AssignedUserIDs, after.AssignedUserIDs); len(added)+len(removed) > 0 {
 		e := base
 		e.Kind, e.Added, e.Removed = EntryAssign, added, removed
-		if err := s.putEntry(tx, fx, e); err != nil {
+		if err := s.putEntry(tx, e); err != nil {
 			return err
 		}
 	}
 	if added, removed := diff(before.Labels, after.Labels); len(added)+len(removed) > 0 {
 		e := base
 		e.Kind, e.Added, e.Removed = EntryLabels, added, removed
-		if err := s.putEntry(tx, fx, e); err != nil {
+		if err := s.putEntry(tx, e); err != nil {
 			return err
 		}
 	}
@@ -91,13 +91,13 @@ func (s *Store) logChanges(tx *bolt.Tx, fx *effects, before, after *Conversation
 }
 
 // logBlock writes a block or unblock entry into every 1:1 conversation with phone.
-func (s *Store) logBlock(tx *bolt.Tx, fx *effects, workspaceID, userID, phone string, blocked bool) error {
+func (s *Store) logBlock(tx *wtx, workspaceID, userID, phone string, blocked bool) error {
 	kind := EntryUnblock
 	if blocked {
 		kind = EntryBlock
 	}
 	for _, id := range idxIDs(tx.Bucket(bConvKey), workspaceID, convAddrTerm(phone)) {
-		if err := s.putEntry(tx, fx, ConversationEntry{WorkspaceID: workspaceID, ConversationID: id, UserID: userID,
+		if err := s.putEntry(tx, ConversationEntry{WorkspaceID: workspaceID, ConversationID: id, UserID: userID,
 			Kind: kind, Phone: phone}); err != nil {
 			return err
 		}

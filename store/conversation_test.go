@@ -6,11 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
 func TestCreateConversationReturnsTheExistingOne(t *testing.T) {
-	clock := &testClock{time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	c, created, err := f.s.CreateConversation(f.ws, f.number, "+14155550123")
 	if err != nil || !created {

@@ -15,9 +15,6 @@ import (
 // day is full (they answer or follow up a conversation). A copy cancelled before it went gives
 // its place back.
 
-// bNumberDaySends counts the messages each capped number sends per workspace day.
-var bNumberDaySends = []byte("number_day_sends") // number id(16) | yyyymmdd -> count(8)
-
 // MaxDailyCap bounds a number's daily cap (a day has 86,400 seconds; no carrier allows more
 // than this many texts a day from one number).
 const MaxDailyCap = 10_000_000

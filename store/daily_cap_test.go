@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -12,7 +13,7 @@ import (
 // the next day's midnight there, and go when it comes; a cancelled copy gives its place back.
 func TestDailyCapAcrossMidnightInTheWorkspaceZone(t *testing.T) {
 	// Monday 2026-01-12, 23:00 EST is already Tuesday 04:00 UTC.
-	clock := &testClock{t: time.Date(2026, 1, 13, 4, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 1, 13, 4, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	if _, err := f.s.UpdateWorkspace(f.ws, store.WorkspaceSettings{TimeZone: ptr("America/New_York")}); err != nil {
 		t.Fatal(err)
@@ -55,7 +56,7 @@ func TestDailyCapAcrossMidnightInTheWorkspaceZone(t *testing.T) {
 	if fmt.Sprint(statuses) != fmt.Sprint(want) {
 		t.Errorf("copies %v, want %v", statuses, want)
 	}
-	for day, n := range map[time.Time]int{clock.t: 3, tuesday: 3, wednesday: 1} {
+	for day, n := range map[time.Time]int{clock.Now(): 3, tuesday: 3, wednesday: 1} {
 		if c, _ := f.s.SentOnDay(f.ws, numberID, day); c != n {
 			t.Errorf("counted %d on %s, want %d", c, day.In(est).Format("Mon Jan 2"), n)
 		}
@@ -65,8 +66,8 @@ func TestDailyCapAcrossMidnightInTheWorkspaceZone(t *testing.T) {
 	if n := promote(t, f, tuesday.Add(-time.Second)); n != 0 {
 		t.Errorf("before midnight EST %d copies were released", n)
 	}
-	clock.t = tuesday
-	if n := promote(t, f, clock.t); n != 3 {
+	clock.Set(tuesday)
+	if n := promote(t, f, clock.Now()); n != 3 {
 		t.Errorf("at midnight EST %d copies were released, want 3", n)
 	}
 	if ids := claimedIDs(claimAll(t, f.s, 10)); len(ids) != 2+1+3 {
@@ -106,7 +107,7 @@ func TestDailyCapAcrossMidnightInTheWorkspaceZone(t *testing.T) {
 // The cap and the state's hours together: a copy pushed to the next day waits there for the
 // state's window, and says both.
 func TestDailyCapThenStateHours(t *testing.T) {
-	clock := &testClock{t: time.Date(2026, 1, 14, 16, 0, 0, 0, time.UTC)} // Wednesday 10:00 CST
+	clock := testutil.NewClock(time.Date(2026, 1, 14, 16, 0, 0, 0, time.UTC)) // Wednesday 10:00 CST
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	on := true
 	if _, err := f.s.UpdateWorkspace(f.ws, store.WorkspaceSettings{TimeZone: ptr("America/Chicago"), StateHours: &on}); err != nil {

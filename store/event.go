@@ -58,8 +58,8 @@ type Event struct {
 }
 
 // emit records an event and queues one delivery per active subscription of the workspace to
-// that event name whose user is still a member, inside the caller's transaction.
-func (s *Store) emit(tx *bolt.Tx, fx *effects, workspaceID, name string, payload any) error {
+// that event name whose user is still an enabled member, inside the caller's transaction.
+func (s *Store) emit(tx *wtx, workspaceID, name string, payload any) error {
 	subs := idxIDs(tx.Bucket(bSubEvent), workspaceID, name)
 	if len(subs) == 0 {
 		return nil
@@ -72,19 +72,20 @@ func (s *Store) emit(tx *bolt.Tx, fx *effects, workspaceID, name string, payload
 	ev := Event{ID: s.NewID(), WorkspaceID: workspaceID, Name: name, Payload: data, CreatedAt: now}
 	queued := false
 	for _, subID := range subs {
-		sub, ok, err := getSubscription(tx, workspaceID, subID)
+		sub, ok, err := getSubscription(tx.Tx, workspaceID, subID)
 		if err != nil {
 			return err
 		}
-		// A subscription lives only while its user may act on the workspace. Ending
-		// the membership deletes it in the same transaction; the check here keeps that true for
-		// any path that ends a membership without going through RemoveMember.
-		if !ok || !sub.Active || (sub.UserID != "" && !isMember(tx, workspaceID, sub.UserID)) {
+		// A subscription delivers only while its user may act on the workspace: a member, not
+		// disabled. Ending the membership deletes it in the same transaction; the check here
+		// keeps that true for any path that ends a membership without going through
+		// RemoveMember, and holds a disabled user's subscriptions until they are enabled.
+		if subscriptionStale(tx.Tx, sub, ok) != "" {
 			continue
 		}
 		d := Delivery{ID: s.NewID(), EventID: ev.ID, SubscriptionID: sub.ID, WorkspaceID: workspaceID,
 			EventName: name, Status: DeliveryPending, NextAt: now, CreatedAt: now, UpdatedAt: now}
-		if err := PutDelivery(tx, d); err != nil {
+		if err := PutDelivery(tx.Tx, d); err != nil {
 			return err
 		}
 		if err := tx.Bucket(bSubDeliveries).Put(wsKey(sub.ID, d.ID), nil); err != nil {
@@ -95,7 +96,7 @@ func (s *Store) emit(tx *bolt.Tx, fx *effects, workspaceID, name string, payload
 	if !queued {
 		return nil
 	}
-	fx.events = true
+	tx.events = true
 	return putJSON(tx.Bucket(bEvents), idKey(ev.ID), ev)
 }
 

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // BulkContacts inserts contacts in write transactions of a few hundred, as an import does, so
@@ -17,10 +19,10 @@ func BulkContacts(s *Store, workspaceID string, ins []ContactInput) ([]Contact, 
 		part := ins[:min(chunk, len(ins))]
 		ins = ins[len(part):]
 		n := len(out)
-		err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+		err := s.updateNow(func(tx *wtx) error {
 			out = out[:n]
 			for _, in := range part {
-				c, err := s.insertContact(tx, fx, workspaceID, in)
+				c, err := s.insertContact(tx, workspaceID, in)
 				if err != nil {
 					return err
 				}
@@ -165,31 +167,32 @@ func SetInboxScan(n int) (restore func()) {
 
 // SearchWork is the work one search did: postings entries decoded, records read, phone index
 // entries scanned.
-type SearchWork = searchWork
+type SearchWork = index.Work
 
 // SearchContactsWork is SearchContacts also returning the work it did.
 func SearchContactsWork(s *Store, workspaceID, searchText string) ([]Contact, SearchWork, error) {
 	return s.searchContacts(workspaceID, searchText)
 }
 
-// SetSearchBounds sets the candidate count at which a search verifies on records and the
+// SetSearchBounds sets the candidate count at which s's searches verify on records and the
 // budget of a tiny-digit walk until restore is called.
-func SetSearchBounds(verify, tinyWalk int) (restore func()) {
-	v, w := verifyDirect, tinyWalkBudget
-	verifyDirect, tinyWalkBudget = verify, tinyWalk
-	return func() { verifyDirect, tinyWalkBudget = v, w }
+func SetSearchBounds(s *Store, verify, tinyWalk int) (restore func()) {
+	b := &s.idx.Bounds
+	v, w := b.VerifyDirect, b.TinyWalkBudget
+	b.VerifyDirect, b.TinyWalkBudget = verify, tinyWalk
+	return func() { b.VerifyDirect, b.TinyWalkBudget = v, w }
 }
 
 // PostingsEntries is how many entries the workspace's postings hold, all terms together.
 func PostingsEntries(s *Store, workspaceID string) (int, error) {
 	n := 0
 	err := s.db.View(func(tx *bolt.Tx) error {
-		b := readSplit(tx, bContactTerms, idKey(workspaceID))
-		if !b.exists() {
+		b := index.ReadSplit(tx, indexLayout.Terms, idKey(workspaceID))
+		if !b.Exists() {
 			return nil
 		}
 		var err error
-		n, err = b.addPostingsN(newNumSet(uint32(wsBucket(tx, bContactNums, idKey(workspaceID)).Sequence())), "", false)
+		n, err = b.AddPostings(index.NewSet(uint32(index.WsBucket(tx, bContactNums, idKey(workspaceID)).Sequence())), "", false)
 		return err
 	})
 	return n, err

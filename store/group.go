@@ -52,15 +52,15 @@ func (s *Store) CreateGroup(workspaceID, name string) (Group, error) {
 		return Group{}, err
 	}
 	var g Group
-	err = s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
-			return fx.refuse(err)
+	err = s.update(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
+			return tx.refuse(err)
 		}
 		if idxFirst(tx.Bucket(bGroupName), workspaceID, groupNameTerm(name)) != "" {
-			return fx.refuse(errorf(ErrConflict, "a group named %q already exists", name))
+			return tx.refuse(errorf(ErrConflict, "a group named %q already exists", name))
 		}
 		var err error
-		g, err = s.insertGroup(tx, workspaceID, name)
+		g, err = s.insertGroup(tx.Tx, workspaceID, name)
 		return err
 	})
 	return g, err
@@ -147,13 +147,13 @@ func (s *Store) RenameGroup(workspaceID, id, name string) (Group, error) {
 		return Group{}, err
 	}
 	var g Group
-	err = s.update(func(tx *bolt.Tx, fx *effects) error {
+	err = s.update(func(tx *wtx) error {
 		var err error
-		if g, err = getGroup(tx, workspaceID, id); err != nil {
-			return fx.refuse(err)
+		if g, err = getGroup(tx.Tx, workspaceID, id); err != nil {
+			return tx.refuse(err)
 		}
 		if other := idxFirst(tx.Bucket(bGroupName), workspaceID, groupNameTerm(name)); other != "" && other != g.ID {
-			return fx.refuse(errorf(ErrConflict, "a group named %q already exists", name))
+			return tx.refuse(errorf(ErrConflict, "a group named %q already exists", name))
 		}
 		if err := tx.Bucket(bGroupName).Delete(idxKey(workspaceID, groupNameTerm(g.Name), g.ID)); err != nil {
 			return err
@@ -169,8 +169,8 @@ func (s *Store) RenameGroup(workspaceID, id, name string) (Group, error) {
 
 // DeleteGroup deletes a group and its memberships (the contacts stay).
 func (s *Store) DeleteGroup(workspaceID, id string) error {
-	return s.updateNow(func(tx *bolt.Tx, _ *effects) error {
-		g, err := getGroup(tx, workspaceID, id)
+	return s.updateNow(func(tx *wtx) error {
+		g, err := getGroup(tx.Tx, workspaceID, id)
 		if err != nil {
 			return err
 		}
@@ -180,7 +180,7 @@ func (s *Store) DeleteGroup(workspaceID, id string) error {
 		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
 			keys = append(keys, bytes.Clone(k))
 		}
-		groupSetDropped(tx, workspaceID, g.ID) // the list's kept sets (contact_list_patch.go)
+		groupSetDropped(tx, workspaceID, g.ID)
 		for _, k := range keys {
 			if err := tx.Bucket(bGroupMembers).Delete(k); err != nil {
 				return err
@@ -209,18 +209,18 @@ func (s *Store) AddToGroup(workspaceID, groupName, phone string) (Contact, Group
 	if phone = strings.TrimSpace(phone); !ValidE164(phone) {
 		return c, g, ValidationError{{"phone", E164Message}}
 	}
-	err = s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
-			return fx.refuse(err)
+	err = s.update(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
+			return tx.refuse(err)
 		}
 		if id := idxFirst(tx.Bucket(bGroupName), workspaceID, groupNameTerm(name)); id != "" {
-			if g, err = getGroup(tx, workspaceID, id); err != nil {
+			if g, err = getGroup(tx.Tx, workspaceID, id); err != nil {
 				return err
 			}
-		} else if g, err = s.insertGroup(tx, workspaceID, name); err != nil {
+		} else if g, err = s.insertGroup(tx.Tx, workspaceID, name); err != nil {
 			return err
 		}
-		if c, err = s.ensureContact(tx, fx, workspaceID, phone, SourceAPI); err != nil {
+		if c, err = s.ensureContact(tx, workspaceID, phone, SourceAPI); err != nil {
 			return err
 		}
 		return s.addMember(tx, &g, c.ID)
@@ -230,24 +230,24 @@ func (s *Store) AddToGroup(workspaceID, groupName, phone string) (Contact, Group
 
 // AddContactToGroup puts a contact (by id) into a group (by id).
 func (s *Store) AddContactToGroup(workspaceID, groupID, contactID string) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
-		g, err := getGroup(tx, workspaceID, groupID)
+	return s.update(func(tx *wtx) error {
+		g, err := getGroup(tx.Tx, workspaceID, groupID)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
-		if _, err := getContact(tx, workspaceID, contactID); err != nil {
-			return fx.refuse(err)
+		if _, err := getContact(tx.Tx, workspaceID, contactID); err != nil {
+			return tx.refuse(err)
 		}
 		return s.addMember(tx, &g, contactID)
 	})
 }
 
-func (s *Store) addMember(tx *bolt.Tx, g *Group, contactID string) error {
+func (s *Store) addMember(tx *wtx, g *Group, contactID string) error {
 	k := memberKey(g.WorkspaceID, g.ID, contactID)
 	if hasKey(tx.Bucket(bGroupMembers), k) {
 		return nil
 	}
-	groupMemberChanged(tx, g.WorkspaceID, g.ID, contactID) // the list's kept sets (contact_list_patch.go)
+	groupMemberChanged(tx, g.WorkspaceID, g.ID, contactID)
 	if err := tx.Bucket(bGroupMembers).Put(k, nil); err != nil {
 		return err
 	}
@@ -262,17 +262,17 @@ func (s *Store) addMember(tx *bolt.Tx, g *Group, contactID string) error {
 // RemoveFromGroup takes a contact out of a group; it reports whether it was a member.
 func (s *Store) RemoveFromGroup(workspaceID, groupID, contactID string) (bool, error) {
 	removed := false
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+	err := s.update(func(tx *wtx) error {
 		removed = false
-		g, err := getGroup(tx, workspaceID, groupID)
+		g, err := getGroup(tx.Tx, workspaceID, groupID)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
 		k := memberKey(workspaceID, g.ID, contactID)
 		if !hasKey(tx.Bucket(bGroupMembers), k) {
 			return nil
 		}
-		groupMemberChanged(tx, workspaceID, g.ID, contactID) // the list's kept sets (contact_list_patch.go)
+		groupMemberChanged(tx, workspaceID, g.ID, contactID)
 		if err := tx.Bucket(bGroupMembers).Delete(k); err != nil {
 			return err
 		}

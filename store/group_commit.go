@@ -9,7 +9,7 @@ package store
 // started as soon as the running one has committed, takes all of them. The queue forms only
 // while the disk is busy, so a batch is as big as the load makes it and never waits on a timer.
 //
-// It keeps DB.Batch's contract, which the store's write path relies on (tx.go): the functions
+// It keeps DB.Batch's contract, which the store's write path relies on (update): the functions
 // of a batch share one transaction and one fsync; if one of them returns an error (or panics),
 // the transaction is rolled back, that function runs again alone in its own transaction, and
 // the others run again together. So a function may run more than once.
@@ -19,8 +19,6 @@ import (
 	"fmt"
 	"sync"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // maxGroup bounds the writers one transaction takes (DB.Batch's default MaxBatchSize).
@@ -31,7 +29,7 @@ const maxGroup = 1000
 const groupLinger = 2 * time.Millisecond
 
 type groupCommit struct {
-	db      *bolt.DB
+	write   func(fn func(*wtx) error) error // opens a write transaction (Store.writeTx)
 	mu      sync.Mutex
 	running bool
 	queue   []groupCall
@@ -39,7 +37,7 @@ type groupCommit struct {
 }
 
 type groupCall struct {
-	fn  func(*bolt.Tx) error
+	fn  func(*wtx) error
 	err chan error
 }
 
@@ -48,7 +46,7 @@ var errRunAlone = errors.New("store: batch function failed; run it alone")
 
 // run runs fn in a transaction shared with the writers waiting beside it and returns when that
 // transaction has committed (or failed).
-func (g *groupCommit) run(fn func(*bolt.Tx) error) error {
+func (g *groupCommit) run(fn func(*wtx) error) error {
 	c := groupCall{fn: fn, err: make(chan error, 1)}
 	g.mu.Lock()
 	g.queue = append(g.queue, c)
@@ -65,7 +63,7 @@ func (g *groupCommit) run(fn func(*bolt.Tx) error) error {
 	err := <-c.err
 	if err == errRunAlone {
 		// Alone, a panic is the writer's own again (bbolt rolls the transaction back).
-		err = g.db.Update(fn)
+		err = g.write(fn)
 	}
 	return err
 }
@@ -125,17 +123,15 @@ func (g *groupCommit) loop() {
 func (g *groupCommit) commit(calls []groupCall) {
 	for len(calls) > 0 {
 		failed := -1
-		err := g.db.Update(func(tx *bolt.Tx) error {
-			beginWordBuf(tx)
+		// What the writers buffer for the whole transaction is written last, inside it (writeTx).
+		err := g.write(func(tx *wtx) error {
 			for i, c := range calls {
 				if err := callSafely(c.fn, tx); err != nil {
-					dropWordBuf(tx)
 					failed = i
 					return err
 				}
 			}
-			// What the writers buffered for the whole transaction is written last, inside it.
-			return flushWordBuf(tx)
+			return nil
 		})
 		if failed >= 0 {
 			calls[failed].err <- errRunAlone
@@ -151,7 +147,7 @@ func (g *groupCommit) commit(calls []groupCall) {
 
 // callSafely turns a panic of fn into its error, so that one writer's bug does not take down
 // the transaction loop and the writers waiting on it.
-func callSafely(fn func(*bolt.Tx) error, tx *bolt.Tx) (err error) {
+func callSafely(fn func(*wtx) error, tx *wtx) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("store: write function panicked: %v", p)

@@ -10,9 +10,13 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
-func openGroup(t *testing.T) *groupCommit {
+// openGroup returns a group commit over a fresh database file, writing through the store's own
+// write transactions (writeTx), and the file to read back what it wrote.
+func openGroup(t *testing.T) (*groupCommit, *bolt.DB) {
 	t.Helper()
 	db, err := bolt.Open(filepath.Join(t.TempDir(), "g.db"), 0o600, nil)
 	if err != nil {
@@ -22,11 +26,12 @@ func openGroup(t *testing.T) *groupCommit {
 	if err := db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("b")); return err }); err != nil {
 		t.Fatal(err)
 	}
-	return &groupCommit{db: db, arrived: make(chan struct{}, 1)}
+	s := &Store{db: db, idx: index.New(&indexLayout, setMembers, index.DefaultBounds(ImportBatchSize))}
+	return &groupCommit{write: s.writeTx, arrived: make(chan struct{}, 1)}, db
 }
 
-func putFn(key string, txID *int) func(*bolt.Tx) error {
-	return func(tx *bolt.Tx) error {
+func putFn(key string, txID *int) func(*wtx) error {
+	return func(tx *wtx) error {
 		*txID = tx.ID()
 		return tx.Bucket([]byte("b")).Put([]byte(key), []byte("v"))
 	}
@@ -36,7 +41,7 @@ func putFn(key string, txID *int) func(*bolt.Tx) error {
 // holds it.
 func block(g *groupCommit, release chan struct{}) {
 	inside := make(chan struct{})
-	go g.run(func(tx *bolt.Tx) error { close(inside); <-release; return nil })
+	go g.run(func(tx *wtx) error { close(inside); <-release; return nil })
 	<-inside
 }
 
@@ -46,8 +51,8 @@ func blockPair(g *groupCommit, release chan struct{}) {
 	first := make(chan struct{})
 	block(g, first)
 	inside := make(chan struct{})
-	go g.run(func(tx *bolt.Tx) error { close(inside); <-release; return nil })
-	go g.run(func(tx *bolt.Tx) error { return nil })
+	go g.run(func(tx *wtx) error { close(inside); <-release; return nil })
+	go g.run(func(tx *wtx) error { return nil })
 	queued(g, 2)
 	close(first)
 	<-inside
@@ -69,13 +74,13 @@ func queued(g *groupCommit, n int) {
 // TestGroupCommitSharesTransaction: the writers that arrive while a transaction commits all
 // share the next one, and every write is stored.
 func TestGroupCommitSharesTransaction(t *testing.T) {
-	g := openGroup(t)
+	g, db := openGroup(t)
 	release := make(chan struct{})
 	var firstTx int
 	firstDone := make(chan error)
 	inside := make(chan struct{})
 	go func() {
-		firstDone <- g.run(func(tx *bolt.Tx) error {
+		firstDone <- g.run(func(tx *wtx) error {
 			close(inside)
 			<-release // the disk is busy with this one
 			return putFn("first", &firstTx)(tx)
@@ -103,7 +108,7 @@ func TestGroupCommitSharesTransaction(t *testing.T) {
 			t.Fatalf("writer %d ran in transaction %d; want all %d queued writers in one transaction after %d", i, id, n, firstTx)
 		}
 	}
-	err := g.db.View(func(tx *bolt.Tx) error {
+	err := db.View(func(tx *bolt.Tx) error {
 		for i := range n {
 			if tx.Bucket([]byte("b")).Get(fmt.Append(nil, "k", i)) == nil {
 				return fmt.Errorf("k%d not stored", i)
@@ -119,7 +124,7 @@ func TestGroupCommitSharesTransaction(t *testing.T) {
 // TestGroupCommitFailureRunsAlone: a function that fails in a shared transaction gets its own
 // error and leaves nothing; the others of its batch run again and commit.
 func TestGroupCommitFailureRunsAlone(t *testing.T) {
-	g := openGroup(t)
+	g, db := openGroup(t)
 	release := make(chan struct{})
 	block(g, release)
 	boom := errors.New("boom")
@@ -128,7 +133,7 @@ func TestGroupCommitFailureRunsAlone(t *testing.T) {
 	errs := make([]error, 5)
 	for i := range 5 {
 		wg.Go(func() {
-			errs[i] = g.run(func(tx *bolt.Tx) error {
+			errs[i] = g.run(func(tx *wtx) error {
 				runs := &goodRuns
 				if i == 2 {
 					runs = &badRuns
@@ -156,7 +161,7 @@ func TestGroupCommitFailureRunsAlone(t *testing.T) {
 	if v, _ := badRuns.Load(2); *v.(*int) != 2 {
 		t.Fatalf("the failing function ran %d times; want 2 (in the batch, then alone)", *v.(*int))
 	}
-	_ = g.db.View(func(tx *bolt.Tx) error {
+	_ = db.View(func(tx *bolt.Tx) error {
 		for i := range 5 {
 			if got := tx.Bucket([]byte("b")).Get(fmt.Append(nil, "k", i)) != nil; got != (i != 2) {
 				t.Errorf("k%d stored: %v", i, got)
@@ -169,7 +174,7 @@ func TestGroupCommitFailureRunsAlone(t *testing.T) {
 // TestGroupCommitPanicStaysWithItsWriter: a panicking function panics in its own caller, and
 // the writers beside it still commit.
 func TestGroupCommitPanicStaysWithItsWriter(t *testing.T) {
-	g := openGroup(t)
+	g, _ := openGroup(t)
 	release := make(chan struct{})
 	block(g, release)
 	var wg sync.WaitGroup
@@ -178,7 +183,7 @@ func TestGroupCommitPanicStaysWithItsWriter(t *testing.T) {
 	var err1 error
 	wg.Go(func() {
 		defer func() { recovered = recover() }()
-		_ = g.run(func(tx *bolt.Tx) error { panic("bug") })
+		_ = g.run(func(tx *wtx) error { panic("bug") })
 	})
 	wg.Go(func() { err1 = g.run(putFn("ok", &tx1)) })
 	queued(g, 2)
@@ -202,7 +207,7 @@ func TestGroupCommitNoWait(t *testing.T) {
 		defer s.Close()
 		start := time.Now()
 		for range 3 {
-			if err := s.update(func(tx *bolt.Tx, fx *effects) error {
+			if err := s.update(func(tx *wtx) error {
 				return tx.Bucket(bMeta).Put([]byte("group-commit-test"), []byte("v"))
 			}); err != nil {
 				t.Fatal(err)
@@ -219,7 +224,7 @@ func TestGroupCommitNoWait(t *testing.T) {
 // transaction.
 func TestGroupCommitLingerIsBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := openGroup(t)
+		g, _ := openGroup(t)
 		// behind queues a writer behind a blocked commit, releases the commit, and returns how
 		// long the writer then took; join, when set, is called half a linger after the release.
 		behind := func(key string, txID *int, join func()) time.Duration {

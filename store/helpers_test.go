@@ -5,16 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"switchboard/store"
 )
-
-// testClock is an injectable clock that tests move by hand.
-type testClock struct{ t time.Time }
-
-func (c *testClock) Now() time.Time          { return c.t }
-func (c *testClock) Advance(d time.Duration) { c.t = c.t.Add(d) }
 
 // openStore opens a fresh database file in a temporary directory and closes it when the
 // test ends.

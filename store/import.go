@@ -16,7 +16,7 @@ import (
 //
 // At a million contacts most of a batch's cost is per page it touches, not per row (each page
 // read into a node, copied, split and written at the commit): the indexes whose keys land all
-// over their range take a batch's entries in a small recent part first (contact_index_split.go).
+// over their range take a batch's entries in a small recent part first (index.SplitIndex).
 // Bigger batches touch fewer pages per row; the bound is the file: a commit's old page copies
 // stay as free pages, so the file holds about one batch's pages more than its data (before the
 // recent parts, 5,000-row batches left 479 B per contact at 1M, 10,000-row ones 511 B, the limit
@@ -278,19 +278,19 @@ func (s *Store) readImportBatches(cr *csv.Reader, cols []importColumn, out chan<
 // writeImportBatch writes rows in one transaction: each creates or updates its contact (by
 // phone), adds its consent entry and its groups. Rows the store refuses come back as rejected.
 func (s *Store) writeImportBatch(workspaceID string, rows []importRow) (imported, updated int, rejected []ImportRowError, err error) {
-	err = s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+	err = s.updateNow(func(tx *wtx) error {
 		imported, updated, rejected = 0, 0, nil
 		// New contacts' postings are written term by term at the end of the batch.
-		fx.postings = newPostingBuf()
+		tx.postings = tx.idx.NewImportBuf()
 		// Read the types once per batch: a property removed since the header check makes
 		// its rows fail here instead of writing an unknown key.
-		types, err := propertyTypes(tx, workspaceID)
+		types, err := propertyTypes(tx.Tx, workspaceID)
 		if err != nil {
 			return err
 		}
 		groups := importGroups{}
 		for i := range rows {
-			c, created, err := s.upsertContact(tx, fx, workspaceID, rows[i].in, types)
+			c, created, err := s.upsertContact(tx, workspaceID, rows[i].in, types)
 			var verr ValidationError
 			switch {
 			case errors.As(err, &verr):
@@ -306,7 +306,7 @@ func (s *Store) writeImportBatch(workspaceID string, rows []importRow) (imported
 			if ci := rows[i].in.Consent; ci != nil {
 				// Checked when the row was read; recorded with the contact's write.
 				entry, _ := ci.check("consent.", s.Now())
-				if err := s.addConsent(tx, workspaceID, c.Phone(), entry); err != nil {
+				if err := s.addConsent(tx.Tx, workspaceID, c.Phone(), entry); err != nil {
 					return fmt.Errorf("store: import line %d: %w", rows[i].line, err)
 				}
 			}
@@ -316,10 +316,10 @@ func (s *Store) writeImportBatch(workspaceID string, rows []importRow) (imported
 				}
 			}
 		}
-		if err := groups.flush(s, tx); err != nil {
+		if err := groups.flush(s, tx.Tx); err != nil {
 			return err
 		}
-		return fx.postings.flush(tx)
+		return tx.postings.Flush(tx.Tx, &tx.sets)
 	})
 	return imported, updated, rejected, err
 }

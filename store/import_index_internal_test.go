@@ -10,6 +10,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"switchboard/internal/benchgen"
+
+	"switchboard/store/internal/index"
 )
 
 // TestImportIndexIsConsistent imports a file whose postings are written term by term at the
@@ -51,40 +53,41 @@ func checkContactIndex(t *testing.T, s *Store, workspaceID string) {
 		tenant := tenantOf(tx)
 		// The phone, e-mail and order entries the records call for, each exactly once.
 		wantPhones, wantEmails, wantOrder := map[string]string{}, map[string]bool{}, map[string]bool{}
-		err := wsBucket(tx, bContacts, ws).ForEach(func(k, v []byte) error {
+		err := index.WsBucket(tx, bContacts, ws).ForEach(func(k, v []byte) error {
 			id := [16]byte(k)
 			c, num, err := decodeContact(v, idFromKey(k), workspaceID, tenant)
 			if err != nil {
 				return err
 			}
-			gotID, rank, ok := newSlotReader(wsBucket(tx, bContactNums, ws)).slot(num)
+			gotID, rank, ok := index.NewSlotReader(index.WsBucket(tx, bContactNums, ws)).Slot(num)
 			if !ok || gotID != id {
 				t.Errorf("num %d of %s maps to %x", num, c.ID, gotID)
 			}
 			// The rank follows the contact's latest name (rows of a batch that rename a
 			// contact written earlier in it rewrite its slot).
-			if want := rankOf(docOf(&c).sortKey()); rank != want {
+			if want := index.RankOf(docOf(&c).SortKey()); rank != want {
 				t.Errorf("num %d of %s (%s %s) ranks %q, want %q", num, c.ID, c.FirstName, c.LastName, rank, want)
 			}
-			for _, term := range docOf(&c).terms() {
+			for _, term := range docOf(&c).Terms() {
 				want[term] = append(want[term], num)
 			}
 			if c.Phone() != "" {
-				wantPhones[c.Phone()] = string(numKey(num))
+				wantPhones[c.Phone()] = string(index.NumKey(num))
 			}
 			if c.Email != "" {
-				wantEmails[string(emailKey(c.Email, num))] = true
+				wantEmails[string(index.EmailKey(c.Email, num))] = true
 			}
-			wantOrder[string(orderKey(docOf(&c), num))] = true
+			wantOrder[string(index.OrderKey(docOf(&c), num))] = true
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		// Each of the three indexes as its readers see it (both parts, contact_index_split.go):
+		// Each of the three indexes as its readers see it (both parts, index.SplitIndex):
 		// every entry in one part only, and the recent part's sequence counting its entries.
-		checkEntries := func(name string, top []byte, want map[string]bool, val func(k string) string) {
-			idx := readSplit(tx, top, ws)
+		checkEntries := func(name string, top index.Split, want map[string]bool, val func(k string) string) {
+			idx := index.ReadSplit(tx, top, ws)
+			main, recent := index.WsBucket(tx, top.Main, ws), index.WsBucket(tx, top.Recent, ws)
 			n := 0
 			c := idx.Cursor()
 			var prev []byte
@@ -99,15 +102,15 @@ func checkContactIndex(t *testing.T, s *Store, workspaceID string) {
 				} else if val != nil && val(string(k)) != string(v) {
 					t.Errorf("%s: entry %q points at %x, want %x", name, k, v, val(string(k)))
 				}
-				if idx.main != nil && idx.recent != nil && hasKey(idx.main, k) && hasKey(idx.recent, k) {
+				if main != nil && recent != nil && hasKey(main, k) && hasKey(recent, k) {
 					t.Errorf("%s: entry %q is in both parts", name, k)
 				}
 			}
 			if n != len(want) {
 				t.Errorf("%s: %d entries, want %d", name, n, len(want))
 			}
-			if idx.recent != nil {
-				if got, keys := idx.recent.Sequence(), countPrefix(idx.recent, nil); got != uint64(keys) {
+			if recent != nil {
+				if got, keys := recent.Sequence(), countPrefix(recent, nil); got != uint64(keys) {
 					t.Errorf("%s: the recent part counts %d entries and holds %d", name, got, keys)
 				}
 			}
@@ -116,12 +119,12 @@ func checkContactIndex(t *testing.T, s *Store, workspaceID string) {
 		for p := range wantPhones {
 			phones[p] = true
 		}
-		checkEntries("phone", bContactPhone, phones, func(k string) string { return wantPhones[k] })
-		checkEntries("email", bContactEmail, wantEmails, nil)
-		checkEntries("order", bContactOrder, wantOrder, nil)
+		checkEntries("phone", indexLayout.Phone, phones, func(k string) string { return wantPhones[k] })
+		checkEntries("email", indexLayout.Email, wantEmails, nil)
+		checkEntries("order", indexLayout.Order, wantOrder, nil)
 		// The postings of both parts: within a part a term's chunks ascend; a num is in one part.
 		got := map[string][]uint32{}
-		for _, b := range []*bolt.Bucket{wsBucket(tx, bContactTerms, ws), wsBucket(tx, bContactTermsRecent, ws)} {
+		for _, b := range []*bolt.Bucket{index.WsBucket(tx, bContactTerms, ws), index.WsBucket(tx, bContactTermsRecent, ws)} {
 			if b == nil {
 				continue
 			}
@@ -129,10 +132,10 @@ func checkContactIndex(t *testing.T, s *Store, workspaceID string) {
 			cur := b.Cursor()
 			for k, v := cur.First(); k != nil; k, v = cur.Next() {
 				term := string(k[:len(k)-5])
-				if len(v) > chunkMax+5 {
+				if len(v) > index.ChunkMax+5 {
 					t.Errorf("chunk of %q holds %d bytes", term, len(v))
 				}
-				nums, err := decodeChunk(nil, chunkFirst(k), v)
+				nums, err := index.ChunkNums(k, v)
 				if err != nil {
 					return err
 				}
@@ -148,10 +151,10 @@ func checkContactIndex(t *testing.T, s *Store, workspaceID string) {
 		for term := range got {
 			slices.Sort(got[term])
 		}
-		if recent := wsBucket(tx, bContactTermsRecent, ws); recent != nil {
+		if recent := index.WsBucket(tx, bContactTermsRecent, ws); recent != nil {
 			n := 0
 			recent.ForEach(func(k, v []byte) error {
-				nums, _ := decodeChunk(nil, chunkFirst(k), v)
+				nums, _ := index.ChunkNums(k, v)
 				n += len(nums)
 				return nil
 			})

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"io"
 	"strings"
 	"time"
@@ -41,9 +42,9 @@ const (
 func (s *Store) CreateImportJob(j ImportJob) (ImportJob, error) {
 	now := s.Now()
 	j.ID, j.Status, j.CreatedAt, j.UpdatedAt = s.NewID(), ImportMapping, now, now
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, j.WorkspaceID); err != nil {
-			return fx.refuse(err)
+	err := s.update(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, j.WorkspaceID); err != nil {
+			return tx.refuse(err)
 		}
 		return putJSON(tx.Bucket(bImportJobs), wsKey(j.WorkspaceID, j.ID), j)
 	})
@@ -85,13 +86,46 @@ func (s *Store) ImportJobs(workspaceID string, limit int) ([]ImportJob, error) {
 // SaveImportJob writes a job's mapping, status and progress.
 func (s *Store) SaveImportJob(j ImportJob) error {
 	j.UpdatedAt = s.Now()
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
+	return s.update(func(tx *wtx) error {
 		k := wsKeyChecked(j.WorkspaceID, j.ID)
 		if tx.Bucket(bImportJobs).Get(k) == nil {
-			return fx.refuse(errorf(ErrNotFound, "import not found"))
+			return tx.refuse(errorf(ErrNotFound, "import not found"))
 		}
 		return putJSON(tx.Bucket(bImportJobs), k, j)
 	})
+}
+
+// ExpireImportUploads marks failed, with the reason why, every job still waiting for its mapping
+// that was uploaded before before, and returns them (their files are the caller's to delete).
+func (s *Store) ExpireImportUploads(before time.Time, why string) ([]ImportJob, error) {
+	var out []ImportJob
+	err := s.update(func(tx *wtx) error {
+		out = out[:0]
+		b := tx.Bucket(bImportJobs)
+		var keys [][]byte
+		err := b.ForEach(func(k, v []byte) error {
+			var j ImportJob
+			if err := jsonUnmarshal(v, &j); err != nil {
+				return err
+			}
+			if j.Status == ImportMapping && j.CreatedAt.Before(before) {
+				keys = append(keys, bytes.Clone(k))
+				out = append(out, j)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for i, k := range keys {
+			out[i].Status, out[i].Error, out[i].UpdatedAt = ImportFailed, why, s.Now()
+			if err := putJSON(b, k, out[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // ImportOptions are a mapped import's hooks.

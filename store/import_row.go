@@ -222,18 +222,18 @@ func skipBOM(r io.Reader) io.Reader {
 // and written once at the end of the batch, with its new size.
 type importGroups map[string]*Group // by groupNameTerm
 
-func (ig importGroups) add(s *Store, tx *bolt.Tx, workspaceID, name, contactID string) error {
+func (ig importGroups) add(s *Store, tx *wtx, workspaceID, name, contactID string) error {
 	term := groupNameTerm(name)
 	g := ig[term]
 	if g == nil {
 		if id := idxFirst(tx.Bucket(bGroupName), workspaceID, term); id != "" {
-			found, err := getGroup(tx, workspaceID, id)
+			found, err := getGroup(tx.Tx, workspaceID, id)
 			if err != nil {
 				return err
 			}
 			g = &found
 		} else {
-			created, err := s.insertGroup(tx, workspaceID, strings.TrimSpace(name))
+			created, err := s.insertGroup(tx.Tx, workspaceID, strings.TrimSpace(name))
 			if err != nil {
 				return err
 			}
@@ -245,7 +245,7 @@ func (ig importGroups) add(s *Store, tx *bolt.Tx, workspaceID, name, contactID s
 	if hasKey(tx.Bucket(bGroupMembers), k) {
 		return nil
 	}
-	groupMemberChanged(tx, workspaceID, g.ID, contactID) // the list's kept sets (contact_list_patch.go)
+	groupMemberChanged(tx, workspaceID, g.ID, contactID)
 	if err := tx.Bucket(bGroupMembers).Put(k, nil); err != nil {
 		return err
 	}

@@ -81,18 +81,18 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		return InboundResult{}, ValidationError{{"from", E164Message}}
 	}
 	var r InboundResult
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+	err := s.update(func(tx *wtx) error {
 		r = InboundResult{}
-		w, err := getWorkspace(tx, workspaceID)
+		w, err := getWorkspace(tx.Tx, workspaceID)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
-		n, ok, err := activeNumber(tx, workspaceID, in.To)
+		n, ok, err := activeNumber(tx.Tx, workspaceID, in.To)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return fx.refuse(errorf(ErrNotFound, "number %s is not an active number of this workspace", in.To))
+			return tx.refuse(errorf(ErrNotFound, "number %s is not an active number of this workspace", in.To))
 		}
 		if in.ProviderID != "" {
 			if v := tx.Bucket(bMsgProvider).Get(providerKey(in.Provider, in.ProviderID)); len(v) == 32 {
@@ -103,14 +103,14 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		}
 		now := s.Now()
 		r.At = now
-		r.Blocked = isBlocked(tx, workspaceID, in.From)
+		r.Blocked = isBlocked(tx.Tx, workspaceID, in.From)
 		// The contact first, so that a new one is recorded as inbound (conversationFor would
 		// make it an API contact).
-		c, err := s.ensureContact(tx, fx, workspaceID, in.From, SourceInbound)
+		c, err := s.ensureContact(tx, workspaceID, in.From, SourceInbound)
 		if err != nil {
 			return err
 		}
-		conv, _, err := s.conversationFor(tx, fx, workspaceID, n, []string{in.From}, nil)
+		conv, _, err := s.conversationFor(tx, workspaceID, n, []string{in.From}, nil)
 		if err != nil {
 			return err
 		}
@@ -126,9 +126,9 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 			return err
 		}
 		// Twilio's media URLs need the account's credentials and vanish when the account deletes
-		// them: they are fetched into the store after this commit (media_fetch.go).
+		// them: they are fetched into the store after this commit (queueMediaFetches).
 		if in.Provider == ProviderTwilio {
-			if err := s.queueMediaFetches(tx, &m); err != nil {
+			if err := s.queueMediaFetches(tx.Tx, &m); err != nil {
 				return err
 			}
 		}
@@ -144,7 +144,7 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		if in.PossibleOptOut && in.Keyword == NoKeyword && !slices.Contains(conv.Labels, LabelPossibleOptOut) {
 			// Flagged in the message's own transaction, so the inbox never shows the text
 			// without its flag; a number already opted out needs no flag.
-			opted, err := s.isOptedOut(tx, workspaceID, in.From)
+			opted, err := s.isOptedOut(tx.Tx, workspaceID, in.From)
 			if err != nil {
 				return err
 			}
@@ -152,15 +152,15 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 				conv.Labels = append(slices.Clone(conv.Labels), LabelPossibleOptOut)
 			}
 		}
-		if err := touchConversation(tx, &conv, now, true); err != nil {
+		if err := touchConversation(tx.Tx, &conv, now, true); err != nil {
 			return err
 		}
 		// The live inbox hears of it: the message, who it is unread for, who is notified.
-		if err := s.liveInbound(tx, fx, &conv, &m, c); err != nil {
+		if err := s.liveInbound(tx, &conv, &m, c); err != nil {
 			return err
 		}
 		// Replies sent later wait for no answer: the contact's text cancels them.
-		if err := s.cancelSendLater(tx, fx, workspaceID, conv.ID, ReplyFirstError); err != nil {
+		if err := s.cancelSendLater(tx, workspaceID, conv.ID, ReplyFirstError); err != nil {
 			return err
 		}
 		// The contact's last inbound time is not part of its search document or its webhook
@@ -170,10 +170,10 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		if err := s.putContact(tx, &c, &old); err != nil {
 			return err
 		}
-		if err := s.emit(tx, fx, workspaceID, EventMessageReceived, messagePayload(&m)); err != nil {
+		if err := s.emit(tx, workspaceID, EventMessageReceived, messagePayload(&m)); err != nil {
 			return err
 		}
-		return s.actOnKeyword(tx, fx, &w, &conv, in, &r)
+		return s.actOnKeyword(tx, &w, &conv, in, &r)
 	})
 	if err == nil && !r.Duplicate && in.Provider == ProviderTwilio && len(r.Message.Media) > 0 {
 		s.notifyMedia()
@@ -183,10 +183,10 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 
 // actOnKeyword applies a keyword and queues its reply (high priority, sent even to a number
 // that just opted out). An empty reply setting sends nothing.
-func (s *Store) actOnKeyword(tx *bolt.Tx, fx *effects, w *Workspace, conv *Conversation, in InboundMessage, r *InboundResult) error {
+func (s *Store) actOnKeyword(tx *wtx, w *Workspace, conv *Conversation, in InboundMessage, r *InboundResult) error {
 	switch in.Keyword {
 	case KeywordStop:
-		o, created, err := s.createOptOut(tx, fx, w.ID, "", in.From, OptOutKeyword)
+		o, created, err := s.createOptOut(tx, w.ID, "", in.From, OptOutKeyword)
 		if err != nil {
 			return err
 		}
@@ -201,7 +201,7 @@ func (s *Store) actOnKeyword(tx *bolt.Tx, fx *effects, w *Workspace, conv *Conve
 		r.Removed = removed
 		// START records consent granted, whether or not an opt-out was lifted: the contact
 		// asked to be texted.
-		if err := s.addConsent(tx, w.ID, in.From, Consent{Status: ConsentGranted, Source: ConsentKeyword,
+		if err := s.addConsent(tx.Tx, w.ID, in.From, Consent{Status: ConsentGranted, Source: ConsentKeyword,
 			Method: "Texted " + strings.ToUpper(strings.TrimSpace(in.Text)), Evidence: in.Text, At: r.At}); err != nil {
 			return err
 		}
@@ -213,7 +213,7 @@ func (s *Store) actOnKeyword(tx *bolt.Tx, fx *effects, w *Workspace, conv *Conve
 	if text == "" {
 		return nil
 	}
-	reply, err := s.queueMessage(tx, fx, conv, false, r.At, SendInput{Text: text}, PriorityHigh, "")
+	reply, err := s.queueMessage(tx, conv, false, r.At, SendInput{Text: text}, PriorityHigh, "")
 	if err != nil {
 		return err
 	}
@@ -267,24 +267,24 @@ func (s *Store) RecordInboundCall(workspaceID, from, to string) (CallPayload, st
 	from, to = strings.TrimSpace(from), strings.TrimSpace(to)
 	var p CallPayload
 	greeting := ""
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		w, err := getWorkspace(tx, workspaceID)
+	err := s.update(func(tx *wtx) error {
+		w, err := getWorkspace(tx.Tx, workspaceID)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
 		greeting = w.Greeting()
-		n, ok, err := activeNumber(tx, workspaceID, to)
+		n, ok, err := activeNumber(tx.Tx, workspaceID, to)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return fx.refuse(errorf(ErrNotFound, "number %s is not an active number of this workspace", to))
+			return tx.refuse(errorf(ErrNotFound, "number %s is not an active number of this workspace", to))
 		}
 		p = CallPayload{CreatedAt: FormatTime(s.Now()), From: from, To: n.Phone, WorkspaceID: workspaceID}
-		if isBlocked(tx, workspaceID, from) {
+		if isBlocked(tx.Tx, workspaceID, from) {
 			return nil
 		}
-		return s.emit(tx, fx, workspaceID, EventCallReceived, p)
+		return s.emit(tx, workspaceID, EventCallReceived, p)
 	})
 	return p, greeting, err
 }
@@ -313,15 +313,15 @@ func (s *Store) SetBlocked(workspaceID, userID, phone string, blocked bool) erro
 	if !ValidE164(phone) {
 		return ValidationError{{"phone", E164Message}}
 	}
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
-			return fx.refuse(err)
+	return s.update(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
+			return tx.refuse(err)
 		}
-		if isBlocked(tx, workspaceID, phone) == blocked {
+		if isBlocked(tx.Tx, workspaceID, phone) == blocked {
 			return nil
 		}
-		// The change shows in the threads with the number (conversation_log.go).
-		if err := s.logBlock(tx, fx, workspaceID, userID, phone, blocked); err != nil {
+		// The change shows in the threads with the number (logBlock).
+		if err := s.logBlock(tx, workspaceID, userID, phone, blocked); err != nil {
 			return err
 		}
 		if !blocked {

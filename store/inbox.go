@@ -21,7 +21,7 @@ type InboxFilter struct {
 	Unassigned bool
 	Label      string
 	// Search matches the contact (name prefixes, folded; number digits in any formatting) or
-	// the words of one of the conversation's messages (inbox_search.go).
+	// the words of one of the conversation's messages (inboxPage).
 	Search string
 	// Limit caps the result (default 50, at most 200).
 	Limit int
@@ -55,7 +55,7 @@ func (s *Store) Inbox(workspaceID string, f InboxFilter) ([]InboxItem, error) {
 // page holds up to f.Limit rows but reads at most inboxScan conversations, so a selective filter
 // may return fewer rows (even none) and a cursor to continue from.
 func (s *Store) InboxPage(workspaceID string, f InboxFilter) ([]InboxItem, string, error) {
-	return s.inboxPage(workspaceID, f) // inbox_search.go
+	return s.inboxPage(workspaceID, f)
 }
 
 // decodeCursor turns a row's Cursor back into the key's activity and id (24 bytes).

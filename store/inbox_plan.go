@@ -8,6 +8,8 @@ import (
 
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // The inbox search has two plans for what was said, chosen by an estimate of the matching
@@ -52,27 +54,32 @@ type inboxMatcher struct {
 	ws    []byte
 	words []string // the query's message words; nil: the message test never passes
 	convs map[[16]byte]struct{}
-	walk  bool   // test each conversation's messages (convs not built yet)
-	nums  numSet // the matching messages' nums, decoded for the long conversations
-	long  int    // long conversations decided by the postings
-	cm    *contactMatcher
+	walk  bool      // test each conversation's messages (convs not built yet)
+	nums  index.Set // the matching messages' nums, decoded for the long conversations
+	long  int       // long conversations decided by the postings
+	cm    *index.ContactMatcher
+	idx   *index.Engine
 	all   bool // an empty query: every entry matches
 	work  inboxWork
 }
 
-func newInboxMatcher(tx *bolt.Tx, workspaceID string, ws []byte, query string) (*inboxMatcher, error) {
-	m := &inboxMatcher{tx: tx, ws: ws}
+func (s *Store) newInboxMatcher(tx *bolt.Tx, ws []byte, query string) (*inboxMatcher, error) {
+	m := &inboxMatcher{tx: tx, ws: ws, idx: s.idx}
 	if strings.TrimSpace(query) == "" {
 		m.all = true
 		return m, nil
 	}
-	m.words = MessageWords(query)
-	if len(m.words) > 0 && estimateMessageMatches(tx, ws, m.words, inboxWalkPostings) >= inboxWalkPostings {
+	m.words = index.MessageWords(query)
+	if len(m.words) > 0 && s.idx.EstimateMessageMatches(tx, ws, m.words, inboxWalkPostings) >= inboxWalkPostings {
 		m.walk = true
 	} else if err := m.buildSet(); err != nil {
 		return nil, err
 	}
-	cm, err := newContactMatcher(tx, workspaceID, ws, ParseQuery(query))
+	var text index.TextFunc
+	if recs := index.WsBucket(tx, bContacts, ws); recs != nil {
+		text = contactText(recs)
+	}
+	cm, err := s.idx.NewContactMatcher(tx, ws, index.ParseQuery(query), text)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +88,7 @@ func newInboxMatcher(tx *bolt.Tx, workspaceID string, ws []byte, query string) (
 }
 
 func (m *inboxMatcher) buildSet() error {
-	convs, n, err := messageMatches(m.tx, m.ws, m.words)
+	convs, n, err := m.idx.MessageMatches(m.tx, m.ws, m.words)
 	m.work.Postings += n
 	m.convs, m.walk = convs, false
 	return err
@@ -89,10 +96,10 @@ func (m *inboxMatcher) buildSet() error {
 
 func (m *inboxMatcher) release() {
 	if m.cm != nil {
-		m.cm.release()
+		m.cm.Release()
 	}
 	if m.nums != nil {
-		putNumSet(m.nums)
+		index.PutSet(m.nums)
 		m.nums = nil
 	}
 }
@@ -103,7 +110,7 @@ func (m *inboxMatcher) match(conv, v []byte) (bool, error) {
 	if m.all {
 		return true, nil
 	}
-	if len(v) == 4 && m.cm.matches(binary.BigEndian.Uint32(v)) {
+	if len(v) == 4 && m.cm.Matches(binary.BigEndian.Uint32(v)) {
 		return true, nil
 	}
 	if len(m.words) == 0 {
@@ -163,7 +170,7 @@ func (m *inboxMatcher) said(conv []byte) (bool, error) {
 		if err := jsonUnmarshal(v, &msg); err != nil {
 			return false, err
 		}
-		if msg.WordNum != 0 && prefixesAll(MessageWords(msg.Text), m.words) {
+		if msg.WordNum != 0 && prefixesAll(index.MessageWords(msg.Text), m.words) {
 			return true, nil
 		}
 	}
@@ -183,12 +190,12 @@ func (m *inboxMatcher) decideByPostings(conv []byte) (bool, error) {
 		return ok, nil
 	}
 	m.long++
-	slots := wsBucket(m.tx, bMsgSlots, m.ws)
-	if slots == nil {
+	r, ok := m.idx.MsgSlots(m.tx, m.ws)
+	if !ok {
 		return false, nil
 	}
 	if m.nums == nil {
-		nums, n, err := messageNums(m.tx, m.ws, m.words)
+		nums, n, err := m.idx.MessageNums(m.tx, m.ws, m.words)
 		m.work.Postings += n
 		if err != nil {
 			return false, err
@@ -196,13 +203,12 @@ func (m *inboxMatcher) decideByPostings(conv []byte) (bool, error) {
 		m.nums = nums
 	}
 	want := [16]byte(conv)
-	r := &msgSlotReader{c: slots.Cursor()}
 	for i := len(m.nums) - 1; i >= 0; i-- {
 		for word := m.nums[i]; word != 0; {
 			b := 63 - uint32(bits.LeadingZeros64(word))
 			word &^= 1 << b
 			m.work.Slots++
-			if id, ok := r.conv(uint32(i)*64 + b); ok && id == want {
+			if id, ok := r.Conv(uint32(i)*64 + b); ok && id == want {
 				return true, nil
 			}
 		}
@@ -225,28 +231,4 @@ func prefixesAll(words, query []string) bool {
 		}
 	}
 	return true
-}
-
-// estimateMessageMatches estimates how many messages match every one of words. Each word's
-// postings entries are counted from its chunks' sizes (a chunk's value holds at least a byte
-// per entry after its first, so bytes plus chunks bound the entries), up to 20 × limit; words
-// are taken as independent, so the estimate is the messages times the product of each word's
-// share of them.
-func estimateMessageMatches(tx *bolt.Tx, ws []byte, words []string, limit int) int {
-	terms, slots := wsBucket(tx, bMsgWords, ws), wsBucket(tx, bMsgSlots, ws)
-	if terms == nil || slots == nil {
-		return 0
-	}
-	total := float64(max(slots.Sequence(), 1))
-	est := total
-	c := terms.Cursor()
-	for _, w := range words {
-		n := 0
-		p := []byte(w)
-		for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p) && n < 20*limit; k, v = c.Next() {
-			n += len(v) + 1
-		}
-		est *= min(float64(n), total) / total
-	}
-	return int(est)
 }

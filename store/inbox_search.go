@@ -6,9 +6,10 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"switchboard/internal/textfold"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // Inbox search (/inbox?q=) covers every conversation of the workspace. A conversation matches
@@ -16,7 +17,7 @@ import (
 // digits of the number in any formatting), or when one of its messages holds, for every query
 // word, a word it prefixes (folded). The contact postings yield the set of matching contacts
 // and each activity index entry carries its 1:1 contact's num; the message words are tested
-// by the plan inbox_plan.go chooses. The walk over the activity index, newest first, then
+// by the plan inboxMatcher chooses. The walk over the activity index, newest first, then
 // reads only the conversations that match.
 
 // inboxPage walks the activity index newest first from f.Before, keeping the conversations
@@ -42,7 +43,7 @@ func (s *Store) inboxPageWork(workspaceID string, f InboxFilter) ([]InboxItem, s
 			return nil
 		}
 		prefix := idKey(workspaceID)
-		m, err := newInboxMatcher(tx, workspaceID, prefix, f.Search)
+		m, err := s.newInboxMatcher(tx, prefix, f.Search)
 		if err != nil {
 			return err
 		}
@@ -106,113 +107,13 @@ func (s *Store) inboxPageWork(workspaceID string, f InboxFilter) ([]InboxItem, s
 	return out, next, work, err
 }
 
-// contactMatcher tells whether a contact, by num, matches a query with the contact search's
-// rules. cands holds the contacts the postings allow (nil: every contact is a candidate);
-// verify makes each candidate be read and checked (query words the postings do not decide).
-type contactMatcher struct {
-	q      Query
-	cands  numSet
-	verify bool
-	none   bool
-	recs   *bolt.Bucket
-	slots  *slotReader
-	seen   map[uint32]bool
-}
-
-func newContactMatcher(tx *bolt.Tx, workspaceID string, ws []byte, q Query) (*contactMatcher, error) {
-	cm := &contactMatcher{q: q, seen: map[uint32]bool{}}
-	terms, nums, recs := readSplit(tx, bContactTerms, ws), wsBucket(tx, bContactNums, ws), wsBucket(tx, bContacts, ws)
-	if q.Empty() || !terms.exists() || nums == nil || recs == nil {
-		cm.none = true
-		return cm, nil
-	}
-	cm.recs, cm.slots = recs, newSlotReader(nums)
-	// The candidate sets, as the contact search builds them: for each text word the contacts
-	// with a term it prefixes, for each digit word the contacts with its grams.
-	type set struct {
-		prefix string
-		exact  bool
-	}
-	var sets [][]set
-	for _, w := range q.Text {
-		sets = append(sets, []set{{"t" + w, false}})
-	}
-	for _, d := range q.Digits {
-		switch {
-		case len(d) == digitGram-1:
-			var ts []set
-			for _, t := range shortDigitTerms(d) {
-				ts = append(ts, set{t, true})
-			}
-			sets = append(sets, ts)
-			continue
-		case len(d) != digitGram:
-			cm.verify = true
-		}
-		for _, g := range digitGrams(d) {
-			sets = append(sets, []set{{"d" + g, true}})
-		}
-	}
-	if len(sets) == 0 {
-		cm.verify = true // only short digit words: every contact is read and checked
-		return cm, nil
-	}
-	maxNum := uint32(nums.Sequence())
-	for _, w := range sets {
-		s := getNumSet(maxNum)
-		for _, st := range w {
-			if _, err := terms.addPostingsN(s, st.prefix, st.exact); err != nil {
-				putNumSet(s)
-				return nil, err
-			}
-		}
-		if cm.cands == nil {
-			cm.cands = s
-		} else {
-			cm.cands.and(s)
-			putNumSet(s)
-		}
-	}
-	return cm, nil
-}
-
-func (cm *contactMatcher) release() {
-	if cm.cands != nil {
-		putNumSet(cm.cands)
-		cm.cands = nil
-	}
-}
-
-func (cm *contactMatcher) matches(num uint32) bool {
-	if cm.none || num == 0 || (cm.cands != nil && !cm.cands.has(num)) {
-		return false
-	}
-	if !cm.verify {
-		return true
-	}
-	if ok, seen := cm.seen[num]; seen {
-		return ok
-	}
-	ok := false
-	if id, _, found := cm.slots.slot(num); found {
-		if v := cm.recs.Get(id[:]); v != nil {
-			if first, last, company, email, phone, err := recordText(v); err == nil {
-				d := searchDoc{first: textfold.Fold(first), last: textfold.Fold(last), company: textfold.Fold(company), email: textfold.Fold(email), digits: Digits(phone)}
-				ok = d.matches(cm.q)
-			}
-		}
-	}
-	cm.seen[num] = ok
-	return ok
-}
-
 // activityValue is the value of c's activity index entry: the num of its 1:1 contact (four
 // bytes), or nothing for a group or a number with no contact.
 func activityValue(tx *bolt.Tx, c *Conversation) []byte {
 	if c.IsGroup() || len(c.Addresses) != 1 {
 		return nil
 	}
-	if v := readSplit(tx, bContactPhone, idKey(c.WorkspaceID)).Get([]byte(c.Addresses[0])); len(v) == 4 {
+	if v := index.ReadSplit(tx, indexLayout.Phone, idKey(c.WorkspaceID)).Get([]byte(c.Addresses[0])); len(v) == 4 {
 		return slices.Clone(v)
 	}
 	return nil

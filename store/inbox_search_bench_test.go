@@ -1,7 +1,7 @@
 package store
 
 // Inbox search at scale (p99 ≤ 50 ms at 1,000,000 contacts, 100,000 conversations and
-// 1,000,000 messages): the 1M-contact fixture (bench_test.go) is copied and given 100,000
+// 1,000,000 messages): the 1M-contact fixture (bench1MFixture) is copied and given 100,000
 // conversations of 10 messages each, written in big transactions as a bulk load would.
 //
 //	go test ./store -run '^$' -bench InboxSearch1M -timeout 2h
@@ -17,8 +17,6 @@ import (
 	"switchboard/internal/benchgen"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 const (
@@ -83,12 +81,12 @@ func BenchmarkInboxSearch1M(b *testing.B) {
 		b.Fatal(err)
 	}
 	for done := 0; done < benchConvs; done += benchConvsPerTx {
-		err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+		err := s.updateNow(func(tx *wtx) error {
 			for range benchConvsPerTx {
 				c := g.Next()
 				phones, names = append(phones, c.Phone), append(names, c.First+" "+c.Last)
 				at := s.Now()
-				conv, _, err := s.conversationFor(tx, fx, ws, n, []string{c.Phone}, &at)
+				conv, _, err := s.conversationFor(tx, ws, n, []string{c.Phone}, &at)
 				if err != nil {
 					return err
 				}
@@ -106,7 +104,7 @@ func BenchmarkInboxSearch1M(b *testing.B) {
 						return err
 					}
 				}
-				if err := touchConversation(tx, &conv, at, true); err != nil {
+				if err := touchConversation(tx.Tx, &conv, at, true); err != nil {
 					return err
 				}
 			}
@@ -198,12 +196,12 @@ func BenchmarkInboxSearchSmall(b *testing.B) {
 		b.Fatal(err)
 	}
 	words := benchWords()
-	err = s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+	err = s.updateNow(func(tx *wtx) error {
 		g := benchgen.New(2)
 		for i := range 2000 {
 			c := g.Next()
 			at := s.Now()
-			conv, _, err := s.conversationFor(tx, fx, w.ID, n, []string{c.Phone}, &at)
+			conv, _, err := s.conversationFor(tx, w.ID, n, []string{c.Phone}, &at)
 			if err != nil {
 				return err
 			}

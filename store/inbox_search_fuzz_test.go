@@ -1,35 +1,10 @@
 package store_test
 
 import (
-	"strings"
 	"testing"
-	"unicode"
-	"unicode/utf8"
 
 	"switchboard/store"
 )
-
-// FuzzMessageWords: words are valid UTF-8, non-empty, at most 24 bytes, distinct, and hold
-// only letters and digits.
-func FuzzMessageWords(f *testing.F) {
-	for _, s := range []string{"", "Olá JOSÉ!", "a-b_c.d", "ﬁnance Straße", strings.Repeat("é", 40), "\x00\xff", "１２３４"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		seen := map[string]bool{}
-		for _, w := range store.MessageWords(s) {
-			if w == "" || len(w) > 24 || !utf8.ValidString(w) || seen[w] {
-				t.Fatalf("MessageWords(%q) has %q", s, w)
-			}
-			seen[w] = true
-			for _, r := range w {
-				if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != utf8.RuneError {
-					t.Fatalf("MessageWords(%q): %q holds %q", s, w, r)
-				}
-			}
-		}
-	})
-}
 
 // FuzzInboxQueryAndCursors: any search text and any cursor give a page (no error, no panic),
 // and a thread window of any cursor is at most ThreadMax items.

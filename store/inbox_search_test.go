@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -25,18 +26,6 @@ func searchPhones(t testing.TB, f *fixture, fl store.InboxFilter) []string {
 		t.Fatal(err)
 	}
 	return inboxPhones(items)
-}
-
-func TestMessageWordsFoldAndSplit(t *testing.T) {
-	got := store.MessageWords("Olá JOSÉ, your order #A-1234 ships Tuesday; olá!")
-	want := []string{"ola", "jose", "your", "order", "a", "1234", "ships", "tuesday"}
-	if !slices.Equal(got, want) {
-		t.Errorf("MessageWords = %q, want %q", got, want)
-	}
-	long := store.MessageWords("pneumonoultramicroscopicsilicovolcanoconiosis")
-	if len(long) != 1 || len(long[0]) != 24 {
-		t.Errorf("a long word is kept as its first 24 bytes: %q", long)
-	}
 }
 
 // TestInboxSearchKinds: the contact's folded name, the number in any formatting and the words
@@ -153,7 +142,7 @@ func TestInboxSearchPagesExactly(t *testing.T) {
 
 // TestMessageWordsDeletedWithTheMessage: retention takes a message's words with it.
 func TestMessageWordsDeletedWithTheMessage(t *testing.T) {
-	clock := &testClock{t: mustTime(t, "2026-01-10T10:00:00Z")}
+	clock := testutil.NewClock(mustTime(t, "2026-01-10T10:00:00Z"))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	receive(t, f, "+14155550123", "the parcel is damaged")
 	clock.Advance(48 * time.Hour)

@@ -9,6 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -23,7 +24,7 @@ func inboxPhones(items []store.InboxItem) []string {
 // TestInboxNewestActivityFirst: the inbox follows the activity index, which moves with every
 // message in and out, and the filters narrow it.
 func TestInboxNewestActivityFirst(t *testing.T) {
-	clock := &testClock{t: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
 	s := openStore(t, store.Options{Now: clock.Now})
 	f := newFixtureOn(t, s)
 	f.contact(t, "+14155550101", "Ada", "Lovelace")
@@ -122,7 +123,7 @@ func TestInboxNewestActivityFirst(t *testing.T) {
 // migration indexes every conversation, so the inbox lists them in order.
 func TestMigrationBuildsActivityIndex(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.db")
-	clock := &testClock{t: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
 	s, err := store.Open(path, store.Options{Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)

@@ -85,12 +85,12 @@ func (s *Store) CreateInvitation(workspaceID, email, role string, mailFor ...Mai
 	rec.Invitation = Invitation{ID: s.NewID(), WorkspaceID: workspaceID, TenantID: s.tenantID, Email: email,
 		Status: InvitationPending, ExpiredAt: now.Add(InvitationTTL), CreatedAt: now, UpdatedAt: now}
 	rec.Role = role
-	err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
+	err := s.updateNow(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
 			return err
 		}
-		if id := tx.Bucket(bUserEmail).Get([]byte(strings.ToLower(email))); id != nil && isMember(tx, workspaceID, string(id)) {
-			return fx.refuse(ValidationError{{"email", email + " is a member of this workspace already"}})
+		if id := tx.Bucket(bUserEmail).Get([]byte(strings.ToLower(email))); id != nil && isMember(tx.Tx, workspaceID, string(id)) {
+			return tx.refuse(ValidationError{{"email", email + " is a member of this workspace already"}})
 		}
 		b := tx.Bucket(bInvitations)
 		var earlier []invitationRecord
@@ -120,10 +120,8 @@ func (s *Store) CreateInvitation(workspaceID, email, role string, mailFor ...Mai
 			return err
 		}
 		for _, f := range mailFor {
-			if m := f(plain); m != nil {
-				if err := s.queueMail(tx, m); err != nil {
-					return err
-				}
+			if err := s.queueLinkMail(tx.Tx, f, plain); err != nil {
+				return err
 			}
 		}
 		return putJSON(b, wsKey(workspaceID, rec.ID), rec)
@@ -158,7 +156,7 @@ func (s *Store) Invitations(workspaceID string) ([]InvitationEntry, error) {
 // RevokeInvitation ends a pending invitation of the workspace; its link stops working. Another
 // workspace's id is ErrNotFound; one no longer pending is ErrConflict.
 func (s *Store) RevokeInvitation(workspaceID, id string) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
+	return s.update(func(tx *wtx) error {
 		var rec invitationRecord
 		ok := false
 		if _, valid := ParseID(id); valid {
@@ -168,10 +166,10 @@ func (s *Store) RevokeInvitation(workspaceID, id string) error {
 			}
 		}
 		if !ok {
-			return fx.refuse(errorf(ErrNotFound, "invitation not found"))
+			return tx.refuse(errorf(ErrNotFound, "invitation not found"))
 		}
 		if st := rec.current(s.Now()).Status; st != InvitationPending {
-			return fx.refuse(errorf(ErrConflict, "the invitation is %s already", st))
+			return tx.refuse(errorf(ErrConflict, "the invitation is %s already", st))
 		}
 		rec.Status, rec.UpdatedAt = InvitationRevoked, s.Now()
 		return putJSON(tx.Bucket(bInvitations), wsKey(workspaceID, id), rec)
@@ -210,9 +208,9 @@ func invitationByToken(tx *bolt.Tx, plain string) (invitationRecord, []byte, err
 // member keeps the role they have.
 func (s *Store) AcceptInvitation(plain, userID string) (Membership, error) {
 	var m Membership
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+	err := s.update(func(tx *wtx) error {
 		var err error
-		m, err = s.acceptInvitation(tx, fx, plain, userID)
+		m, err = s.acceptInvitation(tx, plain, userID)
 		return err
 	})
 	return m, err
@@ -233,18 +231,18 @@ func (s *Store) AcceptInvitationNewUser(plain, name, password string) (User, Mem
 		return User{}, Membership{}, err
 	}
 	var m Membership
-	err = s.update(func(tx *bolt.Tx, fx *effects) error {
-		if err := checkInvitation(tx, s.Now(), plain); err != nil {
-			return fx.refuse(err)
+	err = s.update(func(tx *wtx) error {
+		if err := checkInvitation(tx.Tx, s.Now(), plain); err != nil {
+			return tx.refuse(err)
 		}
-		if emailTaken(tx, u.Email) {
-			return fx.refuse(errorf(ErrConflict, "a user with email %s already exists: sign in to accept", u.Email))
+		if emailTaken(tx.Tx, u.Email) {
+			return tx.refuse(errorf(ErrConflict, "a user with email %s already exists: sign in to accept", u.Email))
 		}
-		if err := putNewUser(tx, u); err != nil {
+		if err := putNewUser(tx.Tx, u); err != nil {
 			return err
 		}
 		var err error
-		m, err = s.acceptInvitation(tx, fx, plain, u.ID)
+		m, err = s.acceptInvitation(tx, plain, u.ID)
 		return err
 	})
 	return u, m, err
@@ -267,20 +265,20 @@ func checkInvitation(tx *bolt.Tx, now time.Time, plain string) error {
 	}
 }
 
-func (s *Store) acceptInvitation(tx *bolt.Tx, fx *effects, plain, userID string) (Membership, error) {
+func (s *Store) acceptInvitation(tx *wtx, plain, userID string) (Membership, error) {
 	var m Membership
-	if err := checkInvitation(tx, s.Now(), plain); err != nil {
-		return m, fx.refuse(err)
+	if err := checkInvitation(tx.Tx, s.Now(), plain); err != nil {
+		return m, tx.refuse(err)
 	}
-	rec, key, err := invitationByToken(tx, plain)
+	rec, key, err := invitationByToken(tx.Tx, plain)
 	if err != nil {
 		return m, err
 	}
-	if _, err := getWorkspace(tx, rec.WorkspaceID); err != nil {
-		return m, fx.refuse(err)
+	if _, err := getWorkspace(tx.Tx, rec.WorkspaceID); err != nil {
+		return m, tx.refuse(err)
 	}
-	if _, err := getUser(tx, userID); err != nil {
-		return m, fx.refuse(err)
+	if _, err := getUser(tx.Tx, userID); err != nil {
+		return m, tx.refuse(err)
 	}
 	b := tx.Bucket(bMemberships)
 	ok, err := getJSON(b, wsKey(rec.WorkspaceID, userID), &m)

@@ -25,10 +25,9 @@ func members(tx *bolt.Tx, ws string) []string {
 }
 
 // liveInbound records what an inbound message means to the live inbox, in its transaction: the
-// message event, the conversation unread for every member, and a notification for each member
-// whose preferences ask for it.
-func (s *Store) liveInbound(tx *bolt.Tx, fx *effects, c *Conversation, m *Message, contact Contact) error {
-	if err := s.liveNewMessage(tx, fx, m); err != nil {
+// message event, the conversation unread for every member, and the notifications (tell).
+func (s *Store) liveInbound(tx *wtx, c *Conversation, m *Message, contact Contact) error {
+	if err := s.liveNewMessage(tx, m); err != nil {
 		return err
 	}
 	title := strings.TrimSpace(contact.FirstName + " " + contact.LastName)
@@ -39,30 +38,21 @@ func (s *Store) liveInbound(tx *bolt.Tx, fx *effects, c *Conversation, m *Messag
 	if body == "" && len(m.Media) > 0 {
 		body = "[media]"
 	}
-	for _, u := range members(tx, c.WorkspaceID) {
-		if _, err := setUnread(tx, c.WorkspaceID, u, c.ID, true); err != nil {
-			return err
-		}
-		p, err := notificationPrefs(tx, u)
-		if err != nil {
-			return err
-		}
-		if !p.wantsInbound(c, u) {
-			continue
-		}
-		if err := s.notification(tx, fx, c, u, "inbound", title, body, p.Sound); err != nil {
+	for _, u := range members(tx.Tx, c.WorkspaceID) {
+		if _, err := setUnread(tx.Tx, c.WorkspaceID, u, c.ID, true); err != nil {
 			return err
 		}
 	}
-	return nil
+	return s.tell(tx, &notice{reason: reasonInbound, conv: c, title: title, body: body,
+		text: m.Text, media: len(m.Media) > 0})
 }
 
 // notification records a notification event for one user.
-func (s *Store) notification(tx *bolt.Tx, fx *effects, c *Conversation, user, reason, title, body string, sound bool) error {
+func (s *Store) notification(tx *wtx, c *Conversation, user, reason, title, body string, sound bool) error {
 	if r := []rune(body); len(r) > 140 {
 		body = string(r[:139]) + "…"
 	}
-	return s.live(tx, fx, c.WorkspaceID, LiveNotification, c.ID, user, map[string]any{
+	return s.live(tx, c.WorkspaceID, LiveNotification, c.ID, user, map[string]any{
 		"reason": reason, "title": title, "body": body, "sound": sound})
 }
 
@@ -81,59 +71,41 @@ func userName(tx *bolt.Tx, id string) string {
 
 // liveComment records a new comment: the comment event, and for each mentioned member other
 // than its author the conversation unread, in their mentions, and a notification.
-func (s *Store) liveComment(tx *bolt.Tx, fx *effects, c *Conversation, cm *Comment) error {
-	if err := s.live(tx, fx, c.WorkspaceID, LiveComment, c.ID, "", map[string]any{
+func (s *Store) liveComment(tx *wtx, c *Conversation, cm *Comment) error {
+	if err := s.live(tx, c.WorkspaceID, LiveComment, c.ID, "", map[string]any{
 		"commentId": cm.ID, "mentions": cm.Mentions}); err != nil {
 		return err
 	}
-	author := userName(tx, cm.UserID)
 	for _, u := range cm.Mentions {
 		if u == cm.UserID {
 			continue
 		}
-		if _, err := setUnread(tx, c.WorkspaceID, u, c.ID, true); err != nil {
+		if _, err := setUnread(tx.Tx, c.WorkspaceID, u, c.ID, true); err != nil {
 			return err
 		}
-		if err := putMention(tx, c.WorkspaceID, u, c.ID, cm.CreatedAt); err != nil {
-			return err
-		}
-		p, err := notificationPrefs(tx, u)
-		if err != nil {
-			return err
-		}
-		if err := s.notification(tx, fx, c, u, "mention", author+" mentioned you", cm.Text, p.Sound); err != nil {
-			return err
-		}
-		if err := s.mailNotification(tx, fx, c, u, author+" mentioned you",
-			author+" mentioned you in the conversation with ", cm.Text); err != nil {
+		if err := putMention(tx.Tx, c.WorkspaceID, u, c.ID, cm.CreatedAt); err != nil {
 			return err
 		}
 	}
-	return nil
+	author := userName(tx.Tx, cm.UserID)
+	return s.tell(tx, &notice{reason: reasonMention, conv: c, actor: cm.UserID, users: cm.Mentions,
+		title: author + " mentioned you", body: cm.Text, text: cm.Text,
+		mailTitle: author + " mentioned you", mailLead: author + " mentioned you in the conversation with "})
 }
 
 // liveAssigned notifies each user newly assigned by someone else. The conversation events of
 // a triage change are those of its activity entries (putEntry).
-func (s *Store) liveAssigned(tx *bolt.Tx, fx *effects, c *Conversation, before []string, actor string) error {
-	who := userName(tx, actor)
+func (s *Store) liveAssigned(tx *wtx, c *Conversation, before []string, actor string) error {
+	var added []string
 	for _, u := range c.AssignedUserIDs {
-		if u == actor || slices.Contains(before, u) {
-			continue
-		}
-		p, err := notificationPrefs(tx, u)
-		if err != nil {
-			return err
-		}
-		title := who + " assigned you a conversation"
-		if err := s.notification(tx, fx, c, u, "assignment", title, strings.Join(c.Addresses, ", "), p.Sound); err != nil {
-			return err
-		}
-		if err := s.mailNotification(tx, fx, c, u, who+" assigned you a conversation",
-			who+" assigned you the conversation with ", ""); err != nil {
-			return err
+		if !slices.Contains(before, u) {
+			added = append(added, u)
 		}
 	}
-	return nil
+	who := userName(tx.Tx, actor)
+	return s.tell(tx, &notice{reason: reasonAssignment, conv: c, actor: actor, users: added,
+		title: who + " assigned you a conversation", body: strings.Join(c.Addresses, ", "),
+		mailTitle: who + " assigned you a conversation", mailLead: who + " assigned you the conversation with "})
 }
 
 // ThreadAfter returns the thread's items (messages, comments and activity entries) made after

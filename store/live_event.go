@@ -63,7 +63,7 @@ func liveKey(ws string, seq uint64) []byte {
 // live appends an event of kind typ about conversationID to workspaceID's log in tx; target,
 // when not "", is the one user it is for. fields are added to the data object beside type and
 // conversationId. The streams of the workspace are woken after the commit.
-func (s *Store) live(tx *bolt.Tx, fx *effects, workspaceID, typ, conversationID, target string, fields map[string]any) error {
+func (s *Store) live(tx *wtx, workspaceID, typ, conversationID, target string, fields map[string]any) error {
 	kind := -1
 	for i, k := range liveKinds {
 		if k == typ {
@@ -85,11 +85,11 @@ func (s *Store) live(tx *bolt.Tx, fx *effects, workspaceID, typ, conversationID,
 	if err != nil {
 		return err
 	}
-	return s.liveData(tx, fx, workspaceID, kind, target, data)
+	return s.liveData(tx, workspaceID, kind, target, data)
 }
 
 // liveData appends an event of liveKinds[kind] whose data object is data (already JSON).
-func (s *Store) liveData(tx *bolt.Tx, fx *effects, workspaceID string, kind int, target string, data []byte) error {
+func (s *Store) liveData(tx *wtx, workspaceID string, kind int, target string, data []byte) error {
 	seqs := tx.Bucket(bLiveSeq)
 	wsk := idKey(workspaceID)
 	seq := decodeUint(seqs.Get(wsk)) + 1
@@ -108,7 +108,7 @@ func (s *Store) liveData(tx *bolt.Tx, fx *effects, workspaceID string, kind int,
 	if err := b.Put(liveKey(workspaceID, seq), v); err != nil {
 		return err
 	}
-	fx.wakeLive(workspaceID)
+	tx.wakeLive(workspaceID)
 	return s.pruneLive(b, wsk, seq, now)
 }
 
@@ -142,26 +142,6 @@ func (fx *effects) wakeLive(workspaceID string) {
 		}
 	}
 	fx.live = append(fx.live, workspaceID)
-}
-
-// OnLive registers the function called after a commit that added live events (or changed a
-// workspace's membership) with the workspaces concerned: the broker that wakes the streams.
-func (s *Store) OnLive(f func(workspaceIDs []string)) {
-	s.hookMu.Lock()
-	s.onLive = f
-	s.hookMu.Unlock()
-}
-
-func (s *Store) notifyLive(ws []string) {
-	if len(ws) == 0 {
-		return
-	}
-	s.hookMu.RLock()
-	f := s.onLive
-	s.hookMu.RUnlock()
-	if f != nil {
-		f(ws)
-	}
 }
 
 // LastLiveEvent is the number of workspaceID's newest live event (0 when it has none).
@@ -218,12 +198,12 @@ func (s *Store) LiveEventsAfter(workspaceID string, after uint64, max int) (evs 
 
 // liveMessage records a change of a message's status; liveNewMessage a new message (the
 // inbox list moves only for those).
-func (s *Store) liveMessage(tx *bolt.Tx, fx *effects, m *Message) error {
-	return s.liveMessageEvent(tx, fx, m, false)
+func (s *Store) liveMessage(tx *wtx, m *Message) error {
+	return s.liveMessageEvent(tx, m, false)
 }
 
-func (s *Store) liveNewMessage(tx *bolt.Tx, fx *effects, m *Message) error {
-	return s.liveMessageEvent(tx, fx, m, true)
+func (s *Store) liveNewMessage(tx *wtx, m *Message) error {
+	return s.liveMessageEvent(tx, m, true)
 }
 
 // liveMessageData is the data of a message event: the object live writes for these fields,
@@ -238,18 +218,18 @@ type liveMessageData struct {
 	Type           string `json:"type"`
 }
 
-func (s *Store) liveMessageEvent(tx *bolt.Tx, fx *effects, m *Message, isNew bool) error {
+func (s *Store) liveMessageEvent(tx *wtx, m *Message, isNew bool) error {
 	data, err := json.Marshal(liveMessageData{ConversationID: m.ConversationID, Inbound: !m.Outbound,
 		MessageID: m.ID, New: isNew, Status: m.Status, Type: LiveMessage})
 	if err != nil {
 		return err
 	}
-	return s.liveData(tx, fx, m.WorkspaceID, liveKindMessage, "", data)
+	return s.liveData(tx, m.WorkspaceID, liveKindMessage, "", data)
 }
 
 // liveConversation records a change of a conversation (change says what: status, assignment,
 // labels, unread, snooze); target, when not "", is the one user it concerns (unread).
-func (s *Store) liveConversation(tx *bolt.Tx, fx *effects, c *Conversation, change, target string) error {
-	return s.live(tx, fx, c.WorkspaceID, LiveConversation, c.ID, target, map[string]any{
+func (s *Store) liveConversation(tx *wtx, c *Conversation, change, target string) error {
+	return s.live(tx, c.WorkspaceID, LiveConversation, c.ID, target, map[string]any{
 		"change": change, "status": c.Status})
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -68,7 +69,7 @@ func TestLiveEventsNumberedPerWorkspaceAndSurviveReopen(t *testing.T) {
 }
 
 func TestLiveEventsReplayAndTooOld(t *testing.T) {
-	clock := &testClock{t: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC))
 	s := openStore(t, store.Options{Now: clock.Now, LiveKeepEvents: 4, LiveKeepFor: time.Hour})
 	f := newFixtureOn(t, s)
 	conv, _, err := s.CreateConversation(f.ws, f.number, "+14155550123")

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -49,7 +50,7 @@ func TestThreadAfter(t *testing.T) {
 // TestEntriesAreLiveEvents: every activity entry is one conversation event naming it, whatever
 // wrote it: an update, a block, the end of a snooze.
 func TestEntriesAreLiveEvents(t *testing.T) {
-	clock := &testClock{t: mustTime(t, "2026-03-02T10:00:00Z")}
+	clock := testutil.NewClock(mustTime(t, "2026-03-02T10:00:00Z"))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	conv := receive(t, f, "+14155550602", "hi").ConversationID
 	entryEvents := func() map[string]string {

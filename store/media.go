@@ -15,14 +15,6 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 )
 
-// Media buckets (declared with the others in allBuckets).
-var (
-	bMedia       = []byte("media")             // token -> MediaRecord
-	bMediaChunks = []byte("media_chunks")      // token|seq(4) -> up to mediaChunk bytes of the file
-	bMediaOwner  = []byte("idx_media_owner")   // ws(16)|owner(16)|token -> empty: deleted with the owner
-	bMediaFetch  = []byte("media_fetch_queue") // due(8)|job id(16) -> MediaFetch
-)
-
 // mediaChunk is the largest piece of a file kept in one value: bbolt stores a large value in
 // contiguous overflow pages, and pieces of 1 MiB keep the free-page runs it needs short.
 const mediaChunk = 1 << 20

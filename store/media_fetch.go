@@ -22,14 +22,9 @@ type MediaFetch struct {
 
 func fetchKey(f *MediaFetch) []byte { return queueKey(f.NextAt, f.ID) }
 
-// OnMediaFetch registers a function called after a commit that queued media fetches.
-func (s *Store) OnMediaFetch(f func()) { s.hookMu.Lock(); s.onMedia = f; s.hookMu.Unlock() }
-
+// notifyMedia wakes the media fetcher (Hooks.Media) after a commit that queued fetches.
 func (s *Store) notifyMedia() {
-	s.hookMu.RLock()
-	f := s.onMedia
-	s.hookMu.RUnlock()
-	if f != nil {
+	if f := s.hook().Media; f != nil {
 		f()
 	}
 }
@@ -98,12 +93,12 @@ func takeFetch(tx *bolt.Tx, f *MediaFetch) (Message, bool, error) {
 // message's media in place of the carrier's, in one transaction. A message deleted meanwhile
 // keeps nothing.
 func (s *Store) CompleteMediaFetch(f MediaFetch, up Upload) error {
-	return s.update(func(tx *bolt.Tx, _ *effects) error {
-		m, ok, err := takeFetch(tx, &f)
+	return s.update(func(tx *wtx) error {
+		m, ok, err := takeFetch(tx.Tx, &f)
 		if err != nil || !ok {
 			return err
 		}
-		u, err := s.putMedia(tx, f.WorkspaceID, f.MessageID, f.URL, up)
+		u, err := s.putMedia(tx.Tx, f.WorkspaceID, f.MessageID, f.URL, up)
 		if err != nil {
 			return err
 		}
@@ -115,7 +110,7 @@ func (s *Store) CompleteMediaFetch(f MediaFetch, up Upload) error {
 
 // RetryMediaFetch moves a fetch that failed to its next attempt at next, noting the error.
 func (s *Store) RetryMediaFetch(f MediaFetch, next time.Time, errText string) error {
-	return s.update(func(tx *bolt.Tx, _ *effects) error {
+	return s.update(func(tx *wtx) error {
 		q := tx.Bucket(bMediaFetch)
 		if !hasKey(q, fetchKey(&f)) {
 			return nil
@@ -132,8 +127,8 @@ func (s *Store) RetryMediaFetch(f MediaFetch, next time.Time, errText string) er
 // FailMediaFetch gives up on a fetch: the message keeps the carrier's URL, and its media error
 // says which file could not be kept and why.
 func (s *Store) FailMediaFetch(f MediaFetch, note string) error {
-	return s.update(func(tx *bolt.Tx, _ *effects) error {
-		m, ok, err := takeFetch(tx, &f)
+	return s.update(func(tx *wtx) error {
+		m, ok, err := takeFetch(tx.Tx, &f)
 		if err != nil || !ok {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -87,11 +88,11 @@ func TestMediaRefusedSendStoresNothing(t *testing.T) {
 // for fetching in its transaction; once fetched they are in a backup copy, and retention deletes
 // them with their message.
 func TestMediaDeletedByRetentionAndCarriedByBackup(t *testing.T) {
-	clock := &testClock{time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC))
 	s := openStore(t, store.Options{Now: clock.Now})
 	f := newFixtureOn(t, s)
 	woken := 0
-	s.OnMediaFetch(func() { woken++ })
+	s.SetHooks(store.Hooks{Media: func() { woken++ }})
 	src := "https://api.twilio.com/2010-04-01/Accounts/AC1/Messages/MM1/Media/ME1"
 	m, err := s.RecordInboundMessage(f.ws, store.InboundMessage{From: "+14155550123", To: f.number, Text: "pic",
 		Media: []string{src}, Provider: store.ProviderTwilio, ProviderID: "MM1"})
@@ -148,7 +149,7 @@ func TestMediaDeletedByRetentionAndCarriedByBackup(t *testing.T) {
 // TestMediaFetchRetryAndFail: a failed fetch moves to its next attempt; giving up keeps the
 // carrier's URL with a note; a fetch whose message was deleted keeps nothing.
 func TestMediaFetchRetryAndFail(t *testing.T) {
-	clock := &testClock{time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC))
 	s := openStore(t, store.Options{Now: clock.Now})
 	f := newFixtureOn(t, s)
 	src := []string{"https://api.twilio.com/a", "https://api.twilio.com/b"}

@@ -22,7 +22,7 @@ func (s *Store) SetMemberRole(workspaceID, userID, role string) (Membership, err
 	if role != "admin" && role != "member" {
 		return m, ValidationError{{"role", "must be admin or member"}}
 	}
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+	err := s.update(func(tx *wtx) error {
 		m = Membership{}
 		b := tx.Bucket(bMemberships)
 		ok, err := getJSON(b, wsKeyChecked(workspaceID, userID), &m)
@@ -30,7 +30,7 @@ func (s *Store) SetMemberRole(workspaceID, userID, role string) (Membership, err
 			return err
 		}
 		if !ok {
-			return fx.refuse(errorf(ErrNotFound, "membership not found"))
+			return tx.refuse(errorf(ErrNotFound, "membership not found"))
 		}
 		if m.Role == role {
 			return nil
@@ -50,7 +50,7 @@ func (s *Store) SetMemberRole(workspaceID, userID, role string) (Membership, err
 				return err
 			}
 			if admins <= 1 {
-				return fx.refuse(errorf(ErrConflict, "%s needs at least one admin", "the workspace"))
+				return tx.refuse(errorf(ErrConflict, "%s needs at least one admin", "the workspace"))
 			}
 		}
 		m.Role = role
@@ -65,9 +65,9 @@ func (s *Store) AddMember(workspaceID, userID, role string) (Membership, error) 
 		role = "member"
 	}
 	var m Membership
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+	err := s.updateNow(func(tx *wtx) error {
 		var err error
-		m, err = s.addMembership(tx, workspaceID, userID, role)
+		m, err = s.addMembership(tx.Tx, workspaceID, userID, role)
 		return err
 	})
 	return m, err
@@ -95,18 +95,20 @@ func (s *Store) addMembership(tx *bolt.Tx, workspaceID, userID, role string) (Me
 // RemoveMember ends a membership: the user's next request to the workspace is refused, and the
 // webhook subscriptions the user made in it are deleted with their pending deliveries cancelled,
 // in the same transaction, since a subscription lives only while its user may act on the
-// workspace. An unknown workspace, user or membership is ErrNotFound.
+// workspace. The user's Web Push subscriptions are deleted in it too (§22 counts a removal as
+// the end of their sessions' notifications). An unknown workspace, user or membership is
+// ErrNotFound.
 func (s *Store) RemoveMember(workspaceID, userID string) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
-			return fx.refuse(err)
+	return s.update(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
+			return tx.refuse(err)
 		}
-		if _, err := getUser(tx, userID); err != nil {
-			return fx.refuse(err)
+		if _, err := getUser(tx.Tx, userID); err != nil {
+			return tx.refuse(err)
 		}
 		b := tx.Bucket(bMemberships)
 		if b.Get(wsKey(workspaceID, userID)) == nil {
-			return fx.refuse(errorf(ErrNotFound, "membership not found"))
+			return tx.refuse(errorf(ErrNotFound, "membership not found"))
 		}
 		if err := b.Delete(wsKey(workspaceID, userID)); err != nil {
 			return err
@@ -114,8 +116,14 @@ func (s *Store) RemoveMember(workspaceID, userID string) error {
 		if err := tx.Bucket(bUserWS).Delete(wsKey(userID, workspaceID)); err != nil {
 			return err
 		}
-		fx.wakeLive(workspaceID) // the user's open streams end
-		_, err := s.endSubscriptions(tx, ownerPrefix(ownerMember, workspaceID, userID),
+		tx.wakeLive(workspaceID) // the user's open streams end
+		// Their devices' push subscriptions end too, with the pushes still queued: none of the
+		// workspace's texts reaches their phones any more. (They turn notifications on again
+		// for their other workspaces on their profile.)
+		if err := deleteUserPushSubs(tx.Tx, userID); err != nil {
+			return err
+		}
+		_, err := s.endSubscriptions(tx.Tx, ownerPrefix(ownerMember, workspaceID, userID),
 			"the user who made the subscription is no longer a member of the workspace")
 		return err
 	})

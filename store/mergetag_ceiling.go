@@ -1,7 +1,6 @@
 package store
 
 import (
-	bolt "go.etcd.io/bbolt"
 	"time"
 	"unicode/utf8"
 )
@@ -19,7 +18,7 @@ func tooLongFilled(text string) bool { return utf8.RuneCountInString(text) > Max
 // failCopy records a broadcast copy that cannot go (its text too long once filled in) as a
 // failed message with its reason, and counts it in the broadcast's totalFailed, in the caller's
 // transaction.
-func (s *Store) failCopy(tx *bolt.Tx, fx *effects, conv *Conversation, convCreated bool, now time.Time, in SendInput, b *Broadcast, reason string) error {
+func (s *Store) failCopy(tx *wtx, conv *Conversation, convCreated bool, now time.Time, in SendInput, b *Broadcast, reason string) error {
 	m := Message{ID: s.NewID(), WorkspaceID: conv.WorkspaceID, ConversationID: conv.ID, BroadcastID: b.ID,
 		CommunicationType: CommSMS, From: conv.From, Text: in.Text, Media: in.Media, Segments: Segments(in.Text),
 		Outbound: true, Priority: PriorityLow, Status: MessageFailed, ProviderErr: reason, AuthorID: in.AuthorID,
@@ -30,12 +29,12 @@ func (s *Store) failCopy(tx *bolt.Tx, fx *effects, conv *Conversation, convCreat
 	if err := putMessage(tx, &m); err != nil {
 		return err
 	}
-	if err := s.emit(tx, fx, m.WorkspaceID, EventMessageFailed, messagePayload(&m)); err != nil {
+	if err := s.emit(tx, m.WorkspaceID, EventMessageFailed, messagePayload(&m)); err != nil {
 		return err
 	}
 	b.TotalFailed++
 	if !convCreated {
-		return touchConversation(tx, conv, now, false)
+		return touchConversation(tx.Tx, conv, now, false)
 	}
 	return nil
 }

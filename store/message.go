@@ -6,6 +6,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // Message is one SMS/MMS, inbound or outbound. Stored as JSON without its empty fields (results
@@ -91,16 +93,16 @@ type SendInput struct {
 	To    []string
 	Text  string
 	Media []string
-	// Files are attachments to keep with the message (media.go); their URLs join Media.
+	// Files are attachments to keep with the message; their URLs join Media.
 	Files    []Upload
 	AuthorID string
-	// SendAt, when set, holds a single send until then (status scheduled; send_later.go).
+	// SendAt, when set, holds a single send until then (status scheduled; sendOrHold).
 	SendAt time.Time
 	// CheckMember, when set, makes the send check the workspace (ErrNotFound) and AuthorID's
 	// membership (ErrForbidden) in its own write transaction, instead of the caller spending a
 	// read transaction on them first.
 	CheckMember bool
-	// Held says why a broadcast copy waits ("held until 12:00 CST: Texas, Sunday"; broadcast_hold.go).
+	// Held says why a broadcast copy waits ("held until 12:00 CST: Texas, Sunday").
 	Held string
 }
 
@@ -108,36 +110,36 @@ type SendInput struct {
 // From and To (created if needed). An opted-out recipient is ErrOptedOut and nothing is stored.
 func (s *Store) SendMessage(workspaceID string, in SendInput) (Message, error) {
 	var m Message
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		return s.sendTx(tx, fx, workspaceID, in, &m)
+	err := s.update(func(tx *wtx) error {
+		return s.sendTx(tx, workspaceID, in, &m)
 	})
 	return m, err
 }
 
 // sendTx is SendMessage's write function: everything one send stores, in tx.
-func (s *Store) sendTx(tx *bolt.Tx, fx *effects, workspaceID string, in SendInput, m *Message) error {
+func (s *Store) sendTx(tx *wtx, workspaceID string, in SendInput, m *Message) error {
 	if in.CheckMember {
-		if err := authorize(tx, workspaceID, in.AuthorID); err != nil {
+		if err := authorize(tx.Tx, workspaceID, in.AuthorID); err != nil {
 			return err
 		}
 	}
-	n, ok, err := activeNumber(tx, workspaceID, in.From)
+	n, ok, err := activeNumber(tx.Tx, workspaceID, in.From)
 	if err != nil {
 		return err
 	}
-	// Refusals go back through fx.refuse, so they do not make the other sends of the
-	// batch run again (tx.go); nothing is written before them.
+	// Refusals go back through tx.refuse, so they do not make the other sends of the
+	// batch run again (update); nothing is written before them.
 	if !ok {
-		return fx.refuse(fromNumberError(in.From))
+		return tx.refuse(fromNumberError(in.From))
 	}
 	to := NormalizeGroup(in.To)
 	if len(to) == 0 {
-		return fx.refuse(ValidationError{{"to", "is required"}})
+		return tx.refuse(ValidationError{{"to", "is required"}})
 	}
 	// A group send names every opted-out member.
 	var optedOut []string
 	for _, a := range to {
-		out, err := s.isOptedOut(tx, workspaceID, a)
+		out, err := s.isOptedOut(tx.Tx, workspaceID, a)
 		if err != nil {
 			return err
 		}
@@ -148,41 +150,41 @@ func (s *Store) sendTx(tx *bolt.Tx, fx *effects, workspaceID string, in SendInpu
 	switch len(optedOut) {
 	case 0:
 	case 1:
-		return fx.refuse(errorf(ErrOptedOut, "recipient %s has opted out", optedOut[0]))
+		return tx.refuse(errorf(ErrOptedOut, "recipient %s has opted out", optedOut[0]))
 	default:
-		return fx.refuse(errorf(ErrOptedOut, "recipients %s have opted out", strings.Join(optedOut, ", ")))
+		return tx.refuse(errorf(ErrOptedOut, "recipients %s have opted out", strings.Join(optedOut, ", ")))
 	}
-	msg, err := checkText(tx, workspaceID, in.Text)
+	msg, err := checkText(tx.Tx, workspaceID, in.Text)
 	if err != nil {
 		return err
 	}
 	if msg != "" {
-		return fx.refuse(ValidationError{{"text", msg}})
+		return tx.refuse(ValidationError{{"text", msg}})
 	}
 	// The text is filled in before anything is written, so that one too long once filled
 	// in is refused with nothing changed.
-	if in.Text, err = renderFor(tx, workspaceID, in.Text, to); err != nil {
+	if in.Text, err = renderFor(tx.Tx, workspaceID, in.Text, to); err != nil {
 		return err
 	}
 	if tooLongFilled(in.Text) {
-		return fx.refuse(ValidationError{{"text", filledTooLong}})
+		return tx.refuse(ValidationError{{"text", filledTooLong}})
 	}
 	now := s.Now()
 	if !in.SendAt.IsZero() {
 		if msg := CheckSendAt(in.SendAt, now); msg != "" {
-			return fx.refuse(ValidationError{{"sendAt", msg}})
+			return tx.refuse(ValidationError{{"sendAt", msg}})
 		}
 	}
-	conv, created, err := s.conversationFor(tx, fx, workspaceID, n, to, &now)
+	conv, created, err := s.conversationFor(tx, workspaceID, n, to, &now)
 	if err != nil {
 		return err
 	}
-	*m, err = s.sendOrHold(tx, fx, &conv, created, now, in) // send_later.go
+	*m, err = s.sendOrHold(tx, &conv, created, now, in)
 	if err != nil || len(in.Files) == 0 {
 		return err
 	}
 	// Attachments are kept in the same transaction as their message, owned by it.
-	urls, err := s.putUploads(tx, workspaceID, m.ID, in.Files)
+	urls, err := s.putUploads(tx.Tx, workspaceID, m.ID, in.Files)
 	if err != nil {
 		return err
 	}
@@ -214,13 +216,13 @@ func renderFor(tx *bolt.Tx, workspaceID, text string, to []string) (string, erro
 // queueMessage writes an outbound queued message in conv and its outbox entry, and records the
 // activity on conv (a conversation just created for it already carries it). message.sent fires
 // later, when the carrier accepts it.
-func (s *Store) queueMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convCreated bool, now time.Time, in SendInput, priority, broadcastID string) (Message, error) {
-	return s.storeMessage(tx, fx, conv, convCreated, now, in, priority, broadcastID, time.Time{})
+func (s *Store) queueMessage(tx *wtx, conv *Conversation, convCreated bool, now time.Time, in SendInput, priority, broadcastID string) (Message, error) {
+	return s.storeMessage(tx, conv, convCreated, now, in, priority, broadcastID, time.Time{})
 }
 
 // storeMessage is queueMessage for a message that may wait: with holdUntil set it is stored
 // `scheduled` and joins the queue at that time (a broadcast copy due inside quiet hours).
-func (s *Store) storeMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convCreated bool, now time.Time, in SendInput, priority, broadcastID string, holdUntil time.Time) (Message, error) {
+func (s *Store) storeMessage(tx *wtx, conv *Conversation, convCreated bool, now time.Time, in SendInput, priority, broadcastID string, holdUntil time.Time) (Message, error) {
 	m := Message{ID: s.NewID(), WorkspaceID: conv.WorkspaceID, ConversationID: conv.ID, BroadcastID: broadcastID,
 		CommunicationType: CommSMS, From: conv.From, Text: in.Text, Media: in.Media, Segments: Segments(in.Text),
 		Outbound: true, Billable: true, Priority: priority, Status: MessageQueued, AuthorID: in.AuthorID,
@@ -237,18 +239,18 @@ func (s *Store) storeMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convC
 	} else {
 		m.To = conv.Addresses[0]
 	}
-	if err := putMessageWith(tx, &m, fx.msgIndex); err != nil {
+	if err := putMessageWith(tx, &m, tx.msgIndex); err != nil {
 		return m, err
 	}
-	if err := s.liveNewMessage(tx, fx, &m); err != nil {
+	if err := s.liveNewMessage(tx, &m); err != nil {
 		return m, err
 	}
 	var queued error
 	if holdUntil.IsZero() {
-		queued = enqueue(tx, fx, &m)
+		queued = enqueue(tx, &m)
 	} else {
-		fx.outbox = true // the dispatcher learns the new due time
-		queued = delay(tx, fx, &m, holdUntil)
+		tx.outbox = true // the dispatcher learns the new due time
+		queued = delay(tx, &m, holdUntil)
 	}
 	if queued != nil {
 		return m, queued
@@ -258,23 +260,23 @@ func (s *Store) storeMessage(tx *bolt.Tx, fx *effects, conv *Conversation, convC
 		if holdUntil.After(due) {
 			due = holdUntil
 		}
-		if err := countSend(tx, &m, due); err != nil {
+		if err := countSend(tx.Tx, &m, due); err != nil {
 			return m, err
 		}
 	}
 	if !convCreated {
-		if err := touchConversation(tx, conv, now, false); err != nil {
+		if err := touchConversation(tx.Tx, conv, now, false); err != nil {
 			return m, err
 		}
 	}
 	return m, nil
 }
 
-func putMessage(tx *bolt.Tx, m *Message) error { return putMessageWith(tx, m, nil) }
+func putMessage(tx *wtx, m *Message) error { return putMessageWith(tx, m, nil) }
 
 // putMessageWith is putMessage collecting a new message's word postings and slot in buf, when
 // not nil, to be written when buf is flushed.
-func putMessageWith(tx *bolt.Tx, m *Message, buf *msgIndexBuf) error {
+func putMessageWith(tx *wtx, m *Message, buf *index.MsgBlocks) error {
 	if err := indexMessageWith(tx, m, buf); err != nil {
 		return err
 	}

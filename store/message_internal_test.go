@@ -4,8 +4,6 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // TestOutboxPriorityOrder: keyword replies (high) go before single and group sends (normal),
@@ -30,8 +28,8 @@ func TestOutboxPriorityOrder(t *testing.T) {
 	var want []string
 	byPriority := map[string][]string{}
 	for _, p := range []string{PriorityLow, PriorityNormal, PriorityHigh, PriorityLow, PriorityHigh, PriorityNormal} {
-		err := s.updateNow(func(tx *bolt.Tx, fx *effects) error {
-			m, err := s.queueMessage(tx, fx, &conv, false, s.Now(), SendInput{Text: p}, p, "")
+		err := s.updateNow(func(tx *wtx) error {
+			m, err := s.queueMessage(tx, &conv, false, s.Now(), SendInput{Text: p}, p, "")
 			byPriority[p] = append(byPriority[p], m.ID)
 			return err
 		})

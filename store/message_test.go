@@ -5,11 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
 func TestSendMessage(t *testing.T) {
-	clock := &testClock{time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	conv, _, err := f.s.CreateConversation(f.ws, f.number, "+14155550123")
 	if err != nil {
@@ -30,7 +31,7 @@ func TestSendMessage(t *testing.T) {
 	if m.From != f.number || m.To != "+14155550123" || len(m.Group) != 0 || len(m.Media) != 0 {
 		t.Errorf("message from %q to %q group %v media %v, want 1:1 with empty group and media", m.From, m.To, m.Group, m.Media)
 	}
-	if m.Text != "hi" || m.AuthorID != f.user.ID || !m.CreatedAt.Equal(clock.t) {
+	if m.Text != "hi" || m.AuthorID != f.user.ID || !m.CreatedAt.Equal(clock.Now()) {
 		t.Errorf("message text %q author %q createdAt %v", m.Text, m.AuthorID, m.CreatedAt)
 	}
 	stored, err := f.s.Message(f.ws, m.ID)
@@ -42,8 +43,8 @@ func TestSendMessage(t *testing.T) {
 		t.Errorf("ConversationMessages = %d messages, %v; want the one sent", len(msgs), err)
 	}
 	c, _ := f.s.Conversation(f.ws, conv.ID)
-	if c.LastMessageTime == nil || !c.LastMessageTime.Equal(clock.t) {
-		t.Errorf("conversation lastMessageTime = %v, want %v", c.LastMessageTime, clock.t)
+	if c.LastMessageTime == nil || !c.LastMessageTime.Equal(clock.Now()) {
+		t.Errorf("conversation lastMessageTime = %v, want %v", c.LastMessageTime, clock.Now())
 	}
 	box, err := f.s.Outbox(10)
 	if err != nil || len(box) != 1 || box[0].MessageID != m.ID || box[0].WorkspaceID != f.ws || box[0].Priority != store.PriorityNormal {
@@ -165,7 +166,7 @@ func TestSendGroupMessageWithOptedOutMembersIsRefused(t *testing.T) {
 }
 
 func TestOutboxOrder(t *testing.T) {
-	clock := &testClock{time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	send := func(to string) string {
 		t.Helper()

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // TestSharedTransactionSendsAreSearchable: sends that share one group-commit transaction (their
@@ -65,10 +67,10 @@ func TestSharedTransactionSendsAreSearchable(t *testing.T) {
 // TestWordBufferDropsMessageDeletedInItsTransaction: a message stored and deleted in the same
 // group-commit transaction leaves no postings behind.
 func TestWordBufferDropsMessageDeletedInItsTransaction(t *testing.T) {
-	g := openGroup(t)
+	g, db := openGroup(t)
 	ws := make([]byte, 16)
 	ws[0] = 1
-	err := g.run(func(tx *bolt.Tx) error {
+	err := g.run(func(tx *wtx) error {
 		for _, b := range [][]byte{bMsgWords, bMsgSlots, bMessages} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -86,7 +88,7 @@ func TestWordBufferDropsMessageDeletedInItsTransaction(t *testing.T) {
 		{ID: "01JMSG00000000000000000001", WorkspaceID: wsID, ConversationID: conv, Text: "kept hello"},
 		{ID: "01JMSG00000000000000000002", WorkspaceID: wsID, ConversationID: conv, Text: "gone hello"},
 	}
-	err = g.run(func(tx *bolt.Tx) error {
+	err = g.run(func(tx *wtx) error {
 		for i := range msgs {
 			if err := indexMessage(tx, &msgs[i]); err != nil {
 				return err
@@ -100,9 +102,10 @@ func TestWordBufferDropsMessageDeletedInItsTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = g.db.View(func(tx *bolt.Tx) error {
+	idx := index.New(&indexLayout, setMembers, index.DefaultBounds(ImportBatchSize))
+	_ = db.View(func(tx *bolt.Tx) error {
 		for word, want := range map[string]int{"hello": 1, "kept": 1, "gone": 0} {
-			got, _, err := messageMatches(tx, ws, []string{word})
+			got, _, err := idx.MessageMatches(tx, ws, []string{word})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -38,7 +38,8 @@ var migrations = []migration{
 	{name: "group conversations indexed under each member", run: indexGroupMembers},                                      // 7→8
 	// The recent parts are created with every bucket at open and start empty; the step marks
 	// files whose contacts may be in them, which an older binary would not read.
-	{name: "recent parts of the contact indexes", run: func(*Store, *bolt.Tx) error { return nil }}, // 8→9
+	{name: "recent parts of the contact indexes", run: func(*Store, *bolt.Tx) error { return nil }},     // 8→9
+	{name: "two-factor secrets and e-mailed links sealed with the secret key", run: migrateSealSecrets}, // 9→10
 }
 
 // SchemaVersion is the version this binary writes; migrations bring older files forward.
@@ -54,8 +55,8 @@ func (s *Store) runMigrations(from uint64) error {
 				return fmt.Errorf("store: migration %d→%d (%s): %w", v, v+1, m.name, err)
 			}
 		}
-		err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
-			if err := m.run(s, tx); err != nil {
+		err := s.updateNow(func(tx *wtx) error {
+			if err := m.run(s, tx.Tx); err != nil {
 				return err
 			}
 			return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(v+1))
@@ -69,7 +70,7 @@ func (s *Store) runMigrations(from uint64) error {
 
 func (s *Store) migrate() error {
 	var from uint64
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+	err := s.updateNow(func(tx *wtx) error {
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("store: create bucket %s: %w", name, err)
@@ -91,6 +92,9 @@ func (s *Store) migrate() error {
 			if err := meta.Put(metaTenantID, []byte(t.ID)); err != nil {
 				return err
 			}
+		}
+		if err := s.checkSecretKey(meta); err != nil {
+			return err
 		}
 		return meta.Put(metaSchemaVersion, encodeUint(from))
 	})

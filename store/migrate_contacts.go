@@ -8,17 +8,6 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Schema 1 kept contacts as JSON under workspace|id in "contacts", indexed by
-// workspace-prefixed keys, with a second copy of each contact's folded text (its search
-// document) in both "contact_search_docs" and the order index. These are its buckets.
-var (
-	v1Contacts     = []byte("contacts")
-	v1ContactIndex = [][]byte{
-		[]byte("idx_contact_phone"), []byte("idx_contact_email"), []byte("idx_contact_terms"),
-		[]byte("idx_contact_order"), []byte("contact_search_docs"),
-	}
-)
-
 // migrateBatch is how many schema-1 contacts one migration transaction converts.
 var migrateBatch = 5000
 
@@ -30,7 +19,7 @@ var migrateBatch = 5000
 func migrateContactBatches(s *Store) error {
 	for {
 		done := false
-		err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+		err := s.updateNow(func(tx *wtx) error {
 			old := tx.Bucket(v1Contacts)
 			if old == nil {
 				done = true

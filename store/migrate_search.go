@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // indexPhoneMasks is the migration that adds every contact's mask term (the set of its phone's
@@ -17,16 +19,15 @@ func indexPhoneMasks(_ *Store, tx *bolt.Tx) error {
 			if len(v) != 4 {
 				return nil
 			}
-			if m := digitMask(string(k)); m != 0 {
-				t := maskTerm(m)
-				byTerm[t] = append(byTerm[t], chunkFirst(v))
+			if t := index.MaskTermOf(string(k)); t != "" {
+				byTerm[t] = append(byTerm[t], u32(v))
 			}
 			return nil
 		})
 		if err != nil || len(byTerm) == 0 {
 			return err
 		}
-		terms, err := wsBucketW(tx, bContactTerms, ws, fillPostings)
+		terms, err := index.WsBucketW(tx, bContactTerms, ws, index.FillPostings)
 		if err != nil {
 			return err
 		}
@@ -41,7 +42,7 @@ func indexPhoneMasks(_ *Store, tx *bolt.Tx) error {
 		for _, t := range keys {
 			nums := byTerm[t]
 			slices.Sort(nums)
-			if err := appendPostings(terms, t, slices.Compact(nums)); err != nil {
+			if err := index.AppendPostings(terms, t, slices.Compact(nums)); err != nil {
 				return err
 			}
 		}

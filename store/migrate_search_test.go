@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // TestMigratePhoneMasks writes a schema-6 file (postings without digit-mask terms), opens it,
@@ -51,7 +53,7 @@ func TestMigratePhoneMasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		b := wsBucket(tx, bContactTerms, idKey(w.ID))
+		b := index.WsBucket(tx, bContactTerms, idKey(w.ID))
 		c := b.Cursor()
 		for k, _ := c.Seek([]byte("m")); k != nil && k[0] == 'm'; k, _ = c.Seek([]byte("m")) {
 			if err := b.Delete(bytes.Clone(k)); err != nil {

@@ -44,19 +44,6 @@ func (s *Store) NotifyByMail(n MailNotify) {
 	s.hookMu.Unlock()
 }
 
-// OnMail registers the function called after a commit that queued e-mail: the mail worker's
-// wake.
-func (s *Store) OnMail(f func()) { s.hookMu.Lock(); s.onMail = f; s.hookMu.Unlock() }
-
-func (s *Store) notifyMail() {
-	s.hookMu.RLock()
-	f := s.onMail
-	s.hookMu.RUnlock()
-	if f != nil {
-		f()
-	}
-}
-
 // mailNotifyState is a user's notification e-mail record: when the last one was due, and the
 // one still gathering, if any.
 type mailNotifyState struct {
@@ -78,18 +65,18 @@ type mailNotifyItem struct {
 // are away, and e-mail is on; within ten minutes of the last one it joins the gathering one.
 // title is the subject's start ("Ana Lima mentioned you"), lead the body's sentence before the
 // conversation's name ("Ana Lima mentioned you in the conversation with ").
-func (s *Store) mailNotification(tx *bolt.Tx, fx *effects, c *Conversation, user, title, lead, text string) error {
+func (s *Store) mailNotification(tx *wtx, c *Conversation, user, title, lead, text string) error {
 	s.hookMu.RLock()
 	n := s.mailNotify
 	s.hookMu.RUnlock()
 	if n.Away == nil {
 		return nil
 	}
-	p, err := notificationPrefs(tx, user)
+	p, err := notificationPrefs(tx.Tx, user)
 	if err != nil || !p.Email {
 		return err
 	}
-	u, err := getUser(tx, user)
+	u, err := getUser(tx.Tx, user)
 	if err != nil || u.Disabled || u.Email == "" {
 		return nil
 	}
@@ -99,7 +86,7 @@ func (s *Store) mailNotification(tx *bolt.Tx, fx *effects, c *Conversation, user
 	if r := []rune(text); len(r) > 300 {
 		text = string(r[:299]) + "…"
 	}
-	label := conversationLabel(tx, c)
+	label := conversationLabel(tx.Tx, c)
 	item := mailNotifyItem{Title: title, Conversation: label, Line: lead + label + ".", Text: text,
 		Link: n.BaseURL + "/inbox/" + c.ID}
 	var st mailNotifyState
@@ -130,9 +117,10 @@ func (s *Store) mailNotification(tx *bolt.Tx, fx *effects, c *Conversation, user
 	st.add(item)
 	m := Mail{To: u.Email}
 	m.Subject, m.Body = st.render(n.BaseURL)
-	if err := s.queueMailAt(tx, fx, &m, due); err != nil {
+	if err := s.queueMailAt(tx.Tx, &m, due); err != nil {
 		return err
 	}
+	tx.mail = true // the mail worker is woken after the commit
 	if due.After(now) {
 		st.Pending = m.ID // it gathers what comes until it is due
 	} else {
@@ -154,7 +142,7 @@ func (st *mailNotifyState) render(base string) (subject, body string) {
 	var b strings.Builder
 	if len(st.Items) == 1 {
 		it := st.Items[0]
-		subject = it.Title + ": " + it.Conversation
+		subject = MailText(it.Title + ": " + it.Conversation)
 	} else {
 		subject = fmt.Sprintf("%d notifications in Switchboard", len(st.Items)+st.More)
 	}
@@ -162,7 +150,7 @@ func (st *mailNotifyState) render(base string) (subject, body string) {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		b.WriteString(it.Line + "\n")
+		b.WriteString(MailText(it.Line) + "\n") // names in it stay on its line
 		if it.Text != "" {
 			for _, line := range strings.Split(it.Text, "\n") {
 				b.WriteString("> " + line + "\n")
@@ -186,12 +174,8 @@ func conversationLabel(tx *bolt.Tx, c *Conversation) string {
 		var names []string
 		for _, a := range c.Addresses {
 			name := a
-			if id := contactIDByPhone(tx, c.WorkspaceID, a); id != "" {
-				if ct, err := getContact(tx, c.WorkspaceID, id); err == nil {
-					if n := strings.TrimSpace(ct.FirstName + " " + ct.LastName); n != "" {
-						name = n + " (" + a + ")"
-					}
-				}
+			if n := contactName(tx, c.WorkspaceID, a); n != "" {
+				name = n + " (" + a + ")"
 			}
 			names = append(names, name)
 		}

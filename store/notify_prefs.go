@@ -18,8 +18,11 @@ const (
 type NotificationPrefs struct {
 	Inbound string `json:"inbound"` // NotifyAllInbound, NotifyMine or NotifyMentions
 	Sound   bool   `json:"sound"`
-	// Email asks for an e-mail of mentions and assignments while the user is away (notify_mail.go).
+	// Email asks for an e-mail of mentions and assignments while the user is away (mailNotification).
 	Email bool `json:"email,omitempty"`
+	// HideText keeps message texts out of Web Push notifications: "Show message text in
+	// notifications" unchecked, for phones whose lock screen others see. Texts show by default.
+	HideText bool `json:"hideText,omitempty"`
 }
 
 // DefaultNotificationPrefs notify of inbound messages in the user's and unassigned
@@ -61,9 +64,9 @@ func (s *Store) SetNotificationPrefs(userID string, p NotificationPrefs) error {
 	default:
 		return ValidationError{{Field: "inbound", Message: "must be all, mine or mentions"}}
 	}
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getUser(tx, userID); err != nil {
-			return fx.refuse(err)
+	return s.update(func(tx *wtx) error {
+		if _, err := getUser(tx.Tx, userID); err != nil {
+			return tx.refuse(err)
 		}
 		return putJSON(tx.Bucket(bNotifyPrefs), idKey(userID), p)
 	})

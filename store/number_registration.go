@@ -3,8 +3,6 @@ package store
 import (
 	"slices"
 	"strings"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // US carriers filter texts from numbers not registered for their kind: a local number needs an
@@ -168,7 +166,7 @@ func (s *Store) SetNumberSettings(workspaceID, id string, r *NumberRegistration,
 			return n, ValidationError{{"dailyCap", msg}}
 		}
 	}
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+	err := s.updateNow(func(tx *wtx) error {
 		ok, err := getJSON(tx.Bucket(bNumbers), wsKeyChecked(workspaceID, id), &n)
 		if err != nil {
 			return err

@@ -77,7 +77,7 @@ func (s *Store) buildOptOutFilters() error {
 // writer) commits: a read transaction begun earlier would miss their opt-outs, and the new
 // filters would then wrongly clear those numbers.
 func (s *Store) rebuildOptOutFilters() error {
-	return s.updateNow(func(tx *bolt.Tx, _ *effects) error { return s.loadOptOutFilters(tx) })
+	return s.updateNow(func(tx *wtx) error { return s.loadOptOutFilters(tx.Tx) })
 }
 
 // loadOptOutFilters builds every workspace's filter from the opt-outs tx sees and installs them.
@@ -157,14 +157,14 @@ func (s *Store) IsOptedOut(workspaceID, phone string) (bool, error) {
 
 // CreateOptOut records that phone opted out; an existing opt-out is returned with created=false.
 func (s *Store) CreateOptOut(workspaceID, userID, phone, reason string) (o OptOut, created bool, err error) {
-	err = s.update(func(tx *bolt.Tx, fx *effects) error {
-		o, created, err = s.createOptOut(tx, fx, workspaceID, userID, phone, reason)
+	err = s.update(func(tx *wtx) error {
+		o, created, err = s.createOptOut(tx, workspaceID, userID, phone, reason)
 		return err
 	})
 	return o, created, err
 }
 
-func (s *Store) createOptOut(tx *bolt.Tx, fx *effects, workspaceID, userID, phone, reason string) (OptOut, bool, error) {
+func (s *Store) createOptOut(tx *wtx, workspaceID, userID, phone, reason string) (OptOut, bool, error) {
 	var o OptOut
 	idx := tx.Bucket(bOptOutPhone)
 	if id := idxFirst(idx, workspaceID, phone); id != "" {
@@ -175,7 +175,7 @@ func (s *Store) createOptOut(tx *bolt.Tx, fx *effects, workspaceID, userID, phon
 		return o, false, err
 	}
 	o = OptOut{ID: s.NewID(), WorkspaceID: workspaceID, Phone: phone, Reason: reason, UserID: userID, CreatedAt: s.Now()}
-	optOutChanged(tx, workspaceID, phone) // the list's kept sets (contact_list_patch.go)
+	optOutChanged(tx, workspaceID, phone)
 	if err := idx.Put(idxKey(workspaceID, phone, o.ID), nil); err != nil {
 		return o, false, err
 	}
@@ -184,14 +184,14 @@ func (s *Store) createOptOut(tx *bolt.Tx, fx *effects, workspaceID, userID, phon
 	}
 	s.addOptOutFilter(workspaceID, phone)
 	// Every opt-out withdraws consent, recorded in the same transaction.
-	if err := s.addConsent(tx, workspaceID, phone, optOutConsent(reason, userID)); err != nil {
+	if err := s.addConsent(tx.Tx, workspaceID, phone, optOutConsent(reason, userID)); err != nil {
 		return o, false, err
 	}
-	convID, err := latestConversationWith(tx, workspaceID, phone)
+	convID, err := latestConversationWith(tx.Tx, workspaceID, phone)
 	if err != nil {
 		return o, false, err
 	}
-	return o, true, s.emit(tx, fx, workspaceID, EventOptOutCreated, OptOutPayload{
+	return o, true, s.emit(tx, workspaceID, EventOptOutCreated, OptOutPayload{
 		ConversationID: convID, CreatedAt: FormatTime(o.CreatedAt), InboundAddress: phone,
 		OptOutReason: reason, WorkspaceID: workspaceID})
 }
@@ -200,7 +200,7 @@ func (s *Store) createOptOut(tx *bolt.Tx, fx *effects, workspaceID, userID, phon
 // one existed.
 func (s *Store) RemoveOptOut(workspaceID, phone string) (bool, error) {
 	removed := false
-	err := s.update(func(tx *bolt.Tx, _ *effects) error {
+	err := s.update(func(tx *wtx) error {
 		var err error
 		removed, err = removeOptOut(tx, workspaceID, phone)
 		return err
@@ -208,13 +208,13 @@ func (s *Store) RemoveOptOut(workspaceID, phone string) (bool, error) {
 	return removed, err
 }
 
-func removeOptOut(tx *bolt.Tx, workspaceID, phone string) (bool, error) {
+func removeOptOut(tx *wtx, workspaceID, phone string) (bool, error) {
 	idx := tx.Bucket(bOptOutPhone)
 	id := idxFirst(idx, workspaceID, phone)
 	if id == "" {
 		return false, nil
 	}
-	optOutChanged(tx, workspaceID, phone) // the list's kept sets (contact_list_patch.go)
+	optOutChanged(tx, workspaceID, phone)
 	if err := idx.Delete(idxKey(workspaceID, phone, id)); err != nil {
 		return false, err
 	}

@@ -2,6 +2,8 @@ package store
 
 import (
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,32 +35,58 @@ func TestOptOutFilterGrowthKeepsUncommittedOptOuts(t *testing.T) {
 	s.optBloom[ws] = full
 	s.optMu.Unlock()
 
-	tx, err := s.db.Begin(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fx effects
-	if _, created, err := s.createOptOut(tx, &fx, w.ID, "", "+14155550002", OptOutKeyword); err != nil || !created {
+	tx := beginWrite(t, s)
+	if _, created, err := s.createOptOut(tx, w.ID, "", "+14155550002", OptOutKeyword); err != nil || !created {
 		tx.Rollback()
 		t.Fatalf("createOptOut = %v, %v", created, err)
 	}
-	// Give a rebuild that does not wait for this commit the time to finish first.
-	time.Sleep(100 * time.Millisecond)
+	// Let the rebuild go as far as it can before the commit: a rebuild that does not wait for
+	// this transaction finishes and replaces the filter; one that waits stands at the start of
+	// its own write transaction.
+	waitUntil(t, "the rebuild finishes or waits for the writer", func() bool {
+		return s.optFilterOf(w.ID) != full || waitingToWrite("rebuildOptOutFilters")
+	})
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for s.optFilterOf(w.ID) == full && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if s.optFilterOf(w.ID) == full {
-		t.Fatal("the full filter was never rebuilt")
-	}
+	waitUntil(t, "the full filter is rebuilt", func() bool { return s.optFilterOf(w.ID) != full })
 	for _, p := range []string{"+14155550001", "+14155550002"} {
 		if out, err := s.IsOptedOut(w.ID, p); err != nil || !out {
 			t.Errorf("IsOptedOut(%s) after the filter grew = %v, %v; want true", p, out, err)
 		}
 	}
+}
+
+// waitUntil polls cond, which background work makes true, for up to 5 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+	}
+}
+
+// waitingToWrite reports whether a goroutine running fn (a function of this package) stands
+// in bbolt's start of a write transaction, which waits for the open writer to finish. The
+// goroutine stacks are the only witness: bbolt's writer lock is a sync.Mutex, on which
+// testing/synctest does not see a goroutine as blocked.
+func waitingToWrite(fn string) bool {
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "store.(*Store)."+fn+"(") && strings.Contains(g, "bbolt.(*DB).beginRWTx(") {
+			return true
+		}
+	}
+	return false
 }
 
 // TestOptOutFilterGrowsOnce: a transaction that adds many opt-outs past the filter's capacity

@@ -67,9 +67,9 @@ func (s *Store) LiftOptOut(workspaceID, userID, phone string, confirmed bool, re
 		return OptOutLift{}, errs
 	}
 	var l OptOutLift
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
-			return fx.refuse(err)
+	err := s.update(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
+			return tx.refuse(err)
 		}
 		id := idxFirst(tx.Bucket(bOptOutPhone), workspaceID, phone)
 		var o OptOut
@@ -78,10 +78,10 @@ func (s *Store) LiftOptOut(workspaceID, userID, phone string, confirmed bool, re
 			return err
 		}
 		if id == "" || !ok {
-			return fx.refuse(errorf(ErrNotFound, "%s is not opted out", phone))
+			return tx.refuse(errorf(ErrNotFound, "%s is not opted out", phone))
 		}
 		if !LiftableByAdmin(o.Reason) {
-			return fx.refuse(errorf(ErrForbidden, "%s opted out themselves (%s): only a START, UNSTOP or YES from that number lifts it", phone, o.Reason))
+			return tx.refuse(errorf(ErrForbidden, "%s opted out themselves (%s): only a START, UNSTOP or YES from that number lifts it", phone, o.Reason))
 		}
 		l = OptOutLift{ID: s.NewID(), Phone: phone, OptOutID: o.ID, OptOutReason: o.Reason, OptedOutAt: o.CreatedAt,
 			UserID: userID, Reason: reason, Confirmed: true, At: s.Now()}

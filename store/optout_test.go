@@ -5,17 +5,18 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
 func TestOptOutOnePerPhonePerWorkspace(t *testing.T) {
-	clock := &testClock{time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	o, created, err := f.s.CreateOptOut(f.ws, f.user.ID, "+14155550123", store.OptOutAPI)
 	if err != nil || !created {
 		t.Fatalf("first CreateOptOut = created %v, %v; want created", created, err)
 	}
-	if o.Phone != "+14155550123" || o.Reason != store.OptOutAPI || o.UserID != f.user.ID || o.WorkspaceID != f.ws || !o.CreatedAt.Equal(clock.t) {
+	if o.Phone != "+14155550123" || o.Reason != store.OptOutAPI || o.UserID != f.user.ID || o.WorkspaceID != f.ws || !o.CreatedAt.Equal(clock.Now()) {
 		t.Errorf("opt-out = %+v", o)
 	}
 	clock.Advance(time.Hour)
@@ -90,7 +91,7 @@ func TestOptOutSurvivesReopen(t *testing.T) {
 }
 
 func TestOptOutEventNamesTheLatestConversation(t *testing.T) {
-	clock := &testClock{time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	if _, err := f.s.AddNumber(f.ws, "+14155550200", "Second"); err != nil {
 		t.Fatal(err)

@@ -69,15 +69,15 @@ func readyKey(numberID []byte, priority byte, msgID []byte) []byte {
 }
 
 // enqueue puts a message into the ready queue.
-func enqueue(tx *bolt.Tx, fx *effects, m *Message) error {
-	fx.outbox = true
-	fx.depth++
+func enqueue(tx *wtx, m *Message) error {
+	tx.outbox = true
+	tx.depth++
 	return tx.Bucket(bOutbox).Put(readyKey(idKey(m.NumberID), priorityByte(m.Priority), idKey(m.ID)), readyValue(m))
 }
 
 // delay puts a message into the delayed queue, due at due (a retry, a copy held for quiet hours).
-func delay(tx *bolt.Tx, fx *effects, m *Message, due time.Time) error {
-	fx.depth++
+func delay(tx *wtx, m *Message, due time.Time) error {
+	tx.depth++
 	return tx.Bucket(bOutboxDelayed).Put(append(encodeUint(uint64(due.UnixNano())), idKey(m.ID)...),
 		outboxRef(idKey(m.NumberID), priorityByte(m.Priority), readyValue(m)))
 }

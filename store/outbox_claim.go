@@ -26,7 +26,7 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 	if s.bucketEmpty(bOutbox) {
 		return nil, nil
 	}
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+	err := s.update(func(tx *wtx) error {
 		claims = nil
 		bc := broadcastCache{}
 		held := 0 // copies of paused broadcasts set aside by this claim
@@ -93,48 +93,48 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 					return err
 				}
 				if !ok || (m.Status != MessageQueued && m.Status != MessageScheduled) {
-					fx.depth--
+					tx.depth--
 					continue // cancelled or deleted meanwhile: nothing to send
 				}
 				// The broadcast is decoded once per transaction (bc), so these checks cost a copy
 				// nothing more than a comparison.
-				switch status, err := bc.status(tx, &m); {
+				switch status, err := bc.status(tx.Tx, &m); {
 				case err != nil:
 					return err
 				case status == BroadcastCancelled:
-					fx.depth--
+					tx.depth--
 					m.Status, m.UpdatedAt = MessageCancelled, now
 					if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
 						return err
 					}
-					if err := s.liveMessage(tx, fx, &m); err != nil {
+					if err := s.liveMessage(tx, &m); err != nil {
 						return err
 					}
-					if err := bc.update(tx, &m, func(b *Broadcast) { b.TotalCancelled++; b.Outstanding-- }); err != nil {
+					if err := bc.update(tx.Tx, &m, func(b *Broadcast) { b.TotalCancelled++; b.Outstanding-- }); err != nil {
 						return err
 					}
 					continue
 				case status == BroadcastPaused:
 					// A copy of a paused broadcast (queued before the pause, a retry come due)
 					// waits aside until a resume, so it is walked past once, not at every claim.
-					if err := holdCopy(tx, k, v); err != nil {
+					if err := holdCopy(tx.Tx, k, v); err != nil {
 						return err
 					}
 					if held++; held >= fanOutChunk {
-						fx.outbox = true // more may wait behind: claim again at once
+						tx.outbox = true // more may wait behind: claim again at once
 						break walk
 					}
 					continue
 				}
-				// Nothing goes from a workspace archived after this was queued (archived.go).
-				if skipped, err := s.skipArchived(tx, fx, bc, archived, &m, now); err != nil {
+				// Nothing goes from a workspace archived after this was queued (skipArchived).
+				if skipped, err := s.skipArchived(tx, bc, archived, &m, now); err != nil {
 					return err
 				} else if skipped {
 					continue
 				}
 				// A recipient who opted out after this was queued (texted STOP while a broadcast
 				// drained) gets nothing more; only keyword replies (high) still go to them.
-				if skipped, err := s.skipOptedOut(tx, fx, bc, &m, now); err != nil {
+				if skipped, err := s.skipOptedOut(tx, bc, &m, now); err != nil {
 					return err
 				} else if skipped {
 					continue
@@ -158,7 +158,7 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 				left -= len(cl.Messages)
 			}
 		}
-		return bc.flush(tx, now)
+		return bc.flush(tx.Tx, now)
 	})
 	return claims, err
 }
@@ -166,26 +166,26 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 // skipOptedOut fails a queued message whose recipient has opted out since it was queued,
 // instead of claiming it: message.failed with the same reason a send to them gets, and for a
 // broadcast copy the recipient counts as opted out. Keyword replies (high) are never skipped.
-func (s *Store) skipOptedOut(tx *bolt.Tx, fx *effects, bc broadcastCache, m *Message, now time.Time) (bool, error) {
+func (s *Store) skipOptedOut(tx *wtx, bc broadcastCache, m *Message, now time.Time) (bool, error) {
 	if m.Priority == PriorityHigh || m.To == "" {
 		return false, nil
 	}
-	out, err := s.isOptedOut(tx, m.WorkspaceID, m.To)
+	out, err := s.isOptedOut(tx.Tx, m.WorkspaceID, m.To)
 	if err != nil || !out {
 		return false, err
 	}
 	m.Status, m.ProviderErr, m.UpdatedAt = MessageFailed, "recipient "+m.To+" has opted out", now
-	fx.depth--
+	tx.depth--
 	if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), *m); err != nil {
 		return false, err
 	}
-	if err := s.liveMessage(tx, fx, m); err != nil {
+	if err := s.liveMessage(tx, m); err != nil {
 		return false, err
 	}
-	if err := s.emit(tx, fx, m.WorkspaceID, EventMessageFailed, messagePayload(m)); err != nil {
+	if err := s.emit(tx, m.WorkspaceID, EventMessageFailed, messagePayload(m)); err != nil {
 		return false, err
 	}
-	return true, bc.update(tx, m, func(b *Broadcast) { b.TotalOptedOut++; b.Outstanding-- })
+	return true, bc.update(tx.Tx, m, func(b *Broadcast) { b.TotalOptedOut++; b.Outstanding-- })
 }
 
 // bucketEmpty reports whether a bucket has no keys, in a read transaction.
@@ -225,9 +225,8 @@ func (s *Store) PromoteDue(now time.Time, max int) (moved int, next time.Time, e
 	if err != nil || next.IsZero() || next.After(now) {
 		return 0, next, err
 	}
-	var fx effects
-	err = s.updateNow(func(tx *bolt.Tx, _ *effects) error {
-		moved, next, fx = 0, time.Time{}, effects{}
+	err = s.updateNow(func(tx *wtx) error {
+		moved, next = 0, time.Time{}
 		delayed := tx.Bucket(bOutboxDelayed)
 		var keys [][]byte
 		c := delayed.Cursor()
@@ -252,12 +251,9 @@ func (s *Store) PromoteDue(now time.Time, max int) (moved int, next time.Time, e
 				return err
 			}
 		}
-		fx.outbox = moved > 0
+		tx.outbox = moved > 0
 		return nil
 	})
-	if err == nil {
-		s.applyEffects(&fx)
-	}
 	return moved, next, err
 }
 
@@ -266,9 +262,8 @@ func (s *Store) PromoteDue(now time.Time, max int) (moved int, next time.Time, e
 // carrier twice (at least once): the window is one carrier call. It runs at dispatcher start.
 func (s *Store) RequeueSending() (int, error) {
 	n := 0
-	var fx effects
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
-		n, fx = 0, effects{}
+	err := s.updateNow(func(tx *wtx) error {
+		n = 0
 		sending := tx.Bucket(bOutboxSending)
 		var keys [][]byte
 		err := sending.ForEach(func(k, v []byte) error {
@@ -298,11 +293,8 @@ func (s *Store) RequeueSending() (int, error) {
 				return err
 			}
 		}
-		fx.outbox = n > 0
+		tx.outbox = n > 0
 		return nil
 	})
-	if err == nil {
-		s.applyEffects(&fx)
-	}
 	return n, err
 }

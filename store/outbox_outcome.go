@@ -3,8 +3,6 @@ package store
 import (
 	"strings"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Outcome is what became of one claimed message at the carrier.
@@ -26,7 +24,7 @@ type Outcome struct {
 // message.delivered or message.failed on an outcome), its broadcast's counters and status, an
 // opt-out for an unsubscribed recipient, and for a transient failure its retry entry.
 func (s *Store) RecordOutcomes(outs []Outcome) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
+	return s.update(func(tx *wtx) error {
 		now := s.Now()
 		bc := broadcastCache{}
 		for _, o := range outs {
@@ -37,7 +35,7 @@ func (s *Store) RecordOutcomes(outs []Outcome) error {
 			if err := tx.Bucket(bOutboxSending).Delete(idKey(o.MessageID)); err != nil {
 				return err
 			}
-			fx.depth--
+			tx.depth--
 			var m Message
 			ok, err := getJSON(tx.Bucket(bMessages), key, &m)
 			if err != nil {
@@ -61,32 +59,32 @@ func (s *Store) RecordOutcomes(outs []Outcome) error {
 						return err
 					}
 				}
-				if err := s.emit(tx, fx, m.WorkspaceID, EventMessageSent, messagePayload(&m)); err != nil {
+				if err := s.emit(tx, m.WorkspaceID, EventMessageSent, messagePayload(&m)); err != nil {
 					return err
 				}
-				if err := bc.update(tx, &m, func(b *Broadcast) { b.TotalSent++; b.Outstanding--; b.judgeAccepted() }); err != nil {
+				if err := bc.update(tx.Tx, &m, func(b *Broadcast) { b.TotalSent++; b.Outstanding--; b.judgeAccepted() }); err != nil {
 					return err
 				}
 				if o.Delivered {
 					m.Status, m.DeliveredAt = MessageDelivered, &now
-					if err := s.emit(tx, fx, m.WorkspaceID, EventMessageDelivered, messagePayload(&m)); err != nil {
+					if err := s.emit(tx, m.WorkspaceID, EventMessageDelivered, messagePayload(&m)); err != nil {
 						return err
 					}
-					if err := bc.update(tx, &m, func(b *Broadcast) { b.TotalDelivered++ }); err != nil {
+					if err := bc.update(tx.Tx, &m, func(b *Broadcast) { b.TotalDelivered++ }); err != nil {
 						return err
 					}
 				}
 			case !o.RetryAt.IsZero():
 				m.Status, m.ProviderErr = MessageQueued, o.Err
-				if err := delay(tx, fx, &m, o.RetryAt); err != nil {
+				if err := delay(tx, &m, o.RetryAt); err != nil {
 					return err
 				}
 			default:
 				m.Status, m.ProviderErr = MessageFailed, o.Err
-				if err := s.emit(tx, fx, m.WorkspaceID, EventMessageFailed, messagePayload(&m)); err != nil {
+				if err := s.emit(tx, m.WorkspaceID, EventMessageFailed, messagePayload(&m)); err != nil {
 					return err
 				}
-				if err := bc.update(tx, &m, func(b *Broadcast) {
+				if err := bc.update(tx.Tx, &m, func(b *Broadcast) {
 					b.TotalFailed++
 					b.Outstanding--
 					b.countFailure(m.ProviderErr)
@@ -94,11 +92,11 @@ func (s *Store) RecordOutcomes(outs []Outcome) error {
 				}); err != nil {
 					return err
 				}
-				if err := flagLandline(tx, &m, now); err != nil {
+				if err := flagLandline(tx.Tx, &m, now); err != nil {
 					return err
 				}
 				if o.Unsubscribed && m.To != "" {
-					if _, _, err := s.createOptOut(tx, fx, m.WorkspaceID, "", m.To, OptOutCarrier); err != nil {
+					if _, _, err := s.createOptOut(tx, m.WorkspaceID, "", m.To, OptOutCarrier); err != nil {
 						return err
 					}
 				}
@@ -106,11 +104,11 @@ func (s *Store) RecordOutcomes(outs []Outcome) error {
 			if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
 				return err
 			}
-			if err := s.liveMessage(tx, fx, &m); err != nil {
+			if err := s.liveMessage(tx, &m); err != nil {
 				return err
 			}
 		}
-		return bc.flush(tx, now)
+		return bc.flush(tx.Tx, now)
 	})
 }
 
@@ -126,7 +124,7 @@ func providerKey(provider, id string) []byte {
 // and a repeated receipt changes nothing; changed reports whether the message moved (false for
 // an unknown id too).
 func (s *Store) StatusUpdate(provider, providerID, status, reason string) (m Message, changed bool, err error) {
-	err = s.update(func(tx *bolt.Tx, fx *effects) error {
+	err = s.update(func(tx *wtx) error {
 		changed = false
 		v := tx.Bucket(bMsgProvider).Get(providerKey(provider, providerID))
 		if len(v) != 32 {
@@ -148,21 +146,21 @@ func (s *Store) StatusUpdate(provider, providerID, status, reason string) (m Mes
 			m.Status = MessageSent
 		case MessageDelivered:
 			m.Status, m.DeliveredAt = MessageDelivered, &now
-			if err := s.emit(tx, fx, m.WorkspaceID, EventMessageDelivered, messagePayload(&m)); err != nil {
+			if err := s.emit(tx, m.WorkspaceID, EventMessageDelivered, messagePayload(&m)); err != nil {
 				return err
 			}
-			if err := bc.update(tx, &m, func(b *Broadcast) { b.TotalDelivered++ }); err != nil {
+			if err := bc.update(tx.Tx, &m, func(b *Broadcast) { b.TotalDelivered++ }); err != nil {
 				return err
 			}
 		case MessageFailed:
 			m.Status, m.ProviderErr = MessageFailed, reason
-			if err := flagLandline(tx, &m, now); err != nil {
+			if err := flagLandline(tx.Tx, &m, now); err != nil {
 				return err
 			}
-			if err := s.emit(tx, fx, m.WorkspaceID, EventMessageFailed, messagePayload(&m)); err != nil {
+			if err := s.emit(tx, m.WorkspaceID, EventMessageFailed, messagePayload(&m)); err != nil {
 				return err
 			}
-			if err := bc.update(tx, &m, func(b *Broadcast) { b.TotalFailed++; b.countFailure(m.ProviderErr); b.judgeFailed(true) }); err != nil {
+			if err := bc.update(tx.Tx, &m, func(b *Broadcast) { b.TotalFailed++; b.countFailure(m.ProviderErr); b.judgeFailed(true) }); err != nil {
 				return err
 			}
 		default:
@@ -171,11 +169,11 @@ func (s *Store) StatusUpdate(provider, providerID, status, reason string) (m Mes
 		if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
 			return err
 		}
-		if err := s.liveMessage(tx, fx, &m); err != nil {
+		if err := s.liveMessage(tx, &m); err != nil {
 			return err
 		}
 		changed = true
-		return bc.flush(tx, now)
+		return bc.flush(tx.Tx, now)
 	})
 	return m, changed, err
 }

@@ -10,6 +10,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -444,7 +445,7 @@ func TestMigrationFromSchema1(t *testing.T) {
 // TestClaimLeavesItsBroadcastAlone: claiming copies reads their broadcast (is it cancelled?)
 // but does not rewrite it; only outcomes change it.
 func TestClaimLeavesItsBroadcastAlone(t *testing.T) {
-	clock := &testClock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	b, err := f.s.SendBroadcast(f.ws, store.BroadcastInput{From: f.number, Text: "x", Recipients: []string{"+14155550301"}})
 	if err != nil {

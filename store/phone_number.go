@@ -22,13 +22,16 @@ type PhoneNumber struct {
 	// Rate is the send rate in messages per second (0 = unlimited); nil takes the server's
 	// -send-rate (sandbox numbers: unlimited).
 	Rate *float64 `json:"rate,omitempty"`
-	// Registration is the number's type and carrier registration (number_registration.go); nil
+	// Registration is the number's type and carrier registration (NumberRegistration); nil
 	// for numbers from before it existed: the defaults apply.
 	Registration *NumberRegistration `json:"registration,omitempty"`
 
 	// DailyCap is how many texts the number may send per workspace day (0 = no cap): broadcast
-	// copies beyond it wait for the next day (daily_cap.go).
+	// copies beyond it wait for the next day.
 	DailyCap int `json:"dailyCap,omitempty"`
+	// Link ties a number added or bought through the connected carrier account to its resource
+	// there; nil for numbers added by hand.
+	Link *CarrierLink `json:"link,omitempty"`
 }
 
 // CarrierName is the number's carrier; numbers from before carriers existed are sandbox ones.
@@ -69,6 +72,8 @@ type NumberInput struct {
 
 	// DailyCap is the number's daily cap, 0 for none.
 	DailyCap int
+	// Link is the number's resource in the connected carrier account, when it came from there.
+	Link *CarrierLink
 }
 
 // AddNumber gives a workspace an active sandbox number (see CreateNumber).
@@ -112,18 +117,18 @@ func (s *Store) CreateNumber(workspaceID string, in NumberInput) (PhoneNumber, e
 		carrier = ProviderSandbox
 	}
 	n := PhoneNumber{ID: s.NewID(), WorkspaceID: workspaceID, Phone: phone, Name: strings.TrimSpace(in.Name),
-		Active: true, CreatedAt: s.Now(), Carrier: carrier, Rate: in.Rate, Registration: in.Registration, DailyCap: in.DailyCap}
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
+		Active: true, CreatedAt: s.Now(), Carrier: carrier, Rate: in.Rate, Registration: in.Registration, DailyCap: in.DailyCap, Link: in.Link}
+	err := s.updateNow(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
 			return err
 		}
-		if ws, _ := numberOwner(tx, phone); ws != "" {
+		if ws, _ := numberOwner(tx.Tx, phone); ws != "" {
 			if ws == workspaceID {
 				return errorf(ErrConflict, "number %s is already in this workspace", phone)
 			}
 			return errorf(ErrConflict, "number %s already belongs to another workspace", phone)
 		}
-		return putNumber(tx, &n)
+		return putNumber(tx.Tx, &n)
 	})
 	return n, err
 }
@@ -158,7 +163,7 @@ func (s *Store) UpdateNumber(workspaceID, id string, name *string, active *bool,
 	if rate != nil && (*rate < 0 || math.IsNaN(*rate) || math.IsInf(*rate, 0)) {
 		return n, ValidationError{{"rate", "must be a number of messages per second, 0 or more (0 = unlimited)"}}
 	}
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+	err := s.updateNow(func(tx *wtx) error {
 		ok, err := getJSON(tx.Bucket(bNumbers), wsKeyChecked(workspaceID, id), &n)
 		if err != nil {
 			return err

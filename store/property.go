@@ -46,8 +46,8 @@ func (s *Store) AddProperty(workspaceID, name, typ string) (Property, error) {
 		return Property{}, errs
 	}
 	p := Property{ID: s.NewID(), WorkspaceID: workspaceID, Name: name, Type: typ, CreatedAt: s.Now()}
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
+	err := s.updateNow(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
 			return err
 		}
 		idx := tx.Bucket(bPropertyName)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -342,7 +343,7 @@ func BenchmarkContactLocation(b *testing.B) {
 
 func TestQuietHoursHoldCopiesUntilTheyEnd(t *testing.T) {
 	// 03:00 UTC is 22:00 in New York (EST) and 19:00 in Los Angeles.
-	clock := &testClock{t: time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	if _, err := f.s.UpdateWorkspace(f.ws, store.WorkspaceSettings{QuietHours: ptr("21:00-08:00"), TimeZone: ptr("Europe/London")}); err != nil {
 		t.Fatal(err)
@@ -369,12 +370,12 @@ func TestQuietHoursHoldCopiesUntilTheyEnd(t *testing.T) {
 		t.Fatalf("claimed %v, want only the Los Angeles copy", ids)
 	}
 	// The New York copy joins the queue at 08:00 New York time (13:00 UTC).
-	_, next, _ := f.s.PromoteDue(clock.t, 10)
+	_, next, _ := f.s.PromoteDue(clock.Now(), 10)
 	if want := time.Date(2026, 11, 23, 13, 0, 0, 0, time.UTC); !next.Equal(want) {
 		t.Errorf("held until %v, want %v", next, want)
 	}
-	clock.t = time.Date(2026, 11, 23, 13, 0, 0, 0, time.UTC)
-	if moved, _, _ := f.s.PromoteDue(clock.t, 10); moved != 1 {
+	clock.Set(time.Date(2026, 11, 23, 13, 0, 0, 0, time.UTC))
+	if moved, _, _ := f.s.PromoteDue(clock.Now(), 10); moved != 1 {
 		t.Fatalf("PromoteDue at 08:00 New York moved %d, want 1", moved)
 	}
 	if ids := claimedIDs(claimAll(t, f.s, 10)); len(ids) != 1 {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
 )
 
 // MaxRetentionDays bounds a workspace's message retention (100 years: "keep" in practice).
@@ -31,7 +30,7 @@ func (s *Store) SweepMessages(workspaceID string, cutoff time.Time) (int, error)
 	for {
 		var n int
 		var next []byte
-		err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+		err := s.updateNow(func(tx *wtx) error {
 			n, next = 0, nil
 			msgs := tx.Bucket(bMessages)
 			c := msgs.Cursor()
@@ -94,7 +93,7 @@ func (s *Store) SweepMessages(workspaceID string, cutoff time.Time) (int, error)
 
 // deleteMessageRecord deletes a message (key workspace|id) and its index entries. Every index
 // that holds messages must drop its entry here.
-func deleteMessageRecord(tx *bolt.Tx, workspaceID string, key []byte, conversationID, provider string, providerIDs []string) error {
+func deleteMessageRecord(tx *wtx, workspaceID string, key []byte, conversationID, provider string, providerIDs []string) error {
 	id := ulid.ULID(key[16:]).String()
 	if err := unindexMessage(tx, key); err != nil {
 		return err
@@ -102,7 +101,7 @@ func deleteMessageRecord(tx *bolt.Tx, workspaceID string, key []byte, conversati
 	if err := tx.Bucket(bConvMessages).Delete(idxKey(workspaceID, conversationID, id)); err != nil {
 		return err
 	}
-	if err := deleteOwnerMedia(tx, workspaceID, id); err != nil { // its attachments go with it
+	if err := deleteOwnerMedia(tx.Tx, workspaceID, id); err != nil { // its attachments go with it
 		return err
 	}
 	// The carrier's ids: a late receipt for a deleted message finds nothing, as it should.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -14,7 +15,7 @@ import (
 // and a workspace without retention keeps everything.
 func TestRetentionSweep(t *testing.T) {
 	defer store.SetSweepBatch(4)() // several bounded transactions
-	clock := &testClock{time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC))
 	s := openStore(t, store.Options{Now: clock.Now})
 	f := newFixtureOn(t, s)
 	other := newFixtureOn(t, s)

@@ -1,112 +1,14 @@
 package store
 
 import (
-	"bytes"
-	"math/bits"
-	"slices"
-	"strings"
-	"switchboard/internal/textfold"
-
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // SearchLimit is the most contacts a search returns.
-const SearchLimit = 100
-
-// walkBudget is the fewest contacts a search walks in display order, looking for matches among
-// its candidates, before it gives up and orders the candidates by rank instead; candidate sets
-// of up to rankDirect are ranked without a walk. (Variables so that tests reach every plan with
-// a few thousand contacts.)
-var (
-	walkBudget = 5_000
-	rankDirect = 2_000
-)
-
-// walkStepCost and rankCost weigh a step of the walk against reading a candidate's rank
-// (measured at a million contacts: a cursor step and a bitset test take 30–60 ns, reading a
-// candidate's rank 150–250 ns).
-var (
-	walkStepCost = 1
-	rankCost     = 5
-)
-
-// walkStepsPerRank is how many steps of a warm walk cost what ranking one candidate does when
-// candidates are many (measured at 1M: 20–28 ns a step, 54–57 ns a candidate of `joh` or `dav`).
-const walkStepsPerRank = 2
-
-// hit is a found contact: its num, id and full sort key.
-type hit struct {
-	num  uint32
-	id   [16]byte
-	sort []byte
-}
-
-func sortHits(h []hit) {
-	slices.SortFunc(h, func(a, b hit) int {
-		if r := bytes.Compare(a.sort, b.sort); r != 0 {
-			return r
-		}
-		return bytes.Compare(a.id[:], b.id[:])
-	})
-}
-
-// searcher is one search's view of a workspace's contact buckets; any may be nil (no contacts).
-type searcher struct {
-	tx                  *bolt.Tx
-	ws                  []byte
-	workspaceID, tenant string
-	recs, num           *bolt.Bucket
-	email, order, terms splitIndex
-	q                   Query
-	verify              bool // a query word the candidate sets do not decide exactly
-	work                searchWork
-}
-
-// searchWork counts what one search read: postings entries decoded, records read to verify
-// or order candidates, phone index entries scanned. Tests bound it; it costs an increment.
-type searchWork struct {
-	Postings, Records, Phones int
-}
-
-// contact reads the contact of id; ok is false when there is none.
-func (s *searcher) contact(id [16]byte) (Contact, bool) {
-	v := s.recs.Get(id[:])
-	if v == nil {
-		return Contact{}, false
-	}
-	c, _, err := decodeContact(v, ulid.ULID(id).String(), s.workspaceID, s.tenant)
-	return c, err == nil
-}
-
-// check reads a candidate and reports whether it matches q (only read when verification is
-// needed, or when its full sort key is) and its sort key.
-func (s *searcher) check(id [16]byte, needSort bool) (sort []byte, ok bool) {
-	if !s.verify && !needSort {
-		return nil, true
-	}
-	s.work.Records++
-	v := s.recs.Get(id[:])
-	if v == nil {
-		return nil, false
-	}
-	first, last, company, email, phone, err := recordText(v)
-	if err != nil {
-		return nil, false
-	}
-	// Fold only what is asked: the names for text words or the sort key, the rest for text words.
-	d := searchDoc{digits: Digits(phone)}
-	if needSort || len(s.q.Text) > 0 {
-		d.first, d.last = textfold.Fold(first), textfold.Fold(last)
-	}
-	if len(s.q.Text) > 0 {
-		d.company, d.email = textfold.Fold(company), textfold.Fold(email)
-	}
-	if s.verify && !d.matches(s.q) {
-		return nil, false
-	}
-	return d.sortKey(), true
-}
+const SearchLimit = index.SearchLimit
 
 // SearchContacts finds contacts by searchText: every text word must prefix a word of the
 // contact's folded first name, last name, company or email, every digit word must occur in its
@@ -117,272 +19,36 @@ func (s *Store) SearchContacts(workspaceID, searchText string) ([]Contact, error
 	return out, err
 }
 
-func (s *Store) searchContacts(workspaceID, searchText string) ([]Contact, searchWork, error) {
-	var work searchWork
+func (s *Store) searchContacts(workspaceID, searchText string) ([]Contact, index.Work, error) {
+	var work index.Work
 	out := []Contact{}
 	wsID, ok := ParseID(workspaceID)
 	if !ok {
 		return out, work, nil
 	}
-	q := ParseQuery(searchText)
+	q := index.ParseQuery(searchText)
 	err := s.db.View(func(tx *bolt.Tx) error {
 		ws := wsID[:]
-		sr := &searcher{tx: tx, ws: ws, workspaceID: workspaceID, tenant: tenantOf(tx), q: q,
-			recs: wsBucket(tx, bContacts, ws), email: readSplit(tx, bContactEmail, ws),
-			terms: readSplit(tx, bContactTerms, ws), order: readSplit(tx, bContactOrder, ws),
-			num: wsBucket(tx, bContactNums, ws)}
-		if sr.recs == nil || !sr.order.exists() || sr.num == nil || !sr.terms.exists() {
+		recs := index.WsBucket(tx, bContacts, ws)
+		if recs == nil {
 			return nil
 		}
-		ids, err := sr.search()
-		work = sr.work
+		tenant := tenantOf(tx)
+		ids, w, err := s.idx.Search(tx, ws, q, contactText(recs))
+		work = w
 		if err != nil {
 			return err
 		}
 		for _, id := range ids {
-			if c, ok := sr.contact(id); ok {
+			v := recs.Get(id[:])
+			if v == nil {
+				continue
+			}
+			if c, _, err := decodeContact(v, ulid.ULID(id).String(), workspaceID, tenant); err == nil {
 				out = append(out, c)
 			}
 		}
 		return nil
 	})
 	return out, work, err
-}
-
-func (s *searcher) search() ([][16]byte, error) {
-	q := s.q
-	if q.Empty() {
-		return s.walk(nil, nil, SearchLimit), nil
-	}
-
-	// Exact equality ranks first.
-	var exact []hit
-	addExact := func(id [16]byte) {
-		if slices.ContainsFunc(exact, func(h hit) bool { return h.id == id }) {
-			return
-		}
-		if c, ok := s.contact(id); ok {
-			if d := docOf(&c); d.matches(q) {
-				exact = append(exact, hit{id: id, sort: d.sortKey()})
-			}
-		}
-	}
-	if q.ExactDigits != "" {
-		if id, ok := ParseID(contactIDByPhone(s.tx, s.workspaceID, "+"+q.ExactDigits)); ok {
-			addExact(id)
-		}
-	}
-	if q.Exact != "" && s.email.exists() {
-		// Emails are not unique: every contact with that email ranks first. The index holds a
-		// hash of the email: each contact under it is read and its email compared.
-		p := emailHash(q.Exact)
-		sl := newSlotReader(s.num)
-		c := s.email.Cursor()
-		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
-			if len(k) != len(p)+4 {
-				continue
-			}
-			if id, _, ok := sl.slot(chunkFirst(k)); ok {
-				if ct, ok := s.contact(id); ok && strings.ToLower(ct.Email) == q.Exact {
-					addExact(id)
-				}
-			}
-		}
-	}
-	sortHits(exact)
-	if len(exact) > SearchLimit {
-		exact = exact[:SearchLimit]
-	}
-	skip := func(id [16]byte) bool { return slices.ContainsFunc(exact, func(h hit) bool { return h.id == id }) }
-	limit := SearchLimit - len(exact)
-
-	// The candidates: the contacts having, for each text word, a term it prefixes, and for
-	// each digit word its grams. A digit word shorter than a gram is not indexed and a longer
-	// one's grams may occur apart: such words are verified on the contacts found.
-	words, tiny := s.postingWords()
-	if tiny {
-		s.verify = true
-	}
-	maxNum := uint32(s.num.Sequence())
-	if len(q.Text) == 0 && len(words) == 1 && words[0].mask != 0 && !s.verify {
-		// Only one-digit words. When few digits are asked most phones hold them all: a walk
-		// in display order reading records finds the first page sooner than decoding the mask
-		// terms would (a record costs about recordCost phone index entries, a postings entry
-		// about a tenth of one); it gives up after tinyWalkBudget misses.
-		p := phoneShare(words[0].mask)
-		if reads := float64(limit) / p; reads <= float64(tinyWalkBudget) && reads*float64(recordCost) < p*float64(maxNum)/10 {
-			s.verify = true
-			if rest, ok := s.walkN(nil, skip, limit, -1, tinyWalkBudget); ok {
-				return appendHits(exact, rest), nil
-			}
-			s.verify = false
-		}
-	}
-	var cands numSet
-	defer func() {
-		if cands != nil {
-			putNumSet(cands)
-		}
-	}()
-	for _, w := range words {
-		if n := cands.count(); cands != nil && n <= verifyDirect && w.postings(maxNum) >= n*recordPostings {
-			// Few enough candidates to read: the words left are checked on their records.
-			s.verify = true
-			break
-		}
-		ws := getNumSet(maxNum)
-		if err := s.addWord(ws, w); err != nil {
-			putNumSet(ws)
-			return nil, err
-		}
-		if cands == nil {
-			cands = ws
-		} else {
-			cands.and(ws)
-			putNumSet(ws)
-		}
-	}
-	if n := cands.count(); s.verify && n > verifyDirect {
-		// Every text word was intersected (no early stop above), so only digit words are left
-		// undecided. When matches come soon in display order a walk finds them, reading a few
-		// records; else, when reading every candidate would cost more than one pass over the
-		// phone index, that pass decides every digit word.
-		if steps, ok := s.walkEstimate(cands, n, maxNum, limit); ok && steps*walkStepCost < n*rankCost {
-			if rest, ok := s.walkN(cands, skip, limit, max(walkBudget, 4*steps), tinyWalkBudget); ok {
-				return appendHits(exact, rest), nil
-			}
-		}
-		if n*recordCost > int(maxNum) {
-			s.phoneFilter(cands)
-			s.verify = false
-		}
-	}
-	return appendHits(exact, s.plan(cands, maxNum, skip, limit)), nil
-}
-
-// plan orders the candidates (every query word decided, or s.verify set) and returns the first
-// limit that match.
-func (s *searcher) plan(cands numSet, maxNum uint32, skip func([16]byte) bool, limit int) [][16]byte {
-	n := cands.count()
-	if n == 0 || limit == 0 {
-		return nil
-	}
-	// Walking the display order finds the first matches soonest when candidates are many and
-	// sort early; ranking reads every candidate's rank. Samples of ranks say how far the walk
-	// would go; a walk that goes much further than that gives up and ranks.
-	// The estimate can fall short several times over (it reads the limit-th rank off a sample
-	// of 256): a walk goes on at least as long as ranking would take, so that giving up never
-	// costs a common prefix twice (`joh` at 1M: 6,600 steps, 0.2 ms; a walk given up after
-	// 5,860 and then ranking 37,000 candidates, 2.2 ms).
-	if steps, ok := s.walkEstimate(cands, n, maxNum, limit); ok && steps*walkStepCost < n*rankCost {
-		if rest, ok := s.walkN(cands, skip, limit, max(walkBudget, 4*steps, walkStepsPerRank*n), -1); ok {
-			return rest
-		}
-	}
-	return s.byRank(cands, n, skip, limit)
-}
-
-func appendHits(exact []hit, rest [][16]byte) [][16]byte {
-	out := make([][16]byte, 0, len(exact)+len(rest))
-	for _, h := range exact {
-		out = append(out, h.id)
-	}
-	return append(out, rest...)
-}
-
-// walk visits contacts in display order, keeping those in cands (every one when nil) that are
-// not skipped and match q, up to limit.
-func (s *searcher) walk(cands numSet, skip func([16]byte) bool, limit int) [][16]byte {
-	out, _ := s.walkN(cands, skip, limit, -1, -1)
-	return out
-}
-
-// walkEstimate estimates how many contacts a walk in display order passes before it has met
-// limit candidates: the limit-th smallest candidate rank is estimated from a sample of candidate
-// ranks, and its position in the order from a sample of all contacts' ranks. ok is false when
-// candidates are too few for a walk to pay.
-func (s *searcher) walkEstimate(cands numSet, n int, maxNum uint32, limit int) (int, bool) {
-	if n <= rankDirect {
-		return 0, false
-	}
-	const sampleN = 256
-	sl := newSlotReader(s.num)
-	// Nums are given in creation order, which has nothing to do with names: the first
-	// candidates by num are a fair sample of them.
-	var cr [][rankLen]byte
-	for i := 0; i < len(cands) && len(cr) < sampleN; i++ {
-		for w := cands[i]; w != 0 && len(cr) < sampleN; w &= w - 1 {
-			if _, rank, ok := sl.slot(uint32(i*64 + bits.TrailingZeros64(w))); ok {
-				cr = append(cr, rank)
-			}
-		}
-	}
-	at := limit * len(cr) / n
-	if len(cr) == 0 || at >= len(cr) {
-		return 0, false
-	}
-	slices.SortFunc(cr, cmpRank)
-	bound := cr[at]
-	// All contacts: whole blocks spread over the nums.
-	blocks := maxNum/numBlock + 1
-	below, total := 0, 0
-	for i := range uint32(8) {
-		b := i * blocks / 8
-		for j := range uint32(numBlock) {
-			if _, rank, ok := sl.slot(b*numBlock + j); ok {
-				total++
-				if cmpRank(rank, bound) <= 0 {
-					below++
-				}
-			}
-		}
-	}
-	if total == 0 {
-		return 0, false
-	}
-	return int(uint64(below+1) * uint64(maxNum) / uint64(total)), true
-}
-
-// walkN is walk giving up (ok false) after budget contacts that are not candidates, or after
-// failBudget candidates that fail verification (-1: never).
-// Contacts with equal sort keys are ordered by num in the index but by id in results, so the
-// walk goes on through the last one's equals and sorts them.
-func (s *searcher) walkN(cands numSet, skip func([16]byte) bool, limit, budget, failBudget int) ([][16]byte, bool) {
-	var found []hit
-	sl := newSlotReader(s.num)
-	others, failed := 0, 0
-	c := s.order.Cursor()
-	for k, _ := c.First(); k != nil && len(k) > 4; k, _ = c.Next() {
-		sk, num := k[:len(k)-4], chunkFirst(k)
-		if len(found) >= limit && !bytes.Equal(sk, found[len(found)-1].sort) {
-			break
-		}
-		if cands != nil && !cands.has(num) {
-			if others++; budget >= 0 && others > budget {
-				return nil, false
-			}
-			continue
-		}
-		id, _, ok := sl.slot(num)
-		if !ok || (skip != nil && skip(id)) {
-			continue
-		}
-		if cands == nil || s.verify {
-			if s.q.Empty() {
-				// Listing everything: nothing to verify.
-			} else if _, ok := s.check(id, false); !ok {
-				if failed++; failBudget >= 0 && failed > failBudget {
-					return nil, false
-				}
-				continue
-			}
-		}
-		found = append(found, hit{num: num, id: id, sort: bytes.Clone(sk)})
-	}
-	sortHits(found)
-	out := make([][16]byte, 0, min(len(found), limit))
-	for _, h := range found[:min(len(found), limit)] {
-		out = append(out, h.id)
-	}
-	return out, true
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"switchboard/store"
+	"switchboard/store/internal/index"
 )
 
 // Adversarial searches: whatever searchText a caller sends (up to 255 characters), a search
@@ -44,7 +45,7 @@ func adversarialFixture(t testing.TB, n int) (*fixture, []store.Contact, []refCo
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(store.SetSearchBounds(advVerify, advTinyWalk))
+	t.Cleanup(store.SetSearchBounds(f.s, advVerify, advTinyWalk))
 	return f, all, refPrepare(all), total
 }
 
@@ -67,7 +68,7 @@ func checkWork(t testing.TB, q string, w store.SearchWork, contacts, postings in
 // most a walk's budget and what ordering the first page reads.
 func checkOneDigitWork(t testing.TB, q string, w store.SearchWork, contacts int) {
 	t.Helper()
-	pq := store.ParseQuery(q)
+	pq := index.ParseQuery(q)
 	if len(pq.Text) > 0 || len(pq.Digits) == 0 || slices.ContainsFunc(pq.Digits, func(d string) bool { return len(d) != 1 }) {
 		return
 	}

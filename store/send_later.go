@@ -2,8 +2,6 @@ package store
 
 import (
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Send later: a single send with a SendAt is stored `scheduled` and waits in the outbox's
@@ -30,11 +28,11 @@ func CheckSendAt(at, now time.Time) string {
 }
 
 // sendOrHold queues a single send, or with in.SendAt holds it scheduled until then.
-func (s *Store) sendOrHold(tx *bolt.Tx, fx *effects, conv *Conversation, created bool, now time.Time, in SendInput) (Message, error) {
+func (s *Store) sendOrHold(tx *wtx, conv *Conversation, created bool, now time.Time, in SendInput) (Message, error) {
 	if in.SendAt.IsZero() {
-		return s.queueMessage(tx, fx, conv, created, now, in, PriorityNormal, "")
+		return s.queueMessage(tx, conv, created, now, in, PriorityNormal, "")
 	}
-	m, err := s.storeMessage(tx, fx, conv, created, now, in, PriorityNormal, "", in.SendAt)
+	m, err := s.storeMessage(tx, conv, created, now, in, PriorityNormal, "", in.SendAt)
 	if err != nil {
 		return m, err
 	}
@@ -43,14 +41,14 @@ func (s *Store) sendOrHold(tx *bolt.Tx, fx *effects, conv *Conversation, created
 
 // cancelHeld cancels m, a message waiting for its SendAt: status cancelled with reason, its
 // delayed queue entry removed.
-func (s *Store) cancelHeld(tx *bolt.Tx, fx *effects, m *Message, reason string) error {
+func (s *Store) cancelHeld(tx *wtx, m *Message, reason string) error {
 	if m.SendAt != nil {
 		k := append(encodeUint(uint64(m.SendAt.UnixNano())), idKey(m.ID)...)
 		if tx.Bucket(bOutboxDelayed).Get(k) != nil {
 			if err := tx.Bucket(bOutboxDelayed).Delete(k); err != nil {
 				return err
 			}
-			fx.depth--
+			tx.depth--
 		}
 	}
 	m.Status, m.ProviderErr, m.UpdatedAt = MessageCancelled, reason, s.Now()
@@ -58,14 +56,14 @@ func (s *Store) cancelHeld(tx *bolt.Tx, fx *effects, m *Message, reason string) 
 		return err
 	}
 	// An open thread shows the message cancelled in place.
-	if err := s.liveMessage(tx, fx, m); err != nil {
+	if err := s.liveMessage(tx, m); err != nil {
 		return err
 	}
 	return tx.Bucket(bConvMessages).Delete(idxKey(m.WorkspaceID, sendLaterTerm(m.ConversationID), m.ID))
 }
 
 // cancelSendLater cancels every message of the conversation still waiting to be sent later.
-func (s *Store) cancelSendLater(tx *bolt.Tx, fx *effects, workspaceID, conversationID, reason string) error {
+func (s *Store) cancelSendLater(tx *wtx, workspaceID, conversationID, reason string) error {
 	for _, id := range idxIDs(tx.Bucket(bConvMessages), workspaceID, sendLaterTerm(conversationID)) {
 		var m Message
 		ok, err := getJSON(tx.Bucket(bMessages), wsKey(workspaceID, id), &m)
@@ -73,7 +71,7 @@ func (s *Store) cancelSendLater(tx *bolt.Tx, fx *effects, workspaceID, conversat
 			return err
 		}
 		if ok && m.Status == MessageScheduled {
-			if err := s.cancelHeld(tx, fx, &m, reason); err != nil {
+			if err := s.cancelHeld(tx, &m, reason); err != nil {
 				return err
 			}
 			continue
@@ -90,19 +88,19 @@ func (s *Store) cancelSendLater(tx *bolt.Tx, fx *effects, workspaceID, conversat
 // Cancel); one that went or is not such a message is ErrConflict, an unknown one ErrNotFound.
 func (s *Store) CancelScheduledMessage(workspaceID, conversationID, messageID string) (Message, error) {
 	var m Message
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+	err := s.update(func(tx *wtx) error {
 		m = Message{}
 		ok, err := getJSON(tx.Bucket(bMessages), wsKeyChecked(workspaceID, messageID), &m)
 		if err != nil {
 			return err
 		}
 		if !ok || m.ConversationID != conversationID {
-			return fx.refuse(errorf(ErrNotFound, "message not found"))
+			return tx.refuse(errorf(ErrNotFound, "message not found"))
 		}
 		if m.Status != MessageScheduled || m.SendAt == nil {
-			return fx.refuse(errorf(ErrConflict, "the message is %s: only a message waiting to be sent later can be cancelled", m.Status))
+			return tx.refuse(errorf(ErrConflict, "the message is %s: only a message waiting to be sent later can be cancelled", m.Status))
 		}
-		return s.cancelHeld(tx, fx, &m, "")
+		return s.cancelHeld(tx, &m, "")
 	})
 	return m, err
 }

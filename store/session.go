@@ -31,16 +31,9 @@ const (
 	SessionStageEnrol = "enrol"
 )
 
-// Earlier versions kept the session cookie keys in the database (the OAuth provider's meta
-// bucket); they are deleted on start, since anyone holding a backup could sign cookies with them.
-var (
-	bLegacySessionMeta  = []byte("oauth_meta")
-	keyLegacySessionKey = []byte("session_keys")
-)
-
 // DeleteLegacySessionKeys deletes the cookie keys earlier versions kept in the database.
 func (s *Store) DeleteLegacySessionKeys() error {
-	return s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+	return s.updateNow(func(tx *wtx) error {
 		if meta := tx.Bucket(bLegacySessionMeta); meta != nil && meta.Get(keyLegacySessionKey) != nil {
 			return meta.Delete(keyLegacySessionKey)
 		}
@@ -70,11 +63,11 @@ func (s *Store) CreateSession(in NewSession) (Session, string, error) {
 	}
 	ss := Session{ID: s.NewID(), UserID: in.UserID, CreatedAt: at, LastSeen: at, Stage: in.Stage,
 		UserAgent: clip(in.UserAgent, 255), Address: clip(in.Address, 64)}
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getUser(tx, in.UserID); err != nil {
-			return fx.refuse(err)
+	err := s.update(func(tx *wtx) error {
+		if _, err := getUser(tx.Tx, in.UserID); err != nil {
+			return tx.refuse(err)
 		}
-		return putSession(tx, HashToken(plain), ss)
+		return putSession(tx.Tx, HashToken(plain), ss)
 	})
 	return ss, plain, err
 }
@@ -124,13 +117,13 @@ func (s *Store) SessionByToken(plain string) (Session, User, error) {
 func (s *Store) UpdateSession(plain string, fn func(*Session)) (Session, error) {
 	var ss Session
 	hash := HashToken(plain)
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+	err := s.update(func(tx *wtx) error {
 		ok, err := getJSON(tx.Bucket(bSessions), hash, &ss)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return fx.refuse(errorf(ErrNotFound, "session not found"))
+			return tx.refuse(errorf(ErrNotFound, "session not found"))
 		}
 		fn(&ss)
 		return putJSON(tx.Bucket(bSessions), hash, ss)
@@ -140,8 +133,8 @@ func (s *Store) UpdateSession(plain string, fn func(*Session)) (Session, error) 
 
 // DeleteSession ends the session whose token is plain (sign-out); an unknown one is no error.
 func (s *Store) DeleteSession(plain string) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
-		return deleteSessionByHash(tx, HashToken(plain))
+	return s.update(func(tx *wtx) error {
+		return deleteSessionByHash(tx.Tx, HashToken(plain))
 	})
 }
 
@@ -152,6 +145,10 @@ func deleteSessionByHash(tx *bolt.Tx, hash []byte) error {
 		return err
 	}
 	if err := tx.Bucket(bSessions).Delete(hash); err != nil {
+		return err
+	}
+	// The devices whose notifications this session turned on stop getting them with it.
+	if err := deleteSessionPushSubs(tx, ss.ID); err != nil {
 		return err
 	}
 	return tx.Bucket(bSessionUser).Delete(sessionUserKey(ss.UserID, ss.ID))
@@ -178,18 +175,18 @@ func (s *Store) UserSessions(userID string) ([]Session, error) {
 
 // EndUserSession ends one session of userID by its id; another user's session is not found.
 func (s *Store) EndUserSession(userID, sessionID string) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
+	return s.update(func(tx *wtx) error {
 		h := tx.Bucket(bSessionUser).Get(sessionUserKey(userID, sessionID))
 		if h == nil {
-			return fx.refuse(errorf(ErrNotFound, "session not found"))
+			return tx.refuse(errorf(ErrNotFound, "session not found"))
 		}
-		return deleteSessionByHash(tx, bytes.Clone(h))
+		return deleteSessionByHash(tx.Tx, bytes.Clone(h))
 	})
 }
 
 // EndUserSessions ends every session of userID but the one with id keep ("" ends them all).
 func (s *Store) EndUserSessions(userID, keep string) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error { return endSessions(tx, userID, keep) })
+	return s.update(func(tx *wtx) error { return endSessions(tx.Tx, userID, keep) })
 }
 
 // endSessions deletes userID's sessions but keep inside tx: a password change, a disabled
@@ -216,7 +213,7 @@ func endSessions(tx *bolt.Tx, userID, keep string) error {
 // createdBefore: they can no longer be used, and their rows would only grow the file.
 func (s *Store) DeleteStaleSessions(idleBefore, createdBefore time.Time) (int, error) {
 	n := 0
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+	err := s.update(func(tx *wtx) error {
 		n = 0
 		var hashes [][]byte
 		err := tx.Bucket(bSessions).ForEach(func(k, v []byte) error {
@@ -233,7 +230,7 @@ func (s *Store) DeleteStaleSessions(idleBefore, createdBefore time.Time) (int, e
 			return err
 		}
 		for _, h := range hashes {
-			if err := deleteSessionByHash(tx, h); err != nil {
+			if err := deleteSessionByHash(tx.Tx, h); err != nil {
 				return err
 			}
 		}

@@ -54,11 +54,11 @@ func (s *Store) SaveSnippet(workspaceID string, in Snippet) (Snippet, error) {
 		return Snippet{}, errs
 	}
 	out := in
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
-			return fx.refuse(err)
+	err := s.update(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
+			return tx.refuse(err)
 		}
-		props, err := properties(tx, workspaceID)
+		props, err := properties(tx.Tx, workspaceID)
 		if err != nil {
 			return err
 		}
@@ -67,7 +67,7 @@ func (s *Store) SaveSnippet(workspaceID string, in Snippet) (Snippet, error) {
 			names[i] = p.Name
 		}
 		if msg := CheckTemplate(in.Text, names); msg != "" {
-			return fx.refuse(ValidationError{{"text", msg}})
+			return tx.refuse(ValidationError{{"text", msg}})
 		}
 		b := tx.Bucket(bSnippets)
 		out = in
@@ -121,11 +121,11 @@ func (s *Store) SnippetByShortcut(workspaceID, shortcut string) (Snippet, error)
 
 // DeleteSnippet removes the workspace's snippet with that shortcut.
 func (s *Store) DeleteSnippet(workspaceID, shortcut string) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
+	return s.update(func(tx *wtx) error {
 		b := tx.Bucket(bSnippets)
 		k := snippetKey(workspaceID, shortcut)
 		if b.Get(k) == nil {
-			return fx.refuse(errorf(ErrNotFound, "there is no snippet /%s", shortcut))
+			return tx.refuse(errorf(ErrNotFound, "there is no snippet /%s", shortcut))
 		}
 		return b.Delete(k)
 	})

@@ -67,7 +67,7 @@ func (s *Store) WakeSnoozed(now time.Time, max int) (woken int, next time.Time, 
 	if err != nil || next.IsZero() || next.After(now) {
 		return 0, next, err
 	}
-	err = s.updateNow(func(tx *bolt.Tx, fx *effects) error {
+	err = s.updateNow(func(tx *wtx) error {
 		woken, next = 0, time.Time{}
 		idx := tx.Bucket(bConvSnooze)
 		var due [][]byte
@@ -101,7 +101,7 @@ func (s *Store) WakeSnoozed(now time.Time, max int) (woken int, next time.Time, 
 			}
 			before := conv
 			conv.SnoozedUntil, conv.Status, conv.UpdatedAt = nil, ConversationOpen, s.Now()
-			if err := s.putEntry(tx, fx, ConversationEntry{WorkspaceID: conv.WorkspaceID, ConversationID: conv.ID,
+			if err := s.putEntry(tx, ConversationEntry{WorkspaceID: conv.WorkspaceID, ConversationID: conv.ID,
 				Kind: EntrySnoozeUp, Status: ConversationOpen, SnoozeUntil: before.SnoozedUntil}); err != nil {
 				return err
 			}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
 // Options configure Open.
@@ -30,6 +32,11 @@ type Options struct {
 	// pruned once it is beyond both (0: 10,000 events, 24 hours).
 	LiveKeepEvents uint64
 	LiveKeepFor    time.Duration
+	// SecretKey (SecretKeySize bytes) seals the secrets the store must read back: two-factor
+	// secrets and the links of queued e-mail. The server keeps it in a file of the
+	// data directory, never in the database. nil means a random key for this process only,
+	// for tests and read-only tools; a migration that would seal existing secrets refuses it.
+	SecretKey []byte
 }
 
 // Store is the one handle on the database.
@@ -40,27 +47,25 @@ type Store struct {
 	optMu    sync.RWMutex
 	optBloom map[ulid.ULID]*optFilter
 
-	// notify is called after a commit that queued webhook deliveries or outbound messages.
 	hookMu     sync.RWMutex
-	onEvents   func()
-	onOutbox   func()
-	onSchedule func()
-	onLive     func(workspaceIDs []string)
-	onMedia    func()       // media fetches queued (media_fetch.go)
-	onMail     func()       // e-mail queued (notify_mail.go)
-	mailNotify MailNotify   // notification e-mails, when on (notify_mail.go)
-	mediaBase  atomic.Value // string: the public URL media URLs start with (media.go)
+	hooks      Hooks        // called after commits (applyEffects)
+	mailNotify MailNotify   // notification e-mails, when on (NotifyByMail)
+	mediaBase  atomic.Value // string: the public URL media URLs start with (SetPublicURL)
 	tenantID   string
 	idMu       sync.Mutex
 	idEntropy  *ulid.MonotonicEntropy
 	lastMS     uint64
 	depth      atomic.Int64 // messages queued or sending (OutboxDepth)
 
-	batchReruns atomic.Int64 // see BatchReruns
-	group       groupCommit  // the batched write path (group_commit.go)
+	batchReruns atomic.Int64  // see BatchReruns
+	group       groupCommit   // the batched write path
+	idx         *index.Engine // the search and index engine over this file's indexes
 
 	liveKeepEvents uint64        // see Options.LiveKeepEvents
 	liveKeepFor    time.Duration // see Options.LiveKeepFor
+
+	sealer      *sealer // see Options.SecretKey
+	keyMismatch bool    // the key does not open the file's key check (SecretKeyMatches)
 }
 
 // initialMmapSize is how much of the file is mapped when it is opened (see Open).
@@ -74,6 +79,10 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	if opts.Timeout == 0 {
 		opts.Timeout = time.Second
+	}
+	sealer, err := newSealer(opts.SecretKey)
+	if err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("store: create data directory: %w", err)
@@ -89,8 +98,10 @@ func Open(path string, opts Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	s := &Store{db: db, group: groupCommit{db: db, arrived: make(chan struct{}, 1)}, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{},
-		idEntropy: ulid.Monotonic(rand.Reader, 0), liveKeepEvents: opts.LiveKeepEvents, liveKeepFor: opts.LiveKeepFor}
+	s := &Store{db: db, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{},
+		idx:       index.New(&indexLayout, setMembers, index.DefaultBounds(ImportBatchSize)),
+		idEntropy: ulid.Monotonic(rand.Reader, 0), liveKeepEvents: opts.LiveKeepEvents, liveKeepFor: opts.LiveKeepFor, sealer: sealer}
+	s.group = groupCommit{write: s.writeTx, arrived: make(chan struct{}, 1)}
 	if s.liveKeepEvents == 0 {
 		s.liveKeepEvents = defaultLiveKeepEvents
 	}
@@ -128,7 +139,6 @@ func Open(path string, opts Options) (*Store, error) {
 
 // Close closes the database.
 func (s *Store) Close() error {
-	dropSetCache(s.db)
 	return s.db.Close()
 }
 
@@ -138,14 +148,46 @@ func (s *Store) DB() *bolt.DB { return s.db }
 // Now is the store's clock.
 func (s *Store) Now() time.Time { return s.now().UTC() }
 
-// OnEvents registers a function called after a commit that queued webhook deliveries.
-func (s *Store) OnEvents(f func()) { s.hookMu.Lock(); s.onEvents = f; s.hookMu.Unlock() }
+// Hooks are the functions the store calls after a commit that gave others work, so that they
+// need not poll: each wakes a worker (the queues themselves are in the store). Any may be nil.
+// They run after the commit and never inside it, so none acts on a write that was rolled back.
+type Hooks struct {
+	Events   func()                      // webhook deliveries were queued: the webhook sender
+	Outbox   func()                      // outbound messages were queued: the dispatcher
+	Schedule func()                      // a broadcast was scheduled: the scheduler
+	Media    func()                      // inbound media fetches were queued: the fetcher
+	Mail     func()                      // e-mail was queued: the mail worker
+	Push     func()                      // Web Push was queued: the push worker
+	Live     func(workspaceIDs []string) // live events were added (or who may read them changed): the stream broker
+}
 
-// OnSchedule registers a function called after a commit that scheduled a broadcast.
-func (s *Store) OnSchedule(f func()) { s.hookMu.Lock(); s.onSchedule = f; s.hookMu.Unlock() }
+// SetHooks sets the hooks h has (its non-nil functions); the others stay as they were, so that
+// each part of the server registers its own.
+func (s *Store) SetHooks(h Hooks) {
+	s.hookMu.Lock()
+	defer s.hookMu.Unlock()
+	set := func(dst *func(), f func()) {
+		if f != nil {
+			*dst = f
+		}
+	}
+	set(&s.hooks.Events, h.Events)
+	set(&s.hooks.Outbox, h.Outbox)
+	set(&s.hooks.Schedule, h.Schedule)
+	set(&s.hooks.Media, h.Media)
+	set(&s.hooks.Mail, h.Mail)
+	set(&s.hooks.Push, h.Push)
+	if h.Live != nil {
+		s.hooks.Live = h.Live
+	}
+}
 
-// OnOutbox registers a function called after a commit that queued outbound messages.
-func (s *Store) OnOutbox(f func()) { s.hookMu.Lock(); s.onOutbox = f; s.hookMu.Unlock() }
+// hook returns the store's hooks as they are now.
+func (s *Store) hook() Hooks {
+	s.hookMu.RLock()
+	defer s.hookMu.RUnlock()
+	return s.hooks
+}
 
 // NewID returns a fresh ULID, monotonic within this process even when the clock stands still.
 func (s *Store) NewID() string {

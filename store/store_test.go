@@ -11,6 +11,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -122,7 +123,7 @@ func TestReadOnlyOpen(t *testing.T) {
 }
 
 func TestNewIDIsMonotonicWithAStoppedClock(t *testing.T) {
-	clock := &testClock{time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	s := openStore(t, store.Options{Now: clock.Now})
 	var got []string
 	for range 1000 {

@@ -65,24 +65,24 @@ func (s *Store) SubscribeAs(tok Token, workspaceID, eventName, hookURL string) (
 	case tok.ID != "":
 		sub.TokenID = tok.ID
 	}
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, workspaceID); err != nil {
-			return fx.refuse(err)
+	err := s.update(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
+			return tx.refuse(err)
 		}
-		if tok.UserID != "" && !isMember(tx, workspaceID, tok.UserID) {
-			return fx.refuse(errorf(ErrForbidden, "you are not a member of this workspace"))
+		if tok.UserID != "" && !isMember(tx.Tx, workspaceID, tok.UserID) {
+			return tx.refuse(errorf(ErrForbidden, "you are not a member of this workspace"))
 		}
 		if tok.ID != "" && tx.Bucket(bTokenIDs).Get(idKey(tok.ID)) == nil {
-			return fx.refuse(errorf(ErrNotFound, "invalid, expired or revoked token"))
+			return tx.refuse(errorf(ErrNotFound, "invalid, expired or revoked token"))
 		}
-		n, err := activeSubscriptions(tx, workspaceID, eventName)
+		n, err := activeSubscriptions(tx.Tx, workspaceID, eventName)
 		if err != nil {
 			return err
 		}
 		if n >= MaxActiveSubscriptions {
-			return fx.refuse(errorf(ErrConflict, "this workspace already has %d active subscriptions to %s", n, eventName))
+			return tx.refuse(errorf(ErrConflict, "this workspace already has %d active subscriptions to %s", n, eventName))
 		}
-		return putNewSubscription(tx, sub)
+		return putNewSubscription(tx.Tx, sub)
 	})
 	if err != nil {
 		return Subscription{}, err
@@ -214,14 +214,14 @@ func (s *Store) EndClientSubscriptions(tx *bolt.Tx, clientID string) (int, error
 // Unsubscribe deletes a subscription; an unknown id is ErrNotFound ("subscription not found").
 // Its pending deliveries are cancelled.
 func (s *Store) Unsubscribe(workspaceID, id string) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
-		if err := DeleteSubscription(tx, workspaceID, id); err != nil {
+	return s.update(func(tx *wtx) error {
+		if err := DeleteSubscription(tx.Tx, workspaceID, id); err != nil {
 			if isNotFound(err) {
-				return fx.refuse(err)
+				return tx.refuse(err)
 			}
 			return err
 		}
-		return s.cancelPending(tx, id, "", "unsubscribed")
+		return s.cancelPending(tx.Tx, id, "", "unsubscribed")
 	})
 }
 
@@ -297,25 +297,25 @@ func (s *Store) Subscriptions(workspaceID string) ([]Subscription, error) {
 // another workspace is ErrNotFound; disabling a disabled one changes nothing.
 func (s *Store) DisableSubscription(workspaceID, id string) (Subscription, error) {
 	var sub Subscription
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+	err := s.update(func(tx *wtx) error {
 		var ok bool
 		var err error
-		sub, ok, err = getSubscription(tx, workspaceID, id)
+		sub, ok, err = getSubscription(tx.Tx, workspaceID, id)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return fx.refuse(errorf(ErrNotFound, "subscription not found"))
+			return tx.refuse(errorf(ErrNotFound, "subscription not found"))
 		}
 		if !sub.Active {
 			return nil
 		}
 		now := s.Now()
 		sub.Active, sub.DisabledAt = false, &now
-		if err := s.cancelPending(tx, sub.ID, "", "subscription disabled by an admin"); err != nil {
+		if err := s.cancelPending(tx.Tx, sub.ID, "", "subscription disabled by an admin"); err != nil {
 			return err
 		}
-		return PutSubscription(tx, sub)
+		return PutSubscription(tx.Tx, sub)
 	})
 	return sub, err
 }
@@ -325,9 +325,9 @@ func (s *Store) DisableSubscription(workspaceID, id string) (Subscription, error
 // cancelled (Redeliver brings one back). Enabling one beyond MaxActiveSubscriptions for its
 // workspace and event is ErrConflict.
 func (s *Store) EnableSubscription(id string) (sub Subscription, changed bool, err error) {
-	err = s.update(func(tx *bolt.Tx, _ *effects) error {
+	err = s.update(func(tx *wtx) error {
 		var ok bool
-		sub, ok, err = findSubscription(tx, id)
+		sub, ok, err = findSubscription(tx.Tx, id)
 		if err != nil {
 			return err
 		}
@@ -339,7 +339,7 @@ func (s *Store) EnableSubscription(id string) (sub Subscription, changed bool, e
 			return nil
 		}
 		if !sub.Active {
-			n, err := activeSubscriptions(tx, sub.WorkspaceID, sub.EventName)
+			n, err := activeSubscriptions(tx.Tx, sub.WorkspaceID, sub.EventName)
 			if err != nil {
 				return err
 			}
@@ -348,7 +348,7 @@ func (s *Store) EnableSubscription(id string) (sub Subscription, changed bool, e
 			}
 		}
 		sub.Active, sub.DisabledAt, sub.FailingSince = true, nil, nil
-		return PutSubscription(tx, sub)
+		return PutSubscription(tx.Tx, sub)
 	})
 	return sub, changed, err
 }

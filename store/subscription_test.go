@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -12,7 +13,7 @@ import (
 // conflict and stores nothing, another event or workspace is not affected, and re-enabling a
 // disabled one beyond the limit is refused.
 func TestSubscriptionLimit(t *testing.T) {
-	clock := &testClock{t: time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	var first store.Subscription
 	for i := range store.MaxActiveSubscriptions {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -122,7 +123,7 @@ func TestBroadcastCopiesStartClosed(t *testing.T) {
 // TestSnoozeWakesAtItsTime: a snooze in the past is refused; a snoozed conversation reopens
 // when the (injected) clock passes its time, with an entry; the contact's text wakes it early.
 func TestSnoozeWakesAtItsTime(t *testing.T) {
-	clock := &testClock{t: mustTime(t, "2026-03-02T10:00:00Z")}
+	clock := testutil.NewClock(mustTime(t, "2026-03-02T10:00:00Z"))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	a := send(t, f, "+14155550301", "a").ConversationID
 	b := send(t, f, "+14155550302", "b").ConversationID
@@ -205,7 +206,7 @@ func TestTriageEntries(t *testing.T) {
 // contact's text cancels it with the reason; another one is cancelled by hand; bad times are
 // refused on sendAt.
 func TestSendLaterCancelledWhenTheContactWritesFirst(t *testing.T) {
-	clock := &testClock{t: mustTime(t, "2026-03-02T10:00:00Z")}
+	clock := testutil.NewClock(mustTime(t, "2026-03-02T10:00:00Z"))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	at := clock.Now().Add(2 * time.Hour)
 	later, err := f.s.SendMessage(f.ws, store.SendInput{From: f.number, To: []string{"+14155550501"}, Text: "Following up", SendAt: at})

@@ -51,9 +51,9 @@ func (s *Store) UserTokens(userID string) ([]Token, error) {
 // RevokeUserToken deletes userID's personal token by id, with the webhook subscriptions made
 // through it (like RevokeToken). Another user's token, or an unknown id, is ErrNotFound.
 func (s *Store) RevokeUserToken(userID, id string) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
+	return s.update(func(tx *wtx) error {
 		if _, ok := ParseID(id); !ok {
-			return fx.refuse(errorf(ErrNotFound, "token not found"))
+			return tx.refuse(errorf(ErrNotFound, "token not found"))
 		}
 		h := tx.Bucket(bTokenIDs).Get(idKey(id))
 		var t Token
@@ -63,14 +63,53 @@ func (s *Store) RevokeUserToken(userID, id string) error {
 			}
 		}
 		if h == nil || t.UserID != userID || t.Kind != TokenPersonal {
-			return fx.refuse(errorf(ErrNotFound, "token not found"))
+			return tx.refuse(errorf(ErrNotFound, "token not found"))
 		}
-		if err := DeleteTokenByID(tx, id); err != nil {
+		if err := DeleteTokenByID(tx.Tx, id); err != nil {
 			return err
 		}
-		_, err := s.endSubscriptions(tx, ownerPrefix(ownerToken, id), "the token that made the subscription was revoked")
+		_, err := s.endSubscriptions(tx.Tx, ownerPrefix(ownerToken, id), "the token that made the subscription was revoked")
 		return err
 	})
+}
+
+// RevokeUserTokens deletes every personal API token of userID, with the webhook subscriptions
+// made through them, and returns how many (a password change that asks for it).
+func (s *Store) RevokeUserTokens(userID string) (int, error) {
+	n := 0
+	err := s.update(func(tx *wtx) error {
+		var err error
+		n, err = s.revokePersonalTokens(tx.Tx, userID)
+		return err
+	})
+	return n, err
+}
+
+// revokePersonalTokens deletes userID's personal tokens inside tx, with their subscriptions.
+func (s *Store) revokePersonalTokens(tx *bolt.Tx, userID string) (int, error) {
+	var ids []string
+	err := tx.Bucket(bTokens).ForEach(func(_, v []byte) error {
+		var t Token
+		if err := jsonUnmarshal(v, &t); err != nil {
+			return err
+		}
+		if t.UserID == userID && t.Kind == TokenPersonal {
+			ids = append(ids, t.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, id := range ids {
+		if err := DeleteTokenByID(tx, id); err != nil {
+			return 0, err
+		}
+		if _, err := s.endSubscriptions(tx, ownerPrefix(ownerToken, id), "the token that made the subscription was revoked"); err != nil {
+			return 0, err
+		}
+	}
+	return len(ids), nil
 }
 
 // HashToken is the stored form of a bearer token or secret.
@@ -95,11 +134,11 @@ func (s *Store) CreateToken(userID, name string) (Token, string, error) {
 	}
 	plain := RandomToken("sbp_")
 	t := Token{ID: s.NewID(), UserID: userID, Name: name, Kind: TokenPersonal, CreatedAt: s.Now()}
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
-		if _, err := getUser(tx, userID); err != nil {
+	err := s.updateNow(func(tx *wtx) error {
+		if _, err := getUser(tx.Tx, userID); err != nil {
 			return err
 		}
-		return PutToken(tx, plain, t)
+		return PutToken(tx.Tx, plain, t)
 	})
 	return t, plain, err
 }
@@ -133,7 +172,7 @@ func DeleteTokenByID(tx *bolt.Tx, id string) error {
 // grant, which outlives the rotation of its tokens).
 func (s *Store) RevokeToken(plain string) (Token, error) {
 	var t Token
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+	err := s.updateNow(func(tx *wtx) error {
 		ok, err := getJSON(tx.Bucket(bTokens), HashToken(plain), &t)
 		if err != nil {
 			return err
@@ -141,13 +180,13 @@ func (s *Store) RevokeToken(plain string) (Token, error) {
 		if !ok {
 			return errorf(ErrNotFound, "token not found")
 		}
-		if err := DeleteTokenByID(tx, t.ID); err != nil {
+		if err := DeleteTokenByID(tx.Tx, t.ID); err != nil {
 			return err
 		}
 		if t.Kind == TokenOAuth {
 			return nil
 		}
-		_, err = s.endSubscriptions(tx, ownerPrefix(ownerToken, t.ID), "the token that made the subscription was revoked")
+		_, err = s.endSubscriptions(tx.Tx, ownerPrefix(ownerToken, t.ID), "the token that made the subscription was revoked")
 		return err
 	})
 	return t, err

@@ -24,22 +24,20 @@ const (
 
 var totpOpts = totp.ValidateOpts{Period: totpPeriod, Skew: 0, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
 
-// twoFactor is a user's two-factor record (bucket user_two_factor, keyed by user id).
+// twoFactor is a user's two-factor record (bucket user_two_factor, keyed by user id). The
+// secrets are sealed with the installation's secret key, never kept in clear.
 type twoFactor struct {
-	Secret   string   `json:"secret,omitempty"`  // base32; set once confirmed
-	Pending  string   `json:"pending,omitempty"` // base32; an enrolment awaiting its first code
+	Secret   string   `json:"secret,omitempty"`  // sealed base32; set once confirmed
+	Pending  string   `json:"pending,omitempty"` // sealed base32; an enrolment awaiting its first code
 	LastStep int64    `json:"lastStep,omitempty"`
 	Recovery []string `json:"recovery,omitempty"` // hex SHA-256 of the unused recovery codes
 }
-
-// keyRequire2FA is the meta entry set while a superuser requires two-factor for everyone.
-var keyRequire2FA = []byte("require_two_factor")
 
 // TwoFactorRequired reports whether a superuser requires two-factor for every user.
 func (s *Store) TwoFactorRequired() (bool, error) {
 	on := false
 	err := s.db.View(func(tx *bolt.Tx) error {
-		on = tx.Bucket(bMeta).Get(keyRequire2FA) != nil
+		on = tx.Bucket(bMeta).Get(metaRequire2FA) != nil
 		return nil
 	})
 	return on, err
@@ -48,21 +46,21 @@ func (s *Store) TwoFactorRequired() (bool, error) {
 // SetTwoFactorRequired turns the requirement on or off. Turned on, it takes hold at once:
 // the signed-in sessions of users without two-factor go to enrolment (requireEnrolment).
 func (s *Store) SetTwoFactorRequired(on bool) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
+	return s.update(func(tx *wtx) error {
 		if !on {
-			return tx.Bucket(bMeta).Delete(keyRequire2FA)
+			return tx.Bucket(bMeta).Delete(metaRequire2FA)
 		}
-		if err := tx.Bucket(bMeta).Put(keyRequire2FA, []byte{1}); err != nil {
+		if err := tx.Bucket(bMeta).Put(metaRequire2FA, []byte{1}); err != nil {
 			return err
 		}
-		return requireEnrolment(tx)
+		return requireEnrolment(tx.Tx)
 	})
 }
 
 // RequireEnrolment sends every signed-in session of a user without two-factor to enrolment:
 // they can do nothing else until enrolled. The -require-2fa flag calls it at start.
 func (s *Store) RequireEnrolment() error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error { return requireEnrolment(tx) })
+	return s.update(func(tx *wtx) error { return requireEnrolment(tx.Tx) })
 }
 
 func requireEnrolment(tx *bolt.Tx) error {
@@ -108,24 +106,24 @@ func requireEnrolment(tx *bolt.Tx) error {
 // sees a first code from it. It returns the otpauth:// URI (for the QR code) and the secret (for
 // typing in). A user who has two-factor already is ErrConflict.
 func (s *Store) StartTwoFactor(userID, issuer string) (uri, secret string, err error) {
-	err = s.update(func(tx *bolt.Tx, fx *effects) error {
-		u, err := getUser(tx, userID)
+	err = s.update(func(tx *wtx) error {
+		u, err := getUser(tx.Tx, userID)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
 		var tf twoFactor
 		if _, err := getJSON(tx.Bucket(bTwoFactor), idKey(userID), &tf); err != nil {
 			return err
 		}
 		if tf.Secret != "" {
-			return fx.refuse(errorf(ErrConflict, "two-factor is already on"))
+			return tx.refuse(errorf(ErrConflict, "two-factor is already on"))
 		}
 		key, err := totp.Generate(totp.GenerateOpts{Issuer: issuer, AccountName: u.Email, Period: totpPeriod,
 			Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
 		if err != nil {
 			return err
 		}
-		tf.Pending, uri, secret = key.Secret(), key.URL(), key.Secret()
+		tf.Pending, uri, secret = s.sealer.seal(key.Secret(), totpPurpose(userID)), key.URL(), key.Secret()
 		return putJSON(tx.Bucket(bTwoFactor), idKey(userID), tf)
 	})
 	return uri, secret, err
@@ -159,21 +157,25 @@ func (s *Store) ConfirmTwoFactor(userID, code string, now time.Time) ([]string, 
 		codes[i] = newRecoveryCode()
 		hashes[i] = recoveryHash(codes[i])
 	}
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
-		u, err := getUser(tx, userID)
+	err := s.update(func(tx *wtx) error {
+		u, err := getUser(tx.Tx, userID)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
 		var tf twoFactor
 		if _, err := getJSON(tx.Bucket(bTwoFactor), idKey(userID), &tf); err != nil {
 			return err
 		}
 		if tf.Pending == "" {
-			return fx.refuse(errorf(ErrConflict, "start the set-up again: no enrolment is waiting"))
+			return tx.refuse(errorf(ErrConflict, "start the set-up again: no enrolment is waiting"))
 		}
-		step := matchStep(tf.Pending, code, now)
+		pending, err := s.sealer.open(tf.Pending, totpPurpose(userID))
+		if err != nil {
+			return tx.refuse(errorf(ErrConflict, "start the set-up again: the waiting enrolment cannot be read"))
+		}
+		step := matchStep(pending, code, now)
 		if step == 0 {
-			return fx.refuse(errBadCode)
+			return tx.refuse(errBadCode)
 		}
 		tf = twoFactor{Secret: tf.Pending, LastStep: step, Recovery: hashes}
 		if err := putJSON(tx.Bucket(bTwoFactor), idKey(userID), tf); err != nil {
@@ -192,7 +194,7 @@ func (s *Store) ConfirmTwoFactor(userID, code string, now time.Time) ([]string, 
 // recovery code, which is used up. recovery tells which it was; a wrong code is a
 // ValidationError on "code".
 func (s *Store) CheckSecondFactor(userID, code string, now time.Time) (recovery bool, err error) {
-	err = s.update(func(tx *bolt.Tx, fx *effects) error {
+	err = s.update(func(tx *wtx) error {
 		recovery = false
 		var tf twoFactor
 		ok, err := getJSON(tx.Bucket(bTwoFactor), idKey(userID), &tf)
@@ -200,11 +202,17 @@ func (s *Store) CheckSecondFactor(userID, code string, now time.Time) (recovery 
 			return err
 		}
 		if !ok || tf.Secret == "" {
-			return fx.refuse(errorf(ErrConflict, "two-factor is not on for this account"))
+			return tx.refuse(errorf(ErrConflict, "two-factor is not on for this account"))
 		}
-		if step := matchStep(tf.Secret, code, now); step != 0 {
+		secret, err := s.sealer.open(tf.Secret, totpPurpose(userID))
+		if err != nil {
+			// The data directory's secret key is not the one the secret was sealed with: only a
+			// recovery code, or an administrator's reset-2fa, gets this user in.
+			secret = ""
+		}
+		if step := matchStep(secret, code, now); secret != "" && step != 0 {
 			if step <= tf.LastStep {
-				return fx.refuse(ValidationError{{"code", "was used already; wait for the next one"}})
+				return tx.refuse(ValidationError{{"code", "was used already; wait for the next one"}})
 			}
 			tf.LastStep = step
 			return putJSON(tx.Bucket(bTwoFactor), idKey(userID), tf)
@@ -217,7 +225,7 @@ func (s *Store) CheckSecondFactor(userID, code string, now time.Time) (recovery 
 				return putJSON(tx.Bucket(bTwoFactor), idKey(userID), tf)
 			}
 		}
-		return fx.refuse(errBadCode)
+		return tx.refuse(errBadCode)
 	})
 	return recovery, err
 }
@@ -235,10 +243,10 @@ func (s *Store) RecoveryCodesLeft(userID string) (int, error) {
 // ResetTwoFactor turns two-factor off for userID (the user on their profile, or `admin
 // reset-2fa` for a lost phone): the secret and recovery codes are deleted.
 func (s *Store) ResetTwoFactor(userID string) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
-		u, err := getUser(tx, userID)
+	return s.update(func(tx *wtx) error {
+		u, err := getUser(tx.Tx, userID)
 		if err != nil {
-			return fx.refuse(err)
+			return tx.refuse(err)
 		}
 		if err := tx.Bucket(bTwoFactor).Delete(idKey(userID)); err != nil {
 			return err

@@ -1,7 +1,13 @@
-// The one write path. Every write transaction of the store runs through update (batched) or
-// updateNow (alone, for big transactions and for the migrations and index rebuilds of Open);
-// nothing else in the package calls DB.Update or DB.Batch. update's batches are the store's own
-// group commit (group_commit.go), which keeps DB.Batch's contract without its 10 ms wait.
+// The one write path. Every write transaction of the product runs through update (batched) or
+// updateNow (alone, for big transactions and for the migrations and index rebuilds of Open), and
+// Write hands the same batched transaction to the packages that keep records in the store's file
+// (oauth); nothing else calls DB.Update or DB.Batch. update's batches are the store's own group
+// commit (groupCommit), which keeps DB.Batch's contract without its 10 ms wait.
+//
+// A write transaction is one value, a *wtx, built only here (writeTx): the bbolt transaction and
+// everything a write keeps beside it until the commit (the effects of the function running, the
+// message postings buffered for the whole transaction, the kept list sets it patches). It is the
+// one place where a write set exists.
 //
 // The rule they keep: a refusal (bad input, or a state that forbids the change: not found,
 // forbidden, conflict, opted out) travels back in the caller's own variable, never as the batch
@@ -9,7 +15,7 @@
 // fsync; if any one of its functions returns an error, the whole batch is rolled back, that
 // function runs again alone and the others again together. A refused request returned as an error would make every
 // other writer of its batch run twice. So a write function checks first and writes after: it
-// refuses (fx.refuse, or by returning a ValidationError or *Error, which update treats the same)
+// refuses (tx.refuse, or by returning a ValidationError or *Error, which update treats the same)
 // before it has written anything, update records the refusal, lets the batch commit, and returns
 // the refusal to its caller alone. Any other error is a real failure and rolls the batch back.
 //
@@ -23,24 +29,51 @@ import (
 	"errors"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/internal/index"
 )
 
-// effects collects what a write transaction did that others must hear of after it commits.
+// wtx is a write transaction: the bbolt transaction (embedded, so tx.Bucket and the rest read
+// as on a *bolt.Tx) and the state the write keeps until it commits. A batch's functions share
+// one wtx in turn; each starts with fresh effects.
+type wtx struct {
+	*bolt.Tx
+	effects // what the running write function did that others must hear of after the commit
+
+	idx   *index.Engine   // the store's search and index engine
+	words index.WordBuf   // message postings, written term by term just before the commit
+	sets  index.SetWriter // what the transaction changes in the contacts list's kept sets
+}
+
+// wordBuf returns tx's buffer of message postings, made on first use.
+func (tx *wtx) wordBuf() index.WordBuf {
+	if tx.words == nil {
+		tx.words = index.WordBuf{}
+	}
+	return tx.words
+}
+
+// settleSets reads, before tx commits, the membership of every member of a kept set it touched
+// (each write function of a batch settles what it touched).
+func (tx *wtx) settleSets() { tx.sets.Settle(tx.Tx) }
+
+// effects collects what a write function did that others must hear of after it commits.
 type effects struct {
 	events    bool
 	outbox    bool
 	depth     int64 // change in the number of messages queued or sending
 	scheduled bool  // a broadcast was scheduled
-	mail      bool  // e-mail was queued (notify_mail.go)
+	mail      bool  // e-mail was queued for the notification worker (mailNotification)
+	push      bool  // Web Push was queued
 	optOuts   []optOutRef
-	live      []string // workspaces whose live streams must be woken (live_event.go)
+	live      []string // workspaces whose live streams must be woken (wakeLive)
 	refused   error
-	// postings, when set (imports), collects new contacts' search postings to be written term
-	// by term before the transaction commits (search_index.go).
-	postings *postingBuf
+	// postings, when set (imports), collects new contacts' index entries to be written in key
+	// order before the function returns (index.ImportBuf).
+	postings *index.ImportBuf
 	// msgIndex, when set (a broadcast's fan-out), writes new messages' slots into their
-	// blocks in place (message_words.go).
-	msgIndex *msgIndexBuf
+	// blocks in place (index.MsgBlocks).
+	msgIndex *index.MsgBlocks
 }
 
 // refuse records a refusal for update to return to its caller and returns nil, so that the
@@ -52,45 +85,86 @@ func (fx *effects) refuse(err error) error {
 
 type optOutRef struct{ ws, phone string }
 
+// writeTx runs fn in a new bbolt write transaction: the product's only DB.Update. What the
+// transaction buffered is written after fn, inside it; if it rolls back, what it recorded in
+// the kept list sets is taken back.
+func (s *Store) writeTx(fn func(tx *wtx) error) error {
+	var last *wtx
+	err := s.db.Update(func(btx *bolt.Tx) error {
+		tx := &wtx{Tx: btx, idx: s.idx, sets: s.idx.SetWriter()}
+		last = tx
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return s.idx.FlushWords(btx, tx.words)
+	})
+	if err != nil && last != nil {
+		last.sets.RolledBack()
+	}
+	return err
+}
+
 // update runs fn in a batched write transaction (the group commit coalesces concurrent writers
 // into one fsync), keeping the rule above: fn may run more than once, so it starts from fresh effects
 // each time, and a refusal comes back through this call's own variable.
-func (s *Store) update(fn func(tx *bolt.Tx, fx *effects) error) error {
+func (s *Store) update(fn func(tx *wtx) error) error {
 	var fx effects
-	var refused error
 	runs := 0
-	var last *bolt.Tx
-	err := s.group.run(func(tx *bolt.Tx) error {
+	err := s.group.run(func(tx *wtx) error {
 		runs++
-		last = tx
-		fx, refused = effects{}, nil
-		err := fn(tx, &fx)
+		tx.effects = effects{}
+		err := fn(tx)
 		if isRefusal(err) {
-			refused, fx = err, effects{}
+			tx.effects = effects{refused: err}
 			err = nil
 		}
 		if err == nil {
-			settleSets(tx) // the list's kept sets (contact_list_patch.go)
+			tx.settleSets()
 		}
+		fx, tx.effects = tx.effects, effects{}
 		return err
 	})
 	if runs > 1 {
 		s.batchReruns.Add(int64(runs - 1))
 	}
 	if err != nil {
-		if last != nil {
-			setsRolledBack(s.db, last)
-		}
 		return err
-	}
-	if refused != nil {
-		return refused
 	}
 	if fx.refused != nil {
 		return fx.refused
 	}
 	s.applyEffects(&fx)
 	return nil
+}
+
+// updateNow is update without batching, for callers that write big transactions (imports).
+func (s *Store) updateNow(fn func(tx *wtx) error) error {
+	var fx effects
+	err := s.writeTx(func(tx *wtx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		tx.settleSets()
+		fx = tx.effects
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if fx.refused != nil {
+		return fx.refused
+	}
+	s.applyEffects(&fx)
+	return nil
+}
+
+// Write runs fn in one of the store's batched write transactions, for the packages that keep
+// their records in the store's file (oauth). It keeps update's rule: fn may run more than once,
+// so it sets what it reports afresh on each run; a ValidationError or *Error it returns before
+// writing anything is a refusal, returned to this caller alone while the batch commits; any
+// other error rolls the transaction back.
+func (s *Store) Write(fn func(tx *bolt.Tx) error) error {
+	return s.update(func(tx *wtx) error { return fn(tx.Tx) })
 }
 
 // BatchReruns counts how often the group commit ran a write function again because another function of
@@ -105,65 +179,30 @@ func isRefusal(err error) bool {
 	return errors.As(err, &verr) || errors.As(err, &serr)
 }
 
-// updateNow is update without batching, for callers that write big transactions (imports).
-func (s *Store) updateNow(fn func(tx *bolt.Tx, fx *effects) error) error {
-	var fx effects
-	var last *bolt.Tx
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		last = tx
-		beginWordBuf(tx) // message postings written at the end (message_words_buf.go)
-		defer dropWordBuf(tx)
-		if err := fn(tx, &fx); err != nil {
-			return err
-		}
-		if err := flushWordBuf(tx); err != nil {
-			return err
-		}
-		settleSets(tx) // the list's kept sets (contact_list_patch.go)
-		return nil
-	})
-	if err != nil {
-		setsRolledBack(s.db, last)
-		return err
-	}
-	if fx.refused != nil {
-		return fx.refused
-	}
-	s.applyEffects(&fx)
-	return nil
-}
-
 // applyEffects tells the rest of the process what a committed write did: the outbox depth, the
-// opt-out filters, and the hooks of the dispatcher, webhook sender and broadcast scheduler. It
-// runs after the commit and only then, so no one acts on a write that was rolled back.
+// opt-out filters, and the hooks of the dispatcher, webhook sender, scheduler, mail worker,
+// stream broker and push worker. It runs after the commit and only then, so no one acts on a
+// write that was rolled back.
 func (s *Store) applyEffects(fx *effects) {
 	s.depth.Add(fx.depth)
 	for _, o := range fx.optOuts {
 		s.addOptOutFilter(o.ws, o.phone)
 	}
-	s.notify(fx.events, fx.outbox)
-	s.notifyLive(fx.live)
-	if fx.mail {
-		s.notifyMail()
+	if !fx.events && !fx.outbox && !fx.scheduled && !fx.mail && !fx.push && len(fx.live) == 0 {
+		return
 	}
-	if fx.scheduled {
-		s.hookMu.RLock()
-		f := s.onSchedule
-		s.hookMu.RUnlock()
-		if f != nil {
+	h := s.hook()
+	call := func(want bool, f func()) {
+		if want && f != nil {
 			f()
 		}
 	}
-}
-
-func (s *Store) notify(events, outbox bool) {
-	s.hookMu.RLock()
-	fe, fo := s.onEvents, s.onOutbox
-	s.hookMu.RUnlock()
-	if events && fe != nil {
-		fe()
+	call(fx.events, h.Events)
+	call(fx.outbox, h.Outbox)
+	if len(fx.live) > 0 && h.Live != nil {
+		h.Live(fx.live)
 	}
-	if outbox && fo != nil {
-		fo()
-	}
+	call(fx.mail, h.Mail)
+	call(fx.push, h.Push)
+	call(fx.scheduled, h.Schedule)
 }

@@ -25,7 +25,7 @@ func TestUpdateRefusalDoesNotRerunTheBatch(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			errs[i] = s.update(func(tx *bolt.Tx, _ *effects) error {
+			errs[i] = s.update(func(tx *wtx) error {
 				runs[i].Add(1)
 				switch i {
 				case 3:
@@ -70,4 +70,15 @@ func TestUpdateRefusalDoesNotRerunTheBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// beginWrite opens a write transaction by hand, for a test that acts between a write and its
+// commit; the caller commits or rolls back tx itself.
+func beginWrite(t *testing.T, s *Store) *wtx {
+	t.Helper()
+	btx, err := s.db.Begin(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &wtx{Tx: btx, idx: s.idx, sets: s.idx.SetWriter()}
 }

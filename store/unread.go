@@ -94,21 +94,21 @@ func (s *Store) MarkUnread(workspaceID, userID, conversationID string) error {
 }
 
 func (s *Store) setRead(ws, user, conv string, unread bool) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
+	return s.update(func(tx *wtx) error {
 		var c Conversation
 		ok, err := getJSON(tx.Bucket(bConversations), wsKeyChecked(ws, conv), &c)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return fx.refuse(errorf(ErrNotFound, "conversation not found"))
+			return tx.refuse(errorf(ErrNotFound, "conversation not found"))
 		}
-		changed, err := setUnread(tx, ws, user, conv, unread)
+		changed, err := setUnread(tx.Tx, ws, user, conv, unread)
 		if err != nil || !changed {
 			return err
 		}
 		// The user's other tabs update their counts.
-		return s.live(tx, fx, ws, LiveConversation, conv, user, map[string]any{"change": "unread", "unread": unread, "status": c.Status})
+		return s.live(tx, ws, LiveConversation, conv, user, map[string]any{"change": "unread", "unread": unread, "status": c.Status})
 	})
 }
 

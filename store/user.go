@@ -20,9 +20,9 @@ type User struct {
 	CreatedAt    time.Time `json:"createdAt"`
 	UpdatedAt    time.Time `json:"updatedAt"`
 
-	// Disabled users cannot sign in; their sessions and tokens stop working (account.go).
+	// Disabled users cannot sign in; their sessions and tokens stop working (SetUserDisabled).
 	Disabled bool `json:"disabled,omitempty"`
-	// TwoFactor is set once the user has enrolled an authenticator app (totp.go).
+	// TwoFactor is set once the user has enrolled an authenticator app.
 	TwoFactor bool `json:"twoFactor,omitempty"`
 }
 
@@ -40,11 +40,11 @@ func (s *Store) CreateUser(in NewUser) (User, error) {
 	if err != nil {
 		return User{}, err
 	}
-	err = s.updateNow(func(tx *bolt.Tx, _ *effects) error {
-		if emailTaken(tx, u.Email) {
+	err = s.updateNow(func(tx *wtx) error {
+		if emailTaken(tx.Tx, u.Email) {
 			return errorf(ErrConflict, "a user with email %s already exists", u.Email)
 		}
-		return putNewUser(tx, u)
+		return putNewUser(tx.Tx, u)
 	})
 	return u, err
 }

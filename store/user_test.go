@@ -7,6 +7,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -65,7 +66,7 @@ func TestCreateUserEmailIsUnique(t *testing.T) {
 }
 
 func TestTokens(t *testing.T) {
-	clock := &testClock{time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC))
 	s := openStore(t, store.Options{Now: clock.Now})
 	u, err := s.CreateUser(store.NewUser{Email: "ana@example.com", Name: "Ana"})
 	if err != nil {
@@ -105,15 +106,15 @@ func TestTokens(t *testing.T) {
 }
 
 func TestExpiredTokenIsRefused(t *testing.T) {
-	clock := &testClock{time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC))
 	s := openStore(t, store.Options{Now: clock.Now})
 	u, err := s.CreateUser(store.NewUser{Email: "ana@example.com", Name: "Ana"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp := clock.t.Add(time.Hour)
+	exp := clock.Now().Add(time.Hour)
 	plain := store.RandomToken("sbo_")
-	tok := store.Token{ID: s.NewID(), UserID: u.ID, Kind: store.TokenOAuth, CreatedAt: clock.t, ExpiresAt: &exp}
+	tok := store.Token{ID: s.NewID(), UserID: u.ID, Kind: store.TokenOAuth, CreatedAt: clock.Now(), ExpiresAt: &exp}
 	if err := s.DB().Update(func(tx *bolt.Tx) error { return store.PutToken(tx, plain, tok) }); err != nil {
 		t.Fatal(err)
 	}

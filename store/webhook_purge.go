@@ -38,7 +38,7 @@ func (s *Store) PurgeWebhookHistory(cutoff time.Time) (int, error) {
 // purgeDeliveries looks at up to purgeChunk deliveries from key from (nil: the first) below
 // limit and deletes the finished ones; next is the first key it did not look at, nil when done.
 func (s *Store) purgeDeliveries(limit, from []byte) (removed int, next []byte, err error) {
-	err = s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+	err = s.updateNow(func(tx *wtx) error {
 		removed, next = 0, nil
 		deliveries := tx.Bucket(bDeliveries)
 		var victims []Delivery
@@ -87,7 +87,7 @@ func (s *Store) purgeEvents(limit []byte) error {
 	var from []byte
 	for {
 		var next []byte
-		err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+		err := s.updateNow(func(tx *wtx) error {
 			next = nil
 			events := tx.Bucket(bEvents)
 			pending := tx.Bucket(bEventPending).Cursor()

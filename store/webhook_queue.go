@@ -41,8 +41,8 @@ func (s *Store) DueDeliveries(now time.Time, limit int, skip func(id string) boo
 		c := tx.Bucket(bDeliveryQueue).Cursor()
 		deliveries, events := tx.Bucket(bDeliveries), tx.Bucket(bEvents)
 		type cachedSub struct {
-			sub Subscription
-			ok  bool
+			sub   Subscription
+			stale string
 		}
 		subs := map[string]cachedSub{}
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
@@ -72,20 +72,15 @@ func (s *Store) DueDeliveries(now time.Time, limit int, skip func(id string) boo
 			// A fan-out puts many deliveries of few subscriptions in the queue: decode each once.
 			sc, cached := subs[dd.Delivery.SubscriptionID]
 			if !cached {
-				sc.sub, sc.ok, err = getSubscription(tx, dd.Delivery.WorkspaceID, dd.Delivery.SubscriptionID)
+				var ok bool
+				sc.sub, ok, err = getSubscription(tx, dd.Delivery.WorkspaceID, dd.Delivery.SubscriptionID)
 				if err != nil {
 					return err
 				}
+				sc.stale = subscriptionStale(tx, sc.sub, ok)
 				subs[dd.Delivery.SubscriptionID] = sc
 			}
-			sub, ok := sc.sub, sc.ok
-			switch {
-			case !ok:
-				dd.Stale = "subscription deleted"
-			case !sub.Active:
-				dd.Stale = "subscription disabled"
-			}
-			dd.Subscription = sub
+			dd.Stale, dd.Subscription = sc.stale, sc.sub
 			if dd.Stale == "" {
 				var ev Event
 				if ok, err := getJSON(events, idKey(dd.Delivery.EventID), &ev); err != nil {
@@ -124,7 +119,7 @@ func (s *Store) RecordAttempt(deliveryID string, r AttemptResult) (Delivery, boo
 	r.Attempt.DeliveryID = deliveryID
 	var d Delivery
 	var disabled bool
-	err := s.update(func(tx *bolt.Tx, _ *effects) error {
+	err := s.update(func(tx *wtx) error {
 		d, disabled = Delivery{}, false
 		ok, err := getJSON(tx.Bucket(bDeliveries), idKey(deliveryID), &d)
 		if err != nil {
@@ -147,7 +142,7 @@ func (s *Store) RecordAttempt(deliveryID string, r AttemptResult) (Delivery, boo
 		d.LastStatus = r.Attempt.StatusCode
 		d.LastError = r.Attempt.Error
 		d.UpdatedAt = now
-		sub, subOK, err := getSubscription(tx, d.WorkspaceID, d.SubscriptionID)
+		sub, subOK, err := getSubscription(tx.Tx, d.WorkspaceID, d.SubscriptionID)
 		if err != nil {
 			return err
 		}
@@ -156,7 +151,7 @@ func (s *Store) RecordAttempt(deliveryID string, r AttemptResult) (Delivery, boo
 			d.Status, d.DoneAt, d.LastError = DeliveryDelivered, &now, ""
 			if subOK && sub.FailingSince != nil {
 				sub.FailingSince = nil
-				if err := PutSubscription(tx, sub); err != nil {
+				if err := PutSubscription(tx.Tx, sub); err != nil {
 					return err
 				}
 			}
@@ -166,10 +161,10 @@ func (s *Store) RecordAttempt(deliveryID string, r AttemptResult) (Delivery, boo
 				d.LastError = "410 Gone: the subscription was removed"
 			}
 			if subOK {
-				if err := DeleteSubscription(tx, sub.WorkspaceID, sub.ID); err != nil {
+				if err := DeleteSubscription(tx.Tx, sub.WorkspaceID, sub.ID); err != nil {
 					return err
 				}
-				if err := s.cancelPending(tx, sub.ID, d.ID, "subscription removed after 410 Gone"); err != nil {
+				if err := s.cancelPending(tx.Tx, sub.ID, d.ID, "subscription removed after 410 Gone"); err != nil {
 					return err
 				}
 			}
@@ -180,11 +175,11 @@ func (s *Store) RecordAttempt(deliveryID string, r AttemptResult) (Delivery, boo
 				}
 				if sub.Active && now.Sub(*sub.FailingSince) >= SubscriptionDisableAfter {
 					sub.Active, sub.DisabledAt, disabled = false, &now, true
-					if err := s.cancelPending(tx, sub.ID, d.ID, "subscription disabled after failing for 5 days"); err != nil {
+					if err := s.cancelPending(tx.Tx, sub.ID, d.ID, "subscription disabled after failing for 5 days"); err != nil {
 						return err
 					}
 				}
-				if err := PutSubscription(tx, sub); err != nil {
+				if err := PutSubscription(tx.Tx, sub); err != nil {
 					return err
 				}
 			}
@@ -194,7 +189,7 @@ func (s *Store) RecordAttempt(deliveryID string, r AttemptResult) (Delivery, boo
 				d.Status, d.DoneAt = DeliveryFailed, &now
 			}
 		}
-		return PutDelivery(tx, d)
+		return PutDelivery(tx.Tx, d)
 	})
 	return d, disabled, err
 }
@@ -248,8 +243,8 @@ func (s *Store) cancelDelivery(tx *bolt.Tx, id, reason string) (bool, error) {
 // CancelDelivery cancels a pending delivery that can no longer be sent (see DueDelivery.Stale).
 // A queue entry whose delivery record is missing is dropped.
 func (s *Store) CancelDelivery(id, reason string) error {
-	return s.update(func(tx *bolt.Tx, _ *effects) error {
-		changed, err := s.cancelDelivery(tx, id, reason)
+	return s.update(func(tx *wtx) error {
+		changed, err := s.cancelDelivery(tx.Tx, id, reason)
 		if err != nil || changed {
 			return err
 		}
@@ -279,7 +274,7 @@ func (s *Store) CancelDelivery(id, reason string) error {
 // active (ErrNotFound, ErrConflict).
 func (s *Store) Redeliver(id string) (Delivery, error) {
 	var d Delivery
-	err := s.update(func(tx *bolt.Tx, fx *effects) error {
+	err := s.update(func(tx *wtx) error {
 		d = Delivery{}
 		if _, ok := ParseID(id); !ok {
 			return errorf(ErrNotFound, "delivery not found")
@@ -291,7 +286,7 @@ func (s *Store) Redeliver(id string) (Delivery, error) {
 		if !ok {
 			return errorf(ErrNotFound, "delivery not found")
 		}
-		sub, ok, err := getSubscription(tx, d.WorkspaceID, d.SubscriptionID)
+		sub, ok, err := getSubscription(tx.Tx, d.WorkspaceID, d.SubscriptionID)
 		if err != nil {
 			return err
 		}
@@ -313,8 +308,8 @@ func (s *Store) Redeliver(id string) (Delivery, error) {
 			d.Status, d.Attempts, d.DoneAt = DeliveryPending, 0, nil
 		}
 		d.NextAt, d.UpdatedAt = now, now
-		fx.events = true
-		return PutDelivery(tx, d)
+		tx.events = true
+		return PutDelivery(tx.Tx, d)
 	})
 	return d, err
 }

@@ -7,19 +7,20 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
 // hookFixture is a workspace with a subscription to contact.created and a hand-moved clock.
 type hookFixture struct {
 	*fixture
-	clock *testClock
+	clock *testutil.Clock
 	sub   store.Subscription
 }
 
 func newHookFixture(t *testing.T) *hookFixture {
 	t.Helper()
-	clock := &testClock{t: time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC)}
+	clock := testutil.NewClock(time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC))
 	f := newFixtureOn(t, openStore(t, store.Options{Now: clock.Now}))
 	sub, err := f.s.Subscribe(f.ws, f.user.ID, store.EventContactCreated, "https://hooks.example.com/in")
 	if err != nil {

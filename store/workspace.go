@@ -32,11 +32,14 @@ type Workspace struct {
 	// contact's time zone, wait until they end.
 	QuietHours string `json:"quietHours,omitempty"`
 	// StateHours turns on US state calling hours: broadcast copies to +1 numbers wait outside
-	// the hours the recipient's state allows (calling_hours.go).
+	// the hours the recipient's state allows.
 	StateHours bool `json:"stateHours,omitempty"`
 	// Country (ISO 3166-1 alpha-2, "" for US) is how the admin UI reads numbers typed in
 	// national format and which numbers it shows in national format.
 	Country string `json:"country,omitempty"`
+	// Assist lets the workspace's members ask the installation's model for drafts and
+	// summaries: only then does any of its conversations leave the server (off by default).
+	Assist bool `json:"assist,omitempty"`
 }
 
 // Region is the workspace's country, US when none is set.
@@ -65,14 +68,14 @@ func (s *Store) CreateWorkspaceFor(name, adminID string) (Workspace, error) {
 		return Workspace{}, ValidationError{{"name", "is required, at most 255 characters"}}
 	}
 	w := Workspace{ID: s.NewID(), TenantID: s.tenantID, Name: name, CreatedAt: s.Now(), UpdatedAt: s.Now()}
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+	err := s.updateNow(func(tx *wtx) error {
 		if err := putJSON(tx.Bucket(bWorkspaces), idKey(w.ID), w); err != nil {
 			return err
 		}
 		if adminID == "" {
 			return nil
 		}
-		_, err := s.addMembership(tx, w.ID, adminID, "admin")
+		_, err := s.addMembership(tx.Tx, w.ID, adminID, "admin")
 		return err
 	})
 	return w, err
@@ -146,6 +149,8 @@ type WorkspaceSettings struct {
 	// RetentionDays: messages older than this many days are deleted by the sweeper; 0 keeps
 	// them.
 	RetentionDays *int
+	// Assist turns the installation's model on or off for the workspace.
+	Assist *bool
 }
 
 // maxReply bounds keyword replies and the greeting, like any text (code points).
@@ -202,9 +207,9 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 		quiet, _ = ParseQuietHours(*in.QuietHours) // checked
 	}
 	var w Workspace
-	err := s.updateNow(func(tx *bolt.Tx, _ *effects) error {
+	err := s.updateNow(func(tx *wtx) error {
 		var err error
-		if w, err = getWorkspace(tx, id); err != nil {
+		if w, err = getWorkspace(tx.Tx, id); err != nil {
 			return err
 		}
 		if in.Name != nil {
@@ -241,6 +246,9 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 		if in.StateHours != nil {
 			w.StateHours = *in.StateHours
 		}
+		if in.Assist != nil {
+			w.Assist = *in.Assist
+		}
 		if in.QuietHours != nil {
 			w.QuietHours = ""
 			if !quiet.Off() {
@@ -256,9 +264,9 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 // SetWorkspaceArchived archives or restores a workspace. An archived workspace keeps its data;
 // the admin UI lists it apart and leaves it out of its members' workspace choice.
 func (s *Store) SetWorkspaceArchived(id string, archived bool) error {
-	return s.update(func(tx *bolt.Tx, fx *effects) error {
-		if _, err := getWorkspace(tx, id); err != nil {
-			return fx.refuse(err)
+	return s.update(func(tx *wtx) error {
+		if _, err := getWorkspace(tx.Tx, id); err != nil {
+			return tx.refuse(err)
 		}
 		meta := tx.Bucket(bMeta)
 		if !archived {

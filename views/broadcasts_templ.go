@@ -42,7 +42,7 @@ type ComposeView struct {
 	Preview    string
 	Segments   int
 	Encoding   string
-	// Footer is what "Add opt-out instructions" appends (for static/compose.js).
+	// Footer is what "Add opt-out instructions" appends, for the page's live preview to add.
 	Footer string
 	Worst  WorstCopy
 	Error  string

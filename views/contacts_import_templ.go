@@ -102,7 +102,7 @@ func ImportUpload(v ImportUploadView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<section class=\"card narrow-card\"><form method=\"post\" action=\"/contacts/import\" enctype=\"multipart/form-data\" data-testid=\"import-upload-form\"><div class=\"field\"><label for=\"import-file\">CSV file</label> <input id=\"import-file\" name=\"file\" type=\"file\" accept=\".csv,text/csv\" required data-testid=\"import-file\"><p class=\"hint\">UTF-8, with or without a BOM; columns separated by commas or semicolons; the first line names the columns; at most 100 MB. Numbers may be written in the US national format, e.g. (415) 555-0123.</p></div><button type=\"submit\" data-testid=\"import-upload-submit\">Upload and map columns</button></form></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<section class=\"card narrow-card\"><form method=\"post\" action=\"/contacts/import\" enctype=\"multipart/form-data\" data-testid=\"import-upload-form\"><div class=\"field\"><label for=\"import-file\">CSV file</label> <input id=\"import-file\" name=\"file\" type=\"file\" accept=\".csv,text/csv\" required data-testid=\"import-file\"><p class=\"hint\">UTF-8, with or without a BOM; columns separated by commas or semicolons; the first line names the columns (at most 200); rows of at most 64 KB; at most 100 MB in all. Numbers may be written in the US national format, e.g. (415) 555-0123.</p></div><button type=\"submit\" data-testid=\"import-upload-submit\">Upload and map columns</button></form></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -76,7 +76,7 @@ func TestStopWhileBroadcastQueued(t *testing.T) {
 
 	stub := &stubTwilio{}
 	d := carrier.NewDispatcher(e.st, carrier.Options{Carriers: map[string]carrier.Carrier{store.ProviderTwilio: stub}})
-	e.st.OnOutbox(d.Wake)
+	e.st.SetHooks(store.Hooks{Outbox: d.Wake})
 	if err := d.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func newCarrierEnv(t *testing.T, carriers map[string]carrier.Carrier) *carrierEn
 		}
 		if carriers != nil {
 			disp = carrier.NewDispatcher(st, carrier.Options{Carriers: carriers, Metrics: m})
-			st.OnOutbox(disp.Wake)
+			st.SetHooks(store.Hooks{Outbox: disp.Wake})
 			if err := disp.Start(); err != nil {
 				t.Fatalf("dispatcher: %v", err)
 			}

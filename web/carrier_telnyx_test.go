@@ -90,7 +90,7 @@ func newTelnyxEnv(t *testing.T) *telnyxEnv {
 		}
 		tx := carrier.NewTelnyx(carrier.TelnyxConfig{APIKey: telnyxKey, BaseURL: apiSrv.URL, WebhookURL: publicURL + "/carrier/telnyx/webhook"})
 		disp = carrier.NewDispatcher(st, carrier.Options{Carriers: map[string]carrier.Carrier{store.ProviderTelnyx: tx, store.ProviderSandbox: carrier.Sandbox{}}, Metrics: m})
-		st.OnOutbox(disp.Wake)
+		st.SetHooks(store.Hooks{Outbox: disp.Wake})
 		if err := disp.Start(); err != nil {
 			t.Fatalf("dispatcher: %v", err)
 		}

@@ -26,7 +26,7 @@ func decodeSendMessage(f *fields, provider string) sendMessageRequest {
 // held, status scheduled, until then.
 func (h *Handler) sendMessage(w http.ResponseWriter, r *http.Request, c *call) {
 	req := decodeSendMessage(c.f, h.cfg.Provider)
-	req.in.SendAt = sendAtField(c.f, h.now()) // send_later.go
+	req.in.SendAt = sendAtField(c.f, h.now())
 	if h.invalid(w, r, c, req.workspaceID, store.WorkspaceData{From: req.in.From, Text: req.in.Text}) {
 		return
 	}

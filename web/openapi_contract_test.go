@@ -269,7 +269,7 @@ func (c failingCarrier) Send(ctx context.Context, m carrier.Outbound) (string, e
 func (e *env) startCarrier(t *testing.T) {
 	t.Helper()
 	d := carrier.NewDispatcher(e.st, carrier.Options{Carriers: map[string]carrier.Carrier{store.ProviderSandbox: failingCarrier{}}})
-	e.st.OnOutbox(d.Wake)
+	e.st.SetHooks(store.Hooks{Outbox: d.Wake})
 	if err := d.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func TestOpenAPIWebhookDeliveries(t *testing.T) {
 	t.Cleanup(hook.Close)
 	_, lo, _ := net.ParseCIDR("127.0.0.0/8")
 	w := webhooks.New(e.st, webhooks.Options{Guard: webhooks.NewGuard([]*net.IPNet{lo}), Logger: slog.New(slog.DiscardHandler)})
-	e.st.OnEvents(w.Wake)
+	e.st.SetHooks(store.Hooks{Events: w.Wake})
 	w.Start()
 	t.Cleanup(w.Stop)
 

@@ -328,18 +328,11 @@ func (h *Handler) addNumber(w http.ResponseWriter, r *http.Request, u *ui) {
 	if err == nil {
 		_, err = h.store.CreateNumber(u.ws.ID, store.NumberInput{Phone: e164, Name: f.Name, Carrier: store.ProviderSandbox})
 	}
-	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
-		v, err := h.inboxView(r, u)
-		if err != nil {
-			h.uiError(w, r, u, err)
-			return
-		}
+	f.Errors = fieldErrors(err, nil)
+	h.inboxPage(r, u).answer(w, r, u, f.Errors, "/inbox?done=number", func(v *views.InboxView) {
 		v.AddNumber = f
 		if len(v.Numbers) > 0 { // the form is not on the page: say why here
 			v.Error = "The number was not added: " + firstError(f.Errors)
 		}
-		h.render(w, r, u, http.StatusUnprocessableEntity, "Inbox", views.Inbox(v))
-		return
-	}
-	http.Redirect(w, r, "/inbox?done=number", http.StatusSeeOther)
+	})
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // The superuser pages: workspaces, users, OAuth clients and a backup download. The route
-// table (routes.go) wraps each in the superuser check, superuserOnly.
+// table wraps each in the superuser check, superuserOnly.
 
 var adminNotices = map[string]string{"created": "Workspace created; you are its admin.", "renamed": "Workspace renamed.",
 	"archived": "Workspace archived.", "restored": "Workspace restored.", "deleted": "Client deleted, with its grants and their webhook subscriptions.",
@@ -43,13 +43,13 @@ func (h *Handler) adminWorkspacesView(r *http.Request) (views.AdminWorkspacesVie
 	return v, nil
 }
 
+// workspacesPage is /admin/workspaces, for the forms that post back to it.
+func (h *Handler) workspacesPage(r *http.Request) formPage[views.AdminWorkspacesView] {
+	return pageOf(h, "Workspaces", views.AdminWorkspaces, func() (views.AdminWorkspacesView, error) { return h.adminWorkspacesView(r) })
+}
+
 func (h *Handler) adminWorkspaces(w http.ResponseWriter, r *http.Request, u *ui) {
-	v, err := h.adminWorkspacesView(r)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	h.render(w, r, u, http.StatusOK, "Workspaces", views.AdminWorkspaces(v))
+	h.workspacesPage(r).show(w, r, u, http.StatusOK, nil)
 }
 
 func (h *Handler) adminCreateWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
@@ -58,17 +58,10 @@ func (h *Handler) adminCreateWorkspace(w http.ResponseWriter, r *http.Request, u
 	}
 	name := strings.TrimSpace(r.PostForm.Get("name"))
 	_, err := h.store.CreateWorkspaceFor(name, u.user.ID)
-	if errs := fieldErrors(err, nil); errs != nil {
-		v, verr := h.adminWorkspacesView(r)
-		if verr != nil {
-			h.uiError(w, r, u, verr)
-			return
-		}
+	errs := fieldErrors(err, nil)
+	h.workspacesPage(r).answer(w, r, u, errs, "/admin/workspaces?done=created", func(v *views.AdminWorkspacesView) {
 		v.Name, v.Errors = name, errs
-		h.render(w, r, u, http.StatusUnprocessableEntity, "Workspaces", views.AdminWorkspaces(v))
-		return
-	}
-	http.Redirect(w, r, "/admin/workspaces?done=created", http.StatusSeeOther)
+	})
 }
 
 func (h *Handler) adminRenameWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
@@ -81,22 +74,15 @@ func (h *Handler) adminRenameWorkspace(w http.ResponseWriter, r *http.Request, u
 		h.notFound(w, r, u, "such workspace")
 		return
 	}
-	if errs := fieldErrors(err, nil); errs != nil {
-		v, verr := h.adminWorkspacesView(r)
-		if verr != nil {
-			h.uiError(w, r, u, verr)
-			return
-		}
+	errs := fieldErrors(err, nil)
+	h.workspacesPage(r).answer(w, r, u, errs, "/admin/workspaces?done=renamed", func(v *views.AdminWorkspacesView) {
 		for i := range v.Rows {
 			if v.Rows[i].ID == id {
 				v.Rows[i].RenameError, v.Rows[i].NameTyped = firstError(errs), name
 			}
 		}
 		v.Error = "The workspace was not renamed: " + firstError(errs)
-		h.render(w, r, u, http.StatusUnprocessableEntity, "Workspaces", views.AdminWorkspaces(v))
-		return
-	}
-	http.Redirect(w, r, "/admin/workspaces?done=renamed", http.StatusSeeOther)
+	})
 }
 
 func (h *Handler) adminArchiveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
@@ -120,13 +106,9 @@ func (h *Handler) adminArchiveWorkspace(w http.ResponseWriter, r *http.Request, 
 }
 
 func (h *Handler) adminUsers(w http.ResponseWriter, r *http.Request, u *ui) {
-	v, err := h.adminUsersView(u)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	v.Notice = adminUserNotices[r.URL.Query().Get("done")]
-	h.render(w, r, u, http.StatusOK, "Users", views.AdminUsers(v))
+	h.usersPage(u).show(w, r, u, http.StatusOK, func(v *views.AdminUsersView) {
+		v.Notice = adminUserNotices[r.URL.Query().Get("done")]
+	})
 }
 
 // ---- OAuth clients ----
@@ -168,13 +150,13 @@ func (h *Handler) oauthView(r *http.Request, u *ui) (views.OAuthClientsView, err
 	return v, nil
 }
 
+// oauthPage is /admin/oauth-clients, for the forms that post back to it.
+func (h *Handler) oauthPage(r *http.Request, u *ui) formPage[views.OAuthClientsView] {
+	return pageOf(h, "OAuth clients", views.OAuthClients, func() (views.OAuthClientsView, error) { return h.oauthView(r, u) })
+}
+
 func (h *Handler) adminOAuthClients(w http.ResponseWriter, r *http.Request, u *ui) {
-	v, err := h.oauthView(r, u)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	h.render(w, r, u, http.StatusOK, "OAuth clients", views.OAuthClients(v))
+	h.oauthPage(r, u).show(w, r, u, http.StatusOK, nil)
 }
 
 // adminCreateClient answers with the page holding the secret (200): it is shown this once.
@@ -192,22 +174,18 @@ func (h *Handler) adminCreateClient(w http.ResponseWriter, r *http.Request, u *u
 		}
 	}
 	c, secret, err := h.cfg.OAuth.CreateClient(in)
-	errs := fieldErrors(err, nil)
-	v, verr := h.oauthView(r, u)
-	if verr != nil {
-		h.uiError(w, r, u, verr)
+	if errs := fieldErrors(err, nil); errs != nil {
+		h.oauthPage(r, u).show(w, r, u, http.StatusUnprocessableEntity, func(v *views.OAuthClientsView) {
+			v.Name, v.URIs, v.Public, v.Errors = in.Name, r.PostForm.Get("redirectUris"), in.Public, errs
+		})
 		return
 	}
-	if errs != nil {
-		v.Name, v.URIs, v.Public, v.Errors = in.Name, r.PostForm.Get("redirectUris"), in.Public, errs
-		h.render(w, r, u, http.StatusUnprocessableEntity, "OAuth clients", views.OAuthClients(v))
-		return
-	}
-	v.Secret, v.SecretFor = secret, c.Name
-	if secret == "" {
-		v.Notice = "Public client " + c.Name + " registered: it has no secret and must use PKCE (S256)."
-	}
-	h.render(w, r, u, http.StatusOK, "OAuth clients", views.OAuthClients(v))
+	h.oauthPage(r, u).show(w, r, u, http.StatusOK, func(v *views.OAuthClientsView) {
+		v.Secret, v.SecretFor = secret, c.Name
+		if secret == "" {
+			v.Notice = "Public client " + c.Name + " registered: it has no secret and must use PKCE (S256)."
+		}
+	})
 }
 
 func (h *Handler) adminRotateClient(w http.ResponseWriter, r *http.Request, u *ui) {
@@ -221,18 +199,14 @@ func (h *Handler) adminRotateClient(w http.ResponseWriter, r *http.Request, u *u
 		h.oauthError(w, r, u, err)
 		return
 	}
-	v, err := h.oauthView(r, u)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	v.Secret, v.SecretFor = secret, id
-	for _, c := range v.Rows {
-		if c.ID == id {
-			v.SecretFor = c.Name
+	h.oauthPage(r, u).show(w, r, u, http.StatusOK, func(v *views.OAuthClientsView) {
+		v.Secret, v.SecretFor = secret, id
+		for _, c := range v.Rows {
+			if c.ID == id {
+				v.SecretFor = c.Name
+			}
 		}
-	}
-	h.render(w, r, u, http.StatusOK, "OAuth clients", views.OAuthClients(v))
+	})
 }
 
 func (h *Handler) adminDeleteClient(w http.ResponseWriter, r *http.Request, u *ui) {
@@ -268,13 +242,9 @@ func (h *Handler) oauthError(w http.ResponseWriter, r *http.Request, u *ui, err 
 		h.uiError(w, r, u, err)
 		return
 	}
-	v, verr := h.oauthView(r, u)
-	if verr != nil {
-		h.uiError(w, r, u, verr)
-		return
-	}
-	v.Error = fieldErrors(err, nil)["form"]
-	h.render(w, r, u, http.StatusConflict, "OAuth clients", views.OAuthClients(v))
+	h.oauthPage(r, u).show(w, r, u, http.StatusConflict, func(v *views.OAuthClientsView) {
+		v.Error = fieldErrors(err, nil)["form"]
+	})
 }
 
 // ---- backup ----

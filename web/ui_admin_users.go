@@ -40,6 +40,11 @@ func (h *Handler) adminUsersView(u *ui) (views.AdminUsersView, error) {
 	return v, err
 }
 
+// usersPage is /admin/users, for the forms that post back to it.
+func (h *Handler) usersPage(u *ui) formPage[views.AdminUsersView] {
+	return pageOf(h, "Users", views.AdminUsers, func() (views.AdminUsersView, error) { return h.adminUsersView(u) })
+}
+
 // adminUserAction is POST /admin/users/{user}/{action}: disable, enable, promote, demote, or
 // reset-link (a one-hour password reset link, shown once on the page).
 func (h *Handler) adminUserAction(w http.ResponseWriter, r *http.Request, u *ui) {
@@ -61,13 +66,9 @@ func (h *Handler) adminUserAction(w http.ResponseWriter, r *http.Request, u *ui)
 			h.uiError(w, r, u, terr)
 			return
 		}
-		v, terr := h.adminUsersView(u)
-		if terr != nil {
-			h.uiError(w, r, u, terr)
-			return
-		}
-		v.ResetLink, v.ResetFor = h.cfg.Sessions.cfg.BaseURL+"/reset/"+token, target.Email
-		h.render(w, r, u, http.StatusOK, "Users", views.AdminUsers(v))
+		h.usersPage(u).show(w, r, u, http.StatusOK, func(v *views.AdminUsersView) {
+			v.ResetLink, v.ResetFor = h.cfg.Sessions.cfg.BaseURL+"/reset/"+token, target.Email
+		})
 		return
 	default:
 		h.notFound(w, r, u, "such action")
@@ -75,17 +76,11 @@ func (h *Handler) adminUserAction(w http.ResponseWriter, r *http.Request, u *ui)
 	}
 	var se *store.Error
 	if errors.As(err, &se) && !errors.Is(err, store.ErrNotFound) {
-		v, verr := h.adminUsersView(u)
-		if verr != nil {
-			h.uiError(w, r, u, verr)
-			return
-		}
-		v.Error = capitalize(se.Msg) + "."
 		status := http.StatusConflict
 		if errors.Is(err, store.ErrForbidden) {
 			status = http.StatusForbidden
 		}
-		h.render(w, r, u, status, "Users", views.AdminUsers(v))
+		h.usersPage(u).show(w, r, u, status, func(v *views.AdminUsersView) { v.Error = capitalize(se.Msg) + "." })
 		return
 	}
 	if err != nil {

@@ -119,12 +119,19 @@ func (h *Handler) broadcastNew(w http.ResponseWriter, r *http.Request, u *ui) {
 	if g := r.URL.Query().Get("group"); g != "" {
 		f.GroupIDs = []string{g}
 	}
-	v, err := h.composeView(u, f)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	h.render(w, r, u, http.StatusOK, "New broadcast", views.Compose(v))
+	h.composePage(u, f, nil).show(w, r, u, http.StatusOK, nil)
+}
+
+// composePage is /broadcasts/new showing f, for the form that posts back to it; with in, the
+// form as read, it shows the longest copy over in's recipients too.
+func (h *Handler) composePage(u *ui, f views.ComposeForm, in *store.BroadcastInput) formPage[views.ComposeView] {
+	return pageOf(h, "New broadcast", views.Compose, func() (views.ComposeView, error) {
+		v, err := h.composeView(u, f)
+		if err == nil && in != nil {
+			v.Worst, err = h.worstCopy(u, *in)
+		}
+		return v, err
+	})
 }
 
 // splitList splits pasted numbers or ids at new lines, commas, semicolons and spaces.
@@ -302,26 +309,14 @@ func (h *Handler) broadcastCreate(w http.ResponseWriter, r *http.Request, u *ui)
 		b, err = h.store.SendBroadcast(u.ws.ID, in)
 		errs = fieldErrors(err, nil)
 	}
-	if errs != nil {
-		f.Errors = errs
-		v, err := h.composeView(u, f)
-		if err != nil {
-			h.uiError(w, r, u, err)
-			return
-		}
-		if v.Worst, err = h.worstCopy(u, in); err != nil {
-			h.uiError(w, r, u, err)
-			return
-		}
-		v.Error = "The broadcast was not sent: " + firstComposeError(errs)
-		h.render(w, r, u, http.StatusUnprocessableEntity, "New broadcast", views.Compose(v))
-		return
-	}
 	what := "sent"
 	if b.Status == store.BroadcastScheduled {
 		what = "schedule"
 	}
-	http.Redirect(w, r, "/broadcasts/"+b.ID+"?done="+what, http.StatusSeeOther)
+	f.Errors = errs
+	h.composePage(u, f, &in).answer(w, r, u, errs, "/broadcasts/"+b.ID+"?done="+what, func(v *views.ComposeView) {
+		v.Error = "The broadcast was not sent: " + firstComposeError(errs)
+	})
 }
 
 func firstComposeError(errs map[string]string) string {

@@ -22,9 +22,9 @@ const previewRows = 10
 
 // importDir is where uploaded files wait for their import: beside the database, in the data
 // directory.
-func (h *Handler) importDir() string {
-	return filepath.Join(filepath.Dir(h.store.DB().Path()), "imports")
-}
+func (h *Handler) importDir() string { return importDirOf(h.store) }
+
+func importDirOf(s *store.Store) string { return filepath.Join(filepath.Dir(s.DB().Path()), "imports") }
 
 func (h *Handler) importFile(j store.ImportJob) string {
 	return filepath.Join(h.importDir(), j.ID+".csv")
@@ -170,14 +170,23 @@ func (h *Handler) inspectUpload(path string, check *utf8Check) (store.ImportJob,
 		return j, "The file is not UTF-8 text: save it as “CSV UTF-8” and upload it again."
 	}
 	src, err := openImportSource(f, delim)
+	if errors.Is(err, errRowTooLong) {
+		return j, rowTooLong(0)
+	}
 	if err != nil {
 		return j, "The file is not CSV: its first line could not be read as column names."
+	}
+	if why := checkHeader(src.header); why != "" {
+		return j, why
 	}
 	j.Headers, j.Delimiter = src.header, string(delim)
 	for {
 		_, err := src.next()
 		if errors.Is(err, io.EOF) {
 			break
+		}
+		if errors.Is(err, errRowTooLong) {
+			return j, rowTooLong(j.Total + 1)
 		}
 		if err != nil {
 			return j, "The upload could not be read: try again."

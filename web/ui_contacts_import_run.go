@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"switchboard/internal/csvsafe"
 	"switchboard/store"
 	"switchboard/views"
 )
@@ -119,9 +120,10 @@ const maxErrorCell = 1000
 // writeImportErrors writes the job's error file: the columns row, column, message and line,
 // then the file's own columns with the skipped row's cells as written, so the file can be
 // fixed and imported again, and "cells past the header" for a row of too many; one line per
-// problem. A row whose shape is wrong (its cells, its
-// quotes) says so instead of what the import made of it. It reads the upload once more, in
-// order, and replaces the error file whole when done.
+// problem. A row whose shape is wrong (its cells, its quotes) says so instead of what the
+// import made of it. Cells that a spreadsheet would run as a formula are written as text (an
+// apostrophe before them), as in every CSV the product hands out. It reads the upload once more,
+// in order, and replaces the error file whole when done.
 func (h *Handler) writeImportErrors(j store.ImportJob, m *store.Mapping, skipped []importSkip, unlisted int) error {
 	if len(skipped) == 0 && unlisted == 0 {
 		return nil
@@ -141,8 +143,8 @@ func (h *Handler) writeImportErrors(j store.ImportJob, m *store.Mapping, skipped
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // renamed into place when complete
-	errs := csv.NewWriter(tmp)
+	defer os.Remove(tmp.Name())    // renamed into place when complete
+	errs := csvsafe.NewWriter(tmp) // the upload chose its column names and cells: no formulas
 	header := append(append([]string{"row", "column", "message", "line"}, j.Headers...), "cells past the header")
 	// line is a line of the error file, as wide as its header: the row's cells under the file's
 	// columns, any past them joined in the last column, so every reader takes the file.

@@ -20,10 +20,12 @@ import (
 // kept as written), but a quote that opens a cell and is not closed on its line swallows the
 // lines after it into that cell: such a record is found by reading its bytes again strictly,
 // and refused with the lines it ran over, instead of importing the next rows as part of a name.
+//
+// It reads through the upload's bounds: a row longer than maxImportRow is errRowTooLong.
 type importSource struct {
 	f      *os.File
-	cr     *csv.Reader
-	bom    int64
+	ir     *importReader
+	cr     *csv.Reader // ir's
 	header []string
 	row    int
 	end    int64 // the reader's offset after the last record
@@ -36,24 +38,32 @@ type sourceRecord struct {
 	problem   string // "" when the record has the header's shape
 }
 
-// maxRecordBytes bounds a record read again to check its quotes: a contact row is far shorter,
-// so a longer one ran over lines it should not have.
-const maxRecordBytes = 64 << 10
+// importReadAhead is the buffer an uploaded file is read through.
+const importReadAhead = 1 << 16
+
+// newImportReader reads an uploaded file: its BOM skipped, any field count (a short row is the
+// row's error, not the file's), each row within maxImportRow.
+func newImportReader(r io.Reader, delim rune) *importReader {
+	lim := &rowLimit{r: r}
+	br := bufio.NewReaderSize(lim, importReadAhead)
+	ir := &importReader{lim: lim}
+	if b, err := br.Peek(3); err == nil && string(b) == "\xef\xbb\xbf" {
+		_, _ = br.Discard(3)
+		ir.bom = 3
+	}
+	ir.cr = csv.NewReader(br)
+	ir.cr.Comma, ir.cr.FieldsPerRecord, ir.cr.LazyQuotes = delim, -1, true
+	return ir
+}
 
 // openImportSource reads f from its start: its header, and then its records through next.
 func openImportSource(f *os.File, delim rune) (*importSource, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	s := &importSource{f: f}
-	br := bufio.NewReaderSize(f, 1<<16)
-	if b, err := br.Peek(3); err == nil && string(b) == "\xef\xbb\xbf" {
-		_, _ = br.Discard(3)
-		s.bom = 3
-	}
-	s.cr = csv.NewReader(br)
-	s.cr.Comma, s.cr.FieldsPerRecord, s.cr.LazyQuotes = delim, -1, true
-	header, err := s.cr.Read()
+	s := &importSource{f: f, ir: newImportReader(f, delim)}
+	s.cr = s.ir.cr
+	header, err := s.ir.Read()
 	if err != nil {
 		return nil, err
 	}
@@ -65,11 +75,11 @@ func openImportSource(f *os.File, delim rune) (*importSource, error) {
 	return s, nil
 }
 
-// next is the file's next record; io.EOF after the last, another error when the file cannot
-// be read.
+// next is the file's next record; io.EOF after the last, errRowTooLong for a row over the bound,
+// another error when the file cannot be read.
 func (s *importSource) next() (sourceRecord, error) {
 	start := s.end
-	rec, err := s.cr.Read()
+	rec, err := s.ir.Read()
 	if errors.Is(err, io.EOF) {
 		return sourceRecord{}, io.EOF
 	}
@@ -106,8 +116,7 @@ func (s *importSource) next() (sourceRecord, error) {
 
 // openQuote is the index of the cell of rec (read from offset start) whose opening quote ran
 // past its line, or -1: a record whose cells hold a line break is read again, strictly, from
-// its own bytes; if that
-// does not give back one record of the same cells, a quote was left open. A cell with a line
+// its own bytes; if that does not give back one record of the same cells, a quote was left open. A cell with a line
 // break inside closed quotes (an address over two lines) passes.
 func (s *importSource) openQuote(rec []string, start int64) int {
 	first := -1
@@ -121,11 +130,11 @@ func (s *importSource) openQuote(rec []string, start int64) int {
 		return -1
 	}
 	n := s.end - start
-	if n <= 0 || n > maxRecordBytes {
+	if n <= 0 || n > maxImportRow {
 		return first
 	}
 	raw := make([]byte, n)
-	if _, err := s.f.ReadAt(raw, s.bom+start); err != nil {
+	if _, err := s.f.ReadAt(raw, s.ir.bom+start); err != nil {
 		return first
 	}
 	strict := csv.NewReader(bytes.NewReader(raw))

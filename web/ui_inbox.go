@@ -17,12 +17,12 @@ func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, u *ui) {
 		h.render(w, r, u, http.StatusOK, "Create a workspace", views.NoWorkspace(u.user.Superuser, "", nil))
 		return
 	}
-	v, err := h.inboxView(r, u)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	h.render(w, r, u, http.StatusOK, "Inbox", views.Inbox(v))
+	h.inboxPage(r, u).show(w, r, u, http.StatusOK, nil)
+}
+
+// inboxPage is /inbox, for the forms that post back to it.
+func (h *Handler) inboxPage(r *http.Request, u *ui) formPage[views.InboxView] {
+	return pageOf(h, "Inbox", views.Inbox, func() (views.InboxView, error) { return h.inboxView(r, u) })
 }
 
 var doneNotices = map[string]string{
@@ -39,7 +39,7 @@ var doneNotices = map[string]string{
 	"optout":    "Opted out: no more texts go to this number.",
 	"unread":    "Marked as unread.",
 	"joined":    "Welcome: your account is ready and you are signed in.",
-	// The live inbox's thread forms (ui_thread_triage.go).
+	// The live inbox's thread forms.
 	"later":     "Reply scheduled: it goes at the time you chose unless the contact writes first.",
 	"close":     "Conversation closed.",
 	"reopen":    "Conversation reopened.",
@@ -163,15 +163,6 @@ func (h *Handler) newConversation(w http.ResponseWriter, r *http.Request, u *ui)
 	default:
 		conv, _, err = h.store.CreateConversation(u.ws.ID, from, to)
 	}
-	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
-		v, err := h.inboxView(r, u)
-		if err != nil {
-			h.uiError(w, r, u, err)
-			return
-		}
-		v.New = f
-		h.render(w, r, u, http.StatusUnprocessableEntity, "Inbox", views.Inbox(v))
-		return
-	}
-	http.Redirect(w, r, "/inbox/"+conv.ID, http.StatusSeeOther)
+	f.Errors = fieldErrors(err, nil)
+	h.inboxPage(r, u).answer(w, r, u, f.Errors, "/inbox/"+conv.ID, func(v *views.InboxView) { v.New = f })
 }

@@ -43,14 +43,14 @@ func pickName(u store.User) string {
 	return u.Email
 }
 
+// membersPage is /settings/members, for the forms that post back to it.
+func (h *Handler) membersPage(r *http.Request, u *ui) formPage[views.MembersView] {
+	return pageOf(h, "Members", views.Members, func() (views.MembersView, error) { return h.membersView(r, u) })
+}
+
 func (h *Handler) settingsMembers(w http.ResponseWriter, r *http.Request, u *ui) {
 	u.section = "settings"
-	v, err := h.membersView(r, u)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	h.render(w, r, u, http.StatusOK, "Members", views.Members(v))
+	h.membersPage(r, u).show(w, r, u, http.StatusOK, nil)
 }
 
 // publicURL is the server's public address for links people copy.
@@ -77,9 +77,10 @@ func (h *Handler) invite(w http.ResponseWriter, r *http.Request, u *ui) {
 	m := h.cfg.Sessions.mailer()
 	if m != nil {
 		link := h.publicURL(r) + "/invite/"
+		who, ws := store.MailText(u.user.Name), store.MailText(u.ws.Name) // a name cannot add lines to the e-mail
 		mailFor = append(mailFor, func(token string) *store.Mail {
-			return &store.Mail{To: email, Subject: "You are invited to " + u.ws.Name + " on Switchboard",
-				Body: u.user.Name + " invited you to the workspace " + u.ws.Name + " on Switchboard as " + article(role) + " " + role + ".\n\n" +
+			return &store.Mail{To: email, Subject: "You are invited to " + ws + " on Switchboard",
+				Body: who + " invited you to the workspace " + ws + " on Switchboard as " + article(role) + " " + role + ".\n\n" +
 					"Accept the invitation here (the link works once, for 7 days):\n" + link + token + "\n"}
 		})
 	}
@@ -87,33 +88,25 @@ func (h *Handler) invite(w http.ResponseWriter, r *http.Request, u *ui) {
 	if err == nil && m != nil {
 		m.Wake()
 	}
-	errs := fieldErrors(err, nil)
-	v, verr := h.membersView(r, u)
-	if verr != nil {
-		h.uiError(w, r, u, verr)
+	if errs := fieldErrors(err, nil); errs != nil {
+		h.membersPage(r, u).show(w, r, u, http.StatusUnprocessableEntity, func(v *views.MembersView) {
+			v.Email, v.Role, v.Errors = email, role, errs
+		})
 		return
 	}
-	v.Email, v.Role, v.Errors = email, role, errs
-	if errs != nil {
-		h.render(w, r, u, http.StatusUnprocessableEntity, "Members", views.Members(v))
-		return
-	}
-	v.Link, v.Invited, v.Email, v.Role, v.Mailed = h.publicURL(r)+"/invite/"+plain, email, "", "", m != nil
-	v.Replaced = inv.Replaced > 0
-	h.render(w, r, u, http.StatusOK, "Members", views.Members(v))
+	h.membersPage(r, u).show(w, r, u, http.StatusOK, func(v *views.MembersView) {
+		v.Link, v.Invited, v.Mailed = h.publicURL(r)+"/invite/"+plain, email, m != nil
+		v.Replaced = inv.Replaced > 0
+	})
 }
 
 func (h *Handler) removeMember(w http.ResponseWriter, r *http.Request, u *ui) {
 	u.section = "settings"
 	id := r.PathValue("user")
 	if id == u.user.ID {
-		v, err := h.membersView(r, u)
-		if err != nil {
-			h.uiError(w, r, u, err)
-			return
-		}
-		v.Error = "You cannot remove yourself; ask another admin."
-		h.render(w, r, u, http.StatusUnprocessableEntity, "Members", views.Members(v))
+		h.membersPage(r, u).show(w, r, u, http.StatusUnprocessableEntity, func(v *views.MembersView) {
+			v.Error = "You cannot remove yourself; ask another admin."
+		})
 		return
 	}
 	if err := h.store.RemoveMember(u.ws.ID, id); err != nil {
@@ -145,17 +138,10 @@ func (h *Handler) setMemberRole(w http.ResponseWriter, r *http.Request, u *ui) {
 		h.notFound(w, r, u, "such member")
 		return
 	}
-	if errs := fieldErrors(err, nil); errs != nil {
-		v, verr := h.membersView(r, u)
-		if verr != nil {
-			h.uiError(w, r, u, verr)
-			return
-		}
+	errs := fieldErrors(err, nil)
+	h.membersPage(r, u).answer(w, r, u, errs, "/settings/members?done=role", func(v *views.MembersView) {
 		v.Error = "The role was not changed: " + firstError(errs)
-		h.render(w, r, u, http.StatusUnprocessableEntity, "Members", views.Members(v))
-		return
-	}
-	http.Redirect(w, r, "/settings/members?done=role", http.StatusSeeOther)
+	})
 }
 
 func (h *Handler) revokeInvitation(w http.ResponseWriter, r *http.Request, u *ui) {
@@ -166,13 +152,9 @@ func (h *Handler) revokeInvitation(w http.ResponseWriter, r *http.Request, u *ui
 		h.notFound(w, r, u, "such invitation")
 		return
 	case errors.Is(err, store.ErrConflict):
-		v, verr := h.membersView(r, u)
-		if verr != nil {
-			h.uiError(w, r, u, verr)
-			return
-		}
-		v.Error = firstError(fieldErrors(err, nil))
-		h.render(w, r, u, http.StatusConflict, "Members", views.Members(v))
+		h.membersPage(r, u).show(w, r, u, http.StatusConflict, func(v *views.MembersView) {
+			v.Error = firstError(fieldErrors(err, nil))
+		})
 		return
 	case err != nil:
 		h.uiError(w, r, u, err)

@@ -43,12 +43,8 @@ func (h *Handler) setNumberDailyCap(w http.ResponseWriter, r *http.Request, u *u
 		h.notFound(w, r, u, "such number")
 		return
 	}
-	if errs := fieldErrors(err, nil); errs != nil {
-		v, verr := h.numbersView(r, u)
-		if verr != nil {
-			h.uiError(w, r, u, verr)
-			return
-		}
+	errs := fieldErrors(err, nil)
+	h.numbersPage(r, u).answer(w, r, u, errs, "/settings/numbers?done=daily-cap", func(v *views.NumbersView) {
 		msg := errs["dailyCap"]
 		if msg == "" {
 			msg = errs["form"]
@@ -60,8 +56,5 @@ func (h *Handler) setNumberDailyCap(w http.ResponseWriter, r *http.Request, u *u
 			}
 		}
 		v.Error = "The daily cap was not changed: " + msg
-		h.render(w, r, u, http.StatusUnprocessableEntity, "Numbers", views.Numbers(v))
-		return
-	}
-	http.Redirect(w, r, "/settings/numbers?done=daily-cap", http.StatusSeeOther)
+	})
 }

@@ -43,12 +43,8 @@ func (h *Handler) setNumberRegistration(w http.ResponseWriter, r *http.Request, 
 		h.notFound(w, r, u, "such number")
 		return
 	}
-	if errs := fieldErrors(err, nil); errs != nil {
-		v, verr := h.numbersView(r, u)
-		if verr != nil {
-			h.uiError(w, r, u, verr)
-			return
-		}
+	errs := fieldErrors(err, nil)
+	h.numbersPage(r, u).answer(w, r, u, errs, "/settings/numbers?done=registration", func(v *views.NumbersView) {
 		for i := range v.Registrations {
 			if row := &v.Registrations[i]; row.ID == id {
 				row.Type, row.Status, row.BrandID, row.CampaignID, row.VerificationID = in.Type, in.Status, in.BrandID, in.CampaignID, in.VerificationID
@@ -56,12 +52,5 @@ func (h *Handler) setNumberRegistration(w http.ResponseWriter, r *http.Request, 
 			}
 		}
 		v.Error = "The registration was not saved: " + firstError(errs)
-		h.render(w, r, u, http.StatusUnprocessableEntity, "Numbers", views.Numbers(v))
-		return
-	}
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	http.Redirect(w, r, "/settings/numbers?done=registration", http.StatusSeeOther)
+	})
 }

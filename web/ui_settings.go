@@ -42,12 +42,20 @@ func workspaceForm(ws store.Workspace) views.WorkspaceForm {
 	}
 	return views.WorkspaceForm{Name: ws.Name, StopReply: ws.KeywordReply(store.KeywordStop), StartReply: ws.KeywordReply(store.KeywordStart),
 		HelpReply: ws.KeywordReply(store.KeywordHelp), VoiceGreeting: ws.Greeting(), TimeZone: ws.TimeZone, Country: ws.Region(), QuietHours: q,
-		StateHours: ws.StateHours, RetentionDays: strconv.Itoa(ws.RetentionDays)}
+		StateHours: ws.StateHours, RetentionDays: strconv.Itoa(ws.RetentionDays), Assist: ws.Assist}
+}
+
+// assistOf shows the installation's model on the form, when it has one.
+func (h *Handler) assistOf(f *views.WorkspaceForm) {
+	if a := h.cfg.Assist; a != nil {
+		f.AssistHost, f.AssistModel = a.Host(), a.Model()
+	}
 }
 
 func (h *Handler) settingsWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 	u.section = "settings"
 	f := workspaceForm(u.ws)
+	h.assistOf(&f)
 	if r.URL.Query().Get("done") == "saved" {
 		f.Notice = "Settings saved."
 	}
@@ -62,7 +70,9 @@ func (h *Handler) saveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 	p := r.PostForm
 	f := views.WorkspaceForm{Name: p.Get("name"), StopReply: p.Get("stopReply"), StartReply: p.Get("startReply"),
 		HelpReply: p.Get("helpReply"), VoiceGreeting: p.Get("voiceGreeting"), TimeZone: strings.TrimSpace(p.Get("timeZone")), Country: strings.ToUpper(strings.TrimSpace(p.Get("country"))),
-		QuietHours: p.Get("quietHours"), StateHours: p.Get("stateHours") == "on", RetentionDays: strings.TrimSpace(p.Get("retentionDays"))}
+		QuietHours: p.Get("quietHours"), StateHours: p.Get("stateHours") == "on", RetentionDays: strings.TrimSpace(p.Get("retentionDays")),
+		Assist: p.Get("assist") == "on"}
+	h.assistOf(&f)
 	shown := workspaceForm(u.ws)
 	var retention *int
 	bad := map[string]string{}
@@ -89,6 +99,9 @@ func (h *Handler) saveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 	}
 	if p.Has("stateHoursShown") { // an unchecked box sends nothing: only a form that shows it turns it off
 		in.StateHours = &f.StateHours
+	}
+	if p.Has("assistShown") && h.cfg.Assist != nil { // shown only when the server has a model
+		in.Assist = &f.Assist
 	}
 	f.Errors = bad
 	if len(bad) == 0 {
@@ -117,7 +130,8 @@ var numberNotices = map[string]string{"number": "Number added.", "renamed": "Num
 	"daily-cap":    "Daily cap saved."}
 
 func (h *Handler) numbersView(r *http.Request, u *ui) (views.NumbersView, error) {
-	v := views.NumbersView{Twilio: h.cfg.TwilioAuthToken != "", Telnyx: h.cfg.Telnyx, Notice: numberNotices[r.URL.Query().Get("done")]}
+	v := views.NumbersView{Twilio: h.carrierUsable(store.ProviderTwilio), Telnyx: h.carrierUsable(store.ProviderTelnyx),
+		Notice: numberNotice(r.URL.Query().Get("done"))}
 	ns, err := h.store.Numbers(u.ws.ID)
 	if err != nil {
 		return v, err
@@ -133,23 +147,27 @@ func (h *Handler) numbersView(r *http.Request, u *ui) (views.NumbersView, error)
 			rate = "unlimited"
 		}
 		row := views.NumberRow{ID: n.ID, Phone: u.showPhone(n.Phone), Name: n.Name, Carrier: n.CarrierName(), Rate: rate, Active: n.Active}
-		if err := h.dailyCapOf(u, &n, &row); err != nil { // ui_number_cap.go
+		if h.cfg.Accounts != nil {
+			row.Receiving, row.ReceivingProblem = receivingOf(&n)
+		}
+		if err := h.dailyCapOf(u, &n, &row); err != nil {
 			return v, err
 		}
 		v.Rows = append(v.Rows, row)
 		v.Registrations = append(v.Registrations, registrationRow(u, &n))
 	}
+	v.FromCarrier = h.fromCarrier(u)
 	return v, nil
+}
+
+// numbersPage is /settings/numbers, for the forms that post back to it.
+func (h *Handler) numbersPage(r *http.Request, u *ui) formPage[views.NumbersView] {
+	return pageOf(h, "Numbers", views.Numbers, func() (views.NumbersView, error) { return h.numbersView(r, u) })
 }
 
 func (h *Handler) settingsNumbers(w http.ResponseWriter, r *http.Request, u *ui) {
 	u.section = "settings"
-	v, err := h.numbersView(r, u)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	h.render(w, r, u, http.StatusOK, "Numbers", views.Numbers(v))
+	h.numbersPage(r, u).show(w, r, u, http.StatusOK, nil)
 }
 
 // addNumberOnSettings is POST /settings/numbers from the numbers page (page=settings): the
@@ -159,9 +177,9 @@ func (h *Handler) addNumberOnSettings(w http.ResponseWriter, r *http.Request, u 
 	f := views.AddNumberForm{Phone: strings.TrimSpace(r.PostForm.Get("phone")), Name: strings.TrimSpace(r.PostForm.Get("name"))}
 	carrierName := r.PostForm.Get("carrier")
 	var err error
-	if carrierName == store.ProviderTwilio && h.cfg.TwilioAuthToken == "" {
+	if carrierName == store.ProviderTwilio && !h.carrierUsable(carrierName) {
 		err = store.ValidationError{{Field: "carrier", Message: "twilio needs the server's Twilio credentials; choose sandbox"}}
-	} else if carrierName == store.ProviderTelnyx && !h.cfg.Telnyx {
+	} else if carrierName == store.ProviderTelnyx && !h.carrierUsable(carrierName) {
 		err = store.ValidationError{{Field: "carrier", Message: "telnyx needs the server's Telnyx keys; choose sandbox"}}
 	} else {
 		var e164 string
@@ -169,17 +187,10 @@ func (h *Handler) addNumberOnSettings(w http.ResponseWriter, r *http.Request, u 
 			_, err = h.store.CreateNumber(u.ws.ID, store.NumberInput{Phone: e164, Name: f.Name, Carrier: carrierName})
 		}
 	}
-	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
-		v, verr := h.numbersView(r, u)
-		if verr != nil {
-			h.uiError(w, r, u, verr)
-			return
-		}
+	f.Errors = fieldErrors(err, nil)
+	h.numbersPage(r, u).answer(w, r, u, f.Errors, "/settings/numbers?done=number", func(v *views.NumbersView) {
 		v.Add, v.Carrier = f, carrierName
-		h.render(w, r, u, http.StatusUnprocessableEntity, "Numbers", views.Numbers(v))
-		return
-	}
-	http.Redirect(w, r, "/settings/numbers?done=number", http.StatusSeeOther)
+	})
 }
 
 func (h *Handler) renameNumber(w http.ResponseWriter, r *http.Request, u *ui) {
@@ -194,22 +205,15 @@ func (h *Handler) renameNumber(w http.ResponseWriter, r *http.Request, u *ui) {
 		h.notFound(w, r, u, "such number")
 		return
 	}
-	if errs := fieldErrors(err, nil); errs != nil {
-		v, verr := h.numbersView(r, u)
-		if verr != nil {
-			h.uiError(w, r, u, verr)
-			return
-		}
+	errs := fieldErrors(err, nil)
+	h.numbersPage(r, u).answer(w, r, u, errs, "/settings/numbers?done=renamed", func(v *views.NumbersView) {
 		for i := range v.Rows {
 			if v.Rows[i].ID == id {
 				v.Rows[i].RenameError, v.Rows[i].NameTyped = firstError(errs), name
 			}
 		}
 		v.Error = "The number was not renamed: " + firstError(errs)
-		h.render(w, r, u, http.StatusUnprocessableEntity, "Numbers", views.Numbers(v))
-		return
-	}
-	http.Redirect(w, r, "/settings/numbers?done=renamed", http.StatusSeeOther)
+	})
 }
 
 func (h *Handler) setNumberActive(w http.ResponseWriter, r *http.Request, u *ui) {
@@ -244,17 +248,18 @@ func (h *Handler) tokensView(u *ui) (views.TokensView, error) {
 	return v, err
 }
 
+// tokensPage is /settings/tokens, for the forms that post back to it.
+func (h *Handler) tokensPage(u *ui) formPage[views.TokensView] {
+	return pageOf(h, "API tokens", views.Tokens, func() (views.TokensView, error) { return h.tokensView(u) })
+}
+
 func (h *Handler) settingsTokens(w http.ResponseWriter, r *http.Request, u *ui) {
 	u.section = "settings"
-	v, err := h.tokensView(u)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	if r.URL.Query().Get("done") == "revoked" {
-		v.Notice = "Token revoked."
-	}
-	h.render(w, r, u, http.StatusOK, "API tokens", views.Tokens(v))
+	h.tokensPage(u).show(w, r, u, http.StatusOK, func(v *views.TokensView) {
+		if r.URL.Query().Get("done") == "revoked" {
+			v.Notice = "Token revoked."
+		}
+	})
 }
 
 // createToken answers with the page itself (200), not a redirect: the token is shown this once
@@ -266,13 +271,9 @@ func (h *Handler) createToken(w http.ResponseWriter, r *http.Request, u *ui) {
 	}
 	name := strings.TrimSpace(r.PostForm.Get("name"))
 	if len([]rune(name)) > 100 {
-		v, err := h.tokensView(u)
-		if err != nil {
-			h.uiError(w, r, u, err)
-			return
-		}
-		v.Name, v.Errors = name, map[string]string{"name": "At most 100 characters"}
-		h.render(w, r, u, http.StatusUnprocessableEntity, "API tokens", views.Tokens(v))
+		h.tokensPage(u).show(w, r, u, http.StatusUnprocessableEntity, func(v *views.TokensView) {
+			v.Name, v.Errors = name, map[string]string{"name": "At most 100 characters"}
+		})
 		return
 	}
 	_, plain, err := h.store.CreateToken(u.user.ID, name)
@@ -280,13 +281,7 @@ func (h *Handler) createToken(w http.ResponseWriter, r *http.Request, u *ui) {
 		h.uiError(w, r, u, err)
 		return
 	}
-	v, err := h.tokensView(u)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	v.Created = plain
-	h.render(w, r, u, http.StatusOK, "API tokens", views.Tokens(v))
+	h.tokensPage(u).show(w, r, u, http.StatusOK, func(v *views.TokensView) { v.Created = plain })
 }
 
 func (h *Handler) revokeToken(w http.ResponseWriter, r *http.Request, u *ui) {
@@ -313,17 +308,18 @@ func (h *Handler) propertiesView(u *ui) (views.PropertiesView, error) {
 	return v, err
 }
 
+// propertiesPage is /settings/properties, for the forms that post back to it.
+func (h *Handler) propertiesPage(u *ui) formPage[views.PropertiesView] {
+	return pageOf(h, "Contact properties", views.Properties, func() (views.PropertiesView, error) { return h.propertiesView(u) })
+}
+
 func (h *Handler) settingsProperties(w http.ResponseWriter, r *http.Request, u *ui) {
 	u.section = "settings"
-	v, err := h.propertiesView(u)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	if r.URL.Query().Get("done") == "added" {
-		v.Notice = "Property added."
-	}
-	h.render(w, r, u, http.StatusOK, "Contact properties", views.Properties(v))
+	h.propertiesPage(u).show(w, r, u, http.StatusOK, func(v *views.PropertiesView) {
+		if r.URL.Query().Get("done") == "added" {
+			v.Notice = "Property added."
+		}
+	})
 }
 
 func (h *Handler) addProperty(w http.ResponseWriter, r *http.Request, u *ui) {
@@ -333,18 +329,11 @@ func (h *Handler) addProperty(w http.ResponseWriter, r *http.Request, u *ui) {
 	}
 	name, typ := strings.TrimSpace(r.PostForm.Get("name")), r.PostForm.Get("type")
 	_, err := h.store.AddProperty(u.ws.ID, name, typ)
-	if errs := fieldErrors(err, nil); errs != nil {
-		if errors.Is(err, store.ErrConflict) {
-			errs = map[string]string{"name": errs["form"]}
-		}
-		v, verr := h.propertiesView(u)
-		if verr != nil {
-			h.uiError(w, r, u, verr)
-			return
-		}
-		v.Name, v.Type, v.Errors = name, typ, errs
-		h.render(w, r, u, http.StatusUnprocessableEntity, "Contact properties", views.Properties(v))
-		return
+	errs := fieldErrors(err, nil)
+	if errors.Is(err, store.ErrConflict) {
+		errs = map[string]string{"name": errs["form"]}
 	}
-	http.Redirect(w, r, "/settings/properties?done=added", http.StatusSeeOther)
+	h.propertiesPage(u).answer(w, r, u, errs, "/settings/properties?done=added", func(v *views.PropertiesView) {
+		v.Name, v.Type, v.Errors = name, typ, errs
+	})
 }

@@ -49,7 +49,7 @@ func (h *Handler) conversationOf(w http.ResponseWriter, r *http.Request, u *ui) 
 func (h *Handler) threadView(r *http.Request, u *ui, c store.Conversation) (views.ThreadView, error) {
 	q := r.URL.Query()
 	v := views.ThreadView{ID: c.ID, From: u.showPhone(c.From), Status: c.Status, Labels: c.Labels, Assigned: c.AssignedUserIDs,
-		Number: u.showPhones(c.Addresses), CanBlock: !c.IsGroup(), Notice: doneNotices[q.Get("done")]}
+		Number: u.showPhones(c.Addresses), CanBlock: !c.IsGroup(), Notice: doneNotices[q.Get("done")], Assist: h.assistView(u, c)}
 	snippets, err := h.store.Snippets(u.ws.ID)
 	if err != nil {
 		return v, err
@@ -112,7 +112,7 @@ func (h *Handler) threadView(r *http.Request, u *ui, c store.Conversation) (view
 		v.SnoozedUntil = formatWhen(*c.SnoozedUntil, h.now(), u.ws.Location())
 	}
 	v.Snooze.Choice = "1h"
-	if err := h.loadItems(r, u, c, &v, userName, contactName); err != nil { // ui_thread_window.go
+	if err := h.loadItems(r, u, c, &v, userName, contactName); err != nil {
 		return v, err
 	}
 	v.Reply.Segments, v.Reply.Encoding = 0, store.EncodingGSM7
@@ -125,7 +125,7 @@ func (h *Handler) thread(w http.ResponseWriter, r *http.Request, u *ui) {
 	if !ok {
 		return
 	}
-	// Opening the thread reads it: the one thing this GET changes (see ui_live.go).
+	// Opening the thread reads it: the one thing this GET changes (see threadMarkUnread).
 	if err := h.store.MarkRead(u.ws.ID, u.user.ID, c.ID); err != nil {
 		h.uiError(w, r, u, err)
 		return
@@ -164,7 +164,7 @@ func (h *Handler) threadReply(w http.ResponseWriter, r *http.Request, u *ui) {
 	}
 	f := views.ReplyForm{Text: strings.TrimSpace(r.PostForm.Get("text")), Media: strings.TrimSpace(r.PostForm.Get("media")),
 		SendAt: strings.TrimSpace(r.PostForm.Get("sendAt"))}
-	sendAt, laterErr := h.replySendAt(r, u, f.SendAt) // ui_thread_triage.go
+	sendAt, laterErr := h.replySendAt(r, u, f.SendAt)
 	var err error
 	switch {
 	case fileErr != "":

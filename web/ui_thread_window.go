@@ -40,7 +40,7 @@ func (h *Handler) loadItems(r *http.Request, u *ui, c store.Conversation, v *vie
 }
 
 // threadItem is a thread item as the thread shows it: the one conversion used by the window
-// (the page, "Show earlier", a form sent in place) and by the live appender (ui_live.go), so an
+// (the page, "Show earlier", a form sent in place) and by the live appender (threadItems), so an
 // item looks the same however it reached the page. Numbers are written for the reader (national
 // format for the workspace's country).
 func (h *Handler) threadItem(u *ui, t store.ThreadItem, now time.Time, loc *time.Location, userName, contactName map[string]string) (views.ThreadItem, error) {

@@ -88,14 +88,14 @@ func (h *Handler) webhooksView(r *http.Request, u *ui) (views.WebhooksView, erro
 	return v, nil
 }
 
+// webhooksPage is /settings/webhooks, for the forms that post back to it.
+func (h *Handler) webhooksPage(r *http.Request, u *ui) formPage[views.WebhooksView] {
+	return pageOf(h, "Webhooks", views.Webhooks, func() (views.WebhooksView, error) { return h.webhooksView(r, u) })
+}
+
 func (h *Handler) settingsWebhooks(w http.ResponseWriter, r *http.Request, u *ui) {
 	u.section = "settings"
-	v, err := h.webhooksView(r, u)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	h.render(w, r, u, http.StatusOK, "Webhooks", views.Webhooks(v))
+	h.webhooksPage(r, u).show(w, r, u, http.StatusOK, nil)
 }
 
 // createWebhook is POST /settings/webhooks: the URL goes through the API's SSRF guard (after
@@ -123,18 +123,13 @@ func (h *Handler) createWebhook(w http.ResponseWriter, r *http.Request, u *ui) {
 		sub, err = h.store.Subscribe(u.ws.ID, u.user.ID, event, hook)
 		errs = fieldErrors(err, map[string]string{"hookUrl": "url", "eventName": "event"})
 	}
-	v, err := h.webhooksView(r, u)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
 	if len(errs) > 0 {
-		v.Event, v.URL, v.Errors = event, hook, errs
-		h.render(w, r, u, http.StatusUnprocessableEntity, "Webhooks", views.Webhooks(v))
+		h.webhooksPage(r, u).show(w, r, u, http.StatusUnprocessableEntity, func(v *views.WebhooksView) {
+			v.Event, v.URL, v.Errors = event, hook, errs
+		})
 		return
 	}
-	v.Secret = sub.Secret
-	h.render(w, r, u, http.StatusOK, "Webhooks", views.Webhooks(v))
+	h.webhooksPage(r, u).show(w, r, u, http.StatusOK, func(v *views.WebhooksView) { v.Secret = sub.Secret })
 }
 
 // webhookLog is the delivery log fragment htmx refreshes.
@@ -190,13 +185,9 @@ func (h *Handler) webhookError(w http.ResponseWriter, r *http.Request, u *ui, er
 		h.uiError(w, r, u, err)
 		return
 	}
-	v, verr := h.webhooksView(r, u)
-	if verr != nil {
-		h.uiError(w, r, u, verr)
-		return
-	}
-	v.Error = fieldErrors(err, nil)["form"]
-	h.render(w, r, u, http.StatusConflict, "Webhooks", views.Webhooks(v))
+	h.webhooksPage(r, u).show(w, r, u, http.StatusConflict, func(v *views.WebhooksView) {
+		v.Error = fieldErrors(err, nil)["form"]
+	})
 }
 
 func (h *Handler) redeliver(w http.ResponseWriter, r *http.Request, u *ui) {

@@ -71,10 +71,10 @@ func BenchmarkEventToDelivery(b *testing.B) {
 	e.subscribe(b, store.EventContactCreated, rc.srv.URL)
 	w := e.start(b, webhooks.Options{})
 	var committed atomic.Int64
-	e.s.OnEvents(func() {
+	e.s.SetHooks(store.Hooks{Events: func() {
 		committed.Store(time.Now().UnixNano())
 		w.Wake()
-	})
+	}})
 	lat := make([]time.Duration, 0, b.N)
 	total := make([]time.Duration, 0, b.N)
 	b.ResetTimer()

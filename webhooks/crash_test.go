@@ -163,7 +163,7 @@ func TestCrashChild(t *testing.T) {
 	// and some still only in the queue.
 	w := webhooks.New(s, webhooks.Options{Workers: 4, Guard: webhooks.NewGuard(loopback(t)),
 		Logger: slog.New(slog.DiscardHandler)})
-	s.OnEvents(w.Wake)
+	s.SetHooks(store.Hooks{Events: w.Wake})
 	w.Start()
 	switch mode {
 	case "enqueue":

@@ -182,7 +182,7 @@ func TestNoAttemptStartsAfterA410(t *testing.T) {
 			<-recordGone // the 410's outcome waits until the other worker has decided
 		}
 	})
-	e.s.OnEvents(w.Wake)
+	e.s.SetHooks(store.Hooks{Events: w.Wake})
 	w.Start()
 	t.Cleanup(w.Stop)
 	var release sync.Once

@@ -131,7 +131,7 @@ func (e *env) start(t testing.TB, o webhooks.Options) *webhooks.Worker {
 		e.fills = append(e.fills, fill{now, claimed})
 		e.mu.Unlock()
 	})
-	e.s.OnEvents(w.Wake)
+	e.s.SetHooks(store.Hooks{Events: w.Wake})
 	w.Start()
 	t.Cleanup(w.Stop)
 	e.w = w

@@ -1,5 +1,5 @@
 // Package webhooks delivers the events the store queues to their subscribers: a pool of workers
-// that POST signed JSON (Standard Webhooks), retry on a fixed schedule (retry.go) and record every
+// that POST signed JSON (Standard Webhooks), retry on a fixed schedule (Schedule) and record every
 // attempt, and an SSRF guard for hook URLs. The durable queue is the store's webhook_queue
 // bucket; the worker only keeps in memory which deliveries it is sending right now.
 package webhooks
@@ -144,6 +144,11 @@ func New(s *store.Store, o Options) *Worker {
 	w.metrics = newMetrics(o.Registry, s)
 	return w
 }
+
+// Client is an HTTP client that keeps to the guard as the webhook deliveries do, for the
+// server's other requests to addresses users give it (Web Push endpoints); conns bounds the
+// idle connections kept per host.
+func (g *Guard) Client(conns int) *http.Client { return newClient(g, conns) }
 
 // newClient is the delivery HTTP client: no proxy (it would hide the real destination from the
 // guard), the guard on every connection after DNS, redirects returned as they are (a 3xx is a
