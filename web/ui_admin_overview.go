@@ -7,7 +7,7 @@ import (
 )
 
 // adminOverview is GET /admin: the installation at a glance (superusers), each part linking to
-// the page that manages it.
+// the page that manages it, under the warning of numbers whose texts no longer arrive.
 func (h *Handler) adminOverview(w http.ResponseWriter, r *http.Request, u *ui) {
 	var v views.AdminOverviewView
 	all, err := h.store.Workspaces()
@@ -61,6 +61,16 @@ func (h *Handler) adminOverview(w http.ResponseWriter, r *http.Request, u *ui) {
 		if st := sched.Status(); st.Failing() {
 			v.BackupFailure = fmtTime(st.LastFailure, u.ws.Location()) + ": " + st.LastError
 		}
+	}
+	if h.cfg.Accounts != nil {
+		v.CarrierAccounts = true
+		for _, c := range h.accountCarriers("") {
+			v.Carriers = append(v.Carriers, c.Label)
+		}
+	}
+	if v.Miswired, err = h.miswiredRows(u); err != nil {
+		h.uiError(w, r, u, err)
+		return
 	}
 	h.render(w, r, u, http.StatusOK, "Administration", views.AdminOverview(v))
 }
