@@ -197,6 +197,7 @@ func (h *Handler) routes() http.Handler {
 		get("/broadcasts", roleMember, h.broadcasts)
 		get("/broadcasts/new", roleMember, h.broadcastNew)
 		post("/broadcasts/new", roleMember, h.broadcastCreate)
+		post("/broadcasts/new/preview", roleMember, h.broadcastPreview)
 		get("/broadcasts/{broadcast}", roleMember, h.broadcast)
 		get("/broadcasts/{broadcast}/progress", roleMember, h.broadcastProgress)
 		post("/broadcasts/{broadcast}/cancel", roleMember, h.broadcastCancel)
@@ -288,6 +289,7 @@ func (h *Handler) routes() http.Handler {
 		}
 
 		// ---- UI: the installation's superuser pages ----
+		get("/admin", roleSignedIn, su(h.adminOverview))
 		get("/admin/workspaces", roleSignedIn, su(h.adminWorkspaces))
 		post("/admin/workspaces", roleSignedIn, su(h.adminCreateWorkspace))
 		post("/admin/workspaces/{ws}/rename", roleSignedIn, su(h.adminRenameWorkspace))

@@ -199,7 +199,7 @@ func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.C
 		return v, err
 	}
 	v.Form = views.ContactForm{ID: c.ID, FirstName: c.FirstName, LastName: c.LastName, Company: c.Company, Email: c.Email, TimeZone: c.TimeZone,
-		Phone: u.showPhone(c.Phone()), Props: props}
+		Phone: u.showPhone(c.Phone()), PhoneShown: u.showPhone(c.Phone()), Props: props}
 	wsLoc := u.ws.Location()
 	v.TimeZone = store.ContactLocation(c.TimeZone, c.Phone(), wsLoc, h.now()).String()
 	switch {
@@ -301,7 +301,7 @@ func (h *Handler) contactSave(w http.ResponseWriter, r *http.Request, u *ui) {
 		h.uiError(w, r, u, err)
 		return
 	}
-	f := views.ContactForm{ID: c.ID, Phone: c.Phone(), Props: props}
+	f := views.ContactForm{ID: c.ID, Phone: c.Phone(), PhoneShown: u.showPhone(c.Phone()), Props: props}
 	in, errs := readContactForm(r, &f, true, u.ws.Region())
 	if errs == nil {
 		_, _, err = h.store.UpsertContact(u.ws.ID, in)

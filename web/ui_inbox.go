@@ -38,6 +38,7 @@ var doneNotices = map[string]string{
 	"simulate":  "Inbound text simulated.",
 	"optout":    "Opted out: no more texts go to this number.",
 	"unread":    "Marked as unread.",
+	"joined":    "Welcome: your account is ready and you are signed in.",
 	// The live inbox's thread forms.
 	"later":     "Reply scheduled: it goes at the time you chose unless the contact writes first.",
 	"close":     "Conversation closed.",
@@ -73,16 +74,14 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 	if err != nil {
 		return v, err
 	}
-	if cursor != "" {
-		next := url.Values{}
-		for _, k := range []string{"status", "assigned", "label", "q", "unread", "mentions", "overdue"} {
-			if q.Get(k) != "" {
-				next.Set(k, q.Get(k))
-			}
+	list := url.Values{}
+	for _, k := range []string{"status", "assigned", "label", "q", "unread", "mentions", "overdue", "before"} {
+		if q.Get(k) != "" {
+			list.Set(k, q.Get(k))
 		}
-		next.Set("before", cursor)
-		v.More = "/inbox?" + next.Encode()
 	}
+	list["back"] = q["back"]
+	v.More, v.Newer = pageLinks("/inbox", list, "before", cursor)
 	loc, now := u.ws.Location(), h.now()
 	for _, it := range items {
 		c := it.Conversation
@@ -135,7 +134,7 @@ func formatWhen(t, now time.Time, loc *time.Location) string {
 	if t.Year() == now.Year() {
 		return t.Format("Jan 2, 15:04")
 	}
-	return t.Format("Jan 2 2006, 15:04")
+	return t.Format(dateTimeLayout)
 }
 
 // newConversation is POST /inbox: "New conversation" from one of the workspace's numbers to a

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -117,31 +116,23 @@ func (h *Handler) threadView(r *http.Request, u *ui, c store.Conversation) (view
 			return v, err
 		}
 	}
-	members, err := h.store.Members(u.ws.ID)
-	if err != nil {
+	if v.Members, err = h.memberOptions(u); err != nil {
 		return v, err
 	}
 	userName := map[string]string{}
-	for _, m := range members {
-		usr, err := h.store.User(m.UserID)
-		if err != nil {
-			continue
-		}
-		name := usr.Name
-		if name == "" {
-			name = usr.Email
-		}
-		userName[usr.ID] = name
+	all := v.Members
+	v.Members = make([]views.Option, 0, len(all))
+	for _, m := range all {
+		userName[m.Value] = m.Label
 		// Only members who may use the conversation's number are offered to assign or mention.
-		hidden, err := h.store.HiddenNumbers(u.ws.ID, usr.ID)
+		hidden, err := h.store.HiddenNumbers(u.ws.ID, m.Value)
 		if err != nil {
 			return v, err
 		}
-		if !hidden[c.OutboundChannelID] || slices.Contains(c.AssignedUserIDs, usr.ID) {
-			v.Members = append(v.Members, views.Option{Value: usr.ID, Label: name})
+		if !hidden[c.OutboundChannelID] || slices.Contains(c.AssignedUserIDs, m.Value) {
+			v.Members = append(v.Members, m)
 		}
 	}
-	sort.Slice(v.Members, func(i, j int) bool { return v.Members[i].Label < v.Members[j].Label })
 	if c.SnoozedUntil != nil {
 		v.SnoozedUntil = formatWhen(*c.SnoozedUntil, h.now(), u.ws.Location())
 	}
@@ -210,7 +201,7 @@ func (h *Handler) threadReply(w http.ResponseWriter, r *http.Request, u *ui) {
 	case utf8.RuneCountInString(f.Text) > maxText:
 		err = store.ValidationError{{Field: "text", Message: fmt.Sprintf("must be at most %d characters", maxText)}}
 	case f.Media != "" && !store.ValidMediaURL(f.Media):
-		err = store.ValidationError{{Field: "media", Message: fmt.Sprintf("must be an absolute http or https URL of at most %d characters", store.MaxMediaURL)}}
+		err = store.ValidationError{{Field: "media", Message: store.MediaURLMessage}}
 	default:
 		in := store.SendInput{From: c.From, To: c.Addresses, Text: f.Text, AuthorID: u.user.ID, Files: files, SendAt: sendAt}
 		if f.Media != "" {
@@ -243,7 +234,17 @@ func (h *Handler) threadComment(w http.ResponseWriter, r *http.Request, u *ui) {
 		return
 	}
 	f := views.CommentForm{Text: strings.TrimSpace(r.PostForm.Get("text")), Mentions: r.PostForm["mentions"]}
-	var err error
+	members, err := h.memberOptions(u)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	mentions := f.Mentions
+	for _, id := range mentionedMembers(f.Text, members) {
+		if !slices.Contains(mentions, id) {
+			mentions = append(mentions, id)
+		}
+	}
 	switch {
 	case f.Text == "":
 		err = store.ValidationError{{Field: "text", Message: "write the comment"}}
@@ -253,7 +254,7 @@ func (h *Handler) threadComment(w http.ResponseWriter, r *http.Request, u *ui) {
 		err = store.ValidationError{{Field: "form", Message: "comments on group conversations are not supported yet"}}
 	default:
 		_, err = h.store.CreateComment(u.ws.ID, store.CommentInput{From: c.From, To: c.Addresses[0], Text: f.Text,
-			Mentions: f.Mentions, AuthorID: u.user.ID})
+			Mentions: mentions, AuthorID: u.user.ID})
 	}
 	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
 		h.threadFormError(w, r, u, c, "comment", func(v *views.ThreadView) {
