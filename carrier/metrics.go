@@ -23,7 +23,11 @@ func NewMetrics(reg *prometheus.Registry, s *store.Store) *Metrics {
 	if reg != nil {
 		depth := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "switchboard_outbox_depth",
 			Help: "Outbound messages queued or sending."}, func() float64 { return float64(s.OutboxDepth()) })
-		reg.MustRegister(m.messages, m.inbound, depth)
+		// Numbers whose texts no longer reach Switchboard, as the last check of each found.
+		miswired := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "switchboard_number_miswired",
+			Help: "Active numbers whose webhooks at their carrier no longer send texts to Switchboard, as last checked."},
+			func() float64 { n, _ := Miswired(s); return float64(len(n)) })
+		reg.MustRegister(m.messages, m.inbound, depth, miswired)
 	}
 	return m
 }

@@ -45,13 +45,16 @@ var twilioTransientCodes = map[int]bool{20429: true, 21611: true}
 
 // TwilioConfig configures the Twilio adapter. AccountSID and AuthToken are the account's
 // credentials (the token is a secret: it is sent only in the Authorization header and never
-// appears in an error). BaseURL defaults to DefaultTwilioBaseURL; tests point it at a local
-// server. StatusCallbackURL, when set, is sent as StatusCallback on every message
-// ({public URL}/carrier/twilio/status). HTTPClient defaults to a client with a 30 s timeout that
+// appears in an error); an API key (APIKeySID, APIKeySecret), when set, signs the calls
+// instead. BaseURL defaults to DefaultTwilioBaseURL; tests point it at a local server.
+// StatusCallbackURL, when set, is sent as StatusCallback on every message ({public
+// URL}/carrier/twilio/status). HTTPClient defaults to a client with a 30 s timeout that
 // does not follow redirects.
 type TwilioConfig struct {
 	AccountSID        string
 	AuthToken         string
+	APIKeySID         string
+	APIKeySecret      string
 	BaseURL           string
 	StatusCallbackURL string
 	HTTPClient        *http.Client
@@ -60,10 +63,12 @@ type TwilioConfig struct {
 // Twilio is the Carrier that sends through Twilio's Messages API. It is safe for concurrent
 // use.
 type Twilio struct {
-	sid, token string
-	endpoint   string
-	callback   string
-	client     *http.Client
+	// user and token are the HTTP Basic credentials: the Account SID and Auth Token, or the
+	// API key's SID and secret.
+	user, token string
+	endpoint    string
+	callback    string
+	client      *http.Client
 }
 
 var _ Carrier = (*Twilio)(nil)
@@ -85,9 +90,13 @@ func NewTwilio(cfg TwilioConfig) *Twilio {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
 	}
+	user, token := cfg.AccountSID, cfg.AuthToken
+	if cfg.APIKeySID != "" {
+		user, token = cfg.APIKeySID, cfg.APIKeySecret
+	}
 	return &Twilio{
-		sid:      cfg.AccountSID,
-		token:    cfg.AuthToken,
+		user:     user,
+		token:    token,
 		endpoint: base + "/2010-04-01/Accounts/" + url.PathEscape(cfg.AccountSID) + "/Messages.json",
 		callback: cfg.StatusCallbackURL,
 		client:   client,
@@ -127,7 +136,7 @@ func (t *Twilio) Send(ctx context.Context, m Outbound) (string, error) {
 		// every queued message, so it is transient and visible in the retries.
 		return "", t.transient(0, "twilio: building request: %v", err)
 	}
-	req.SetBasicAuth(t.sid, t.token)
+	req.SetBasicAuth(t.user, t.token)
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "switchboard")

@@ -35,11 +35,11 @@ func adminAddNumber(a *adminEnv, args []string) error {
 		if in.Carrier == "" {
 			in.Carrier = os.Getenv(envName("carrier"))
 		}
-		if in.Carrier == store.ProviderTwilio && !tw.configured() {
-			return fmt.Errorf("--carrier twilio needs the Twilio credentials: set SWITCHBOARD_TWILIO_ACCOUNT_SID and SWITCHBOARD_TWILIO_AUTH_TOKEN (or --twilio-account-sid and --twilio-auth-token), as for serve")
+		if in.Carrier == store.ProviderTwilio && !tw.configured() && !connectedAccount(s, in.Carrier) {
+			return fmt.Errorf("--carrier twilio needs the Twilio credentials: set SWITCHBOARD_TWILIO_ACCOUNT_SID and SWITCHBOARD_TWILIO_AUTH_TOKEN (or --twilio-account-sid and --twilio-auth-token), as for serve, or connect a Twilio account on /admin/carriers")
 		}
-		if in.Carrier == store.ProviderTelnyx && !tx.configured() {
-			return fmt.Errorf("--carrier telnyx needs the Telnyx API key: set SWITCHBOARD_TELNYX_API_KEY (or --telnyx-api-key), as for serve")
+		if in.Carrier == store.ProviderTelnyx && !tx.configured() && !connectedAccount(s, in.Carrier) {
+			return fmt.Errorf("--carrier telnyx needs the Telnyx API key: set SWITCHBOARD_TELNYX_API_KEY (or --telnyx-api-key), as for serve, or connect a Telnyx account on /admin/carriers")
 		}
 		if *rate != "" {
 			r, err := strconv.ParseFloat(*rate, 64)

@@ -27,8 +27,6 @@ import (
 // 2-core machines the three nodes and the client share two cores, where a real cluster has a
 // machine per node: the three-node figures are a floor.
 
-var benchClient = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-
 // hammer runs conc clients calling action for d, round-robin over bases, and returns the calls
 // answered 2xx and their latencies.
 func hammer(b testing.TB, bases []string, token string, conc int, d time.Duration, action string, body func(k int64) map[string]any) (int, []time.Duration) {

@@ -32,14 +32,21 @@ type config struct {
 	Twilio         twilioConfig
 	Telnyx         telnyxConfig
 	Backup         backupConfig // scheduled off-site backups (backupScheduler)
-	// MaxConnections bounds the open connections (-max-connections).
-	MaxConnections int
+	// MaxConnections bounds the open connections (-max-connections), MaxConnsPerIP those of one
+	// client address (-max-conns-per-ip, 0: no bound).
+	MaxConnections, MaxConnsPerIP int
+	// MaxStreamsPerSession and MaxStreamsPerUser bound the open GET /events streams of one
+	// session and one user (0: no bound).
+	MaxStreamsPerSession, MaxStreamsPerUser int
+
 	// RequireTwoFactor sends every user without two-factor to enrolment (-require-2fa).
 	RequireTwoFactor bool
 	// Mail is the SMTP server and sender (-smtp-url, -smtp-from); its URL "" sends no e-mail.
 	Mail mail.Config
 	// Cluster is this node's place in a cluster of nodes (-node-id, -raft-addr, ...).
 	Cluster clusterConfig
+	// Assist is the installation's model (-assist-url, -assist-model, SWITCHBOARD_ASSIST_KEY).
+	Assist assistConfig
 }
 
 // mailFlags registers -smtp-url and -smtp-from on fs (serve, and admin test-email).
@@ -54,6 +61,8 @@ type twilioConfig struct {
 	AccountSID string
 	AuthToken  string
 	BaseURL    string
+	// PricingURL is Twilio's Pricing API, which quotes a number's monthly price before it is bought.
+	PricingURL string
 }
 
 func (t twilioConfig) configured() bool { return t.AccountSID != "" && t.AuthToken != "" }
@@ -64,6 +73,7 @@ func twilioFlags(fs *flag.FlagSet, t *twilioConfig) {
 	fs.StringVar(&t.AccountSID, "twilio-account-sid", "", "Twilio account SID (for numbers with carrier twilio)")
 	fs.StringVar(&t.AuthToken, "twilio-auth-token", "", "Twilio auth token: signs API calls and verifies callbacks; never logged")
 	fs.StringVar(&t.BaseURL, "twilio-base-url", "https://api.twilio.com", "Twilio REST API base URL (tests point it at a local server)")
+	fs.StringVar(&t.PricingURL, "twilio-pricing-url", carrier.DefaultTwilioPricingURL, "Twilio Pricing API base URL: quotes a number's monthly price before it is bought")
 }
 
 // telnyxConfig is the Telnyx account the telnyx adapter uses: the API key signs sends (never
@@ -144,9 +154,13 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	telnyxFlags(fs, &c.Telnyx)
 	backupFlags(fs, &c.Backup, true)
 	fs.IntVar(&c.MaxConnections, "max-connections", 10_000, "most open client connections; more wait to be accepted")
+	fs.IntVar(&c.MaxConnsPerIP, "max-conns-per-ip", 256, "most open connections of one client address (an IPv6 /64); more are closed at once; 0 = no bound")
+	fs.IntVar(&c.MaxStreamsPerSession, "max-streams-per-session", 10, "most open live streams (GET /events, one per browser tab) of one session; more get 429; 0 = no bound")
+	fs.IntVar(&c.MaxStreamsPerUser, "max-streams-per-user", 30, "most open live streams of one user, all sessions together; more get 429; 0 = no bound")
 	fs.BoolVar(&c.RequireTwoFactor, "require-2fa", false, "require two-factor sign-in for every user")
 	mailFlags(fs, &c.Mail)
 	clusterFlags(fs, &c.Cluster)
+	assistFlags(fs, &c.Assist)
 	// Environment first, so that flags given on the command line win.
 	if err := applyEnv(fs); err != nil {
 		return c, err
@@ -175,8 +189,14 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	if err := c.Mail.Check(); err != nil {
 		return c, err
 	}
+	if err := c.Assist.check(); err != nil {
+		return c, err
+	}
 	if c.MaxConnections < 1 {
 		return c, fmt.Errorf("-max-connections must be 1 or more")
+	}
+	if c.MaxConnsPerIP < 0 || c.MaxStreamsPerSession < 0 || c.MaxStreamsPerUser < 0 {
+		return c, fmt.Errorf("-max-conns-per-ip, -max-streams-per-session and -max-streams-per-user must be 0 (no bound) or more")
 	}
 	if c.SendRate < 0 {
 		return c, fmt.Errorf("-send-rate must be 0 or more messages per second")
@@ -191,6 +211,7 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 		return c, err
 	}
 	c.Twilio.BaseURL = strings.TrimRight(c.Twilio.BaseURL, "/")
+	c.Twilio.PricingURL = strings.TrimRight(c.Twilio.PricingURL, "/")
 	if err := c.Telnyx.check(); err != nil {
 		return c, err
 	}
@@ -244,6 +265,10 @@ func clusterFlags(fs *flag.FlagSet, c *clusterConfig) {
 	fs.StringVar(&c.Join, "join", "", "HOST:PORT of a running node's -raft-addr: join its cluster (instead of -raft-peers)")
 	fs.StringVar(&c.KeyFile, "cluster-key-file", "", "file holding the cluster key: 64 hexadecimal characters, the same on every node")
 }
+
+// seeds reports whether this node's database and keys are the ones the other nodes copy at a
+// cluster's first start: it is the first of -raft-peers.
+func (c clusterConfig) seeds() bool { return len(c.peers) > 0 && c.peers[0].ID == c.NodeID }
 
 func (c clusterConfig) enabled() bool {
 	return c.NodeID != "" || c.RaftAddr != "" || c.Peers != "" || c.Join != "" || c.KeyFile != ""

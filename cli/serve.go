@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	netmail "net/mail"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,7 +24,9 @@ import (
 
 	"switchboard/carrier"
 	"switchboard/cluster"
+	"switchboard/internal/keyfile"
 	"switchboard/oauth"
+	"switchboard/push"
 	"switchboard/store"
 	"switchboard/web"
 	"switchboard/webhooks"
@@ -42,6 +45,37 @@ func serverInfoPath(dataDir string) string { return filepath.Join(dataDir, "serv
 // sessionKeyPath is the file of the session cookie keys (web.SessionConfig.KeyFile).
 func sessionKeyPath(dataDir string) string { return filepath.Join(dataDir, "session.key") }
 
+// carrierKeyPath is the file of the key that seals the carrier accounts connected in the browser.
+func carrierKeyPath(dataDir string) string { return filepath.Join(dataDir, "carrier.key") }
+
+// pushKeyPath is the file of the Web Push (VAPID) key pair, beside the session key.
+func pushKeyPath(dataDir string) string { return filepath.Join(dataDir, "push.key") }
+
+// secretKeyPath is the file of the key that seals the database's two-factor secrets and the
+// links of queued e-mail (store.Options.SecretKey). Like session.key it is kept beside the
+// database, never in it; unlike it, it survives a restore, since the restored secrets need it.
+func secretKeyPath(dataDir string) string { return filepath.Join(dataDir, "secret.key") }
+
+// openStore opens the database of dataDir for writing with the data directory's secret key,
+// made on first use.
+func openStore(dataDir string, opts store.Options) (*store.Store, error) {
+	if err := os.MkdirAll(dataDir, 0o750); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	key, err := loadSecretKey(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	opts.SecretKey = key
+	return store.Open(dbPath(dataDir), opts)
+}
+
+// loadSecretKey reads DIR/secret.key, made on first use.
+func loadSecretKey(dataDir string) ([]byte, error) {
+	return keyfile.Load(secretKeyPath(dataDir), store.SecretKeySize, "secret key file",
+		"put back the one this database was used with: two-factor secrets cannot be read without it")
+}
+
 func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -55,7 +89,7 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	slog.SetDefault(logger)
 
-	s, err := store.Open(dbPath(cfg.Data), store.Options{Timeout: time.Second})
+	s, keyless, err := openServeStore(cfg)
 	if err != nil {
 		return err
 	}
@@ -66,12 +100,20 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	// a log entry, and a node's first start takes its database and keys from another node.
 	var node *cluster.Node
 	if cfg.Cluster.enabled() {
-		if node, err = startNode(ctx, s, cfg); err != nil {
+		if node, err = startNode(ctx, s, cfg, keyless); err != nil {
 			return err
 		}
 		defer node.Close() // after the workers stop, before the store closes
 	}
+	if !s.SecretKeyMatches() {
+		slog.Warn("the secret key does not open this database's secrets: two-factor secrets and links waiting in the mail outbox cannot be read. "+
+			"Put back the secret.key this database was used with; else users with two-factor sign in with a recovery code, or an administrator runs admin reset-2fa",
+			"file", secretKeyPath(cfg.Data))
+	}
 	if err := checkCarriers(s, cfg); err != nil {
+		return err
+	}
+	if err := cfg.Assist.connect(context.Background()); err != nil {
 		return err
 	}
 
@@ -90,10 +132,14 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 		return err
 	}
 	if node != nil {
-		node.KeysReady()              // the session key exists now: a new node may copy it
+		node.KeysReady()              // the keys beside the database exist now: a new node may copy them
 		node.OnLeader(app.world.lead) // the workers run while this node leads
 	}
+	// One client cannot take the whole bound either, and idle connections that never signed in
+	// go after anonIdle.
+	clients := newClientListener(ln, cfg.MaxConnsPerIP, app.registry)
 	srv := newHTTPServer(app.handler)
+	clients.attach(srv)
 	srv.RegisterOnShutdown(app.endStreams) // open GET /events streams end, so Shutdown need not wait for them
 	if err := writeServerInfo(cfg.Data, info); err != nil {
 		ln.Close()
@@ -104,7 +150,7 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 
 	printBanner(stdout, cfg, app)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(clients) }()
 	select {
 	case err := <-errc:
 		app.stop()
@@ -142,6 +188,7 @@ func newHTTPServer(h http.Handler) *http.Server {
 type app struct {
 	handler  http.Handler
 	world    *world
+	registry *prometheus.Registry // /metrics
 	stops    []func()
 	setupURL string
 	// endStreams ends the open event streams (web.Config.Done) when the server shuts down.
@@ -159,30 +206,35 @@ func (a *app) stop() {
 // (world), which run at once on one node and on the leader only in a cluster (node not nil).
 func build(s *store.Store, cfg config, backupToken string, assets Assets, node *cluster.Node) (*app, error) {
 	reg := prometheus.NewRegistry()
-	a := &app{}
+	a := &app{registry: reg}
 	wcfg := web.Config{
 		Stage: cfg.Stage, Provider: cfg.Provider, RateLimit: cfg.RateLimit, LogRequests: cfg.LogRequests,
 		Registry: reg, BackupToken: backupToken, OpenAPI: assets.OpenAPI,
+		MaxStreamsPerSession: streamBound(cfg.MaxStreamsPerSession), MaxStreamsPerUser: streamBound(cfg.MaxStreamsPerUser),
 	}
 	// One SSRF guard for both checks of a hook URL: at subscribe time and in the delivery dialer.
 	guard := webhooks.NewGuard(cfg.HookAllowCIDRs)
 	wcfg.ValidateHookURL = guard.ValidateURL
 	w := &world{s: s, cfg: cfg, guard: guard, hookOpts: webhooks.Options{Guard: guard, Registry: reg}}
 	// The carrier: the dispatcher sends what the store queues, the receiver records
-	// what comes back through the /carrier/ callbacks.
-	w.carriers = map[string]carrier.Carrier{store.ProviderSandbox: carrier.Sandbox{}}
-	if cfg.Twilio.configured() {
-		w.carriers[store.ProviderTwilio] = carrier.NewTwilio(carrier.TwilioConfig{AccountSID: cfg.Twilio.AccountSID,
-			AuthToken: cfg.Twilio.AuthToken, BaseURL: cfg.Twilio.BaseURL, StatusCallbackURL: cfg.BaseURL + "/carrier/twilio/status"})
+	// what comes back through the /carrier/ callbacks. The Twilio and Telnyx adapters send
+	// with the account in use at each send: the flags', else the one connected in the browser
+	// (its secrets sealed with the key in DIR/carrier.key, never in the database).
+	if node != nil {
+		// Every node must hold the same carrier key before another copies the keys: the
+		// leader that seals a connection and the one that later opens it may differ.
+		if err := carrier.MakeKeyFile(carrierKeyPath(cfg.Data)); err != nil {
+			return nil, err
+		}
 	}
-	if cfg.Telnyx.configured() {
-		w.carriers[store.ProviderTelnyx] = carrier.NewTelnyx(carrier.TelnyxConfig{APIKey: cfg.Telnyx.APIKey,
-			BaseURL: cfg.Telnyx.BaseURL, WebhookURL: cfg.BaseURL + "/carrier/telnyx/webhook"})
+	accounts, err := carrier.NewAccounts(s, carrierAccounts(cfg))
+	if err != nil {
+		return nil, err
 	}
-	wcfg.Telnyx = cfg.Telnyx.configured() && cfg.Telnyx.PublicKey != ""
-	if cfg.Telnyx.PublicKey != "" {
-		wcfg.TelnyxPublicKey, _ = carrier.ParseTelnyxPublicKey(cfg.Telnyx.PublicKey) // checked by parseServeConfig
-	}
+	w.accounts = accounts
+	w.carriers = map[string]carrier.Carrier{store.ProviderSandbox: carrier.Sandbox{},
+		store.ProviderTwilio: accounts.Carrier(store.ProviderTwilio), store.ProviderTelnyx: accounts.Carrier(store.ProviderTelnyx)}
+	wcfg.Accounts = accounts
 	w.cm = carrier.NewMetrics(reg, s)
 	// Media (MMS): kept files' URLs start with the public URL, so carriers can fetch them, and
 	// inbound Twilio media are fetched into the store from its durable queue.
@@ -191,7 +243,7 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets, node *
 	// web's).
 	s.SetHooks(w.hooks())
 	wcfg.Receiver = carrier.NewReceiver(s, w.cm)
-	wcfg.BaseURL, wcfg.TwilioAuthToken = cfg.BaseURL, cfg.Twilio.AuthToken
+	wcfg.BaseURL = cfg.BaseURL
 	if cfg.BaseURLSet {
 		wcfg.APIServer = cfg.BaseURL
 	}
@@ -219,6 +271,17 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets, node *
 	}
 	w.sess, w.prov = sess, prov
 	wcfg.Sessions = sess
+	// Web Push: the VAPID key lives beside the session key, never in the database; the worker
+	// sends the push outbox the store fills in the transactions of inbound texts, mentions and
+	// assignments, and never to a session that lapsed.
+	pushKey, err := push.LoadKey(pushKeyPath(cfg.Data))
+	if err != nil {
+		return nil, err
+	}
+	pushGuard := push.NewGuard(guard)
+	w.pushOpts = push.Options{Key: pushKey, Subject: pushSubject(cfg), Guard: pushGuard, Registry: reg,
+		SessionAlive: sess.Alive}
+	wcfg.PushKey, wcfg.CheckPushEndpoint = pushKey.PublicKey(), pushGuard.Check
 	wcfg.OAuth = prov // its endpoints, and its clients on the superuser pages
 	wcfg.Static = assets.Static
 	if a.setupURL, err = sess.SetupURL(); err != nil {
@@ -238,6 +301,7 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets, node *
 	streams := make(chan struct{})
 	a.endStreams = sync.OnceFunc(func() { close(streams) })
 	wcfg.Done = streams
+	wcfg.Assist = cfg.Assist.client // nil without -assist-url
 	a.handler = web.New(s, wcfg)
 	// The workers start now on one node; in a cluster the node starts them when it leads.
 	if node == nil {
@@ -250,20 +314,64 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets, node *
 	return a, nil
 }
 
-// checkCarriers refuses to start when a number uses a carrier this server is not configured for.
+// streamBound maps a stream flag (0: no bound) to web.Config's (0: the default, less: none).
+func streamBound(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
+// carrierAccounts is the carrier accounts' configuration: the flags' accounts, when given, win
+// over those connected in the browser.
+func carrierAccounts(cfg config) carrier.AccountsConfig {
+	c := carrier.AccountsConfig{KeyFile: carrierKeyPath(cfg.Data), TwilioBaseURL: cfg.Twilio.BaseURL, TwilioPricingURL: cfg.Twilio.PricingURL,
+		TelnyxBaseURL: cfg.Telnyx.BaseURL, PublicURL: cfg.BaseURL, PublicURLSet: cfg.BaseURLSet}
+	if cfg.Twilio.configured() {
+		c.Twilio = carrier.TwilioAccount{AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken}
+	}
+	if cfg.Telnyx.configured() {
+		c.Telnyx = carrier.TelnyxAccount{APIKey: cfg.Telnyx.APIKey, PublicKey: cfg.Telnyx.PublicKey}
+	}
+	return c
+}
+
+// connectedAccount reports whether carrier has an account connected in the browser.
+func connectedAccount(s *store.Store, carrier string) bool {
+	_, ok, _ := s.CarrierAccountOf(carrier)
+	return ok
+}
+
+// pushSubject is the contact a push service may use about this server's pushes (VAPID sub):
+// the public URL when it is https, else the -smtp-from address, else the public URL anyway.
+func pushSubject(cfg config) string {
+	if strings.HasPrefix(cfg.BaseURL, "https://") {
+		return cfg.BaseURL
+	}
+	if a, err := netmail.ParseAddress(cfg.Mail.From); err == nil {
+		return "mailto:" + a.Address
+	}
+	return cfg.BaseURL
+}
+
+// checkCarriers refuses to start when a number uses a carrier this server has no account for:
+// none in the flags and none connected in the browser.
+
 func checkCarriers(s *store.Store, cfg config) error {
 	numbers, err := s.AllNumbers()
 	if err != nil {
 		return err
 	}
+	twilio, telnyx := cfg.Twilio.configured() || connectedAccount(s, store.ProviderTwilio),
+		(cfg.Telnyx.configured() && cfg.Telnyx.PublicKey != "") || connectedAccount(s, store.ProviderTelnyx)
 	for _, n := range numbers {
-		if n.CarrierName() == store.ProviderTwilio && !cfg.Twilio.configured() {
+		if n.CarrierName() == store.ProviderTwilio && !twilio {
 			return fmt.Errorf("number %s uses the twilio carrier, but the Twilio credentials are not set: "+
 				"set SWITCHBOARD_TWILIO_ACCOUNT_SID and SWITCHBOARD_TWILIO_AUTH_TOKEN (or -twilio-account-sid and -twilio-auth-token)", n.Phone)
 		}
 		// A Telnyx number needs the API key to send and the public key to believe its webhooks
 		// (inbound texts and receipts): without either it would fail silently.
-		if n.CarrierName() == store.ProviderTelnyx && (!cfg.Telnyx.configured() || cfg.Telnyx.PublicKey == "") {
+		if n.CarrierName() == store.ProviderTelnyx && !telnyx {
 			return fmt.Errorf("number %s uses the telnyx carrier, but the Telnyx keys are not set: "+
 				"set SWITCHBOARD_TELNYX_API_KEY and SWITCHBOARD_TELNYX_PUBLIC_KEY (or -telnyx-api-key and -telnyx-public-key)", n.Phone)
 		}
@@ -295,6 +403,9 @@ func printBanner(out io.Writer, cfg config, a *app) {
 	fmt.Fprintf(w, "  data:            %s\n", dbPath(cfg.Data))
 	if b := cfg.Backup; b.URL != "" {
 		fmt.Fprintf(w, "  backups:         every %s to %s, keeping the newest %d\n", b.Every, b.URL, b.Keep)
+	}
+	if m := cfg.Assist.client; m != nil {
+		fmt.Fprintf(w, "  assist:          model %s at %s, for the workspaces that turn it on in their settings\n", m.Model(), m.Host())
 	}
 	if a.setupURL != "" {
 		fmt.Fprintf(w, "No admin yet. Finish setup (one-time link): %s\n", a.setupURL)

@@ -11,27 +11,32 @@ import (
 	"switchboard/mail"
 	"switchboard/media"
 	"switchboard/oauth"
+	"switchboard/push"
 	"switchboard/store"
 	"switchboard/web"
 	"switchboard/webhooks"
 )
 
-// world is the work that acts on the world: it sends texts, webhooks, e-mail, pushes, fetches
-// media, takes backups and runs the sweeps and schedules. It runs in one process at a time: on
-// one node always, in a cluster on the leader only, started when the node becomes the leader
-// and stopped when it stops being one (a send in flight then may be sent again by the next
-// leader, never lost: what is queued lives in the replicated store). Each start makes the
-// workers afresh, since a stopped worker does not start again. A new worker joins by a line in
-// start, and its wake-up by a field of term and a line in hooks.
+// world is the work that acts on the world: it sends texts, webhooks, e-mail and Web Push,
+// fetches media, runs the automations' timers, checks the carrier numbers' wiring, takes
+// backups and runs the sweeps and schedules. It runs in one process at a time: on one node
+// always, in a cluster on the leader only, started when the node becomes the leader and stopped
+// when it stops being one (a send in flight then may be sent again by the next leader, never
+// lost: what is queued lives in the replicated store). Each start makes the workers afresh,
+// since a stopped worker does not start again. A new worker joins by a line in start, and its
+// wake-up by a field of term and a line in hooks. What every node does for the requests it
+// serves itself (live streams, the client connection bounds) is not here.
 type world struct {
 	s        *store.Store
 	cfg      config
 	carriers map[string]carrier.Carrier
+	accounts *carrier.Accounts // the carrier accounts in use (flags, else connected in the browser)
 	cm       *carrier.Metrics
 	guard    *webhooks.Guard
 	hookOpts webhooks.Options
 	sess     *web.Sessions
 	prov     *oauth.Provider
+	pushOpts push.Options
 	backups  *offsite.Scheduler // nil without -backup-url
 
 	mu     sync.Mutex           // serialises start and stop
@@ -44,8 +49,10 @@ type term struct {
 	hooks *webhooks.Worker
 	disp  *carrier.Dispatcher
 	sched *carrier.Scheduler
-	fetch *media.Fetcher // nil without Twilio credentials
-	mail  *mail.Worker   // nil without -smtp-url
+	fetch *media.Fetcher
+	mail  *mail.Worker // nil without -smtp-url
+	push  *push.Worker
+	due   func() // wakes the automations' due timer
 	stops []func()
 }
 
@@ -55,6 +62,10 @@ func (w *world) start() error {
 	defer w.mu.Unlock()
 	if w.cur.Load() != nil || w.closed {
 		return nil
+	}
+	// A leader takes the carrier connections made while another node led.
+	if err := w.accounts.Reload(); err != nil {
+		return err
 	}
 	t := &term{}
 	t.hooks = webhooks.New(w.s, w.hookOpts)
@@ -69,22 +80,29 @@ func (w *world) start() error {
 	t.sched = carrier.NewScheduler(w.s, nil)
 	t.sched.Start()
 	t.stops = append(t.stops, t.sched.Stop)
-	if w.cfg.Twilio.configured() {
-		f, err := media.NewFetcher(w.s, media.FetcherOptions{BaseURL: w.cfg.Twilio.BaseURL,
-			AccountSID: w.cfg.Twilio.AccountSID, AuthToken: w.cfg.Twilio.AuthToken})
-		if err != nil {
-			t.stop()
-			return err
-		}
-		t.fetch = f
-		f.Start()
-		t.stops = append(t.stops, f.Stop)
+	// The fetcher signs with the Twilio account in use at each fetch.
+	f, err := media.NewFetcher(w.s, media.FetcherOptions{BaseURL: w.cfg.Twilio.BaseURL, Credentials: w.twilioCredentials})
+	if err != nil {
+		t.stop()
+		return err
 	}
+	t.fetch = f
+	f.Start()
+	t.stops = append(t.stops, f.Stop)
 	if w.cfg.Mail.Enabled() {
 		t.mail = mail.NewWorker(w.s, w.cfg.Mail, nil)
 		t.mail.Start()
 		t.stops = append(t.stops, t.mail.Stop)
 	}
+	// Web Push: the outbox the store fills in the transactions of inbound texts, mentions and
+	// assignments.
+	t.push = push.New(w.s, w.pushOpts)
+	t.push.Start()
+	t.stops = append(t.stops, t.push.Stop)
+	// Automations that wait (conversation.unanswered rules, first-response deadlines) run when due.
+	wakeDue, stopDue := startDueTimer(w.s, w.s.Now)
+	t.due = wakeDue
+	t.stops = append(t.stops, stopDue)
 	// Delivery history older than the webhook retention goes, at start and then hourly.
 	t.every("webhook history purge", time.Hour, true, t.hooks.Purge)
 	// Sessions idle or past their maximum age are deleted at start and then hourly.
@@ -96,6 +114,13 @@ func (w *world) start() error {
 	t.every("retention sweep", time.Hour, true, w.s.SweepRetention)
 	// Snoozed conversations reopen when their time passes: checked at start and every 15 s.
 	t.every("snooze sweep", 15*time.Second, true, w.s.SweepSnoozed)
+	// Contact uploads left a day without their mapping go, file and all, at start and hourly.
+	t.every("import upload sweep", time.Hour, true, func() (int, error) { return web.SweepImportUploads(w.s, w.s.Now()) })
+	// Expired password reset and e-mail change links go at start and then hourly.
+	t.every("expired link sweep", time.Hour, true, func() (int, error) { return w.s.SweepExpiredLinks(w.s.Now()) })
+	// Every hour the Twilio and Telnyx numbers' settings are read at their carrier: a webhook
+	// changed there behind Switchboard's back is flagged (switchboard_number_miswired).
+	t.every("number check", time.Hour, false, w.accounts.CheckAll)
 	// Scheduled off-site backups (-backup-url), listed on /admin/backup.
 	if w.backups != nil {
 		t.stops = append(t.stops, w.backups.Start(w.cfg.Backup.Every))
@@ -112,12 +137,12 @@ func (t *term) wakeAll() {
 	t.hooks.Wake()
 	t.disp.Wake()
 	t.sched.Wake()
-	if t.fetch != nil {
-		t.fetch.Wake()
-	}
+	t.fetch.Wake()
 	if t.mail != nil {
 		t.mail.Wake()
 	}
+	t.push.Wake()
+	t.due()
 }
 
 // every runs a sweep of the term on a timer.
@@ -176,17 +201,25 @@ func (w *world) hooks() store.Hooks {
 		Events:   w.wake(func(t *term) { t.hooks.Wake() }),
 		Outbox:   w.wake(func(t *term) { t.disp.Wake() }),
 		Schedule: w.wake(func(t *term) { t.sched.Wake() }),
-		Media: w.wake(func(t *term) {
-			if t.fetch != nil {
-				t.fetch.Wake()
-			}
-		}),
+		Media:    w.wake(func(t *term) { t.fetch.Wake() }),
 		Mail: w.wake(func(t *term) {
 			if t.mail != nil {
 				t.mail.Wake()
 			}
 		}),
+		Push: w.wake(func(t *term) { t.push.Wake() }),
+		Due:  w.wake(func(t *term) { t.due() }),
 	}
+}
+
+// twilioCredentials are the credentials media fetches sign with: the Twilio account in use's
+// API key when it has one, else its account SID and auth token.
+func (w *world) twilioCredentials() (string, string, bool) {
+	t, ok := w.accounts.Twilio()
+	if t.APIKeySID != "" {
+		return t.APIKeySID, t.APIKeySecret, ok
+	}
+	return t.AccountSID, t.AuthToken, ok
 }
 
 // mailer is the e-mail the browser session sends (reset links, invitations): the running mail

@@ -26,6 +26,10 @@ type FetcherOptions struct {
 	BaseURL    string
 	AccountSID string
 	AuthToken  string
+	// Credentials, when set, gives the HTTP Basic user and password at each fetch instead of
+	// AccountSID and AuthToken (the account in use may change while the server runs); false
+	// when there is no account, and the fetch waits for its next try.
+	Credentials func() (user, pass string, ok bool)
 	// Now is the clock; nil means the store's.
 	Now func() time.Time
 	// Backoff overrides DefaultBackoff.
@@ -198,7 +202,14 @@ func (f *Fetcher) download(ctx context.Context, raw string) (store.Upload, error
 	if err != nil {
 		return store.Upload{}, &permanent{"not a URL"}
 	}
-	req.SetBasicAuth(f.opts.AccountSID, f.opts.AuthToken)
+	user, pass := f.opts.AccountSID, f.opts.AuthToken
+	if f.opts.Credentials != nil {
+		var ok bool
+		if user, pass, ok = f.opts.Credentials(); !ok {
+			return store.Upload{}, errors.New("no Twilio account is in use")
+		}
+	}
+	req.SetBasicAuth(user, pass)
 	resp, err := f.client.Do(req)
 	if err != nil {
 		return store.Upload{}, err

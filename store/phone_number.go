@@ -29,6 +29,9 @@ type PhoneNumber struct {
 	// DailyCap is how many texts the number may send per workspace day (0 = no cap): broadcast
 	// copies beyond it wait for the next day.
 	DailyCap int `json:"dailyCap,omitempty"`
+	// Link ties a number added or bought through the connected carrier account to its resource
+	// there; nil for numbers added by hand.
+	Link *CarrierLink `json:"link,omitempty"`
 }
 
 // CarrierName is the number's carrier; numbers from before carriers existed are sandbox ones.
@@ -69,6 +72,8 @@ type NumberInput struct {
 
 	// DailyCap is the number's daily cap, 0 for none.
 	DailyCap int
+	// Link is the number's resource in the connected carrier account, when it came from there.
+	Link *CarrierLink
 }
 
 // AddNumber gives a workspace an active sandbox number (see CreateNumber).
@@ -112,7 +117,7 @@ func (s *Store) CreateNumber(workspaceID string, in NumberInput) (PhoneNumber, e
 		carrier = ProviderSandbox
 	}
 	n := PhoneNumber{ID: s.NewID(), WorkspaceID: workspaceID, Phone: phone, Name: strings.TrimSpace(in.Name),
-		Active: true, CreatedAt: s.Now(), Carrier: carrier, Rate: in.Rate, Registration: in.Registration, DailyCap: in.DailyCap}
+		Active: true, CreatedAt: s.Now(), Carrier: carrier, Rate: in.Rate, Registration: in.Registration, DailyCap: in.DailyCap, Link: in.Link}
 	err := s.updateNow(func(tx *wtx) error {
 		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
 			return err

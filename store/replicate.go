@@ -111,6 +111,8 @@ const (
 	fxOutbox
 	fxScheduled
 	fxMail
+	fxPush
+	fxDue
 )
 
 func (s *Store) encodeEntry(fx *effects, ops []byte) []byte {
@@ -121,7 +123,8 @@ func (s *Store) encodeEntry(fx *effects, ops []byte) []byte {
 	for _, f := range []struct {
 		on   bool
 		flag byte
-	}{{fx.events, fxEvents}, {fx.outbox, fxOutbox}, {fx.scheduled, fxScheduled}, {fx.mail, fxMail}} {
+	}{{fx.events, fxEvents}, {fx.outbox, fxOutbox}, {fx.scheduled, fxScheduled}, {fx.mail, fxMail},
+		{fx.push, fxPush}, {fx.due, fxDue}} {
 		if f.on {
 			flags |= f.flag
 		}
@@ -156,6 +159,7 @@ func (s *Store) decodeEntry(b []byte) (fx effects, ops []byte, own bool, err err
 	flags := b[0]
 	fx.events, fx.outbox = flags&fxEvents != 0, flags&fxOutbox != 0
 	fx.scheduled, fx.mail = flags&fxScheduled != 0, flags&fxMail != 0
+	fx.push, fx.due = flags&fxPush != 0, flags&fxDue != 0
 	b = b[1:]
 	d, n := binary.Varint(b)
 	if n <= 0 {

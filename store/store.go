@@ -38,6 +38,11 @@ type Options struct {
 	// pruned once it is beyond both (0: 10,000 events, 24 hours).
 	LiveKeepEvents uint64
 	LiveKeepFor    time.Duration
+	// SecretKey (SecretKeySize bytes) seals the secrets the store must read back: two-factor
+	// secrets and the links of queued e-mail. The server keeps it in a file of the
+	// data directory, never in the database. nil means a random key for this process only,
+	// for tests and read-only tools; a migration that would seal existing secrets refuses it.
+	SecretKey []byte
 }
 
 // Store is the one handle on the database.
@@ -67,6 +72,12 @@ type Store struct {
 	liveKeepEvents uint64        // see Options.LiveKeepEvents
 	liveKeepFor    time.Duration // see Options.LiveKeepFor
 
+	sealer      atomic.Pointer[sealer] // see Options.SecretKey and UseSecretKey
+	keyMismatch atomic.Bool            // the key does not open the file's key check (SecretKeyMatches)
+
+	routes   sync.Map // workspace id -> *routing, the compiled routing of its last version read
+	presence presence // who has a live stream open, for availability
+
 	replication // how writes commit when they are recorded (Replicate, Options.Replay)
 }
 
@@ -85,6 +96,10 @@ func Open(path string, opts Options) (*Store, error) {
 	if opts.Timeout == 0 {
 		opts.Timeout = openTimeout
 	}
+	sealer, err := newSealer(opts.SecretKey)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("store: create data directory: %w", err)
 	}
@@ -95,6 +110,7 @@ func Open(path string, opts Options) (*Store, error) {
 	s := &Store{path: path, opts: opts, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{},
 		idx:       index.New(&indexLayout, setMembers, index.DefaultBounds(ImportBatchSize)),
 		idEntropy: ulid.Monotonic(rand.Reader, 0), liveKeepEvents: opts.LiveKeepEvents, liveKeepFor: opts.LiveKeepFor}
+	s.sealer.Store(sealer)
 	s.h.Store(newHandle(db, 0))
 	s.group = groupCommit{write: s.writeTx, arrived: make(chan struct{}, 1)}
 	if opts.Replay || replayAll {
@@ -106,6 +122,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if s.liveKeepFor == 0 {
 		s.liveKeepFor = defaultLiveKeepFor
 	}
+	s.presence.start = opts.Now().UTC()
 	// Ids made before this open (by an earlier process) carry at most this millisecond; starting
 	// at the next one keeps every new id sorting after them, whatever the random entropy says.
 	s.lastMS = ulid.Timestamp(opts.Now()) + 1
@@ -139,13 +156,15 @@ func openFile(path string, opts Options) (*bolt.DB, error) {
 }
 
 // loadMemory builds what the store keeps in memory beside the file, from the file: the tenant,
-// the opt-out filters, the outbox depth, the applied log index. Open calls it, and so does the
-// installation of a snapshot, which replaces the file.
+// the opt-out filters, the outbox depth, the applied log index, whether the secret key opens
+// the file's secrets. Open calls it, and so does the installation of a snapshot, which replaces
+// the file.
 func (s *Store) loadMemory() error {
 	if err := s.view(func(tx *kv.Tx) error {
 		if b := tx.Bucket(bMeta); b != nil {
 			s.tenantID = string(b.Get(metaTenantID))
 			s.applied.Store(decodeUint(b.Get(metaAppliedIndex)))
+			s.matchSecretKey(b)
 		}
 		return nil
 	}); err != nil {
@@ -192,6 +211,8 @@ type Hooks struct {
 	Schedule func()                      // a broadcast was scheduled: the scheduler
 	Media    func()                      // inbound media fetches were queued: the fetcher
 	Mail     func()                      // e-mail was queued: the mail worker
+	Push     func()                      // Web Push was queued: the push worker
+	Due      func()                      // an automation's due time was queued: the due timer
 	Live     func(workspaceIDs []string) // live events were added (or who may read them changed): the stream broker
 }
 
@@ -210,6 +231,8 @@ func (s *Store) SetHooks(h Hooks) {
 	set(&s.hooks.Schedule, h.Schedule)
 	set(&s.hooks.Media, h.Media)
 	set(&s.hooks.Mail, h.Mail)
+	set(&s.hooks.Push, h.Push)
+	set(&s.hooks.Due, h.Due)
 	if h.Live != nil {
 		s.hooks.Live = h.Live
 	}

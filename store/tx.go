@@ -21,7 +21,7 @@
 //
 // Because bbolt may run a batch function more than once, it must start from fresh effects each
 // run, and the effects of a write (hooks to wake the dispatcher, webhook sender and scheduler,
-// the outbox depth, the opt-out filters) are applied only after the commit, by applyEffects.
+// the outbox depth) are applied only after the commit, by applyEffects.
 
 package store
 
@@ -70,6 +70,8 @@ type effects struct {
 	depth     int64    // change in the number of messages queued or sending
 	scheduled bool     // a broadcast was scheduled
 	mail      bool     // e-mail was queued for the notification worker (mailNotification)
+	push      bool     // Web Push was queued
+	due       bool     // an automation's due time was queued (putDue)
 	live      []string // workspaces whose live streams must be woken (wakeLive)
 	refused   error
 	// postings, when set (imports), collects new contacts' index entries to be written in key
@@ -93,6 +95,8 @@ func (fx *effects) add(o *effects) {
 	fx.outbox = fx.outbox || o.outbox
 	fx.scheduled = fx.scheduled || o.scheduled
 	fx.mail = fx.mail || o.mail
+	fx.push = fx.push || o.push
+	fx.due = fx.due || o.due
 	fx.depth += o.depth
 	for _, w := range o.live {
 		fx.wakeLive(w)
@@ -210,13 +214,13 @@ func isRefusal(err error) bool {
 	return errors.As(err, &verr) || errors.As(err, &serr)
 }
 
-// applyEffects tells the rest of the process what a committed write did: the outbox depth, the
-// opt-out filters, and the hooks of the dispatcher, webhook sender, scheduler, mail worker and
-// stream broker. It runs after the commit and only then, so no one acts on a write that was
-// rolled back.
+// applyEffects tells the rest of the process what a committed write did: the outbox depth and
+// the hooks of the dispatcher, webhook sender, scheduler, mail worker,
+// stream broker, push worker and due timer. It runs after the commit and only then, so no one
+// acts on a write that was rolled back.
 func (s *Store) applyEffects(fx *effects) {
 	s.depth.Add(fx.depth)
-	if !fx.events && !fx.outbox && !fx.scheduled && !fx.mail && len(fx.live) == 0 {
+	if !fx.events && !fx.outbox && !fx.scheduled && !fx.mail && !fx.push && !fx.due && len(fx.live) == 0 {
 		return
 	}
 	h := s.hook()
@@ -231,5 +235,7 @@ func (s *Store) applyEffects(fx *effects) {
 		h.Live(fx.live)
 	}
 	call(fx.mail, h.Mail)
+	call(fx.push, h.Push)
 	call(fx.scheduled, h.Schedule)
+	call(fx.due, h.Due)
 }

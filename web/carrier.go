@@ -53,7 +53,7 @@ func (h *Handler) twilioVerified(w http.ResponseWriter, r *http.Request) (url.Va
 	}
 	form := r.PostForm
 	full := h.cfg.BaseURL + r.URL.RequestURI()
-	if err != nil || !carrier.ValidTwilioSignature(h.cfg.TwilioAuthToken, full, form, r.Header.Get("X-Twilio-Signature")) {
+	if err != nil || !carrier.ValidTwilioSignature(h.twilioAuthToken(), full, form, r.Header.Get("X-Twilio-Signature")) {
 		slog.WarnContext(r.Context(), "twilio callback with a missing or wrong signature", "request_id", requestID(r.Context()), "path", logPath(r.URL.Path))
 		writeError(w, http.StatusForbidden, "missing or invalid X-Twilio-Signature")
 		return nil, false

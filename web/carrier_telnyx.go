@@ -28,7 +28,7 @@ func (h *Handler) telnyxWebhook(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "webhook body could not be read")
 		return
 	}
-	if err := carrier.VerifyTelnyxSignature(h.cfg.TelnyxPublicKey, body, r.Header.Get(carrier.TelnyxTimestampHeader),
+	if err := carrier.VerifyTelnyxSignature(h.telnyxPublicKey(), body, r.Header.Get(carrier.TelnyxTimestampHeader),
 		r.Header.Get(carrier.TelnyxSignatureHeader), h.now()); err != nil {
 		slog.WarnContext(r.Context(), "telnyx webhook with a missing, wrong or stale signature", "request_id", requestID(r.Context()))
 		writeError(w, http.StatusForbidden, "missing, invalid or stale telnyx-signature-ed25519")

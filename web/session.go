@@ -1,21 +1,18 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/gorilla/sessions"
 
+	"switchboard/internal/keyfile"
 	"switchboard/store"
 )
 
@@ -118,45 +115,17 @@ func NewSessions(s *store.Store, cfg SessionConfig) (*Sessions, error) {
 	return ss, nil
 }
 
-// loadSessionKeys reads the 96 bytes (64-byte HMAC key, 32-byte AES key) of path, base64 in the
-// file, or makes them: created with O_EXCL and mode 0600, so two starts cannot race.
+// loadSessionKeys reads the 96 bytes (64-byte HMAC key, 32-byte AES key) of path, or makes
+// them on first start.
 func loadSessionKeys(path string) ([]byte, error) {
-	keys := make([]byte, 96)
 	if path == "" {
+		keys := make([]byte, 96)
 		_, err := rand.Read(keys)
 		return keys, err
 	}
-	data, err := os.ReadFile(path)
-	if err == nil {
-		keys, err = base64.StdEncoding.DecodeString(string(bytes.TrimSpace(data)))
-		if err != nil || len(keys) != 96 {
-			return nil, fmt.Errorf("web: %s is not a session key file (96 bytes, base64); move it away to make a new one (everyone is signed out)", path)
-		}
-		return keys, nil
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("web: read session keys: %w", err)
-	}
-	if _, err := rand.Read(keys); err != nil {
-		return nil, fmt.Errorf("web: session key: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return loadSessionKeys(path) // another start made it first
-	}
+	keys, err := keyfile.Load(path, 96, "session key file", "move it away to make a new one (everyone is signed out)")
 	if err != nil {
-		return nil, fmt.Errorf("web: create session key file: %w", err)
-	}
-	_, err = f.WriteString(base64.StdEncoding.EncodeToString(keys) + "\n")
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-		return nil, fmt.Errorf("web: write session key file: %w", err)
+		return nil, fmt.Errorf("web: %w", err)
 	}
 	return keys, nil
 }
@@ -187,10 +156,21 @@ func (ss *Sessions) lookup(r *http.Request) (browserSession, bool) {
 	if err != nil {
 		return browserSession{}, false
 	}
-	now := ss.now()
-	if now.Sub(row.CreatedAt) >= sessionMax || now.Sub(row.LastSeen) >= sessionIdle {
+	if !ss.Alive(row) {
 		return browserSession{}, false
 	}
+	if row.Stage == store.SessionStageEnrol && !ss.twoFactorRequired() {
+		// Sent to enrolment while two-factor was required, and it no longer is (the setting
+		// turned off, the server started without -require-2fa): the password was enough.
+		if row, err = ss.s.UpdateSession(token, func(row *store.Session) {
+			if row.Stage == store.SessionStageEnrol {
+				row.Stage = ""
+			}
+		}); err != nil {
+			return browserSession{}, false
+		}
+	}
+	MarkAuthenticated(r)
 	return browserSession{row: row, user: u, token: token}, true
 }
 
