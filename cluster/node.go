@@ -207,6 +207,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	cfg.Store.Replicate(n.lead, n.commit)
 	n.observed.Go(n.observe)
+	n.observed.Go(func() { n.relayPresence(presenceEvery) })
 	if !existing && len(cfg.Peers) > 0 {
 		servers := make([]raft.Server, len(cfg.Peers))
 		for i, p := range cfg.Peers {

@@ -26,6 +26,7 @@ func (n *Node) peerHandler() http.Handler {
 	mux.HandleFunc("POST /cluster/add", n.handleAdd)
 	mux.HandleFunc("POST /cluster/remove", n.handleRemove)
 	mux.HandleFunc("POST /cluster/welcome", n.handleWelcome)
+	mux.HandleFunc("POST /cluster/presence", n.handlePresence)
 	mux.HandleFunc("/", n.serveForwarded)
 	return mux
 }

@@ -15,7 +15,8 @@ import (
 // The choice is kept in the database (bAvailability holds the users who chose away). Whether
 // a stream is open is known only to this process and kept in memory: a server that starts
 // counts everyone as seen at its start, so a restart makes no one offline before the browsers
-// that were open have had the time to connect again.
+// that were open have had the time to connect again. In a cluster the other nodes report the
+// streams open on them to the leader (StreamUsers, SeenElsewhere).
 
 // Availability states.
 const (
@@ -73,6 +74,36 @@ func (s *Store) online(userID string, now time.Time) bool {
 		last = p.start
 	}
 	return now.Sub(last) < OfflineAfter
+}
+
+// StreamUsers lists the users with a live stream open in this process. A cluster's node that
+// does not lead tells the leader, which decides availability for auto-assignment (SeenElsewhere).
+func (s *Store) StreamUsers() []string {
+	p := &s.presence
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]string, 0, len(p.open))
+	for u := range p.open {
+		out = append(out, u)
+	}
+	return out
+}
+
+// SeenElsewhere counts each of userIDs as having had a live stream open now on another node of
+// the cluster: online for OfflineAfter more, as when a stream of theirs closes here.
+func (s *Store) SeenElsewhere(userIDs []string) {
+	now := s.Now()
+	p := &s.presence
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.open == nil {
+		p.open, p.closed = map[string]int{}, map[string]time.Time{}
+	}
+	for _, u := range userIDs {
+		if p.closed[u].Before(now) {
+			p.closed[u] = now
+		}
+	}
 }
 
 // chosenAway reports whether userID chose away.
