@@ -39,7 +39,7 @@ test-short:
 # node applies the leader's (store.Options.Replay): a write that escaped the recording is lost
 # and its test fails.
 test-replay:
-	$(GO) test -short -count=1 -tags storereplay ./store/... ./oauth ./webhooks ./carrier
+	$(GO) test -short -count=1 -tags storereplay ./store/... ./oauth ./webhooks ./carrier ./push ./mail ./media ./cluster
 
 # The Zapier app's tests (integrations/zapier) drive the real binary with the app tester.
 # Without Node they are skipped with a reason, except under CI=true, where that fails.

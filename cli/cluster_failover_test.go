@@ -274,6 +274,12 @@ func TestClusterSurvivesTheLeaderKilled(t *testing.T) {
 		}
 	}
 	sameData(t, c.nodes...)
+	sameKeys(t, c.nodes...)
+	for _, n := range c.nodes {
+		if strings.Contains(n.srv.stderr.String(), "secret key does not open") {
+			t.Errorf("%s's secret key does not open the cluster's secrets:\n%s", n.id, n.srv.stderr)
+		}
+	}
 
 	t.Logf("acknowledged: %d API sends, %d inbound texts, %d UI comments", len(l.acks.get("api")), len(l.acks.get("inbound")), len(l.acks.get("comment")))
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -241,6 +242,26 @@ func sameData(t testing.TB, nodes ...*testNode) {
 			if first[i] != other[i] {
 				t.Errorf("%s and %s differ at entry %d:\n  %.300s\n  %.300s", nodes[0].id, n.id, i, first[i], other[i])
 				break
+			}
+		}
+	}
+}
+
+// sameKeys fails unless every key file a cluster shares (clusterKeyFiles) is on every node and
+// the same on each: a session, a push, a carrier account or a sealed secret of one node opens on
+// any other that leads.
+func sameKeys(t testing.TB, nodes ...*testNode) {
+	t.Helper()
+	for _, name := range clusterKeyFiles {
+		first, err := os.ReadFile(filepath.Join(nodes[0].data, name))
+		if err != nil {
+			t.Errorf("%s: %v", nodes[0].id, err)
+			continue
+		}
+		for _, n := range nodes[1:] {
+			other, err := os.ReadFile(filepath.Join(n.data, name))
+			if err != nil || !bytes.Equal(first, other) {
+				t.Errorf("%s's %s differs from %s's (%v)", n.id, name, nodes[0].id, err)
 			}
 		}
 	}

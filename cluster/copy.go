@@ -25,7 +25,7 @@ import (
 // work through the others.
 
 // ErrKeysDiffer is returned when this node's keys differ from the cluster's.
-var ErrKeysDiffer = errors.New("cluster: this node's keys (session.key, push.key, carrier.key) differ from the cluster's")
+var ErrKeysDiffer = errors.New("cluster: this node's keys beside the database differ from the cluster's")
 
 // welcome is what the leader sends a node it adds: the keys, and the peer address to copy the
 // database from.
