@@ -196,9 +196,12 @@ func (rc *Recovery) Check(ctx context.Context) map[string]store.RecoveryCheck {
 				phones = append(phones, n.Phone)
 			}
 		}
-		c := rc.checkCarrier(ctx, carrier, src, phones)
+		c, err := rc.checkCarrier(ctx, carrier, src, phones)
 		if ctx.Err() != nil {
 			return out // stopping: the next start looks back to the last check that finished
+		}
+		if err != nil {
+			c = rc.failed(carrier, c, err)
 		}
 		kept, err := rc.s.RecordRecoveryCheck(carrier, c)
 		if err != nil {
@@ -217,12 +220,13 @@ func (rc *Recovery) Check(ctx context.Context) map[string]store.RecoveryCheck {
 }
 
 // checkCarrier is one carrier's check: its numbers' texts, then its sends' statuses.
-func (rc *Recovery) checkCarrier(ctx context.Context, carrier string, src listings, phones []string) store.RecoveryCheck {
+// What it recovered is on the check whether it fails or not.
+func (rc *Recovery) checkCarrier(ctx context.Context, carrier string, src listings, phones []string) (store.RecoveryCheck, error) {
 	now := rc.opts.Now()
 	c := store.RecoveryCheck{At: now, Since: now.Add(-rc.opts.Lookback)}
 	prev, err := rc.s.RecoveryChecks()
 	if err != nil {
-		return rc.failed(carrier, c, err)
+		return c, err
 	}
 	if last := prev[carrier].LastOK; !last.IsZero() && last.Add(-recoveryOverlap).After(c.Since) {
 		c.Since = last.Add(-recoveryOverlap)
@@ -248,28 +252,28 @@ func (rc *Recovery) checkCarrier(ctx context.Context, carrier string, src listin
 			c.Texts++
 			rc.r.metrics.recovered.WithLabelValues(carrier).Inc()
 			if res.StaleKeyword {
-				slog.Info("inbound recovery: a keyword consent changed after was not acted on", "carrier", carrier, "id", in.MessageSID)
+				slog.Info("inbound recovery: a recovered keyword was not acted on, consent having changed since it was sent", "carrier", carrier, "id", in.MessageSID)
 			}
 		case err == nil:
 		case refused(err):
 			slog.Warn("inbound recovery: listed text not recorded", "carrier", carrier, "id", in.MessageSID, "reason", err.Error())
 		default:
-			return rc.failed(carrier, c, err)
+			return c, err
 		}
 	}
 	if listErr != nil {
-		return rc.failed(carrier, c, listErr)
+		return c, listErr
 	}
 	if err := rc.statuses(ctx, carrier, src, now, &c); err != nil {
-		return rc.failed(carrier, c, err)
+		return c, err
 	}
 	if _, err := rc.s.SweepAwaiting(carrier, now.Add(-rc.opts.Lookback)); err != nil {
-		return rc.failed(carrier, c, err)
+		return c, err
 	}
 	if c.Texts > 0 || c.Statuses > 0 {
 		slog.Info("inbound recovery", "carrier", carrier, "texts", c.Texts, "statuses", c.Statuses, "since", c.Since)
 	}
-	return c
+	return c, nil
 }
 
 // statuses asks the carrier, one send at a time, for the status of the sends still waiting for

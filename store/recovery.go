@@ -144,14 +144,13 @@ func (s *Store) AwaitingReceipts(provider string, since time.Time, limit int) ([
 }
 
 // SweepAwaiting forgets provider's sends accepted before before, and those whose message is gone
-// or has its outcome (deleted meanwhile by retention, say); it returns how many it forgot.
+// or has its outcome (deleted meanwhile by retention, say); it returns how many it forgot. It
+// writes only when there is something to forget.
 func (s *Store) SweepAwaiting(provider string, before time.Time) (int, error) {
-	n := 0
-	err := s.update(func(tx *wtx) error {
-		n = 0
+	var gone [][]byte
+	err := s.db.View(func(tx *bolt.Tx) error {
 		head := append([]byte(provider), 0)
 		cut := awaitPrefix(provider, before)
-		var gone [][]byte
 		c := tx.Bucket(bMsgAwaiting).Cursor()
 		for k, _ := c.Seek(head); k != nil && bytes.HasPrefix(k, head); k, _ = c.Next() {
 			if bytes.Compare(k, cut) >= 0 {
@@ -168,13 +167,22 @@ func (s *Store) SweepAwaiting(provider string, before time.Time) (int, error) {
 			}
 			gone = append(gone, bytes.Clone(k))
 		}
+		return nil
+	})
+	if err != nil || len(gone) == 0 {
+		return 0, err
+	}
+	// An entry found old, gone or final stays so: deleting it later is as right as now.
+	err = s.update(func(tx *wtx) error {
 		for _, k := range gone {
 			if err := tx.Bucket(bMsgAwaiting).Delete(k); err != nil {
 				return err
 			}
 		}
-		n = len(gone)
 		return nil
 	})
-	return n, err
+	if err != nil {
+		return 0, err
+	}
+	return len(gone), nil
 }
