@@ -80,7 +80,8 @@ func (t *telnyxListings) received(ctx context.Context, number string, since time
 				out = append(out, in)
 			}
 		}
-		if len(p.Records) == 0 || page >= p.TotalPages {
+		// meta.total_pages says when to stop; without it, a short page does.
+		if len(p.Records) == 0 || (p.TotalPages > 0 && page >= p.TotalPages) || (p.TotalPages == 0 && len(p.Records) < telnyxDetailPageSize) {
 			return out, nil
 		}
 	}
