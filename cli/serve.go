@@ -325,6 +325,8 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	a.stops = append(a.stops, sweeper{name: "retention sweep", interval: time.Hour, atStart: true, run: s.SweepRetention}.start())
 	// Snoozed conversations reopen when their time passes: checked at start and every 15 s.
 	a.stops = append(a.stops, sweeper{name: "snooze sweep", interval: 15 * time.Second, atStart: true, run: s.SweepSnoozed}.start())
+	// Automations that wait (conversation.unanswered rules, first-response deadlines) run when due.
+	a.stops = append(a.stops, startDueTimer(s, s.Now))
 	// Scheduled off-site backups (-backup-url), listed on /admin/backup.
 	stopBackups, err := startBackups(s, cfg.Backup, reg, &wcfg)
 	if err != nil {

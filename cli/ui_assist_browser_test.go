@@ -11,9 +11,6 @@ import (
 	"switchboard/internal/testutil"
 )
 
-// wide is the desktop the assist screenshots are taken at.
-var wide = chromedp.EmulateViewport(1366, 900)
-
 // TestBrowserAssist drives Assist as a person does, against a recording model server: an
 // admin turns it on; "Suggest reply" streams a draft into the reply box piece by piece, which
 // is sent only when the person clicks "Send reply"; Cancel stops a suggestion and gives the box

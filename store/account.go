@@ -3,15 +3,38 @@ package store
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
 	"golang.org/x/crypto/bcrypt"
 )
 
-// hashPassword checks a new password's length (bcrypt reads at most 72 bytes) and hashes it.
+// Password lengths, in characters (code points), as the forms say them.
+const (
+	MinPassword = 8
+	MaxPassword = 72
+)
+
+// PasswordRule is how the forms describe a new password.
+var PasswordRule = fmt.Sprintf("%d to %d characters", MinPassword, MaxPassword)
+
+// passwordProblem is what is wrong with a new password ("" when nothing): its length in
+// characters, and its size, as bcrypt reads at most 72 bytes (letters with accents and symbols
+// take two to four each).
+func passwordProblem(password string) string {
+	switch n := utf8.RuneCountInString(password); {
+	case n < MinPassword || n > MaxPassword:
+		return "must be " + PasswordRule
+	case len(password) > 72:
+		return "is too long for its accented letters and symbols (each counts as two to four): make it shorter"
+	}
+	return ""
+}
+
+// hashPassword checks a new password and hashes it.
 func hashPassword(field, password string) (string, error) {
-	if len(password) < 8 || len(password) > 72 {
-		return "", ValidationError{{field, "must be 8 to 72 bytes"}}
+	if p := passwordProblem(password); p != "" {
+		return "", ValidationError{{field, p}}
 	}
 	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
 	if err != nil {

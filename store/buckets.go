@@ -110,6 +110,15 @@ var (
 	bPushJobs        = []byte("push_jobs")                      // id -> PushJob
 	bPushQueue       = []byte("push_queue")                     // due(8)|id -> empty
 	bPushSubJobs     = []byte("idx_push_subscription_jobs")     // subscription|job -> due(8)
+	// Routing and automations: the routing record, availability, the open assigned index,
+	// the due-time queue, the overdue index and the automatic messages sent.
+	bRouting      = []byte("routing")                  // ws -> version(16)|Routing JSON
+	bAvailability = []byte("user_availability")        // user -> "away" (available when absent)
+	bAssignedOpen = []byte("idx_assigned_open")        // ws|user|conversation -> empty: open and assigned
+	bAssignLast   = []byte("assign_last")              // ws|user -> when last assigned(8)
+	bAutoDue      = []byte("automation_due")           // due(8)|ws|conversation|kind|ref -> wait start(8)
+	bOverdue      = []byte("idx_conversation_overdue") // ws|due(8)|conversation -> empty
+	bAutoSent     = []byte("auto_sent")                // ws|phone|0|at(8)|message -> empty: automatic messages
 )
 
 // The recent parts of the contact indexes whose keys land all over their range, and where the
@@ -173,6 +182,7 @@ var allBuckets = [][]byte{
 	bNumberDaySends,
 	bPushSubs, bPushSubUser, bPushSubSession, bPushSubEndpoint, bPushJobs, bPushQueue, bPushSubJobs,
 	bCarrierAccounts,
+	bRouting, bAvailability, bAssignedOpen, bAssignLast, bAutoDue, bOverdue, bAutoSent,
 	OAuthBuckets.Clients, OAuthBuckets.Codes, OAuthBuckets.UsedCodes, OAuthBuckets.Refresh,
 	OAuthBuckets.UsedRefresh, OAuthBuckets.Grants, OAuthBuckets.UserGrants, OAuthBuckets.GrantTokens,
 }

@@ -24,7 +24,8 @@ const (
 
 // EventNames lists every event a webhook can subscribe to.
 var EventNames = []string{EventMessageReceived, EventMessageSent, EventMessageDelivered, EventMessageFailed, EventCommentCreated,
-	EventContactCreated, EventContactUpdated, EventOptOutCreated, EventCallReceived, EventContactDeleted}
+	EventContactCreated, EventContactUpdated, EventOptOutCreated, EventCallReceived, EventContactDeleted,
+	EventConversationAssigned, EventConversationClosed}
 
 // ValidEventName reports whether name is a known event.
 func ValidEventName(name string) bool { return slices.Contains(EventNames, name) }

@@ -25,7 +25,8 @@ func members(tx *bolt.Tx, ws string) []string {
 }
 
 // liveInbound records what an inbound message means to the live inbox, in its transaction: the
-// message event, the conversation unread for every member, and the notifications (tell).
+// message event, the conversation unread for every member who may see it, and the
+// notifications (tell).
 func (s *Store) liveInbound(tx *wtx, c *Conversation, m *Message, contact Contact) error {
 	if err := s.liveNewMessage(tx, m); err != nil {
 		return err
@@ -38,7 +39,16 @@ func (s *Store) liveInbound(tx *wtx, c *Conversation, m *Message, contact Contac
 	if body == "" && len(m.Media) > 0 {
 		body = "[media]"
 	}
+	// Only members who may see the conversation's number hear of it (hearers); tell asks the
+	// same of everyone it notifies.
+	may, err := s.hearers(tx.Tx, c)
+	if err != nil {
+		return err
+	}
 	for _, u := range members(tx.Tx, c.WorkspaceID) {
+		if may != nil && !may(u) {
+			continue
+		}
 		if _, err := setUnread(tx.Tx, c.WorkspaceID, u, c.ID, true); err != nil {
 			return err
 		}
@@ -70,14 +80,19 @@ func userName(tx *bolt.Tx, id string) string {
 }
 
 // liveComment records a new comment: the comment event, and for each mentioned member other
-// than its author the conversation unread, in their mentions, and a notification.
+// than its author who may see the conversation, the conversation unread, in their mentions,
+// and a notification.
 func (s *Store) liveComment(tx *wtx, c *Conversation, cm *Comment) error {
 	if err := s.live(tx, c.WorkspaceID, LiveComment, c.ID, "", map[string]any{
 		"commentId": cm.ID, "mentions": cm.Mentions}); err != nil {
 		return err
 	}
+	may, err := s.hearers(tx.Tx, c)
+	if err != nil {
+		return err
+	}
 	for _, u := range cm.Mentions {
-		if u == cm.UserID {
+		if u == cm.UserID || (may != nil && !may(u)) {
 			continue
 		}
 		if _, err := setUnread(tx.Tx, c.WorkspaceID, u, c.ID, true); err != nil {
@@ -88,6 +103,9 @@ func (s *Store) liveComment(tx *wtx, c *Conversation, cm *Comment) error {
 		}
 	}
 	author := userName(tx.Tx, cm.UserID)
+	if cm.Rule != "" {
+		author = "Rule '" + cm.Rule + "'"
+	}
 	return s.tell(tx, &notice{reason: reasonMention, conv: c, actor: cm.UserID, users: cm.Mentions,
 		title: author + " mentioned you", body: cm.Text, text: cm.Text,
 		mailTitle: author + " mentioned you", mailLead: author + " mentioned you in the conversation with "})
@@ -96,13 +114,18 @@ func (s *Store) liveComment(tx *wtx, c *Conversation, cm *Comment) error {
 // liveAssigned notifies each user newly assigned by someone else. The conversation events of
 // a triage change are those of its activity entries (putEntry).
 func (s *Store) liveAssigned(tx *wtx, c *Conversation, before []string, actor string) error {
+	return s.liveAssignedBy(tx, c, before, actor, userName(tx.Tx, actor))
+}
+
+// liveAssignedBy is liveAssigned with the words naming who assigned ("Ana Lima", "Rule
+// 'New patients'", "Auto-assignment").
+func (s *Store) liveAssignedBy(tx *wtx, c *Conversation, before []string, actor, who string) error {
 	var added []string
 	for _, u := range c.AssignedUserIDs {
 		if !slices.Contains(before, u) {
 			added = append(added, u)
 		}
 	}
-	who := userName(tx.Tx, actor)
 	return s.tell(tx, &notice{reason: reasonAssignment, conv: c, actor: actor, users: added,
 		title: who + " assigned you a conversation", body: strings.Join(c.Addresses, ", "),
 		mailTitle: who + " assigned you a conversation", mailLead: who + " assigned you the conversation with "})

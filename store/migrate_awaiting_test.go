@@ -10,9 +10,10 @@ import (
 	"switchboard/internal/testutil"
 )
 
-// TestMigrateAwaitingReceipts writes a schema-10 file holding a send Twilio accepted (no entry
-// awaiting its receipt, as that version wrote it), a delivered one and a week-old one, opens it,
-// and expects the recent send still sent to await its receipt, and nothing else.
+// TestMigrateAwaitingReceipts writes a file of the schema before its step holding a send Twilio
+// accepted (no entry awaiting its receipt, as that version wrote it), a delivered one and a
+// week-old one, opens it, and expects the recent send still sent to await its receipt, and
+// nothing else.
 func TestMigrateAwaitingReceipts(t *testing.T) {
 	clock := testutil.NewClock(time.Date(2025, 2, 25, 12, 0, 0, 0, time.UTC)) // ids follow the clock
 	path := filepath.Join(t.TempDir(), "v10.db")
@@ -37,11 +38,12 @@ func TestMigrateAwaitingReceipts(t *testing.T) {
 	testutil.NoErr(t, err)
 	accept("+14155550103", "SMsent")
 	clock.Set(time.Date(2025, 3, 4, 12, 0, 0, 0, time.UTC))
+	before := schemaBefore(t, "sends awaiting their delivery receipt")
 	err = s.db.Update(func(tx *bolt.Tx) error {
 		if err := tx.DeleteBucket(bMsgAwaiting); err != nil {
 			return err
 		}
-		return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(10))
+		return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(before))
 	})
 	testutil.NoErr(t, err)
 	s.Close()

@@ -46,17 +46,23 @@ type recipient struct {
 
 // notified returns who is told of n: for an inbound text every member of the workspace whose
 // choices ask for it (all inbound, or in conversations assigned to them or unassigned); for a
-// mention or an assignment the users it is for. The user who made the change is never told.
-// This is the one place that decides who is notified of what: the live event, the e-mail and
-// the push all go to its answer.
-func notified(tx *bolt.Tx, n *notice) ([]recipient, error) {
+// mention or an assignment the users it is for. Only members who may see the conversation's
+// number are told (hearers: a number limited to teams tells its teams' members and the
+// admins), and the user who made the change never is. This is the one place that decides who
+// is notified of what: the live event, the e-mail and the push all go to its answer.
+func (s *Store) notified(tx *bolt.Tx, n *notice) ([]recipient, error) {
+	may, err := s.hearers(tx, n.conv)
+	if err != nil {
+		return nil, err
+	}
 	users := n.users
 	if n.reason == reasonInbound {
 		users = members(tx, n.conv.WorkspaceID)
 	}
 	var out []recipient
 	for _, u := range users {
-		if u == "" || u == n.actor || slices.ContainsFunc(out, func(r recipient) bool { return r.user == u }) {
+		if u == "" || u == n.actor || (may != nil && !may(u)) ||
+			slices.ContainsFunc(out, func(r recipient) bool { return r.user == u }) {
 			continue
 		}
 		p, err := notificationPrefs(tx, u)
@@ -73,7 +79,7 @@ func notified(tx *bolt.Tx, n *notice) ([]recipient, error) {
 
 // tell notifies everyone n concerns, through every channel, inside the change's transaction.
 func (s *Store) tell(tx *wtx, n *notice) error {
-	rs, err := notified(tx.Tx, n)
+	rs, err := s.notified(tx.Tx, n)
 	if err != nil || len(rs) == 0 {
 		return err
 	}

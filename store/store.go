@@ -66,6 +66,9 @@ type Store struct {
 
 	sealer      *sealer // see Options.SecretKey
 	keyMismatch bool    // the key does not open the file's key check (SecretKeyMatches)
+
+	routes   sync.Map // workspace id -> *routing, the compiled routing of its last version read
+	presence presence // who has a live stream open, for availability
 }
 
 // initialMmapSize is how much of the file is mapped when it is opened (see Open).
@@ -108,6 +111,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if s.liveKeepFor == 0 {
 		s.liveKeepFor = defaultLiveKeepFor
 	}
+	s.presence.start = opts.Now().UTC()
 	// Ids made before this open (by an earlier process) carry at most this millisecond; starting
 	// at the next one keeps every new id sorting after them, whatever the random entropy says.
 	s.lastMS = ulid.Timestamp(opts.Now()) + 1
@@ -158,6 +162,7 @@ type Hooks struct {
 	Media    func()                      // inbound media fetches were queued: the fetcher
 	Mail     func()                      // e-mail was queued: the mail worker
 	Push     func()                      // Web Push was queued: the push worker
+	Due      func()                      // an automation's due time was queued: the due timer
 	Live     func(workspaceIDs []string) // live events were added (or who may read them changed): the stream broker
 }
 
@@ -177,6 +182,7 @@ func (s *Store) SetHooks(h Hooks) {
 	set(&s.hooks.Media, h.Media)
 	set(&s.hooks.Mail, h.Mail)
 	set(&s.hooks.Push, h.Push)
+	set(&s.hooks.Due, h.Due)
 	if h.Live != nil {
 		s.hooks.Live = h.Live
 	}

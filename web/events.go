@@ -131,6 +131,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	sub := h.broker.subscribe(ws)
 	defer h.broker.unsubscribe(ws, sub)
 	defer h.presence.opened(user.ID, ws)() // the user is not away
+	defer h.store.StreamOpened(user.ID)()  // nor offline, for auto-assignment
 	cursor, resume := lastEventID(r)
 	if !resume {
 		if cursor, err = h.store.LastLiveEvent(ws); err != nil {
@@ -164,6 +165,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	}
 	ping := time.NewTicker(pingEvery)
 	defer ping.Stop()
+	sight := &streamSight{numbers: map[string]string{}}
 	for {
 		// Deliver everything the log holds after the cursor, in batches, checking access first.
 		for {
@@ -176,9 +178,12 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 				bw.WriteString("id: " + strconv.FormatUint(last, 10) + "\nevent: reset\ndata: {\"type\":\"reset\"}\n\n")
 				break
 			}
+			if err := h.see(sight, ws, user.ID, evs); err != nil {
+				return
+			}
 			for _, e := range evs {
 				cursor = e.Seq
-				if !e.For(user.ID) {
+				if !e.For(user.ID) || !sight.shows(e.Data) {
 					continue
 				}
 				bw.WriteString("id: " + strconv.FormatUint(e.Seq, 10) + "\nevent: " + e.Type + "\ndata: ")

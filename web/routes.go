@@ -197,6 +197,7 @@ func (h *Handler) routes() http.Handler {
 		get("/broadcasts", roleMember, h.broadcasts)
 		get("/broadcasts/new", roleMember, h.broadcastNew)
 		post("/broadcasts/new", roleMember, h.broadcastCreate)
+		post("/broadcasts/new/preview", roleMember, h.broadcastPreview)
 		get("/broadcasts/{broadcast}", roleMember, h.broadcast)
 		get("/broadcasts/{broadcast}/progress", roleMember, h.broadcastProgress)
 		post("/broadcasts/{broadcast}/cancel", roleMember, h.broadcastCancel)
@@ -236,13 +237,34 @@ func (h *Handler) routes() http.Handler {
 		get("/settings/snippets", roleAdmin, h.settingsSnippets)
 		post("/settings/snippets", roleAdmin, h.saveSnippet)
 		post("/settings/snippets/{shortcut}/delete", roleAdmin, h.deleteSnippet)
+		// Business hours and automatic replies, teams and number access, the automation rules.
+		get("/settings/hours", roleAdmin, h.settingsHours)
+		post("/settings/hours", roleAdmin, h.saveHours)
+		post("/settings/hours/replies", roleAdmin, h.saveAutoReplies)
+		post("/settings/hours/first-response", roleAdmin, h.saveFirstResponse)
+		post("/settings/hours/numbers/{number}", roleAdmin, h.saveNumberHours)
+		get("/settings/teams", roleAdmin, h.settingsTeams)
+		post("/settings/teams", roleAdmin, h.createTeam)
+		post("/settings/teams/numbers/{number}", roleAdmin, h.saveNumberAccess)
+		post("/settings/teams/{team}", roleAdmin, h.saveTeam)
+		post("/settings/teams/delete/{team}", roleAdmin, h.deleteTeam)
+		get("/settings/automations", roleAdmin, h.settingsAutomations)
+		get("/settings/automations/new", roleAdmin, h.ruleNew)
+		post("/settings/automations/new", roleAdmin, h.ruleCreate)
+		get("/settings/automations/export", roleAdmin, h.rulesExport)
+		post("/settings/automations/import", roleAdmin, h.rulesImport)
+		get("/settings/automations/{rule}", roleAdmin, h.ruleEdit)
+		post("/settings/automations/{rule}", roleAdmin, h.ruleSave)
+		get("/settings/automations/{rule}/export", roleAdmin, h.ruleExport)
+		get("/settings/automations/{rule}/test", roleAdmin, h.ruleTest)
+		post("/settings/automations/{rule}/{action}", roleAdmin, h.ruleAction)
 		get("/settings/webhooks", roleAdmin, h.settingsWebhooks)
 		post("/settings/webhooks", roleAdmin, h.createWebhook)
 		get("/settings/webhooks/{sub}/log", roleAdmin, h.webhookLog)
 		post("/settings/webhooks/{sub}/{action}", roleAdmin, h.webhookAction)
 		post("/settings/webhooks/deliveries/{delivery}/redeliver", roleAdmin, h.redeliver)
 
-		// ---- UI: the signed-in user's own settings: tokens, profile, password, two-factor, sessions ----
+		// ---- UI: the signed-in user's own: tokens, profile, password, two-factor, sessions, availability ----
 		get("/settings/tokens", roleSignedIn, h.settingsTokens)
 		post("/settings/tokens", roleSignedIn, h.createToken)
 		post("/settings/tokens/{token}/revoke", roleSignedIn, h.revokeToken)
@@ -256,6 +278,7 @@ func (h *Handler) routes() http.Handler {
 		post("/settings/profile/2fa/off", roleSignedIn, h.twoFactorOff)
 		post("/settings/profile/sessions/{session}/end", roleSignedIn, h.endSession)
 		post("/settings/profile/sessions/end-others", roleSignedIn, h.endOtherSessions)
+		post("/availability", roleSignedIn, h.setAvailability)
 
 		// ---- Web Push: the key, this browser's subscription, the profile's devices ----
 		if h.cfg.PushKey != "" {
@@ -266,6 +289,7 @@ func (h *Handler) routes() http.Handler {
 		}
 
 		// ---- UI: the installation's superuser pages ----
+		get("/admin", roleSignedIn, su(h.adminOverview))
 		get("/admin/workspaces", roleSignedIn, su(h.adminWorkspaces))
 		post("/admin/workspaces", roleSignedIn, su(h.adminCreateWorkspace))
 		post("/admin/workspaces/{ws}/rename", roleSignedIn, su(h.adminRenameWorkspace))

@@ -51,6 +51,7 @@ func (l *rowLimit) Read(p []byte) (int, error) {
 type importReader struct {
 	cr   *csv.Reader
 	lim  *rowLimit
+	bom  int64 // the bytes of the byte order mark skipped before the first row
 	last int64 // input offset where the next row begins
 }
 

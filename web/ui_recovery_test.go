@@ -30,13 +30,13 @@ func TestUIInboundRecovery(t *testing.T) {
 	_, err := e.st.RecordRecoveryCheck(store.ProviderTwilio, store.RecoveryCheck{At: at, Since: at.Add(-24 * time.Hour), Texts: 3, Statuses: 1})
 	testutil.NoErr(t, err)
 	res, body = e.send(t, su, "GET", "/admin/carriers", nil)
-	wantStatus(t, "after a check", res, body, http.StatusOK, "last checked Mar 4 2025, 12:00 UTC, looking back to Mar 3 2025, 12:00 UTC: 3 texts and 1 status recovered.",
+	wantStatus(t, "after a check", res, body, http.StatusOK, "last checked Mar 4 2025, 12:00, looking back to Mar 3 2025, 12:00: 3 texts and 1 status recovered.",
 		"3 texts from Twilio recovered in all.")
 
 	_, err = e.st.RecordRecoveryCheck(store.ProviderTwilio, store.RecoveryCheck{At: at.Add(5 * time.Minute), Since: at.Add(-10 * time.Minute),
 		Error: "Twilio did not answer within 20s."})
 	testutil.NoErr(t, err)
 	res, body = e.send(t, su, "GET", "/admin/carriers", nil)
-	wantStatus(t, "after a failed check", res, body, http.StatusOK, "the check at Mar 4 2025, 12:05 UTC failed. Twilio did not answer within 20s.",
-		"The last check that worked ran at Mar 4 2025, 12:00 UTC; the next one, in 5 minutes, looks back to it.")
+	wantStatus(t, "after a failed check", res, body, http.StatusOK, "the check at Mar 4 2025, 12:05 failed. Twilio did not answer within 20s.",
+		"The last check that worked ran at Mar 4 2025, 12:00; the next one, in 5 minutes, looks back to it.")
 }

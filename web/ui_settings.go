@@ -20,12 +20,17 @@ func (h *Handler) settingsHome(w http.ResponseWriter, r *http.Request, u *ui) {
 	http.Redirect(w, r, "/settings/tokens", http.StatusSeeOther)
 }
 
-// fmtTime shows a time with its date in the workspace's zone.
+// dateTimeLayout is the one way the pages write a date and time, in the workspace's time zone:
+// "Nov 29 2026, 14:05". Lists shorten it by recency (formatWhen): "14:05" today, "Nov 29, 14:05"
+// this year.
+const dateTimeLayout = "Jan 2 2006, 15:04"
+
+// fmtTime shows a time with its date in the workspace's zone ("" for none).
 func fmtTime(t time.Time, loc *time.Location) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.In(loc).Format("Jan 2 2006, 15:04 MST")
+	return t.In(loc).Format(dateTimeLayout)
 }
 
 // ---- /settings/workspace ----
@@ -102,6 +107,13 @@ func (h *Handler) saveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 	if len(bad) == 0 {
 		_, err := h.store.UpdateWorkspace(u.ws.ID, in)
 		f.Errors = fieldErrors(err, nil)
+	} else if errs := in.Check(); errs != nil {
+		// Every field's problem at once, not the next one after this is fixed.
+		for k, msg := range fieldErrors(errs, nil) {
+			if _, ok := f.Errors[k]; !ok {
+				f.Errors[k] = msg
+			}
+		}
 	}
 	if len(f.Errors) > 0 {
 		h.render(w, r, u, http.StatusUnprocessableEntity, "Workspace settings", views.WorkspaceSettings(f))
@@ -134,7 +146,7 @@ func (h *Handler) numbersView(r *http.Request, u *ui) (views.NumbersView, error)
 		case n.CarrierName() == store.ProviderSandbox:
 			rate = "unlimited"
 		}
-		row := views.NumberRow{ID: n.ID, Phone: n.Phone, Name: n.Name, Carrier: n.CarrierName(), Rate: rate, Active: n.Active}
+		row := views.NumberRow{ID: n.ID, Phone: u.showPhone(n.Phone), Name: n.Name, Carrier: n.CarrierName(), Rate: rate, Active: n.Active}
 		if h.cfg.Accounts != nil {
 			row.Receiving, row.ReceivingProblem = receivingOf(&n)
 		}
@@ -142,7 +154,7 @@ func (h *Handler) numbersView(r *http.Request, u *ui) (views.NumbersView, error)
 			return v, err
 		}
 		v.Rows = append(v.Rows, row)
-		v.Registrations = append(v.Registrations, registrationRow(&n))
+		v.Registrations = append(v.Registrations, registrationRow(u, &n))
 	}
 	v.FromCarrier = h.fromCarrier(u)
 	return v, nil

@@ -437,4 +437,9 @@ func TestUIInboxPages(t *testing.T) {
 	if n := strings.Count(body, `data-testid="inbox-row"`); n != 1 || !strings.Contains(body, "(415) 555-2000") || strings.Contains(body, "inbox-more") {
 		t.Fatalf("second page: %d rows, want the 1 oldest and no further link", n)
 	}
+	// "Newer conversations" goes back to the first page (issue 38, item 14).
+	m = regexp.MustCompile(`href="([^"]+)" data-testid="inbox-newer"`).FindStringSubmatch(body)
+	if m == nil || html.UnescapeString(m[1]) != "/inbox" {
+		t.Fatalf("second page's link back: %v, want /inbox", m)
+	}
 }
