@@ -11,10 +11,11 @@ import (
 	"switchboard/internal/testutil"
 )
 
-// TestBrowserInboundRecovery: after a start, the superuser finds on the Carriers page when each
-// carrier was last asked for missed texts and what came of it — Twilio's two texts recovered,
-// Telnyx's listing failing — and the recovered texts in the inbox. Screenshots at 1280 and 390 px
-// go to SCREENSHOT_DIR as recovery-*.png.
+// TestBrowserInboundRecovery: after a start, the superuser finds on the Admin overview, and on the
+// Carriers page its Missed texts card leads to, when each carrier was last asked for missed texts
+// and what came of it — Twilio's two texts recovered, Telnyx's listing failing — and the
+// recovered texts in the inbox. Screenshots at 1366 and 390 px go to SCREENSHOT_DIR as
+// recovery-*.png.
 func TestBrowserInboundRecovery(t *testing.T) {
 	chrome := testutil.Chromium(t)
 	key := testutil.NewTelnyxKey(t)
@@ -43,17 +44,27 @@ func TestBrowserInboundRecovery(t *testing.T) {
 
 	b := openBrowser(t, chrome, 2*time.Minute, nil)
 	b.failShot = "recovery-failed"
-	b.signIn(srv.base+"/admin/carriers", "ana@example.com", "correct horse", testutil.TestID("inbound-recovery"))
-	if got := b.text(testutil.TestID("recovery-twilio")); !strings.Contains(got, "2 texts recovered") || !strings.Contains(got, "looking back to") {
-		t.Fatalf("Twilio's line: %q", got)
+	b.signIn(srv.base+"/admin", "ana@example.com", "correct horse", testutil.TestID("overview-recovery"))
+	lines := func(where string) {
+		t.Helper()
+		if got := b.text(testutil.TestID("recovery-twilio")); !strings.Contains(got, "2 texts recovered") || !strings.Contains(got, "looking back to") {
+			t.Fatalf("%s: Twilio's line: %q", where, got)
+		}
+		if got := b.text(testutil.TestID("recovery-telnyx")); !strings.Contains(got, "failed. Telnyx had a problem (HTTP 503)") {
+			t.Fatalf("%s: Telnyx's line: %q", where, got)
+		}
 	}
-	if got := b.text(testutil.TestID("recovery-telnyx")); !strings.Contains(got, "failed. Telnyx had a problem (HTTP 503)") {
-		t.Fatalf("Telnyx's line: %q", got)
+	lines("the overview")
+	if got := b.text(chromedp.CSS("#ov-recovery")); got != "Missed texts" {
+		t.Fatalf("the overview's card is headed %q", got)
 	}
+	b.run("scroll to the overview's missed texts", chromedp.ScrollIntoView(testutil.TestID("overview-recovery")))
+	b.shotWidths("recovery-overview")
+	b.run("follow the card's heading to the Carriers page", chromedp.Click(chromedp.CSS("#ov-recovery a")),
+		chromedp.WaitVisible(testutil.TestID("inbound-recovery")))
+	lines("the Carriers page")
 	b.run("scroll to the missed texts", chromedp.ScrollIntoView(testutil.TestID("inbound-recovery")))
-	b.shot("recovery-1280")
-	b.run("phone width", phone, chromedp.ScrollIntoView(testutil.TestID("inbound-recovery")))
-	b.shot("recovery-390")
+	b.shotWidths("recovery")
 	b.run("the inbox", desktop, chromedp.Navigate(srv.base+"/inbox"), chromedp.WaitVisible(testutil.TestID("inbox-row")))
 	page := b.text(chromedp.CSS("main"))
 	for _, want := range []string{"Can I move my cleaning to Friday?", "Thanks, see you then"} {

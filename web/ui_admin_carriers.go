@@ -82,23 +82,28 @@ func (h *Handler) carriersView(u *ui) (views.CarriersView, error) {
 }
 
 // recoveryRows is each carrier in use's last check for the texts and receipts its webhooks
-// missed (views.InboundRecovery, which /admin may show too).
+// missed, shown on /admin and /admin/carriers; a carrier no longer in use keeps its row while
+// its last check is on record.
 func (h *Handler) recoveryRows(u *ui) ([]views.RecoveryRow, error) {
 	checks, err := h.store.RecoveryChecks()
 	if err != nil {
 		return nil, err
 	}
+	loc := u.ws.Location()
 	var rows []views.RecoveryRow
 	for _, name := range []string{store.ProviderTwilio, store.ProviderTelnyx} {
-		st, err := h.cfg.Accounts.Status(name)
-		if err != nil {
-			return nil, err
+		inUse := false
+		if h.cfg.Accounts != nil {
+			st, err := h.cfg.Accounts.Status(name)
+			if err != nil {
+				return nil, err
+			}
+			inUse = st.Source != carrier.SourceNone
 		}
 		c, checked := checks[name]
-		if st.Source == carrier.SourceNone && !checked {
+		if !inUse && !checked {
 			continue
 		}
-		loc := u.ws.Location()
 		rows = append(rows, views.RecoveryRow{Carrier: name, Label: carrierLabel(name), Checked: fmtTime(c.At, loc),
 			Since: fmtTime(c.Since, loc), Texts: c.Texts, Statuses: c.Statuses, Total: c.TotalTexts, Error: c.Error,
 			LastOK: fmtTime(c.LastOK, loc)})
