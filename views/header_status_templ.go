@@ -112,7 +112,7 @@ func HeaderStatus(f Frame) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\" aria-hidden=\"true\"></span>Availability</label> <select id=\"availability-select\" name=\"availability\" data-autosubmit data-testid=\"availability-select\"><option value=\"available\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\" aria-hidden=\"true\"></span><span class=\"avail-label\">Availability</span></label> <select id=\"availability-select\" name=\"availability\" data-autosubmit data-testid=\"availability-select\"><option value=\"available\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
