@@ -254,6 +254,12 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	a.stops = append(a.stops, fetcher.Stop)
 	wcfg.Receiver = carrier.NewReceiver(s, cm)
 	wcfg.BaseURL = cfg.BaseURL
+	// Carriers do not retry a webhook that failed: at start and every 5 minutes the texts and
+	// receipts they hold that Switchboard missed (while it was down, say) are asked for and
+	// taken in once, through the receiver the webhooks use.
+	recovery := carrier.NewRecovery(accounts, wcfg.Receiver, carrier.RecoveryOptions{})
+	recovery.Start()
+	a.stops = append(a.stops, recovery.Stop)
 	// Every hour the Twilio and Telnyx numbers' settings are read at their carrier: a webhook
 	// changed there behind Switchboard's back is flagged (switchboard_number_miswired).
 	a.stops = append(a.stops, sweeper{name: "number check", interval: time.Hour, run: accounts.CheckAll}.start())

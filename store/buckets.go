@@ -38,6 +38,7 @@ var (
 	bOutboxSending     = []byte("outbox_sending")       // message id -> number id|priority|ws: handed to a carrier
 	bOutboxDelayed     = []byte("outbox_delayed")       // due(8)|message id -> number id|priority|ws: retries
 	bMsgProvider       = []byte("idx_message_provider") // provider|0|provider id -> ws|message id
+	bMsgAwaiting       = []byte("idx_message_awaiting") // provider|0|sent at(8)|ws|message id -> empty: sends awaiting their receipt
 	bBlocked           = []byte("blocked_numbers")      // ws|phone -> Block
 	bGroups            = []byte("groups")               // ws|id -> Group
 	bBroadcastTargets  = []byte("broadcast_targets")    // ws|id -> BroadcastTargets
@@ -170,7 +171,7 @@ var allBuckets = [][]byte{
 	bNumbers, bNumberPhone, bNumberGlobal, bProperties, bPropertyName, bContacts, bContactPhone, bContactEmail,
 	bContactTerms, bContactOrder, bContactNums,
 	bContactPhoneRecent, bContactEmailRecent, bContactOrderRecent, bContactTermsRecent, bContactSweep, bConversations, bConvKey, bMessages, bConvMessages,
-	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bBroadcastHeld, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bOptOutLifts, bConsents, bNumberFlags, bTokens, bTokenIDs, bSubs, bSubEvent,
+	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bMsgAwaiting, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bBroadcastHeld, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bOptOutLifts, bConsents, bNumberFlags, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 	bSubOwner, bSubPending, bEventPending, bConvActivity, bSnippets,
 	bLiveEvents, bLiveSeq, bUnread, bUnreadCount, bMentions, bMentionLast, bNotifyPrefs,
@@ -204,6 +205,8 @@ var (
 	// metaKeyCheck is a value sealed with the secret key the file's secrets are sealed with:
 	// opening it tells whether a start was given that key (SecretKeyMatches).
 	metaKeyCheck = []byte("secret_key_check")
+	// metaRecovery holds each carrier's last check of its message listings (RecoveryCheck).
+	metaRecovery = []byte("inbound_recovery")
 )
 
 // Buckets of earlier versions, read only to migrate them or to delete what they held.

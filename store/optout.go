@@ -165,6 +165,12 @@ func (s *Store) CreateOptOut(workspaceID, userID, phone, reason string) (o OptOu
 }
 
 func (s *Store) createOptOut(tx *wtx, workspaceID, userID, phone, reason string) (OptOut, bool, error) {
+	return s.createOptOutAt(tx, workspaceID, userID, phone, reason, time.Time{})
+}
+
+// createOptOutAt is createOptOut whose withdrawal of consent is dated at (zero: now): a STOP
+// recovered from the carrier's listing withdrew consent when it was sent, not when it was read.
+func (s *Store) createOptOutAt(tx *wtx, workspaceID, userID, phone, reason string, at time.Time) (OptOut, bool, error) {
 	var o OptOut
 	idx := tx.Bucket(bOptOutPhone)
 	if id := idxFirst(idx, workspaceID, phone); id != "" {
@@ -184,7 +190,9 @@ func (s *Store) createOptOut(tx *wtx, workspaceID, userID, phone, reason string)
 	}
 	s.addOptOutFilter(workspaceID, phone)
 	// Every opt-out withdraws consent, recorded in the same transaction.
-	if err := s.addConsent(tx.Tx, workspaceID, phone, optOutConsent(reason, userID)); err != nil {
+	withdrawn := optOutConsent(reason, userID)
+	withdrawn.At = at
+	if err := s.addConsent(tx.Tx, workspaceID, phone, withdrawn); err != nil {
 		return o, false, err
 	}
 	convID, err := latestConversationWith(tx.Tx, workspaceID, phone)

@@ -74,6 +74,10 @@ func (s *Store) RecordOutcomes(outs []Outcome) error {
 						return err
 					}
 				}
+				// Its receipt may come while the server is down: the inbound recovery asks.
+				if err := markAwaiting(tx.Tx, &m); err != nil {
+					return err
+				}
 			case !o.RetryAt.IsZero():
 				m.Status, m.ProviderErr = MessageQueued, o.Err
 				if err := delay(tx, &m, o.RetryAt); err != nil {
@@ -165,6 +169,11 @@ func (s *Store) StatusUpdate(provider, providerID, status, reason string) (m Mes
 			}
 		default:
 			return nil
+		}
+		if m.Status != MessageSent {
+			if err := unmarkAwaiting(tx.Tx, &m); err != nil {
+				return err
+			}
 		}
 		if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
 			return err
