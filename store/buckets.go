@@ -99,6 +99,11 @@ var (
 	bNumberDaySends = []byte("number_day_sends") // number id(16) | yyyymmdd -> count(8)
 	// Carrier accounts connected in the browser, their secrets sealed.
 	bCarrierAccounts = []byte("carrier_accounts") // carrier -> CarrierAccount
+	// The report rollups (kept by the report methods of wtx).
+	bReportDays    = []byte("report_days")          // ws|day(4)|number|member -> day row
+	bReportSamples = []byte("report_samples")       // ws|day|number|member|kind -> sorted durations
+	bReportBcasts  = []byte("report_broadcasts")    // ws|broadcast -> broadcast row
+	bReportConvs   = []byte("report_conversations") // ws|conversation -> convFacts
 )
 
 // The recent parts of the contact indexes whose keys land all over their range, and where the
@@ -161,6 +166,7 @@ var allBuckets = [][]byte{
 	bSessions, bSessionUser, bTwoFactor, bResets, bMail, bMailQueue, bMailNotify,
 	bNumberDaySends,
 	bCarrierAccounts,
+	bReportDays, bReportSamples, bReportBcasts, bReportConvs,
 	OAuthBuckets.Clients, OAuthBuckets.Codes, OAuthBuckets.UsedCodes, OAuthBuckets.Refresh,
 	OAuthBuckets.UsedRefresh, OAuthBuckets.Grants, OAuthBuckets.UserGrants, OAuthBuckets.GrantTokens,
 }
@@ -178,6 +184,8 @@ var (
 	metaDeletedContacts = []byte("contacts_deleted\x00")
 	// metaRequire2FA is set while a superuser requires two-factor for everyone.
 	metaRequire2FA = []byte("require_two_factor")
+	// metaReportBuild + workspace id: the workspace's report rollups are being built.
+	metaReportBuild = []byte("report_build\x00")
 )
 
 // Buckets of earlier versions, read only to migrate them or to delete what they held.

@@ -175,8 +175,8 @@ func TestMigrateToRecentParts(t *testing.T) {
 	}
 	defer s.Close()
 	s.idx.Bounds.RecentMax, s.idx.Bounds.RecentMaxPostings = 300, 4000
-	if v, err := s.SchemaVersion(); v != 9 || err != nil {
-		t.Fatalf("schema %d (%v), want 9", v, err)
+	if v, err := s.SchemaVersion(); v != SchemaVersion || err != nil {
+		t.Fatalf("schema %d (%v), want %d", v, err, SchemaVersion)
 	}
 	if res, err := s.SearchContacts(w.ID, phones[7]); err != nil || len(res) != 1 {
 		t.Fatalf("search %s after the migration: %d results, %v", phones[7], len(res), err)

@@ -29,6 +29,9 @@ type Conversation struct {
 	UpdatedAt               time.Time  `json:"updatedAt"`
 	// SnoozedUntil is when a snoozed conversation reopens by itself (nil: until the contact writes).
 	SnoozedUntil *time.Time `json:"snoozedUntil,omitempty"`
+	// CreatedClosed: a broadcast copy created it, closed; the contact's reply opens it (the
+	// reports count it opened then).
+	CreatedClosed bool `json:"createdClosed,omitempty"`
 }
 
 // IsGroup reports whether the conversation has more than one contact address.
@@ -183,7 +186,7 @@ func (s *Store) conversationWith(tx *wtx, workspaceID string, n PhoneNumber, add
 	c := Conversation{ID: s.NewID(), WorkspaceID: workspaceID, TenantID: s.tenantID, CommunicationType: CommSMS,
 		Status: status, AssignedUserIDs: []string{}, Labels: []string{}, From: n.Phone,
 		InboundChannelAddresses: key, Addresses: addrs, OutboundChannelID: n.ID, LastMessageTime: activity,
-		CreatedAt: now, UpdatedAt: now}
+		CreatedAt: now, UpdatedAt: now, CreatedClosed: status == ConversationClosed}
 	convChanged(tx, workspaceID, addrs, true)
 	idx := tx.Bucket(bConvKey)
 	if err := idx.Put(idxKey(workspaceID, convKeyTerm(n.Phone, key), c.ID), nil); err != nil {
@@ -198,7 +201,10 @@ func (s *Store) conversationWith(tx *wtx, workspaceID string, n PhoneNumber, add
 	if err := putActivity(tx.Tx, &c); err != nil {
 		return c, false, err
 	}
-	return c, true, putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c)
+	if err := putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c); err != nil {
+		return c, false, err
+	}
+	return c, true, tx.reportCreated(&c)
 }
 
 // touchConversation records activity (moving the conversation in the inbox's activity index);

@@ -118,7 +118,7 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 			From: in.From, To: n.Phone, Text: in.Text, Media: in.Media,
 			MultipartID: in.MultipartID, MultipartNum: in.MultipartNum, Segments: in.Segments,
 			Provider: in.Provider, ProviderID: in.ProviderID, Status: MessageReceived, NumberID: n.ID,
-			CreatedAt: now, UpdatedAt: now}
+			CreatedAt: now, UpdatedAt: now, Blocked: r.Blocked}
 		if m.Segments == 0 {
 			m.Segments = Segments(m.Text)
 		}
@@ -186,7 +186,11 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 func (s *Store) actOnKeyword(tx *wtx, w *Workspace, conv *Conversation, in InboundMessage, r *InboundResult) error {
 	switch in.Keyword {
 	case KeywordStop:
-		o, created, err := s.createOptOut(tx, w.ID, "", in.From, OptOutKeyword)
+		bid, err := latestTeamBroadcast(tx.Tx, w.ID, conv.ID)
+		if err != nil {
+			return err
+		}
+		o, created, err := s.createOptOut(tx, w.ID, "", in.From, OptOutKeyword, optOutSource{conv.OutboundChannelID, bid})
 		if err != nil {
 			return err
 		}

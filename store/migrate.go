@@ -39,6 +39,8 @@ var migrations = []migration{
 	// The recent parts are created with every bucket at open and start empty; the step marks
 	// files whose contacts may be in them, which an older binary would not read.
 	{name: "recent parts of the contact indexes", run: func(*Store, *bolt.Tx) error { return nil }}, // 8→9
+	// The rollups are built in the background from the records (BuildReports), not at start.
+	{name: "report rollups", run: migrateReports}, // 9→10
 }
 
 // SchemaVersion is the version this binary writes; migrations bring older files forward.

@@ -13,6 +13,7 @@ import (
 // workload moves by hand: the world every reports test drives.
 type reportWorld struct {
 	s              *store.Store
+	path           string // the store's file
 	clk            *testutil.Clock
 	ws             string
 	admin, member  store.User
@@ -31,7 +32,7 @@ func newReportWorld(t testing.TB, path string) *reportWorld {
 	t.Helper()
 	clk := testutil.NewClock(reportStart)
 	s := openStoreAt(t, path, store.Options{Now: clk.Now})
-	w := &reportWorld{s: s, clk: clk, convs: map[string]string{}}
+	w := &reportWorld{s: s, path: path, clk: clk, convs: map[string]string{}}
 	w.loc, _ = time.LoadLocation("America/New_York")
 	ws, err := s.CreateWorkspace("Acme Dental")
 	must(t, err)

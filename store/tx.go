@@ -43,6 +43,7 @@ type wtx struct {
 	idx   *index.Engine   // the store's search and index engine
 	words index.WordBuf   // message postings, written term by term just before the commit
 	sets  index.SetWriter // what the transaction changes in the contacts list's kept sets
+	rep   *reportBuf      // what the transaction changes in the report rollups
 }
 
 // wordBuf returns tx's buffer of message postings, made on first use.
@@ -93,6 +94,9 @@ func (s *Store) writeTx(fn func(tx *wtx) error) error {
 		tx := &wtx{Tx: btx, idx: s.idx, sets: s.idx.SetWriter()}
 		last = tx
 		if err := fn(tx); err != nil {
+			return err
+		}
+		if err := tx.flushReports(); err != nil {
 			return err
 		}
 		return s.idx.FlushWords(btx, tx.words)
