@@ -154,3 +154,6 @@ func SetReportBuildBatches(conv, optOut, clear int) (restore func()) {
 	buildConvBatch, buildOptOutBatch, buildClearBatch = conv, optOut, clear
 	return func() { buildConvBatch, buildOptOutBatch, buildClearBatch = c, o, cl }
 }
+
+// KeepReports turns the rollups off or on (the benchmarks that measure what they cost).
+func KeepReports(s *Store, on bool) { s.noReports.Store(!on) }

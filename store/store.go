@@ -58,6 +58,8 @@ type Store struct {
 
 	liveKeepEvents uint64        // see Options.LiveKeepEvents
 	liveKeepFor    time.Duration // see Options.LiveKeepFor
+
+	noReports atomic.Bool // the report rollups are not kept: set only by the benchmarks of their cost
 }
 
 // initialMmapSize is how much of the file is mapped when it is opened (see Open).

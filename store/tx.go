@@ -44,6 +44,8 @@ type wtx struct {
 	words index.WordBuf   // message postings, written term by term just before the commit
 	sets  index.SetWriter // what the transaction changes in the contacts list's kept sets
 	rep   *reportBuf      // what the transaction changes in the report rollups
+	// noReports: the rollups are not kept (only the benchmarks that measure their cost set it).
+	noReports bool
 }
 
 // wordBuf returns tx's buffer of message postings, made on first use.
@@ -91,7 +93,7 @@ type optOutRef struct{ ws, phone string }
 func (s *Store) writeTx(fn func(tx *wtx) error) error {
 	var last *wtx
 	err := s.db.Update(func(btx *bolt.Tx) error {
-		tx := &wtx{Tx: btx, idx: s.idx, sets: s.idx.SetWriter()}
+		tx := &wtx{Tx: btx, idx: s.idx, sets: s.idx.SetWriter(), noReports: s.noReports.Load()}
 		last = tx
 		if err := fn(tx); err != nil {
 			return err
