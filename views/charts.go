@@ -256,7 +256,7 @@ func (c StackedBars) Layout() []stackedRow {
 	return out
 }
 
-func (c StackedBars) Height() string { return strconv.Itoa(max(len(c.Rows), 1) * stackRow) }
+func (c StackedBars) Height() string  { return strconv.Itoa(max(len(c.Rows), 1) * stackRow) }
 func (StackedBars) BarHeight() string { return strconv.Itoa(stackBar) }
 
 // Geometry of the heat map: the row labels take the first 12 % of the width.

@@ -59,7 +59,7 @@ func fillReportView(v *views.ReportsView, rep *store.Report, names map[string]st
 	}
 	fillReportBroadcasts(v, rep, loc)
 	v.OptOuts = views.BarChart{ID: "chart-optouts", Title: "Opt-outs per day, " + v.Period, Labels: labels,
-		Desc: fmt.Sprintf("%s opt-outs in all; the most in a day: %s.", count(t.OptOuts), count(maxInts(optOuts))),
+		Desc:   fmt.Sprintf("%s opt-outs in all; the most in a day: %s.", count(t.OptOuts), count(maxInts(optOuts))),
 		Series: []views.Series{{Name: "Opt-outs", Values: optOuts}}}
 	if sent := t.Sent(); sent > 0 {
 		v.OptOutShare = fmt.Sprintf("%s opt-outs: %s of the %s texts sent in this period.", count(t.OptOuts),
