@@ -101,7 +101,11 @@ func grid(top int) []gridLine {
 	out := make([]gridLine, 0, 5)
 	for i := 0; i <= 4; i++ {
 		y := plotBottom - float64(plotHeight)*float64(i)/4
-		out = append(out, gridLine{Y: px(y), TextY: px(y - 4), Label: formatCount(top * i / 4)})
+		label := formatCount(top * i / 4)
+		if i == 0 {
+			label = "" // the base line is zero; a label there would sit on the lines
+		}
+		out = append(out, gridLine{Y: px(y), TextY: px(y - 4), Label: label})
 	}
 	return out
 }
@@ -144,27 +148,36 @@ func (c LineChart) Points(s Series) string {
 	return b.String()
 }
 
-// XLabels are at most six labels spread under the line chart, the first and last included.
+// spread picks at most k of n indexes to label, evenly, the first and the last included.
+func spread(n, k int) []int {
+	if n <= k {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	out := make([]int, k)
+	for j := range out {
+		out[j] = j * (n - 1) / (k - 1)
+	}
+	return out
+}
+
+// XLabels are at most five labels spread under the line chart, the first and last included,
+// held inside the picture.
 func (c LineChart) XLabels() []axisLabel {
 	n := len(c.Labels)
-	if n == 0 {
-		return nil
-	}
 	if n == 1 {
 		return []axisLabel{{X: "50%", Anchor: "middle", Text: c.Labels[0]}}
 	}
-	step := max(1, (n-1+4)/5)
 	var out []axisLabel
-	for i := 0; i < n; i += step {
-		if i != n-1 && n-1-i < step/2 {
-			continue // too close to the last label
-		}
+	for _, i := range spread(n, 5) {
 		out = append(out, axisLabel{X: pct(100 * float64(i) / float64(n-1)), Anchor: "middle", Text: c.Labels[i]})
 	}
-	if out[len(out)-1].Text != c.Labels[n-1] {
-		out = append(out, axisLabel{X: "100%", Text: c.Labels[n-1]})
+	if len(out) > 0 {
+		out[0].Anchor, out[len(out)-1].Anchor = "start", "end"
 	}
-	out[0].Anchor, out[len(out)-1].Anchor = "start", "end"
 	return out
 }
 
@@ -205,13 +218,23 @@ func (c BarChart) Bars() []bar {
 	return out
 }
 
-// XLabels are the group labels, each under its group; with many groups (days), at most eight.
+// XLabels are the group labels, each under its group; with more than eight groups (days), five
+// of them, the outer ones held inside the picture (a 390 px phone has room for five dates).
 func (c BarChart) XLabels() []axisLabel {
 	n := len(c.Labels)
-	step := max(1, (n+7)/8)
 	var out []axisLabel
-	for i := 0; i < n; i += step {
-		out = append(out, axisLabel{X: pct(100 * (float64(i) + 0.5) / float64(n)), Anchor: "middle", Text: c.Labels[i]})
+	k := n
+	if n > 8 {
+		k = 5
+	}
+	for _, i := range spread(n, k) {
+		l := axisLabel{X: pct(100 * (float64(i) + 0.5) / float64(n)), Anchor: "middle", Text: c.Labels[i]}
+		if n > 8 && i == 0 {
+			l.X, l.Anchor = "0", "start"
+		} else if n > 8 && i == n-1 {
+			l.X, l.Anchor = "100%", "end"
+		}
+		out = append(out, l)
 	}
 	return out
 }

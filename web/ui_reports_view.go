@@ -74,8 +74,9 @@ func fillReportView(v *views.ReportsView, rep *store.Report, names map[string]st
 	}
 }
 
-// shortBands label the response-time chart's bars (ReportBands, shorter to fit a phone).
-var shortBands = []string{"<1 m", "1–5 m", "5–15 m", "15–60 m", "1–4 h", "4–24 h", ">1 d"}
+// shortBands label the response-time chart's bars by their upper bounds (ReportBands, short
+// enough for a phone's width).
+var shortBands = []string{"<1m", "<5m", "<15m", "<1h", "<4h", "<1d", "1d+"}
 
 func fillReportTimes(v *views.ReportsView, rep *store.Report) {
 	t := &rep.Totals
@@ -204,8 +205,12 @@ func formatSeconds(s *int64) string {
 			return strconv.FormatInt(n/60, 10) + " min"
 		}
 		return fmt.Sprintf("%d min %d s", n/60, n%60)
+	case n < 86400 && n%3600 < 60:
+		return strconv.FormatInt(n/3600, 10) + " h"
 	case n < 86400:
 		return fmt.Sprintf("%d h %d min", n/3600, n%3600/60)
+	case n%86400 < 3600:
+		return strconv.FormatInt(n/86400, 10) + " d"
 	}
 	return fmt.Sprintf("%d d %d h", n/86400, n%86400/3600)
 }
