@@ -32,7 +32,7 @@ const buildInfer = 1 // flag: conversations from before the rollups: infer which
 // Batch sizes of a build step: each step is one write transaction, short enough that sends
 // waiting behind it are not held long.
 var (
-	buildConvBatch   = 300
+	buildConvBatch   = 100
 	buildOptOutBatch = 2000
 	buildClearBatch  = 5000
 )
@@ -234,7 +234,7 @@ func (tx *wtx) buildStep(ws ulid.ULID) (int, error) {
 	}
 	switch r.phase {
 	case buildClear:
-		more, err := clearReports(tx.Tx, ws)
+		more, err := clearReports(tx, ws)
 		if err != nil || more {
 			return 0, err
 		}
@@ -263,7 +263,7 @@ func (tx *wtx) buildStep(ws ulid.ULID) (int, error) {
 }
 
 // clearReports deletes a batch of the workspace's rollups and says whether more are left.
-func clearReports(tx *bolt.Tx, ws ulid.ULID) (bool, error) {
+func clearReports(tx *wtx, ws ulid.ULID) (bool, error) {
 	left := buildClearBatch
 	for _, name := range [][]byte{bReportDays, bReportSamples, bReportBcasts, bReportConvs} {
 		b := tx.Bucket(name)
