@@ -126,3 +126,21 @@ func TestUIReportsCSV(t *testing.T) {
 		t.Errorf("a member's CSV of alice: %d", res.StatusCode)
 	}
 }
+
+// While the figures are being built (a time-zone change here), the page says so and how far.
+func TestUIReportsWhileBuilding(t *testing.T) {
+	e := reportUIEnv(t)
+	zone := "Asia/Tokyo"
+	_, err := e.st.UpdateWorkspace(e.a.ID, store.WorkspaceSettings{TimeZone: &zone})
+	must(t, err)
+	c := e.signIn(t, e.alice)
+	res, body := e.send(t, c, "GET", "/reports", nil)
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, `data-testid="report-building"`) || !strings.Contains(body, "% done") {
+		t.Errorf("during the build: %d, notice shown %v", res.StatusCode, strings.Contains(body, "report-building"))
+	}
+	_, err = e.st.BuildReports(100)
+	must(t, err)
+	if _, body = e.send(t, c, "GET", "/reports", nil); strings.Contains(body, `data-testid="report-building"`) {
+		t.Error("the notice stays after the build")
+	}
+}
