@@ -1253,7 +1253,7 @@ func reportBroadcasts(v ReportsView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 114, " <div class=\"table-scroll\"><table class=\"list num\" data-testid=\"broadcasts-table\"><thead><tr><th scope=\"col\">Broadcast</th><th scope=\"col\">Sent</th><th scope=\"col\">Delivered</th><th scope=\"col\">Failed</th><th scope=\"col\">Skipped (opted out)</th><th scope=\"col\">Replies</th><th scope=\"col\">Opt-outs</th><th scope=\"col\">Why texts failed</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 114, " <div class=\"table-scroll\"><table class=\"list num\" data-testid=\"broadcasts-table\"><thead><tr><th scope=\"col\">Broadcast</th><th scope=\"col\">Sent</th><th scope=\"col\">Delivered</th><th scope=\"col\">Failed</th><th scope=\"col\">Skipped (opted out)</th><th scope=\"col\">Replies</th><th scope=\"col\">Opt-outs</th><th scope=\"col\" class=\"text\">Why texts failed</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
