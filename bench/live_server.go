@@ -27,7 +27,9 @@ type sbServer struct {
 }
 
 // startSB serves data on a free loopback port (no request logs, no API rate limit) and
-// waits until it is ready.
+// waits until it is ready. The live rows open hundreds of GET /events streams from one session
+// on one address, to measure what a stream costs the server, not how a team spreads them:
+// the per-client connection and per-session and per-user stream bounds are lifted.
 func startSB(bin, data, logPath string) (*sbServer, error) {
 	addr, err := freeAddr()
 	if err != nil {
@@ -39,7 +41,8 @@ func startSB(bin, data, logPath string) (*sbServer, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, "serve", "-addr", addr, "-data", data, "-rate-limit", "0",
-		"-log-requests=false", "-base-url", "http://"+addr)
+		"-log-requests=false", "-base-url", "http://"+addr,
+		"-max-conns-per-ip", "0", "-max-streams-per-session", "0", "-max-streams-per-user", "0")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 30 * time.Second

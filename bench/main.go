@@ -189,7 +189,10 @@ func run(c config) error {
 	defer logFile.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	serve := exec.CommandContext(ctx, bin, "serve", "-addr", addr, "-data", data, "-rate-limit", "0", "-base-url", "http://"+addr)
+	// The load comes from one address here: the per-client connection bound is lifted, like
+	// the per-token rate limit, so that the rows measure the server.
+	serve := exec.CommandContext(ctx, bin, "serve", "-addr", addr, "-data", data, "-rate-limit", "0", "-base-url", "http://"+addr,
+		"-max-conns-per-ip", "0")
 	serve.Stdout, serve.Stderr = logFile, logFile
 	serve.Cancel = func() error { return serve.Process.Signal(os.Interrupt) }
 	serve.WaitDelay = 10 * time.Second

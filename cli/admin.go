@@ -31,7 +31,7 @@ type adminEnv struct {
 
 // open opens the store, refusing at once when a server holds the file.
 func (a *adminEnv) open() (*store.Store, error) {
-	s, err := store.Open(dbPath(*a.data), store.Options{Timeout: 200 * time.Millisecond})
+	s, err := openStore(*a.data, store.Options{Timeout: 200 * time.Millisecond})
 	if errors.Is(err, store.ErrLocked) {
 		return nil, fmt.Errorf("%s is held by a running server: stop it first (a backup works while it runs: switchboard backup FILE)", dbPath(*a.data))
 	}
@@ -71,11 +71,11 @@ func adminCommands() map[string]adminCommand {
 		"create-workspace": {"--name N", adminCreateWorkspace},
 		"add-member":       {"--workspace W --user U", adminAddMember},
 		"add-number":       {"--workspace W --phone +1… [--name N] [--carrier sandbox|twilio|telnyx] [--rate R] [--daily-cap N] [--type T] [--registration S] [--brand-id B] [--campaign-id C] [--verification-id V]", adminAddNumber},
-		"set-number":       {"[--workspace W] (--number ID|+1… | --phone +1…) [--daily-cap N] [--type local|toll-free|short-code] [--registration unregistered|pending|approved|rejected] [--brand-id B] [--campaign-id C] [--verification-id V]", adminSetNumber},
+		"set-number":       {"[--workspace W] (--number ID|+1… | --phone +1…) [--daily-cap N] [--type local|toll-free|short-code] [--registration unregistered|pending|approved|rejected] [--brand-id B] [--campaign-id C] [--verification-id V] [--teams ID,ID] [--default-team ID] [--default-assignee USER]", adminSetNumber},
 		"list-numbers":     {"[--workspace W]", adminListNumbers},
 		"list-workspaces":  {"", adminListWorkspaces},
 		"list-users":       {"", adminListUsers},
-		"set-workspace":    {"--workspace W [--name N] [--country CC] [--time-zone Z] [--quiet-hours HH:MM-HH:MM|off] [--state-hours on|off] [--retention-days D] [--stop-reply T] [--start-reply T] [--help-reply T] [--voice-greeting T]", adminSetWorkspace},
+		"set-workspace":    {"--workspace W [--name N] [--country CC] [--time-zone Z] [--quiet-hours HH:MM-HH:MM|off] [--state-hours on|off] [--assist on|off] [--retention-days D] [--stop-reply T] [--start-reply T] [--help-reply T] [--voice-greeting T] [--first-response 15m|0 [--first-response-hours business|all]]", adminSetWorkspace},
 		"create-group":     {"--workspace W --name N", adminCreateGroup},
 		"add-to-group":     {"--workspace W --group G --phone +1…", adminAddToGroup},
 		"remove-member":    {"--workspace W --user U", adminRemoveMember},
@@ -85,6 +85,13 @@ func adminCommands() map[string]adminCommand {
 		"import-contacts":  {"--workspace W FILE.csv", adminImportContactsAny},
 		"export-contacts":  {"--workspace W", adminExportContacts},
 		"compact":          {"", adminCompact},
+
+		// Routing and automations.
+		"set-hours":        {`--workspace W [--number ID] --week "mon-fri 09:00-17:00; sat 10:00-13:00" [--holidays 2026-12-25,2027-01-01]`, adminSetHours},
+		"set-auto-reply":   {"--workspace W [--number ID] [--after-hours TEXT] [--greeting TEXT]", adminSetAutoReply},
+		"create-team":      {"--workspace W --name N --members ID,ID [--assign off|round-robin|least-busy] [--capacity 20]", adminCreateTeam},
+		"add-rule":         {"--workspace W --file rule.json", adminAddRule},
+		"set-availability": {"--user ID available|away", adminSetAvailability},
 
 		// Accounts: password and two-factor resets, the e-mail check.
 		"reset-password": {"--user U [--password-stdin] [--base-url URL]", adminResetPassword},

@@ -47,7 +47,7 @@ func adminRemoveMember(a *adminEnv, args []string) error {
 	})
 }
 
-// maxPasswordInput bounds what --password-stdin reads: a password is at most 72 bytes.
+// maxPasswordInput bounds what --password-stdin reads: a password is at most 72 characters.
 const maxPasswordInput = 4096
 
 // readPassword reads a password from standard input for --password-stdin: the first line, without

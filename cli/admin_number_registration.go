@@ -57,6 +57,21 @@ func adminSetNumber(a *adminEnv, args []string) error {
 		dailyCap = &n
 		return err
 	})
+	var access store.NumberAccess
+	var teams string
+	a.fs.Func("teams", "team ids (or names), comma-separated: only their members and admins use the number (\"\" for every member)", func(v string) error {
+		teams = v
+		access.Teams = &[]string{}
+		return nil
+	})
+	a.fs.Func("default-team", "the team whose auto-assignment takes the number's new conversations (\"\" for none)", func(v string) error {
+		access.DefaultTeam = &v
+		return nil
+	})
+	a.fs.Func("default-assignee", "the member (user id or e-mail) who takes the number's new conversations when available (\"\" for none)", func(v string) error {
+		access.DefaultAssignee = &v
+		return nil
+	})
 	if err := applyEnv(a.fs); err != nil {
 		return err
 	}
@@ -77,8 +92,19 @@ func adminSetNumber(a *adminEnv, args []string) error {
 			base = *n.Registration
 		}
 		r := reg(base)
-		if r == nil && dailyCap == nil {
-			return fmt.Errorf("nothing to change: give --type, --registration, --brand-id, --campaign-id, --verification-id or --daily-cap")
+		routing := access != (store.NumberAccess{})
+		if r == nil && dailyCap == nil && !routing {
+			return fmt.Errorf("nothing to change: give --type, --registration, --brand-id, --campaign-id, --verification-id, --daily-cap, --teams, --default-team or --default-assignee")
+		}
+		if routing {
+			got, err := setNumberAccess(s, n, access, teams)
+			if err != nil {
+				return err
+			}
+			if r == nil && dailyCap == nil {
+				fmt.Fprintf(a.stdout, "%s\t%s\t%s\t%s\n", n.ID, strings.Join(got.Teams, ","), got.DefaultTeam, got.DefaultAssignee)
+				return nil
+			}
 		}
 		if n, err = s.SetNumberSettings(n.WorkspaceID, n.ID, r, dailyCap); err != nil {
 			return err
@@ -110,4 +136,32 @@ func findNumber(s *store.Store, ws, want string) (store.PhoneNumber, error) {
 		return store.PhoneNumber{}, fmt.Errorf("number %s is not in workspace %s", want, ws)
 	}
 	return store.PhoneNumber{}, fmt.Errorf("no number %s in any workspace (list them with list-numbers)", want)
+}
+
+// setNumberAccess limits a number to teams (names or ids) and sets its default team and
+// assignee (an id or an e-mail).
+func setNumberAccess(s *store.Store, n store.PhoneNumber, access store.NumberAccess, teams string) (store.NumberRouting, error) {
+	rt, err := s.RoutingOf(n.WorkspaceID)
+	if err != nil {
+		return store.NumberRouting{}, err
+	}
+	if access.Teams != nil {
+		ids := teamIDs(rt, teams)
+		access.Teams = &ids
+	}
+	if access.DefaultTeam != nil {
+		if ids := teamIDs(rt, *access.DefaultTeam); len(ids) > 0 {
+			access.DefaultTeam = &ids[0]
+		}
+	}
+	if access.DefaultAssignee != nil {
+		ids, err := userIDs(s, *access.DefaultAssignee)
+		if err != nil {
+			return store.NumberRouting{}, err
+		}
+		if len(ids) > 0 {
+			access.DefaultAssignee = &ids[0]
+		}
+	}
+	return s.SetNumberAccess(n.WorkspaceID, n.ID, access)
 }

@@ -214,7 +214,7 @@ func TestAdminCreateUserPasswordStdin(t *testing.T) {
 	}
 	refuse("", "no password", "--email", "dee@example.com")
 	refuse("\n", "no password", "--email", "dee@example.com")
-	refuse("short\n", "8 to 72 bytes", "--email", "dee@example.com")
+	refuse("short\n", "8 to 72 characters", "--email", "dee@example.com")
 	refuse("correct horse battery\n", "exclude each other", "--email", "dee@example.com", "--password", "another password")
 
 	s, err := store.Open(filepath.Join(f.data, "switchboard.db"), store.Options{})

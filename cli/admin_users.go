@@ -15,7 +15,7 @@ import (
 func adminCreateUser(a *adminEnv, args []string) error {
 	email := a.fs.String("email", "", "email address (sign-in name)")
 	name := a.fs.String("name", "", "display name")
-	password := a.fs.String("password", "", "password (8 to 72 bytes); empty: no password sign-in")
+	password := a.fs.String("password", "", "password (8 to 72 characters); empty: no password sign-in")
 	fromStdin := a.fs.Bool("password-stdin", false, "read the password from standard input (not kept in shell history)")
 	super := a.fs.Bool("superuser", false, "may administer everything")
 	return a.withStore(args, func(s *store.Store) error {

@@ -61,6 +61,22 @@ func adminSetWorkspace(a *adminEnv, args []string) error {
 		in.StateHours = &on
 		return err
 	})
+	var firstResponse *int
+	frHours := ""
+	a.fs.Func("first-response", "first-response target, e.g. 15m (0 turns it off): conversations not answered in time are Overdue", func(v string) error {
+		n, err := parseFirstResponse(v)
+		firstResponse = &n
+		return err
+	})
+	a.fs.Func("first-response-hours", "how the first-response target counts: business (business hours only, the default) or all", func(v string) error {
+		frHours = v
+		return nil
+	})
+	a.fs.Func("assist", "on or off: members may send this workspace's conversations to the server's model (-assist-url) for drafts", func(v string) error {
+		on, err := parseOnOff(v)
+		in.Assist = &on
+		return err
+	})
 	a.fs.Func("retention-days", "delete messages older than this many days (0 keeps them)", func(v string) error {
 		d, err := strconv.Atoi(v)
 		if err != nil {
@@ -73,8 +89,24 @@ func adminSetWorkspace(a *adminEnv, args []string) error {
 		if err := required("workspace", *ws); err != nil {
 			return err
 		}
+		if in == (store.WorkspaceSettings{}) && firstResponse == nil && frHours == "" {
+			return fmt.Errorf("give a setting to change: --name, --country, --time-zone, --quiet-hours, --state-hours, --retention-days, --assist, --first-response or a reply text")
+		}
+		if frHours != "" && firstResponse == nil {
+			rt, err := s.RoutingOf(*ws)
+			if err != nil {
+				return err
+			}
+			firstResponse = &rt.FirstResponse
+		}
+		if firstResponse != nil {
+			if _, err := s.SetFirstResponse(*ws, *firstResponse, frHours); err != nil {
+				return err
+			}
+		}
 		if in == (store.WorkspaceSettings{}) {
-			return fmt.Errorf("give a setting to change: --name, --country, --time-zone, --quiet-hours, --state-hours, --retention-days or a reply text")
+			fmt.Fprintln(a.stdout, *ws)
+			return nil
 		}
 		w, err := s.UpdateWorkspace(*ws, in)
 		if err != nil {

@@ -30,12 +30,19 @@ type config struct {
 	Twilio         twilioConfig
 	Telnyx         telnyxConfig
 	Backup         backupConfig // scheduled off-site backups (startBackups)
-	// MaxConnections bounds the open connections (-max-connections).
-	MaxConnections int
+	// MaxConnections bounds the open connections (-max-connections), MaxConnsPerIP those of one
+	// client address (-max-conns-per-ip, 0: no bound).
+	MaxConnections, MaxConnsPerIP int
+	// MaxStreamsPerSession and MaxStreamsPerUser bound the open GET /events streams of one
+	// session and one user (0: no bound).
+	MaxStreamsPerSession, MaxStreamsPerUser int
+
 	// RequireTwoFactor sends every user without two-factor to enrolment (-require-2fa).
 	RequireTwoFactor bool
 	// Mail is the SMTP server and sender (-smtp-url, -smtp-from); its URL "" sends no e-mail.
 	Mail mail.Config
+	// Assist is the installation's model (-assist-url, -assist-model, SWITCHBOARD_ASSIST_KEY).
+	Assist assistConfig
 }
 
 // mailFlags registers -smtp-url and -smtp-from on fs (serve, and admin test-email).
@@ -143,8 +150,12 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	telnyxFlags(fs, &c.Telnyx)
 	backupFlags(fs, &c.Backup, true)
 	fs.IntVar(&c.MaxConnections, "max-connections", 10_000, "most open client connections; more wait to be accepted")
+	fs.IntVar(&c.MaxConnsPerIP, "max-conns-per-ip", 256, "most open connections of one client address (an IPv6 /64); more are closed at once; 0 = no bound")
+	fs.IntVar(&c.MaxStreamsPerSession, "max-streams-per-session", 10, "most open live streams (GET /events, one per browser tab) of one session; more get 429; 0 = no bound")
+	fs.IntVar(&c.MaxStreamsPerUser, "max-streams-per-user", 30, "most open live streams of one user, all sessions together; more get 429; 0 = no bound")
 	fs.BoolVar(&c.RequireTwoFactor, "require-2fa", false, "require two-factor sign-in for every user")
 	mailFlags(fs, &c.Mail)
+	assistFlags(fs, &c.Assist)
 	// Environment first, so that flags given on the command line win.
 	if err := applyEnv(fs); err != nil {
 		return c, err
@@ -173,8 +184,14 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	if err := c.Mail.Check(); err != nil {
 		return c, err
 	}
+	if err := c.Assist.check(); err != nil {
+		return c, err
+	}
 	if c.MaxConnections < 1 {
 		return c, fmt.Errorf("-max-connections must be 1 or more")
+	}
+	if c.MaxConnsPerIP < 0 || c.MaxStreamsPerSession < 0 || c.MaxStreamsPerUser < 0 {
+		return c, fmt.Errorf("-max-conns-per-ip, -max-streams-per-session and -max-streams-per-user must be 0 (no bound) or more")
 	}
 	if c.SendRate < 0 {
 		return c, fmt.Errorf("-send-rate must be 0 or more messages per second")

@@ -66,7 +66,7 @@ func adminImportContactsAny(a *adminEnv, args []string) error {
 	}
 	defer f.Close()
 	var rep store.ImportReport
-	s, err := store.Open(dbPath(*a.data), store.Options{Timeout: 200 * time.Millisecond})
+	s, err := openStore(*a.data, store.Options{Timeout: 200 * time.Millisecond})
 	switch {
 	case err == nil:
 		defer s.Close()

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	netmail "net/mail"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -22,9 +23,11 @@ import (
 	"golang.org/x/net/netutil"
 
 	"switchboard/carrier"
+	"switchboard/internal/keyfile"
 	"switchboard/mail"
 	"switchboard/media"
 	"switchboard/oauth"
+	"switchboard/push"
 	"switchboard/store"
 	"switchboard/web"
 	"switchboard/webhooks"
@@ -46,6 +49,29 @@ func sessionKeyPath(dataDir string) string { return filepath.Join(dataDir, "sess
 // carrierKeyPath is the file of the key that seals the carrier accounts connected in the browser.
 func carrierKeyPath(dataDir string) string { return filepath.Join(dataDir, "carrier.key") }
 
+// pushKeyPath is the file of the Web Push (VAPID) key pair, beside the session key.
+func pushKeyPath(dataDir string) string { return filepath.Join(dataDir, "push.key") }
+
+// secretKeyPath is the file of the key that seals the database's two-factor secrets and the
+// links of queued e-mail (store.Options.SecretKey). Like session.key it is kept beside the
+// database, never in it; unlike it, it survives a restore, since the restored secrets need it.
+func secretKeyPath(dataDir string) string { return filepath.Join(dataDir, "secret.key") }
+
+// openStore opens the database of dataDir for writing with the data directory's secret key,
+// made on first use.
+func openStore(dataDir string, opts store.Options) (*store.Store, error) {
+	if err := os.MkdirAll(dataDir, 0o750); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	key, err := keyfile.Load(secretKeyPath(dataDir), store.SecretKeySize, "secret key file",
+		"put back the one this database was used with: two-factor secrets cannot be read without it")
+	if err != nil {
+		return nil, err
+	}
+	opts.SecretKey = key
+	return store.Open(dbPath(dataDir), opts)
+}
+
 func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -59,12 +85,20 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	slog.SetDefault(logger)
 
-	s, err := store.Open(dbPath(cfg.Data), store.Options{Timeout: time.Second})
+	s, err := openStore(cfg.Data, store.Options{Timeout: time.Second})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	if !s.SecretKeyMatches() {
+		slog.Warn("the secret key does not open this database's secrets: two-factor secrets and links waiting in the mail outbox cannot be read. "+
+			"Put back the secret.key this database was used with; else users with two-factor sign in with a recovery code, or an administrator runs admin reset-2fa",
+			"file", secretKeyPath(cfg.Data))
+	}
 	if err := checkCarriers(s, cfg); err != nil {
+		return err
+	}
+	if err := cfg.Assist.connect(context.Background()); err != nil {
 		return err
 	}
 
@@ -84,7 +118,11 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 		ln.Close()
 		return err
 	}
+	// One client cannot take the whole bound either, and idle connections that never signed in
+	// go after anonIdle.
+	clients := newClientListener(ln, cfg.MaxConnsPerIP, app.registry)
 	srv := newHTTPServer(app.handler)
+	clients.attach(srv)
 	srv.RegisterOnShutdown(app.endStreams) // open GET /events streams end, so Shutdown need not wait for them
 	if err := writeServerInfo(cfg.Data, info); err != nil {
 		ln.Close()
@@ -95,7 +133,7 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 
 	printBanner(stdout, cfg, app)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(clients) }()
 	select {
 	case err := <-errc:
 		app.stop()
@@ -132,6 +170,7 @@ func newHTTPServer(h http.Handler) *http.Server {
 // app is the wired server: the HTTP handler and the background workers.
 type app struct {
 	handler  http.Handler
+	registry *prometheus.Registry // /metrics
 	stops    []func()
 	setupURL string
 	// endStreams ends the open event streams (web.Config.Done) when the server shuts down.
@@ -148,10 +187,11 @@ func (a *app) stop() {
 // build wires the parts: store → web, plus the workers that deliver what the store queues.
 func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app, error) {
 	reg := prometheus.NewRegistry()
-	a := &app{}
+	a := &app{registry: reg}
 	wcfg := web.Config{
 		Stage: cfg.Stage, Provider: cfg.Provider, RateLimit: cfg.RateLimit, LogRequests: cfg.LogRequests,
 		Registry: reg, BackupToken: backupToken, OpenAPI: assets.OpenAPI,
+		MaxStreamsPerSession: streamBound(cfg.MaxStreamsPerSession), MaxStreamsPerUser: streamBound(cfg.MaxStreamsPerUser),
 	}
 	// One SSRF guard for both checks of a hook URL: at subscribe time and in the delivery dialer.
 	guard := webhooks.NewGuard(cfg.HookAllowCIDRs)
@@ -238,12 +278,33 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	}
 	// Sessions idle or past their maximum age are deleted at start and then hourly.
 	a.stops = append(a.stops, sweeper{name: "session sweep", interval: time.Hour, atStart: true, run: sess.SweepStale}.start())
+	// Contact uploads left a day without their mapping go, file and all, at start and hourly.
+	a.stops = append(a.stops, sweeper{name: "import upload sweep", interval: time.Hour, atStart: true,
+		run: func() (int, error) { return web.SweepImportUploads(s, s.Now()) }}.start())
+	// Expired password reset and e-mail change links go at start and then hourly.
+	a.stops = append(a.stops, sweeper{name: "expired link sweep", interval: time.Hour, atStart: true,
+		run: func() (int, error) { return s.SweepExpiredLinks(s.Now()) }}.start())
 	prov, err := oauth.New(s, oauth.Config{AccessTokenTTL: cfg.AccessTokenTTL, Session: sess})
 	if err != nil {
 		a.stop()
 		return nil, err
 	}
 	wcfg.Sessions = sess
+	// Web Push: the VAPID key lives beside the session key, never in the database; the worker
+	// sends the push outbox the store fills in the transactions of inbound texts, mentions and
+	// assignments, and never to a session that lapsed.
+	pushKey, err := push.LoadKey(pushKeyPath(cfg.Data))
+	if err != nil {
+		a.stop()
+		return nil, err
+	}
+	pushGuard := push.NewGuard(guard)
+	pusher := push.New(s, push.Options{Key: pushKey, Subject: pushSubject(cfg), Guard: pushGuard, Registry: reg,
+		SessionAlive: sess.Alive})
+	s.SetHooks(store.Hooks{Push: pusher.Wake})
+	pusher.Start()
+	a.stops = append(a.stops, pusher.Stop)
+	wcfg.PushKey, wcfg.CheckPushEndpoint = pushKey.PublicKey(), pushGuard.Check
 	wcfg.OAuth = prov // its endpoints, and its clients on the superuser pages
 	wcfg.Static = assets.Static
 	// Expired OAuth codes, replay records and grants whose refresh token expired go hourly.
@@ -267,6 +328,8 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 		}
 		return 0, err
 	}}.start())
+	// Automations that wait (conversation.unanswered rules, first-response deadlines) run when due.
+	a.stops = append(a.stops, startDueTimer(s, s.Now))
 	// Scheduled off-site backups (-backup-url), listed on /admin/backup.
 	stopBackups, err := startBackups(s, cfg.Backup, reg, &wcfg)
 	if err != nil {
@@ -277,6 +340,7 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	streams := make(chan struct{})
 	a.endStreams = sync.OnceFunc(func() { close(streams) })
 	wcfg.Done = streams
+	wcfg.Assist = cfg.Assist.client // nil without -assist-url
 	a.handler = web.New(s, wcfg)
 	return a, nil
 }
@@ -284,6 +348,14 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 // reportBuildSteps bounds one run of the report build (each step a short transaction), so that a
 // shutdown waits at most for one run.
 const reportBuildSteps = 40
+
+// streamBound maps a stream flag (0: no bound) to web.Config's (0: the default, less: none).
+func streamBound(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
 
 // carrierAccounts is the carrier accounts' configuration: the flags' accounts, when given, win
 // over those connected in the browser.
@@ -305,8 +377,21 @@ func connectedAccount(s *store.Store, carrier string) bool {
 	return ok
 }
 
+// pushSubject is the contact a push service may use about this server's pushes (VAPID sub):
+// the public URL when it is https, else the -smtp-from address, else the public URL anyway.
+func pushSubject(cfg config) string {
+	if strings.HasPrefix(cfg.BaseURL, "https://") {
+		return cfg.BaseURL
+	}
+	if a, err := netmail.ParseAddress(cfg.Mail.From); err == nil {
+		return "mailto:" + a.Address
+	}
+	return cfg.BaseURL
+}
+
 // checkCarriers refuses to start when a number uses a carrier this server has no account for:
 // none in the flags and none connected in the browser.
+
 func checkCarriers(s *store.Store, cfg config) error {
 	numbers, err := s.AllNumbers()
 	if err != nil {
@@ -353,6 +438,9 @@ func printBanner(out io.Writer, cfg config, a *app) {
 	fmt.Fprintf(w, "  data:            %s\n", dbPath(cfg.Data))
 	if b := cfg.Backup; b.URL != "" {
 		fmt.Fprintf(w, "  backups:         every %s to %s, keeping the newest %d\n", b.Every, b.URL, b.Keep)
+	}
+	if m := cfg.Assist.client; m != nil {
+		fmt.Fprintf(w, "  assist:          model %s at %s, for the workspaces that turn it on in their settings\n", m.Model(), m.Host())
 	}
 	if a.setupURL != "" {
 		fmt.Fprintf(w, "No admin yet. Finish setup (one-time link): %s\n", a.setupURL)

@@ -53,7 +53,8 @@ func TestBrowserTwoFactor(t *testing.T) {
 		return c
 	}
 	confirmed := codeAt(time.Now())
-	b.run("confirm with a first code",
+	b.run("confirm with the password and a first code",
+		chromedp.SendKeys(chromedp.CSS("#enrol-password"), adminPassword),
 		chromedp.SendKeys(chromedp.CSS("#code"), confirmed),
 		chromedp.Click(testutil.TestID("enrol-submit")),
 		chromedp.WaitVisible(testutil.TestID("recovery-codes")),
@@ -111,6 +112,19 @@ func TestBrowserTwoFactor(t *testing.T) {
 	b.shot("profile-notifications")
 	b.run("the profile at 390 px", phone, chromedp.ScrollIntoView(testutil.TestID("notifications-section")))
 	b.shot("profile-notifications-390")
+	// The e-mail form asks for the password; without e-mail configured it changes at once.
+	b.run("change the e-mail",
+		chromedp.ScrollIntoView(testutil.TestID("email-form")),
+		chromedp.SendKeys(chromedp.CSS("#email-new"), "admin2@example.com"),
+		chromedp.SendKeys(chromedp.CSS("#email-password"), adminPassword),
+		chromedp.Click(testutil.TestID("email-save")),
+		chromedp.WaitVisible(testutil.TestID("flash")),
+		chromedp.ScrollIntoView(testutil.TestID("profile-email")),
+	)
+	b.shot("profile-email-390")
+	if got, err := chromedp.Run(b.ctx, chromedp.Text(testutil.TestID("profile-email-current"))); err != nil || got != "admin2@example.com" {
+		t.Fatalf("the profile after the change names %q (%v)", got, err)
+	}
 	wide, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`))
 	if err != nil || wide {
 		t.Fatalf("the profile scrolls sideways at 390 px (%v)", err)

@@ -12,9 +12,8 @@ import (
 	"switchboard/internal/testutil"
 )
 
-// Viewports of the carrier pages' screenshots: a laptop and a phone.
+// The carrier pages' screenshots are taken at the shared laptop width and on a phone.
 var (
-	laptop  = chromedp.EmulateViewport(1366, 860)
 	narrow  = chromedp.EmulateViewport(390, 844)
 	setupRe = regexp.MustCompile(`one-time link\): (\S+)`)
 )
@@ -153,7 +152,7 @@ func TestBrowserConnectCarrier(t *testing.T) {
 	both("carriers-10-checked")
 
 	// The webhook is changed at Twilio behind Switchboard's back: Check flags it, the Carriers
-	// page warns of it, and Take it over points it back.
+	// page and the admin overview warn of it, and Take it over points it back.
 	tw.SetWebhook(connPhone, "https://someone-else.example/sms")
 	b.run("check again", b.submit("number-check-form", "number-check-submit", "Check now"), chromedp.WaitVisible(testutil.TestID("number-reconnect-form")))
 	if got := b.text(testutil.TestID("receiving")); !strings.Contains(got, "https://someone-else.example/sms") {
@@ -162,15 +161,20 @@ func TestBrowserConnectCarrier(t *testing.T) {
 	both("carriers-11-not-receiving")
 	b.run("the carriers page warns", chromedp.Navigate(base+"/admin/carriers"), chromedp.WaitVisible(testutil.TestID("miswired-numbers")))
 	both("carriers-12-admin-warning")
-	b.run("back to the check page", chromedp.NavigateBack(), chromedp.WaitVisible(testutil.TestID("number-reconnect-form")))
-	b.run("take it over", b.submit("number-reconnect-form", "number-reconnect", "Take it over"), chromedp.WaitVisible(testutil.TestID("flash")))
+	b.run("the admin overview warns", chromedp.Navigate(base+"/admin"), chromedp.WaitVisible(testutil.TestID("miswired-numbers")))
+	if got := b.text(testutil.TestID("miswired-numbers")); !strings.Contains(got, "(415) 555-0177") {
+		t.Fatalf("the overview's warning: %q", got)
+	}
+	both("carriers-12b-overview-warning")
+	b.run("back to the check page", chromedp.NavigateBack(), chromedp.NavigateBack(), chromedp.WaitVisible(testutil.TestID("number-reconnect-form")))
+	b.run("take it over", b.submit("number-reconnect-form", "number-reconnect", "Take it over"), flashSays("Its texts come to Switchboard again."))
 	if n, _ := tw.Number(connPhone); n.SMSURL != publicURL+"/carrier/twilio/sms" {
 		t.Fatalf("after taking it over: %+v", n)
 	}
 
 	// Remove it, clearing its webhooks and releasing it after a second confirmation.
 	b.run("remove", chromedp.Navigate(base+"/settings/numbers"), chromedp.WaitVisible(testutil.TestID("number-remove-link")),
-		chromedp.Click(testutil.TestID("number-remove-link")+`:not([aria-label="Remove +14155550100"])`), chromedp.WaitVisible(testutil.TestID("number-remove-form")))
+		chromedp.Click(testutil.TestID("number-remove-link")+`:not([aria-label="Remove (415) 555-0100"])`), chromedp.WaitVisible(testutil.TestID("number-remove-form")))
 	b.run("ask to release too", chromedp.Click(b.labelled("number-remove-form", "Then release the number at Twilio")),
 		b.submit("number-remove-form", "remove-submit", "Remove from Acme Dental"), chromedp.WaitVisible(testutil.TestID("release-warning")))
 	both("carriers-13-release-confirm")

@@ -73,7 +73,7 @@ func TestBrowserContactsData(t *testing.T) {
 		t.Errorf("mapping summary %q, want 4 rows separated by semicolons", got)
 	}
 	preview := b.text(testutil.TestID("import-preview"))
-	for _, want := range []string{"+14155550123", "+14155550124", "Skipped: phone", "gold"} {
+	for _, want := range []string{"(415) 555-0123", "(415) 555-0124", "+44 20 7123 4567", "Skipped: phone", "gold"} {
 		if !strings.Contains(preview, want) {
 			t.Errorf("the preview lacks %q:\n%s", want, preview)
 		}

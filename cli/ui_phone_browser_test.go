@@ -180,12 +180,14 @@ func TestBrowserPhoneWidth(t *testing.T) {
 }
 
 // checkPhonePage opens url (or, when url is "", reloads nothing and uses the page as it is) at
-// desktop and phone widths, saves both screenshots, and checks at the phone's width that the
-// document does not scroll sideways and, when nav is set, that every nav link is on screen.
+// desktop (1366) and phone widths, saves both screenshots, and checks at the phone's width that
+// the document does not scroll sideways, that the header is one compact bar and, when nav is
+// set, that every nav link is on screen once its Menu is opened; at the desktop's width, that
+// the navigation is on one line.
 func checkPhonePage(t *testing.T, b *browserSession, name, url string, nav bool) {
 	t.Helper()
 	bctx := b.ctx
-	for _, width := range []int64{1280, 390} {
+	for _, width := range []int64{1366, 390} {
 		height := int64(900)
 		if width == 390 {
 			height = 844
@@ -207,8 +209,28 @@ func checkPhonePage(t *testing.T, b *browserSession, name, url string, nav bool)
 			return
 		}
 		b.shot(fmt.Sprintf("page-%s-%d", name, width))
+		if width == 1366 {
+			checkDesktopPage(t, b, name, nav)
+		}
 	}
-	// At the phone's width: the widest element and every overflowing one, for the message.
+	// At the phone's width: the header's height with its Menu closed, then, the Menu open, the
+	// widest element and every overflowing one, for the message.
+	header, err := chromedp.Run(bctx, chromedp.Evaluate[float64](`(() => {
+		const h = document.querySelector('header');
+		return h ? h.getBoundingClientRect().height : 0;
+	})()`))
+	if err != nil {
+		t.Fatalf("%s: measure the header: %v", name, err)
+	}
+	if header > 64 {
+		t.Errorf("%s at 390 px: the header is %.0f px tall, want one compact bar (at most 64 px)", name, header)
+	}
+	if nav {
+		b.run("open the menu", chromedp.Click(testutil.TestID("menu-toggle")),
+			poll(`document.querySelector('[data-testid="main-menu"]').open`, nil, chromedp.WithPollingTimeout(5*time.Second)))
+		b.shot(fmt.Sprintf("page-%s-390-menu", name))
+		defer b.run("close the menu", chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="main-menu"]').open = false`))
+	}
 	got, err := chromedp.Run(bctx, chromedp.Evaluate[string](`(() => {
 		const w = window.innerWidth, sw = document.documentElement.scrollWidth;
 		const wide = [];
@@ -228,7 +250,14 @@ func checkPhonePage(t *testing.T, b *browserSession, name, url string, nav bool)
 			const r = a.getBoundingClientRect();
 			if (r.width === 0 || r.height === 0 || r.left < 0 || r.right > w + 0.5) nav.push(a.textContent.trim() + ' at ' + Math.round(r.left) + '..' + Math.round(r.right));
 		}
-		return JSON.stringify({w, sw, wide: wide.slice(0, 8), nav, navCount: document.querySelectorAll('header nav a').length});
+		const cut = [];
+		for (const tb of document.querySelectorAll('main table')) {
+			const box = tb.parentElement;
+			if (tb.scrollWidth > box.clientWidth + 1 || tb.getBoundingClientRect().right > w + 0.5) {
+				cut.push((tb.dataset.testid || tb.className || 'table') + ' ' + Math.round(tb.scrollWidth) + '>' + box.clientWidth);
+			}
+		}
+		return JSON.stringify({w, sw, wide: wide.slice(0, 8), nav, navCount: document.querySelectorAll('header nav a').length, cut});
 	})()`))
 	if err != nil {
 		t.Fatalf("%s: measure: %v", name, err)
@@ -238,8 +267,12 @@ func checkPhonePage(t *testing.T, b *browserSession, name, url string, nav bool)
 		Wide     []string
 		Nav      []string
 		NavCount int
+		Cut      []string
 	}
 	testutil.NoErr(t, json.Unmarshal([]byte(got), &m))
+	if len(m.Cut) > 0 {
+		t.Errorf("%s at 390 px: tables wider than their box (columns cut off): %v", name, m.Cut)
+	}
 	if m.SW > m.W {
 		t.Errorf("%s at 390 px: the document is %d px wide (scrolls sideways); too wide: %v", name, m.SW, m.Wide)
 	}
@@ -250,5 +283,64 @@ func checkPhonePage(t *testing.T, b *browserSession, name, url string, nav bool)
 		if len(m.Nav) > 0 {
 			t.Errorf("%s at 390 px: nav links off screen: %v", name, m.Nav)
 		}
+	}
+}
+
+// checkDesktopPage checks, on the page as it is at the desktop's width, that nothing sticks out
+// of its card (a table wider than the card, a long address), that every check box sits beside
+// its words, and, when nav is set, that the
+// header's sections are on one line, inside the window, in a bar of one line's height.
+func checkDesktopPage(t *testing.T, b *browserSession, name string, nav bool) {
+	t.Helper()
+	got, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`(() => {
+		const links = Array.from(document.querySelectorAll('header nav a'));
+		const tops = new Set(links.map(a => Math.round(a.getBoundingClientRect().top)));
+		const hidden = links.filter(a => a.getBoundingClientRect().width === 0).map(a => a.textContent.trim());
+		const off = links.filter(a => a.getBoundingClientRect().right > window.innerWidth).map(a => a.textContent.trim());
+		const header = document.querySelector('header');
+		const out = [];
+		for (const card of document.querySelectorAll('main .card')) {
+			const c = card.getBoundingClientRect();
+			for (const el of card.querySelectorAll('*')) {
+				const r = el.getBoundingClientRect();
+				if (r.width === 0 || r.right <= c.right + 1) continue;
+				let clipped = false;
+				for (let p = el.parentElement; p && p !== card; p = p.parentElement) {
+					const o = getComputedStyle(p).overflowX;
+					if (o === 'auto' || o === 'scroll' || o === 'hidden') { clipped = true; break; }
+				}
+				if (!clipped) out.push(el.tagName.toLowerCase() + (el.dataset.testid ? '[' + el.dataset.testid + ']' : '') + ' ' + Math.round(r.right - c.right) + ' px');
+			}
+		}
+		const apart = [];
+		for (const box of document.querySelectorAll('main input[type="checkbox"], main input[type="radio"]')) {
+			const l = box.labels && box.labels[0];
+			const b = box.getBoundingClientRect();
+			if (!l || l.contains(box) || b.width === 0) continue;
+			const r = l.getBoundingClientRect();
+			if (r.width <= 1) continue; // read by screen readers only
+			const gap = r.left - b.right, off = Math.abs((r.top + Math.min(r.height, 24) / 2) - (b.top + b.height / 2));
+			if (gap < 0 || gap > 16 || off > 12) apart.push(box.id + ' ' + Math.round(gap) + '/' + Math.round(off));
+		}
+		return JSON.stringify({lines: tops.size, hidden, off, height: header ? header.getBoundingClientRect().height : 0, out: out.slice(0, 6), apart});
+	})()`))
+	if err != nil {
+		t.Fatalf("%s: measure the desktop page: %v", name, err)
+	}
+	var m struct {
+		Lines       int
+		Hidden, Off []string
+		Height      float64
+		Out, Apart  []string
+	}
+	testutil.NoErr(t, json.Unmarshal([]byte(got), &m))
+	if len(m.Out) > 0 {
+		t.Errorf("%s at 1366 px: content sticks out of its card: %v", name, m.Out)
+	}
+	if len(m.Apart) > 0 {
+		t.Errorf("%s at 1366 px: check boxes apart from their words (gap/offset px): %v", name, m.Apart)
+	}
+	if nav && (m.Lines != 1 || len(m.Hidden) > 0 || len(m.Off) > 0 || m.Height > 64) {
+		t.Errorf("%s at 1366 px: the navigation is on %d lines (hidden %v, off screen %v), the header %.0f px tall; want one line in one bar", name, m.Lines, m.Hidden, m.Off, m.Height)
 	}
 }

@@ -19,9 +19,12 @@ import (
 // screenshot when they fail, the setup link of a first start, and signing in through the forms
 // as a person does — fields found by their labels, buttons by their words.
 
-// Viewports the pages are looked at in: a desktop and a phone (390 px wide).
+// Viewports the pages are looked at in: a desktop, a common laptop (1366 px wide), the 1366 px
+// desktop the screenshots are taken at and a phone (390 px wide).
 var (
 	desktop = chromedp.EmulateViewport(1280, 860)
+	laptop  = chromedp.EmulateViewport(1366, 768)
+	wide    = chromedp.EmulateViewport(1366, 900)
 	phone   = chromedp.EmulateViewport(390, 844)
 )
 
@@ -73,6 +76,16 @@ func (b *browserSession) shotPhone(name string) {
 	b.t.Helper()
 	b.run("phone width", phone)
 	b.shot(name)
+	b.run("desktop width", desktop)
+}
+
+// shotWidths saves the page as name-1366 and name-390, then goes back to the desktop's width.
+func (b *browserSession) shotWidths(name string) {
+	b.t.Helper()
+	b.run("laptop width", laptop)
+	b.shot(name + "-1366")
+	b.run("phone width", phone)
+	b.shot(name + "-390")
 	b.run("desktop width", desktop)
 }
 
@@ -218,6 +231,12 @@ func (s *shots) take(ctx context.Context, name string) {
 			s.t.Logf("screenshot %s: %v", name, err)
 		}
 	}
+}
+
+// flashSays waits for the flash to carry words: a flash already on screen (a page the browser
+// went back to) does not count as the answer to the step just taken.
+func flashSays(words string) chromedp.Action[chromedp.Void] {
+	return poll(fmt.Sprintf(`(() => { const f = document.querySelector('[data-testid="flash"]'); return !!f && f.textContent.includes(%q); })()`, words), nil)
 }
 
 // poll waits until the expression is true, as a step of a chromedp.Do. A form submitted just

@@ -145,13 +145,10 @@ func TestBrowserSettings(t *testing.T) {
 		chromedp.SendKeys(testutil.TestID("invite-password"), "another good password"),
 	)
 	nia.shot("settings-08-invite-page")
-	nia.run("create the account and sign in",
+	nia.run("create the account: she is signed in at once",
 		chromedp.Click(testutil.TestID("invite-create")),
-		chromedp.WaitVisible(testutil.TestID("notice-link")),
+		chromedp.WaitVisible(testutil.TestID("flash")),
 	)
-	nia.shot("settings-08b-welcome")
-	nia.run("go on to sign in", chromedp.Click(testutil.TestID("notice-link")), chromedp.WaitVisible(testutil.TestID("login-form")))
-	nia.signInHere("nia@acme.example", "another good password", testutil.TestID("inbox-list"))
 	nia.shot("settings-09-member-inbox")
 	name, err := chromedp.Run(nia.ctx, chromedp.Text(testutil.TestID("workspace-name")))
 	if err != nil || !strings.Contains(name, "Acme Dental") {

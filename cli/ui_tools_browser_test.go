@@ -95,8 +95,11 @@ func TestBrowserInboxTools(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`a[href^="/contacts/0"]`)),
 		chromedp.Click(chromedp.CSS(`a[href^="/contacts/0"]`)),
 		chromedp.WaitVisible(testutil.TestID("contact-send-form")),
+		chromedp.SendKeys(testutil.TestID("contact-send-text"), "Your crown is ready."),
 		chromedp.Click(testutil.TestID("contact-send-submit")),
 		chromedp.WaitVisible(testutil.TestID("reply-form")),
+		poll(`Array.from(document.querySelectorAll('[data-testid="message-text"]')).some(m => m.textContent.includes("Your crown is ready."))`, nil,
+			chromedp.WithPollingTimeout(10*time.Second)),
 	)
 	b.run("a token has a Copy button",
 		chromedp.Navigate(f.base+"/settings/tokens"),

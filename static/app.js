@@ -48,6 +48,18 @@
   document.addEventListener("DOMContentLoaded", function () {
     wireCounters(document);
     wireAutosubmit(document);
+    // A form sent back with errors opens on its summary: focused, so it is read out first.
+    var summary = document.getElementById("error-summary");
+    if (summary) summary.focus();
+  });
+  // A summary's link goes to its field and puts the cursor in it (a link alone only scrolls).
+  document.addEventListener("click", function (e) {
+    var a = e.target.closest && e.target.closest(".error-summary a[href^='#']");
+    var field = a && document.getElementById(a.getAttribute("href").slice(1));
+    if (!field) return;
+    e.preventDefault();
+    field.scrollIntoView({ block: "center" });
+    field.focus();
   });
   // A form answered in place (htmx) brings a new textarea: count its segments too.
   document.addEventListener("htmx:load", function (e) { wireCounters(e.target); });

@@ -1,6 +1,8 @@
 // Switchboard broadcast compose: the preview of the text with its merge tags rendered for a
-// sample contact, and its segment count, as you type. The server renders the same preview on
-// every load and validates the text (store.CheckTemplate) when the form is sent.
+// sample contact and the opt-out footer when it is asked for, and its segment count, as you
+// type. The worst case over the chosen recipients comes from the server (htmx). The server
+// renders the same preview on every load and validates the text (store.CheckTemplate) when the
+// form is sent.
 (function () {
   "use strict";
   // The merge tag syntax of store/mergetag.go: {{name}} or {{name|fallback}}, white space
@@ -29,8 +31,17 @@
     var count = document.getElementById(ta.dataset.previewSegments);
     var values = {};
     try { values = JSON.parse(ta.dataset.sample || "{}"); } catch (e) { values = {}; }
+    // "Add opt-out instructions": the footer goes on a copy whose rendered text does not say
+    // STOP in any case, alone on a media-only copy (store.WithOptOutInstructions).
+    var footer = ta.dataset.footer || "";
+    var box = ta.dataset.footerBox ? document.getElementById(ta.dataset.footerBox) : null;
+    var withFooter = function (text) {
+      if (!box || !box.checked || !footer || text.toUpperCase().indexOf("STOP") >= 0) return text;
+      return text === "" ? footer.trim() : text + footer;
+    };
     var update = function () {
       var r = render(ta.value.trim(), values);
+      r.text = withFooter(r.text);
       out.textContent = r.text;
       var s = window.switchboardSegments ? window.switchboardSegments(r.text) : null;
       var line = s ? s.n + (s.n === 1 ? " segment" : " segments") + " (" + s.enc + ")" : "";
@@ -38,6 +49,7 @@
       count.textContent = line;
     };
     ta.addEventListener("input", update);
+    if (box) box.addEventListener("change", update);
     update();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", wire);

@@ -32,6 +32,7 @@
       el.innerHTML = n > 0 ? '<span class="visually-hidden">, unread: </span>' + n : "";
     }
     document.title = (n > 0 ? "(" + n + ") " : "") + baseTitle + " · Switchboard";
+    if (window.switchboardBadge) window.switchboardBadge(n); // the installed app's badge
   }
   function refreshCount() {
     return get("/inbox/unread").then(function (r) { return r.json(); }).then(function (d) { setCount(d.unread); });

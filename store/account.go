@@ -2,17 +2,39 @@ package store
 
 import (
 	"fmt"
-	"net/mail"
 	"strings"
+	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
 	"golang.org/x/crypto/bcrypt"
 )
 
-// hashPassword checks a new password's length (bcrypt reads at most 72 bytes) and hashes it.
+// Password lengths, in characters (code points), as the forms say them.
+const (
+	MinPassword = 8
+	MaxPassword = 72
+)
+
+// PasswordRule is how the forms describe a new password.
+var PasswordRule = fmt.Sprintf("%d to %d characters", MinPassword, MaxPassword)
+
+// passwordProblem is what is wrong with a new password ("" when nothing): its length in
+// characters, and its size, as bcrypt reads at most 72 bytes (letters with accents and symbols
+// take two to four each).
+func passwordProblem(password string) string {
+	switch n := utf8.RuneCountInString(password); {
+	case n < MinPassword || n > MaxPassword:
+		return "must be " + PasswordRule
+	case len(password) > 72:
+		return "is too long for its accented letters and symbols (each counts as two to four): make it shorter"
+	}
+	return ""
+}
+
+// hashPassword checks a new password and hashes it.
 func hashPassword(field, password string) (string, error) {
-	if len(password) < 8 || len(password) > 72 {
-		return "", ValidationError{{field, "must be 8 to 72 bytes"}}
+	if p := passwordProblem(password); p != "" {
+		return "", ValidationError{{field, p}}
 	}
 	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
 	if err != nil {
@@ -72,18 +94,30 @@ func (s *Store) setPasswordHash(userID, was, hash, keep string) error {
 	})
 }
 
-// UpdateProfile changes userID's name and e-mail address (unique, case-insensitively).
-func (s *Store) UpdateProfile(userID, name, email string) (User, error) {
-	var errs ValidationError
-	email = strings.TrimSpace(email)
-	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email || len(email) > 254 {
-		errs = append(errs, FieldError{"email", "must be an email address such as ana@example.com"})
-	}
+// SetName changes userID's name.
+func (s *Store) SetName(userID, name string) (User, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || runeLen(name) > 255 {
-		errs = append(errs, FieldError{"name", "is required, at most 255 characters"})
+		return User{}, ValidationError{{"name", "is required, at most 255 characters"}}
 	}
-	if errs != nil {
+	var u User
+	err := s.update(func(tx *wtx) error {
+		var err error
+		if u, err = getUser(tx.Tx, userID); err != nil {
+			return tx.refuse(err)
+		}
+		u.Name, u.UpdatedAt = name, s.Now()
+		return putJSON(tx.Bucket(bUsers), idKey(u.ID), u)
+	})
+	u.PasswordHash = ""
+	return u, err
+}
+
+// SetEmail moves userID to the address email at once (unique, case-insensitively). Without
+// e-mail to confirm a new address by, this is how it changes; with it, RequestEmailChange.
+func (s *Store) SetEmail(userID, email string) (User, error) {
+	email = strings.TrimSpace(email)
+	if errs := checkEmail(email); errs != nil {
 		return User{}, errs
 	}
 	var u User
@@ -92,19 +126,13 @@ func (s *Store) UpdateProfile(userID, name, email string) (User, error) {
 		if u, err = getUser(tx.Tx, userID); err != nil {
 			return tx.refuse(err)
 		}
-		if !strings.EqualFold(u.Email, email) {
-			if emailTaken(tx.Tx, email) {
-				return tx.refuse(ValidationError{{"email", "belongs to another user"}})
-			}
-			if err := tx.Bucket(bUserEmail).Delete([]byte(strings.ToLower(u.Email))); err != nil {
-				return err
-			}
-			if err := tx.Bucket(bUserEmail).Put([]byte(strings.ToLower(email)), []byte(u.ID)); err != nil {
-				return err
-			}
+		if strings.EqualFold(u.Email, email) {
+			return nil
 		}
-		u.Name, u.Email, u.UpdatedAt = name, email, s.Now()
-		return putJSON(tx.Bucket(bUsers), idKey(u.ID), u)
+		if emailTaken(tx.Tx, email) {
+			return tx.refuse(ValidationError{{"email", "belongs to another user"}})
+		}
+		return s.setEmail(tx.Tx, &u, email)
 	})
 	u.PasswordHash = ""
 	return u, err

@@ -2,8 +2,11 @@ package store_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
+	"switchboard/internal/testutil"
 	"switchboard/store"
 )
 
@@ -128,5 +131,85 @@ func TestSessionsAreListedAndEnded(t *testing.T) {
 	}
 	if err := s.DeleteSession(tb); err != nil || sessionCount(t, s, ana.ID) != 0 {
 		t.Fatalf("sign-out left a session: %v", err)
+	}
+}
+
+// TestResetTokenCheckedBeforeThePassword: a made-up reset token is refused before the new
+// password is looked at (hashing it would cost a bcrypt for nothing).
+func TestResetTokenCheckedBeforeThePassword(t *testing.T) {
+	s := openStore(t, store.Options{})
+	_, err := s.UseReset("sbr_madeup", "short", s.Now())
+	wantKind(t, err, store.ErrNotFound, "")
+}
+
+// TestNewResetLinkVoidsOlderOnes: a second reset link for a user makes the first stop working
+// (another user's stays), and expired links are swept.
+func TestNewResetLinkVoidsOlderOnes(t *testing.T) {
+	clock := testutil.NewClock(time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC))
+	s := openStore(t, store.Options{Now: clock.Now})
+	ana, _ := s.CreateUser(store.NewUser{Email: "ana@example.com", Name: "Ana"})
+	bo, _ := s.CreateUser(store.NewUser{Email: "bo@example.com", Name: "Bo"})
+	first, _ := s.CreateReset(ana.ID, clock.Now())
+	bos, _ := s.CreateReset(bo.ID, clock.Now())
+	second, err := s.CreateResetMail(ana.ID, clock.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ResetUser(first, clock.Now()); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the older link after a new one: %v, want not found", err)
+	}
+	for _, tok := range []string{second, bos} {
+		if _, err := s.ResetUser(tok, clock.Now()); err != nil {
+			t.Fatalf("a current link: %v", err)
+		}
+	}
+	if n, err := s.SweepExpiredLinks(clock.Now()); err != nil || n != 0 {
+		t.Fatalf("sweep before anything expired: %d, %v; want 0", n, err)
+	}
+	clock.Advance(store.ResetTTL)
+	if n, err := s.SweepExpiredLinks(clock.Now()); err != nil || n != 2 {
+		t.Fatalf("sweep after an hour: %d, %v; want the 2 expired links", n, err)
+	}
+}
+
+// TestEmailChangeWaitsForItsLink: a requested address changes nothing until its link is used;
+// an address taken meanwhile is refused then; a link expires after a day.
+func TestEmailChangeWaitsForItsLink(t *testing.T) {
+	clock := testutil.NewClock(time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC))
+	s := openStore(t, store.Options{Now: clock.Now})
+	ana, _ := s.CreateUser(store.NewUser{Email: "ana@example.com", Name: "Ana"})
+	var token string
+	mailFor := func(tok string) *store.Mail {
+		return &store.Mail{To: "new@example.com", Subject: "Confirm", Body: "link " + tok + " ."}
+	}
+	if err := s.RequestEmailChange(ana.ID, "new@example.com", clock.Now(), nil, mailFor); err != nil {
+		t.Fatal(err)
+	}
+	due, _, _ := s.DueMail(clock.Now(), 10)
+	if len(due) != 1 {
+		t.Fatalf("%d e-mails queued, want the confirmation", len(due))
+	}
+	token = strings.Fields(due[0].Body)[1]
+	if u, _ := s.UserByEmail("ana@example.com"); u.ID != ana.ID {
+		t.Fatal("the old address stopped working before the confirmation")
+	}
+	if pending, _, _ := s.PendingEmailChange(ana.ID, clock.Now()); pending != "new@example.com" {
+		t.Fatalf("pending %q", pending)
+	}
+	if _, err := s.CreateUser(store.NewUser{Email: "new@example.com", Name: "Squatter"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.ConfirmEmailChange(token, clock.Now())
+	wantKind(t, err, store.ErrConflict, "")
+	if err := s.RequestEmailChange(ana.ID, "other@example.com", clock.Now(), nil, mailFor); err != nil {
+		t.Fatal(err)
+	}
+	due, _, _ = s.DueMail(clock.Now(), 10)
+	token = strings.Fields(due[len(due)-1].Body)[1]
+	clock.Advance(store.EmailChangeTTL)
+	_, err = s.ConfirmEmailChange(token, clock.Now())
+	wantKind(t, err, store.ErrNotFound, "")
+	if u, _ := s.User(ana.ID); u.Email != "ana@example.com" {
+		t.Fatalf("e-mail %s after refused confirmations", u.Email)
 	}
 }

@@ -217,22 +217,28 @@ func (s *Store) copyMaker(tx *bolt.Tx, w *Workspace, b *Broadcast, hold *copyHol
 				}
 			}
 		}
-		text := b.Text
-		if tmpl.HasTags() {
-			text = tmpl.Render(func(name string) string {
-				if name == "phone" && c.ID == "" {
-					return phone
-				}
-				return ContactTagValue(&c, name)
-			})
-		}
-		text = withOptOutInstruction(b, text)
+		text := renderCopy(tmpl, b, &c, phone)
 		if !hold.needsZone() && hold.cap.limit == 0 {
 			return text, heldCopy{ok: true}, nil
 		}
 		until, reason, ok, err := hold.when(tx, phone, c.TimeZone)
 		return text, heldCopy{until: until, reason: reason, ok: ok}, err
 	}, nil
+}
+
+// renderCopy is b's copy for phone, whose contact is c (empty when the number has none): the
+// merge tags of tmpl (b's text parsed) filled in, then the opt-out instructions when b asks.
+func renderCopy(tmpl Template, b *Broadcast, c *Contact, phone string) string {
+	text := b.Text
+	if tmpl.HasTags() {
+		text = tmpl.Render(func(name string) string {
+			if name == "phone" && c.ID == "" {
+				return phone
+			}
+			return ContactTagValue(c, name)
+		})
+	}
+	return withOptOutInstruction(b, text)
 }
 
 // OptOutInstruction is what "Add opt-out instructions" appends to a copy.

@@ -81,14 +81,16 @@ var (
 	bMsgSlots    = []byte("idx_message_slots")       // per-workspace bucket: num → conversation
 	bConvEntries = []byte("conversation_entries")    // ws|id -> ConversationEntry
 	bConvSnooze  = []byte("idx_conversation_snooze") // until(8)|ws|conversation -> empty
-	// Accounts: sign-in sessions, two-factor, password resets and the e-mail outbox.
+	// Accounts: sign-in sessions, two-factor, password resets, e-mail changes and the outbox.
 	bSessions    = []byte("sessions")         // sha256(token) -> Session
 	bSessionUser = []byte("idx_session_user") // user|session id -> sha256(token)
 	bTwoFactor   = []byte("user_two_factor")  // user -> two-factor record
 	bResets      = []byte("password_resets")  // sha256(token) -> PasswordReset
+	bEmailChange = []byte("email_changes")    // sha256(token) -> emailChange
 	bMail        = []byte("mail")             // id -> Mail
-	bMailQueue   = []byte("mail_queue")       // due(8)|id -> empty
-	bMailNotify  = []byte("mail_notify")      // user -> mailNotifyState
+
+	bMailQueue  = []byte("mail_queue")  // due(8)|id -> empty
+	bMailNotify = []byte("mail_notify") // user -> mailNotifyState
 	// Attachments: a file's record, its bytes in 1 MiB values, its owner index and the queue
 	// of inbound media to fetch.
 	bMedia       = []byte("media")             // token -> MediaRecord
@@ -104,6 +106,23 @@ var (
 	bReportSamples = []byte("report_samples")       // ws|day|number|member|kind -> sorted durations
 	bReportBcasts  = []byte("report_broadcasts")    // ws|broadcast -> broadcast row
 	bReportConvs   = []byte("report_conversations") // ws|conversation -> convFacts
+	// Web Push: the devices' subscriptions and the push outbox.
+	bPushSubs        = []byte("push_subscriptions")             // id -> PushSubscription
+	bPushSubUser     = []byte("idx_push_subscription_user")     // user|id -> empty
+	bPushSubSession  = []byte("idx_push_subscription_session")  // session id|id -> empty
+	bPushSubEndpoint = []byte("idx_push_subscription_endpoint") // sha256(endpoint) -> id
+	bPushJobs        = []byte("push_jobs")                      // id -> PushJob
+	bPushQueue       = []byte("push_queue")                     // due(8)|id -> empty
+	bPushSubJobs     = []byte("idx_push_subscription_jobs")     // subscription|job -> due(8)
+	// Routing and automations: the routing record, availability, the open assigned index,
+	// the due-time queue, the overdue index and the automatic messages sent.
+	bRouting      = []byte("routing")                  // ws -> version(16)|Routing JSON
+	bAvailability = []byte("user_availability")        // user -> "away" (available when absent)
+	bAssignedOpen = []byte("idx_assigned_open")        // ws|user|conversation -> empty: open and assigned
+	bAssignLast   = []byte("assign_last")              // ws|user -> when last assigned(8)
+	bAutoDue      = []byte("automation_due")           // due(8)|ws|conversation|kind|ref -> wait start(8)
+	bOverdue      = []byte("idx_conversation_overdue") // ws|due(8)|conversation -> empty
+	bAutoSent     = []byte("auto_sent")                // ws|phone|0|at(8)|message -> empty: automatic messages
 )
 
 // The recent parts of the contact indexes whose keys land all over their range, and where the
@@ -163,10 +182,12 @@ var allBuckets = [][]byte{
 	bImportJobs,
 	bMedia, bMediaChunks, bMediaOwner, bMediaFetch,
 	bMsgWords, bMsgSlots, bConvEntries, bConvSnooze,
-	bSessions, bSessionUser, bTwoFactor, bResets, bMail, bMailQueue, bMailNotify,
+	bSessions, bSessionUser, bTwoFactor, bResets, bEmailChange, bMail, bMailQueue, bMailNotify,
 	bNumberDaySends,
+	bPushSubs, bPushSubUser, bPushSubSession, bPushSubEndpoint, bPushJobs, bPushQueue, bPushSubJobs,
 	bCarrierAccounts,
 	bReportDays, bReportSamples, bReportBcasts, bReportConvs,
+	bRouting, bAvailability, bAssignedOpen, bAssignLast, bAutoDue, bOverdue, bAutoSent,
 	OAuthBuckets.Clients, OAuthBuckets.Codes, OAuthBuckets.UsedCodes, OAuthBuckets.Refresh,
 	OAuthBuckets.UsedRefresh, OAuthBuckets.Grants, OAuthBuckets.UserGrants, OAuthBuckets.GrantTokens,
 }
@@ -186,6 +207,11 @@ var (
 	metaRequire2FA = []byte("require_two_factor")
 	// metaReportBuild + workspace id: the workspace's report rollups are being built.
 	metaReportBuild = []byte("report_build\x00")
+	// metaPushDepth holds how many pushes wait in the push outbox.
+	metaPushDepth = []byte("push_queue_depth")
+	// metaKeyCheck is a value sealed with the secret key the file's secrets are sealed with:
+	// opening it tells whether a start was given that key (SecretKeyMatches).
+	metaKeyCheck = []byte("secret_key_check")
 )
 
 // Buckets of earlier versions, read only to migrate them or to delete what they held.

@@ -8,17 +8,19 @@ import (
 
 // Comment is an internal note on a conversation; it is never sent to the contact.
 type Comment struct {
-	ID             string    `json:"id"`
-	WorkspaceID    string    `json:"workspaceId"`
-	TenantID       string    `json:"tenantId"`
-	ConversationID string    `json:"conversationId"`
-	Text           string    `json:"text"`
-	Media          []string  `json:"media"`
-	Mentions       []string  `json:"mentions"`
-	UserID         string    `json:"userId"`
-	ThreadID       string    `json:"threadId"`
-	CreatedAt      time.Time `json:"createdAt"`
-	UpdatedAt      time.Time `json:"updatedAt"`
+	ID             string   `json:"id"`
+	WorkspaceID    string   `json:"workspaceId"`
+	TenantID       string   `json:"tenantId"`
+	ConversationID string   `json:"conversationId"`
+	Text           string   `json:"text"`
+	Media          []string `json:"media"`
+	Mentions       []string `json:"mentions"`
+	UserID         string   `json:"userId"`
+	ThreadID       string   `json:"threadId"`
+	// Rule names the rule that wrote the comment (a note or a mention), "" for a person's.
+	Rule      string    `json:"rule,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 // CommentInput is an internal comment on the conversation of From and To.
@@ -50,25 +52,20 @@ func (s *Store) CreateComment(workspaceID string, in CommentInput) (Comment, err
 		if errs != nil {
 			return errs
 		}
-		conv, _, err := s.conversationFor(tx, workspaceID, n, []string{in.To}, nil)
+		if err := s.checkNumberUse(tx.Tx, workspaceID, n.ID, in.AuthorID); err != nil {
+			return err
+		}
+		conv, created, err := s.conversationFor(tx, workspaceID, n, []string{in.To}, nil)
 		if err != nil {
 			return err
 		}
-		now := s.Now()
-		c = Comment{ID: s.NewID(), WorkspaceID: workspaceID, TenantID: s.tenantID, ConversationID: conv.ID,
-			Text: in.Text, Media: orEmpty(in.Media), Mentions: orEmpty(NormalizeGroup(in.Mentions)), UserID: in.AuthorID,
-			CreatedAt: now, UpdatedAt: now}
-		if err := putJSON(tx.Bucket(bComments), wsKey(workspaceID, c.ID), c); err != nil {
-			return err
+		if created {
+			if err := s.automateCreated(tx, &conv, conv.CreatedAt); err != nil {
+				return err
+			}
 		}
-		if err := tx.Bucket(bConvMessages).Put(idxKey(workspaceID, "c"+conv.ID, c.ID), nil); err != nil {
-			return err
-		}
-		if err := s.liveComment(tx, &conv, &c); err != nil {
-			return err
-		}
-		return s.emit(tx, workspaceID, EventCommentCreated, CommentPayload{
-			ConversationID: c.ConversationID, CreatedAt: FormatTime(c.CreatedAt), Text: c.Text, WorkspaceID: workspaceID})
+		c = Comment{Text: in.Text, Media: in.Media, Mentions: in.Mentions, UserID: in.AuthorID}
+		return s.addComment(tx, &conv, &c)
 	})
 	return c, err
 }

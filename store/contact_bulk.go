@@ -110,6 +110,11 @@ func (s *Store) BulkDeleteContacts(workspaceID string, ids []string) (int, error
 // ExportMessages calls fn with the workspace's messages created in [from, to), oldest first,
 // read exportChunk at a time in short read transactions (fn runs outside them).
 func (s *Store) ExportMessages(workspaceID string, from, to time.Time, fn func(Message) error) error {
+	return s.ExportMessagesFor(workspaceID, from, to, "", fn)
+}
+
+// ExportMessagesFor is ExportMessages without the messages of numbers viewer may not see.
+func (s *Store) ExportMessagesFor(workspaceID string, from, to time.Time, viewer string, fn func(Message) error) error {
 	ws, ok := ParseID(workspaceID)
 	if !ok {
 		return nil
@@ -123,6 +128,10 @@ func (s *Store) ExportMessages(workspaceID string, from, to time.Time, fn func(M
 		batch = batch[:0]
 		var next []byte
 		err := s.db.View(func(tx *bolt.Tx) error {
+			hidden, err := s.hiddenFrom(tx, workspaceID, viewer)
+			if err != nil {
+				return err
+			}
 			c := tx.Bucket(bMessages).Cursor()
 			for k, v := c.Seek(seek); k != nil && bytes.HasPrefix(k, ws[:]); k, v = c.Next() {
 				if len(k) != 32 || ulid.ULID(k[16:]).Time() >= limit {
@@ -135,6 +144,9 @@ func (s *Store) ExportMessages(workspaceID string, from, to time.Time, fn func(M
 				var m Message
 				if err := jsonUnmarshal(v, &m); err != nil {
 					return err
+				}
+				if hidden[m.NumberID] {
+					continue
 				}
 				batch = append(batch, m)
 			}

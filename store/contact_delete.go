@@ -258,6 +258,15 @@ func eraseConversations(tx *wtx, workspaceID, phone string) error {
 				return err
 			}
 		}
+		// Its assignees no longer hold it open, and it is no longer overdue.
+		gone := conv
+		gone.Status = ConversationClosed
+		if err := syncOpenAssigned(tx.Tx, &gone, conv.Status, conv.AssignedUserIDs); err != nil {
+			return err
+		}
+		if err := answered(tx.Tx, &gone); err != nil {
+			return err
+		}
 		convChanged(tx, workspaceID, strings.Split(conv.InboundChannelAddresses, "-"), false)
 		if err := idx.Delete(idxKey(workspaceID, convKeyTerm(conv.From, conv.InboundChannelAddresses), conv.ID)); err != nil {
 			return err

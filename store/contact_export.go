@@ -1,9 +1,10 @@
 package store
 
 import (
-	"encoding/csv"
 	"io"
 	"strings"
+
+	"switchboard/internal/csvsafe"
 )
 
 // ContactExportBase are the first columns of a contacts export; one column per custom
@@ -23,7 +24,7 @@ func (s *Store) WriteContactsCSV(w io.Writer, workspaceID string, f ContactFilte
 	if err != nil {
 		return err
 	}
-	cw := csv.NewWriter(w)
+	cw := csvsafe.NewWriter(w) // names, e-mails and properties come from callers: no formulas
 	header := append([]string{}, ContactExportBase...)
 	for _, p := range props {
 		header = append(header, p.Name)

@@ -16,6 +16,10 @@ import (
 // ContactFilter narrows the contacts list, its export and its bulk actions. Zero values filter
 // nothing.
 type ContactFilter struct {
+	// Search keeps the contacts the search finds (find-contact-action's words: every text word
+	// a prefix of a word of the names, company or email, every digit word in the phone), all of
+	// them, in the list's own order; "" or a query of no words keeps every contact.
+	Search          string
 	GroupID         string    // members of this group
 	OptedOut        *bool     // true: only opted-out numbers; false: only the others
 	HasConversation *bool     // true: only contacts with a conversation; false: only the others
@@ -24,7 +28,7 @@ type ContactFilter struct {
 }
 
 func (f *ContactFilter) sets() bool {
-	return f.GroupID != "" || f.OptedOut != nil || f.HasConversation != nil
+	return f.Search != "" || f.GroupID != "" || f.OptedOut != nil || f.HasConversation != nil
 }
 
 // ContactPage is one page of the contacts list.
@@ -66,8 +70,9 @@ func cursorError(err error) error {
 
 // selectContacts resolves f. Each set filter is a set the engine kept from an earlier read,
 // patched by the writes since, else built at one index lookup per member (group members,
-// opted-out numbers, conversation addresses), never a decode of every contact. ok is false when
-// the workspace has no contacts; an unknown group is ErrNotFound.
+// opted-out numbers, conversation addresses), never a decode of every contact; a search is the
+// set of its matches, built from the postings. ok is false when the workspace has no contacts;
+// an unknown group is ErrNotFound.
 func (s *Store) selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactSel, bool, error) {
 	ws := idKey(workspaceID)
 	if f.GroupID != "" {
@@ -148,6 +153,14 @@ func (s *Store) selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter)
 	if !f.CreatedAfter.IsZero() {
 		sel.CreatedSince(ulid.Timestamp(f.CreatedAfter))
 	}
+	if f.Search != "" {
+		// The search's matches, found afresh for this read: a write of any contact may change
+		// them, so they are not kept like the other sets.
+		if err := sel.AddSearch(tx, index.ParseQuery(f.Search)); err != nil {
+			sel.Release()
+			return nil, false, err
+		}
+	}
 	return sel, true, nil
 }
 
@@ -166,6 +179,9 @@ func (s *Store) ListContacts(workspaceID string, f ContactFilter, cursor string,
 			page.Total = n
 		} else {
 			page.Total = sel.Count(all)
+		}
+		if page.Total == 0 {
+			return nil
 		}
 		tenant := tenantOf(tx)
 		var ids [][16]byte

@@ -17,6 +17,11 @@ import (
 // end, so a page reads at most limit+1 message keys plus one per conversation, however long the
 // threads are, and decodes only the messages it returns.
 func (s *Store) ContactMessages(workspaceID, phone, before string, limit int) ([]Message, string, error) {
+	return s.ContactMessagesFor(workspaceID, phone, before, limit, "")
+}
+
+// ContactMessagesFor is ContactMessages without the conversations of numbers viewer may not see.
+func (s *Store) ContactMessagesFor(workspaceID, phone, before string, limit int, viewer string) ([]Message, string, error) {
 	out := []Message{}
 	next := ""
 	if limit < 1 {
@@ -35,8 +40,21 @@ func (s *Store) ContactMessages(workspaceID, phone, before string, limit int) ([
 			bound = u[:]
 		}
 		idx := tx.Bucket(bConvMessages)
+		hidden, err := s.hiddenFrom(tx, workspaceID, viewer)
+		if err != nil {
+			return err
+		}
 		var h threadHeads
 		for _, convID := range phoneConversationIDs(tx, workspaceID, phone) {
+			if hidden != nil {
+				var c Conversation
+				if ok, err := getJSON(tx.Bucket(bConversations), wsKey(workspaceID, convID), &c); err != nil || !ok || hidden[c.OutboundChannelID] {
+					if err != nil {
+						return err
+					}
+					continue
+				}
+			}
 			t := &threadScan{c: idx.Cursor(), p: idxPrefix(workspaceID, convID)}
 			if t.start(bound) {
 				h = append(h, t)

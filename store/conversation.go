@@ -32,6 +32,16 @@ type Conversation struct {
 	// CreatedClosed: a broadcast copy created it, closed; the contact's reply opens it (the
 	// reports count it opened then).
 	CreatedClosed bool `json:"createdClosed,omitempty"`
+	// AwaitingSince is when the contact's first text not answered yet arrived: set by an
+	// inbound text (keywords aside), cleared by a person's or the API's outbound message and
+	// by closing (automatic replies and broadcast copies do not answer). nil: answered.
+	AwaitingSince *time.Time `json:"awaitingSince,omitempty"`
+	// FirstResponseDue is when the workspace's first-response target passes for that text:
+	// the conversation is Overdue from then until it is answered or closed.
+	FirstResponseDue *time.Time `json:"firstResponseDue,omitempty"`
+	// AfterHoursUntil is the end of the closed period the after-hours reply was last
+	// considered in: the next is sent only to a text from then on.
+	AfterHoursUntil *time.Time `json:"afterHoursUntil,omitempty"`
 }
 
 // IsGroup reports whether the conversation has more than one contact address.
@@ -114,7 +124,10 @@ func (s *Store) CreateConversation(workspaceID, from, to string) (Conversation, 
 			return fromNumberError(from)
 		}
 		conv, created, err = s.conversationFor(tx, workspaceID, n, []string{to}, nil)
-		return err
+		if err != nil || !created {
+			return err
+		}
+		return s.automateCreated(tx, &conv, conv.CreatedAt)
 	})
 	return conv, created, err
 }
@@ -140,6 +153,10 @@ func (s *Store) LookupConversation(userID, workspaceID, from, to string) (string
 			if err == nil {
 				err = fromNumberError(from)
 			}
+			return err
+		}
+		nid := idxFirst(tx.Bucket(bNumberPhone), workspaceID, from)
+		if err := s.checkNumberUse(tx, workspaceID, nid, userID); err != nil {
 			return err
 		}
 		id = idxFirst(tx.Bucket(bConvKey), workspaceID, convKeyTerm(from, to))
@@ -218,9 +235,14 @@ func touchConversation(tx *bolt.Tx, c *Conversation, at time.Time, inbound bool)
 		return err
 	}
 	c.UpdatedAt = at
-	if inbound {
-		// The contact's text reopens a closed or snoozed conversation (its snooze time goes).
+	if inbound && c.Status != ConversationOpen {
+		// The contact's text reopens a closed or snoozed conversation (its snooze time goes),
+		// and its assignees hold it open again.
+		was := c.Status
 		if err := setStatus(tx, c, ConversationOpen, nil); err != nil {
+			return err
+		}
+		if err := syncOpenAssigned(tx, c, was, c.AssignedUserIDs); err != nil {
 			return err
 		}
 	}
@@ -279,10 +301,20 @@ func (s *Store) CountConversations(workspaceID string) (int, error) {
 // ContactConversations lists the workspace's 1:1 conversations with phone (one per number of
 // the workspace that texted it), newest activity first. The admin UI's contact page links them.
 func (s *Store) ContactConversations(workspaceID, phone string) ([]Conversation, error) {
+	return s.ContactConversationsFor(workspaceID, phone, "")
+}
+
+// ContactConversationsFor is ContactConversations without the conversations of numbers viewer
+// may not see.
+func (s *Store) ContactConversationsFor(workspaceID, phone, viewer string) ([]Conversation, error) {
 	out := []Conversation{}
 	err := s.db.View(func(tx *bolt.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
+		}
+		hidden, err := s.hiddenFrom(tx, workspaceID, viewer)
+		if err != nil {
+			return err
 		}
 		// Its 1:1 conversations (under its address) and the group ones it is a member of.
 		seen := map[string]bool{}
@@ -297,7 +329,7 @@ func (s *Store) ContactConversations(workspaceID, phone string) ([]Conversation,
 				if err != nil {
 					return err
 				}
-				if ok {
+				if ok && !hidden[c.OutboundChannelID] {
 					out = append(out, c)
 				}
 			}
@@ -396,11 +428,19 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 			return errorf(ErrNotFound, "conversation not found")
 		}
 		before := c
+		if u.ActorID != "" {
+			if err := s.checkNumberUse(tx.Tx, workspaceID, c.OutboundChannelID, u.ActorID); err != nil {
+				return err
+			}
+		}
 		if u.AssignedUserIDs != nil {
 			ids := NormalizeGroup(*u.AssignedUserIDs)
 			if fe, ok := checkMentions(tx.Tx, workspaceID, ids); !ok {
 				fe.Field, fe.Message = "assignedUserIds", strings.Replace(fe.Message, "must be", "assignees must be", 1)
 				return ValidationError{fe}
+			}
+			if err := s.checkAssignees(tx.Tx, &c, ids); err != nil {
+				return err
 			}
 			c.AssignedUserIDs = orEmpty(ids)
 		}
@@ -412,17 +452,28 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 		if u.Labels != nil {
 			c.Labels = orEmpty(labels)
 		}
-		c.UpdatedAt = s.Now()
+		now := s.Now()
+		c.UpdatedAt = now
+		if c.Status == ConversationClosed && before.Status != ConversationClosed {
+			if err := answered(tx.Tx, &c); err != nil { // a close ends the wait for an answer
+				return err
+			}
+		}
 		if err := s.logChanges(tx, &before, &c, u.ActorID); err != nil {
+			return err
+		}
+		if err := syncOpenAssigned(tx.Tx, &c, before.Status, before.AssignedUserIDs); err != nil {
 			return err
 		}
 		if err := putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c); err != nil {
 			return err
 		}
 		if u.AssignedUserIDs != nil {
-			return s.liveAssigned(tx, &c, before.AssignedUserIDs, u.ActorID)
+			if err := s.liveAssigned(tx, &c, before.AssignedUserIDs, u.ActorID); err != nil {
+				return err
+			}
 		}
-		return nil
+		return s.afterTriage(tx, &before, &c, u.ActorID, now)
 	})
 	return c, err
 }
@@ -430,7 +481,12 @@ func (s *Store) UpdateConversation(workspaceID, id string, u ConversationUpdate)
 // Labels lists the labels in use on a workspace's most recent conversations (for the inbox's
 // label filter), sorted.
 func (s *Store) Labels(workspaceID string) ([]string, error) {
-	items, err := s.Inbox(workspaceID, InboxFilter{Limit: 200})
+	return s.LabelsFor(workspaceID, "")
+}
+
+// LabelsFor is Labels over the conversations viewer may see.
+func (s *Store) LabelsFor(workspaceID, viewer string) ([]string, error) {
+	items, err := s.Inbox(workspaceID, InboxFilter{Limit: 200, Viewer: viewer})
 	var out []string
 	for _, it := range items {
 		out = append(out, it.Conversation.Labels...)

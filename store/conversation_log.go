@@ -21,6 +21,11 @@ const (
 	EntryBlock    = "block"    // Phone was blocked
 	EntryUnblock  = "unblock"  // Phone was unblocked
 	EntrySnoozeUp = "snoozeUp" // the snooze time passed: the conversation reopened
+	// EntryAutoAssign: auto-assignment gave the conversation to Added[0]; Via says how
+	// (round-robin, least-busy, default assignee).
+	EntryAutoAssign = "autoAssign"
+	// EntryRule: the rule RuleID, named Rule when it fired, did Text ("assigned to Ana Lima").
+	EntryRule = "rule"
 )
 
 // ConversationEntry is one activity entry of a thread. UserID is "" for a change the system
@@ -36,6 +41,10 @@ type ConversationEntry struct {
 	Added          []string   `json:"added,omitempty"`
 	Removed        []string   `json:"removed,omitempty"`
 	Phone          string     `json:"phone,omitempty"`
+	Via            string     `json:"via,omitempty"`
+	RuleID         string     `json:"ruleId,omitempty"`
+	Rule           string     `json:"rule,omitempty"`
+	Text           string     `json:"text,omitempty"`
 	CreatedAt      time.Time  `json:"createdAt"`
 }
 
@@ -43,7 +52,7 @@ func entryTerm(conversationID string) string { return "a" + conversationID }
 
 // entryChange is the live event's change for an entry of each kind.
 var entryChange = map[string]string{EntryStatus: "status", EntrySnoozeUp: "status", EntryAssign: "assignment",
-	EntryLabels: "labels", EntryBlock: "block", EntryUnblock: "block"}
+	EntryLabels: "labels", EntryBlock: "block", EntryUnblock: "block", EntryAutoAssign: "assignment", EntryRule: "rule"}
 
 // putEntry writes e (id and time given here), its thread index entry and its live event: each
 // triage change is one conversation event naming the entry, so an open thread appends every

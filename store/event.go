@@ -24,7 +24,8 @@ const (
 
 // EventNames lists every event a webhook can subscribe to.
 var EventNames = []string{EventMessageReceived, EventMessageSent, EventMessageDelivered, EventMessageFailed, EventCommentCreated,
-	EventContactCreated, EventContactUpdated, EventOptOutCreated, EventCallReceived, EventContactDeleted}
+	EventContactCreated, EventContactUpdated, EventOptOutCreated, EventCallReceived, EventContactDeleted,
+	EventConversationAssigned, EventConversationClosed}
 
 // ValidEventName reports whether name is a known event.
 func ValidEventName(name string) bool { return slices.Contains(EventNames, name) }
@@ -58,7 +59,7 @@ type Event struct {
 }
 
 // emit records an event and queues one delivery per active subscription of the workspace to
-// that event name whose user is still a member, inside the caller's transaction.
+// that event name whose user is still an enabled member, inside the caller's transaction.
 func (s *Store) emit(tx *wtx, workspaceID, name string, payload any) error {
 	subs := idxIDs(tx.Bucket(bSubEvent), workspaceID, name)
 	if len(subs) == 0 {
@@ -76,10 +77,11 @@ func (s *Store) emit(tx *wtx, workspaceID, name string, payload any) error {
 		if err != nil {
 			return err
 		}
-		// A subscription lives only while its user may act on the workspace. Ending
-		// the membership deletes it in the same transaction; the check here keeps that true for
-		// any path that ends a membership without going through RemoveMember.
-		if !ok || !sub.Active || (sub.UserID != "" && !isMember(tx.Tx, workspaceID, sub.UserID)) {
+		// A subscription delivers only while its user may act on the workspace: a member, not
+		// disabled. Ending the membership deletes it in the same transaction; the check here
+		// keeps that true for any path that ends a membership without going through
+		// RemoveMember, and holds a disabled user's subscriptions until they are enabled.
+		if subscriptionStale(tx.Tx, sub, ok) != "" {
 			continue
 		}
 		d := Delivery{ID: s.NewID(), EventID: ev.ID, SubscriptionID: sub.ID, WorkspaceID: workspaceID,

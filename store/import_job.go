@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"io"
 	"strings"
 	"time"
@@ -92,6 +93,39 @@ func (s *Store) SaveImportJob(j ImportJob) error {
 		}
 		return putJSON(tx.Bucket(bImportJobs), k, j)
 	})
+}
+
+// ExpireImportUploads marks failed, with the reason why, every job still waiting for its mapping
+// that was uploaded before before, and returns them (their files are the caller's to delete).
+func (s *Store) ExpireImportUploads(before time.Time, why string) ([]ImportJob, error) {
+	var out []ImportJob
+	err := s.update(func(tx *wtx) error {
+		out = out[:0]
+		b := tx.Bucket(bImportJobs)
+		var keys [][]byte
+		err := b.ForEach(func(k, v []byte) error {
+			var j ImportJob
+			if err := jsonUnmarshal(v, &j); err != nil {
+				return err
+			}
+			if j.Status == ImportMapping && j.CreatedAt.Before(before) {
+				keys = append(keys, bytes.Clone(k))
+				out = append(out, j)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for i, k := range keys {
+			out[i].Status, out[i].Error, out[i].UpdatedAt = ImportFailed, why, s.Now()
+			if err := putJSON(b, k, out[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // ImportOptions are a mapped import's hooks.

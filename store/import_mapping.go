@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/nyaruka/phonenumbers"
+
+	"switchboard/internal/phone"
 )
 
 // A browser import maps each column of the uploaded file to an import target: a base column, a
@@ -243,11 +245,11 @@ func (m *Mapping) Row(rec []string, want int) []string {
 }
 
 // NormalizePhone turns a number written in the national format of country (or with its
-// international prefix) into E.164; anything else is returned trimmed, as written, for the
-// import to refuse with its own message.
+// international prefix) into E.164; anything else (a letter or an extension in it included) is
+// returned trimmed, as written, for the import to refuse with its own message.
 func NormalizePhone(v, country string) string {
 	v = strings.TrimSpace(v)
-	if v == "" || ValidE164(v) {
+	if v == "" || ValidE164(v) || phone.Foreign(v) != "" {
 		return v
 	}
 	n, err := phonenumbers.Parse(v, country)

@@ -94,7 +94,9 @@ func importRecord(rec []string, cols []importColumn) (ContactInput, []string, st
 		switch col.base {
 		case colPhone:
 			v = NormalizePhone(v, col.country)
-			if !ValidE164(v) {
+			if c := phone.Foreign(v); c != "" {
+				problems = append(problems, fmt.Sprintf("phone: has %q, which is no part of a phone number: write the number with digits only", c))
+			} else if !ValidE164(v) {
 				problems = append(problems, "phone: "+importPhoneMessage(col.country))
 			}
 			in.Phone = v

@@ -110,7 +110,7 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		if err != nil {
 			return err
 		}
-		conv, _, err := s.conversationFor(tx, workspaceID, n, []string{in.From}, nil)
+		conv, created, err := s.conversationFor(tx, workspaceID, n, []string{in.From}, nil)
 		if err != nil {
 			return err
 		}
@@ -141,6 +141,8 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		if r.Blocked {
 			return nil
 		}
+		auto := inboundFacts{created: created, reopened: !created && conv.Status != ConversationOpen,
+			first: c.LastInboundMessageTime == nil}
 		if in.PossibleOptOut && in.Keyword == NoKeyword && !slices.Contains(conv.Labels, LabelPossibleOptOut) {
 			// Flagged in the message's own transaction, so the inbox never shows the text
 			// without its flag; a number already opted out needs no flag.
@@ -150,7 +152,12 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 			}
 			if !opted {
 				conv.Labels = append(slices.Clone(conv.Labels), LabelPossibleOptOut)
+				auto.flagged = true
 			}
+		}
+		// A text that is no keyword waits for an answer from now, unless one waits already.
+		if conv.AwaitingSince == nil && in.Keyword == NoKeyword {
+			conv.AwaitingSince, auto.newWait = &now, true
 		}
 		if err := touchConversation(tx.Tx, &conv, now, true); err != nil {
 			return err
@@ -173,7 +180,11 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 		if err := s.emit(tx, workspaceID, EventMessageReceived, messagePayload(&m)); err != nil {
 			return err
 		}
-		return s.actOnKeyword(tx, &w, &conv, in, &r)
+		if err := s.actOnKeyword(tx, &w, &conv, in, &r); err != nil {
+			return err
+		}
+		// Routing and automations: assignment, automatic replies, rules.
+		return s.automateInbound(tx, &w, &n, &conv, &m, &c, &in, auto)
 	})
 	if err == nil && !r.Duplicate && in.Provider == ProviderTwilio && len(r.Message.Media) > 0 {
 		s.notifyMedia()
@@ -217,7 +228,7 @@ func (s *Store) actOnKeyword(tx *wtx, w *Workspace, conv *Conversation, in Inbou
 	if text == "" {
 		return nil
 	}
-	reply, err := s.queueMessage(tx, conv, false, r.At, SendInput{Text: text}, PriorityHigh, "")
+	reply, err := s.queueMessage(tx, conv, false, r.At, SendInput{Text: text, Auto: AutoKeyword}, PriorityHigh, "")
 	if err != nil {
 		return err
 	}

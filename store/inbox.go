@@ -27,6 +27,17 @@ type InboxFilter struct {
 	Limit int
 	// Before continues a list after the row whose Cursor it is ("" from the newest).
 	Before string
+	// Viewer, when set, leaves out the conversations of numbers the user may not see (a
+	// number limited to teams they are not in).
+	Viewer string
+	hidden map[string]bool // Viewer's hidden numbers, read in the list's transaction
+}
+
+// see reads f.Viewer's hidden numbers in tx, for keeps.
+func (s *Store) see(tx *bolt.Tx, workspaceID string, f *InboxFilter) error {
+	var err error
+	f.hidden, err = s.hiddenFrom(tx, workspaceID, f.Viewer)
+	return err
 }
 
 // inboxScan bounds how many conversations one page examines: a filter that matches little
@@ -73,6 +84,8 @@ func (f *InboxFilter) keeps(c *Conversation) bool {
 	case f.Unassigned && len(c.AssignedUserIDs) > 0:
 		return false
 	case f.Label != "" && !slices.Contains(c.Labels, f.Label):
+		return false
+	case f.hidden[c.OutboundChannelID]:
 		return false
 	}
 	return true

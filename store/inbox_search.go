@@ -42,6 +42,9 @@ func (s *Store) inboxPageWork(workspaceID string, f InboxFilter) ([]InboxItem, s
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}
+		if err := s.see(tx, workspaceID, &f); err != nil {
+			return err
+		}
 		prefix := idKey(workspaceID)
 		m, err := s.newInboxMatcher(tx, prefix, f.Search)
 		if err != nil {

@@ -40,6 +40,9 @@ const InvitationTTL = 7 * 24 * time.Hour
 type InvitationEntry struct {
 	Invitation
 	Role string `json:"role"`
+	// Replaced is how many pending invitations to the same address the new one revoked (in
+	// CreateInvitation's answer only).
+	Replaced int `json:"-"`
 }
 
 // invitationRecord is what bInvitations keeps under wsKey(workspace, id); the one-time token is
@@ -61,7 +64,9 @@ func (r *invitationRecord) current(now time.Time) InvitationEntry {
 
 // CreateInvitation invites email to workspaceID with role (admin or member); the plain one-time
 // token, for the link /invite/{token}, is returned only now. A mailFor given queues the
-// invitation e-mail in the same transaction.
+// invitation e-mail in the same transaction. An address that is a member's already is refused
+// (a validation error on email); pending invitations to the same address are revoked, so that
+// only the newest link works, and counted in the answer's Replaced.
 func (s *Store) CreateInvitation(workspaceID, email, role string, mailFor ...MailFor) (InvitationEntry, string, error) {
 	email = strings.TrimSpace(email)
 	var errs ValidationError
@@ -84,15 +89,39 @@ func (s *Store) CreateInvitation(workspaceID, email, role string, mailFor ...Mai
 		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
 			return err
 		}
+		if id := tx.Bucket(bUserEmail).Get([]byte(strings.ToLower(email))); id != nil && isMember(tx.Tx, workspaceID, string(id)) {
+			return tx.refuse(ValidationError{{"email", email + " is a member of this workspace already"}})
+		}
 		b := tx.Bucket(bInvitations)
+		var earlier []invitationRecord
+		if err := forEachPrefix(b, idKey(workspaceID), func(k, v []byte) error {
+			var old invitationRecord
+			if len(k) != 32 {
+				return nil
+			}
+			if err := jsonUnmarshal(v, &old); err != nil {
+				return err
+			}
+			if strings.EqualFold(old.Email, email) && old.current(now).Status == InvitationPending {
+				earlier = append(earlier, old)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		rec.Replaced = len(earlier)
+		for _, old := range earlier {
+			old.Status, old.UpdatedAt = InvitationRevoked, now
+			if err := putJSON(b, wsKey(workspaceID, old.ID), old); err != nil {
+				return err
+			}
+		}
 		if err := b.Put(invTokenKey(rec.TokenHash), wsKey(workspaceID, rec.ID)); err != nil {
 			return err
 		}
 		for _, f := range mailFor {
-			if m := f(plain); m != nil {
-				if err := s.queueMail(tx.Tx, m); err != nil {
-					return err
-				}
+			if err := s.queueLinkMail(tx.Tx, f, plain); err != nil {
+				return err
 			}
 		}
 		return putJSON(b, wsKey(workspaceID, rec.ID), rec)

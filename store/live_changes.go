@@ -25,8 +25,8 @@ func members(tx *bolt.Tx, ws string) []string {
 }
 
 // liveInbound records what an inbound message means to the live inbox, in its transaction: the
-// message event, the conversation unread for every member, and a notification for each member
-// whose preferences ask for it.
+// message event, the conversation unread for every member who may see it, and the
+// notifications (tell).
 func (s *Store) liveInbound(tx *wtx, c *Conversation, m *Message, contact Contact) error {
 	if err := s.liveNewMessage(tx, m); err != nil {
 		return err
@@ -39,22 +39,22 @@ func (s *Store) liveInbound(tx *wtx, c *Conversation, m *Message, contact Contac
 	if body == "" && len(m.Media) > 0 {
 		body = "[media]"
 	}
+	// Only members who may see the conversation's number hear of it (hearers); tell asks the
+	// same of everyone it notifies.
+	may, err := s.hearers(tx.Tx, c)
+	if err != nil {
+		return err
+	}
 	for _, u := range members(tx.Tx, c.WorkspaceID) {
+		if may != nil && !may(u) {
+			continue
+		}
 		if _, err := setUnread(tx.Tx, c.WorkspaceID, u, c.ID, true); err != nil {
 			return err
 		}
-		p, err := notificationPrefs(tx.Tx, u)
-		if err != nil {
-			return err
-		}
-		if !p.wantsInbound(c, u) {
-			continue
-		}
-		if err := s.notification(tx, c, u, "inbound", title, body, p.Sound); err != nil {
-			return err
-		}
 	}
-	return nil
+	return s.tell(tx, &notice{reason: reasonInbound, conv: c, title: title, body: body,
+		text: m.Text, media: len(m.Media) > 0})
 }
 
 // notification records a notification event for one user.
@@ -80,15 +80,19 @@ func userName(tx *bolt.Tx, id string) string {
 }
 
 // liveComment records a new comment: the comment event, and for each mentioned member other
-// than its author the conversation unread, in their mentions, and a notification.
+// than its author who may see the conversation, the conversation unread, in their mentions,
+// and a notification.
 func (s *Store) liveComment(tx *wtx, c *Conversation, cm *Comment) error {
 	if err := s.live(tx, c.WorkspaceID, LiveComment, c.ID, "", map[string]any{
 		"commentId": cm.ID, "mentions": cm.Mentions}); err != nil {
 		return err
 	}
-	author := userName(tx.Tx, cm.UserID)
+	may, err := s.hearers(tx.Tx, c)
+	if err != nil {
+		return err
+	}
 	for _, u := range cm.Mentions {
-		if u == cm.UserID {
+		if u == cm.UserID || (may != nil && !may(u)) {
 			continue
 		}
 		if _, err := setUnread(tx.Tx, c.WorkspaceID, u, c.ID, true); err != nil {
@@ -97,43 +101,34 @@ func (s *Store) liveComment(tx *wtx, c *Conversation, cm *Comment) error {
 		if err := putMention(tx.Tx, c.WorkspaceID, u, c.ID, cm.CreatedAt); err != nil {
 			return err
 		}
-		p, err := notificationPrefs(tx.Tx, u)
-		if err != nil {
-			return err
-		}
-		if err := s.notification(tx, c, u, "mention", author+" mentioned you", cm.Text, p.Sound); err != nil {
-			return err
-		}
-		if err := s.mailNotification(tx, c, u, author+" mentioned you",
-			author+" mentioned you in the conversation with ", cm.Text); err != nil {
-			return err
-		}
 	}
-	return nil
+	author := userName(tx.Tx, cm.UserID)
+	if cm.Rule != "" {
+		author = "Rule '" + cm.Rule + "'"
+	}
+	return s.tell(tx, &notice{reason: reasonMention, conv: c, actor: cm.UserID, users: cm.Mentions,
+		title: author + " mentioned you", body: cm.Text, text: cm.Text,
+		mailTitle: author + " mentioned you", mailLead: author + " mentioned you in the conversation with "})
 }
 
 // liveAssigned notifies each user newly assigned by someone else. The conversation events of
 // a triage change are those of its activity entries (putEntry).
 func (s *Store) liveAssigned(tx *wtx, c *Conversation, before []string, actor string) error {
-	who := userName(tx.Tx, actor)
+	return s.liveAssignedBy(tx, c, before, actor, userName(tx.Tx, actor))
+}
+
+// liveAssignedBy is liveAssigned with the words naming who assigned ("Ana Lima", "Rule
+// 'New patients'", "Auto-assignment").
+func (s *Store) liveAssignedBy(tx *wtx, c *Conversation, before []string, actor, who string) error {
+	var added []string
 	for _, u := range c.AssignedUserIDs {
-		if u == actor || slices.Contains(before, u) {
-			continue
-		}
-		p, err := notificationPrefs(tx.Tx, u)
-		if err != nil {
-			return err
-		}
-		title := who + " assigned you a conversation"
-		if err := s.notification(tx, c, u, "assignment", title, strings.Join(c.Addresses, ", "), p.Sound); err != nil {
-			return err
-		}
-		if err := s.mailNotification(tx, c, u, who+" assigned you a conversation",
-			who+" assigned you the conversation with ", ""); err != nil {
-			return err
+		if !slices.Contains(before, u) {
+			added = append(added, u)
 		}
 	}
-	return nil
+	return s.tell(tx, &notice{reason: reasonAssignment, conv: c, actor: actor, users: added,
+		title: who + " assigned you a conversation", body: strings.Join(c.Addresses, ", "),
+		mailTitle: who + " assigned you a conversation", mailLead: who + " assigned you the conversation with "})
 }
 
 // ThreadAfter returns the thread's items (messages, comments and activity entries) made after

@@ -3,7 +3,9 @@ package store
 import (
 	"bytes"
 	"net/mail"
+	"strings"
 	"time"
+	"unicode"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -20,6 +22,22 @@ type Mail struct {
 	Attempts  int       `json:"attempts"`
 	LastError string    `json:"lastError,omitempty"`
 	DueAt     time.Time `json:"dueAt"`
+	// Link is the token of the link the body holds, sealed: the stored body has
+	// linkMarker in its place, and DueMail puts the token back for the worker that sends it.
+	Link string `json:"link,omitempty"`
+
+	token string // the plain token queueMailAt seals into Link
+}
+
+// linkMarker stands for a link's token in a stored e-mail body. Names that reach a body have
+// their control characters taken out (MailText), so no one can write it.
+const linkMarker = "\x00token\x00"
+
+// MailText is s as it may go into an e-mail's subject or body: on one line, without control
+// characters, so that a name cannot add lines of its own to the text (a fake paragraph, a
+// header).
+func MailText(s string) string {
+	return strings.Join(strings.FieldsFunc(s, unicode.IsControl), " ")
 }
 
 // MailFor makes the e-mail a change sends, given the secret token the change made (the link
@@ -41,10 +59,43 @@ func (s *Store) queueMailAt(tx *bolt.Tx, m *Mail, due time.Time) error {
 		return ValidationError{{"to", "must be an email address such as ana@example.com"}}
 	}
 	m.ID, m.CreatedAt, m.DueAt = s.NewID(), s.Now(), due
+	if m.token != "" {
+		m.Link = s.sealer.seal(m.token, mailPurpose(m.ID))
+	}
 	if err := putJSON(tx.Bucket(bMail), idKey(m.ID), m); err != nil {
 		return err
 	}
 	return tx.Bucket(bMailQueue).Put(mailQueueKey(m.DueAt, m.ID), nil)
+}
+
+// queueLinkMail queues the e-mail mailFor makes for a link's token, inside tx (nil mailFor,
+// or a nil e-mail, queues none). The token is not written in the body: it is kept sealed beside
+// it and put back when the e-mail is sent, so the outbox in a copy of the database holds no
+// link that works.
+func (s *Store) queueLinkMail(tx *bolt.Tx, mailFor MailFor, token string) error {
+	if mailFor == nil {
+		return nil
+	}
+	m := mailFor(linkMarker)
+	if m == nil {
+		return nil
+	}
+	m.token = token
+	return s.queueMail(tx, m)
+}
+
+// renderMail puts a stored e-mail's link token back into its body. A token that cannot be
+// opened (the data directory's secret key changed) leaves a sentence saying to ask again.
+func (s *Store) renderMail(m *Mail) {
+	if m.Link == "" {
+		return
+	}
+	token, err := s.sealer.open(m.Link, mailPurpose(m.ID))
+	if err != nil {
+		token = "(this link could not be restored: ask for a new one)"
+	}
+	m.Body = strings.ReplaceAll(m.Body, linkMarker, token)
+	m.Link = ""
 }
 
 // QueueMail puts one e-mail in the outbox (a notification, a test); the mail worker sends it.
@@ -59,8 +110,8 @@ func (s *Store) QueueMail(to, subject, body string) (Mail, error) {
 	return m, err
 }
 
-// DueMail returns up to limit e-mails due at now, oldest due first, and when the next one not
-// yet due is (zero when none).
+// DueMail returns up to limit e-mails due at now, oldest due first, with their links' tokens in
+// their bodies, and when the next one not yet due is (zero when none).
 func (s *Store) DueMail(now time.Time, limit int) ([]Mail, time.Time, error) {
 	var out []Mail
 	var next time.Time
@@ -78,6 +129,7 @@ func (s *Store) DueMail(now time.Time, limit int) ([]Mail, time.Time, error) {
 			if ok, err := getJSON(tx.Bucket(bMail), bytes.Clone(k[8:]), &m); err != nil {
 				return err
 			} else if ok {
+				s.renderMail(&m)
 				out = append(out, m)
 			}
 		}
@@ -136,11 +188,16 @@ func (s *Store) MailSent(m Mail) error {
 	})
 }
 
-// MailFailed records a failed try and when to try again.
-func (s *Store) MailFailed(m Mail, reason string, retryAt time.Time) error {
+// MailFailed records a failed try of m (as DueMail returned it) and when to try again. The
+// stored e-mail is changed, not m: m's body holds its link's token.
+func (s *Store) MailFailed(sent Mail, reason string, retryAt time.Time) error {
 	return s.update(func(tx *wtx) error {
-		if err := tx.Bucket(bMailQueue).Delete(mailQueueKey(m.DueAt, m.ID)); err != nil {
+		if err := tx.Bucket(bMailQueue).Delete(mailQueueKey(sent.DueAt, sent.ID)); err != nil {
 			return err
+		}
+		var m Mail
+		if ok, err := getJSON(tx.Bucket(bMail), idKey(sent.ID), &m); err != nil || !ok {
+			return err // gone meanwhile: nothing to retry
 		}
 		m.Attempts++
 		m.LastError, m.DueAt = reason, retryAt
@@ -159,15 +216,10 @@ func (s *Store) CreateResetMail(userID string, now time.Time, mailFor MailFor) (
 		if _, err := getUser(tx.Tx, userID); err != nil {
 			return tx.refuse(err)
 		}
-		if err := putJSON(tx.Bucket(bResets), HashToken(plain), PasswordReset{UserID: userID, CreatedAt: now, ExpiresAt: now.Add(ResetTTL)}); err != nil {
+		if err := putReset(tx.Tx, userID, plain, now); err != nil {
 			return err
 		}
-		if mailFor != nil {
-			if m := mailFor(plain); m != nil {
-				return s.queueMail(tx.Tx, m)
-			}
-		}
-		return nil
+		return s.queueLinkMail(tx.Tx, mailFor, plain)
 	})
 	return plain, err
 }

@@ -95,7 +95,9 @@ func (s *Store) addMembership(tx *bolt.Tx, workspaceID, userID, role string) (Me
 // RemoveMember ends a membership: the user's next request to the workspace is refused, and the
 // webhook subscriptions the user made in it are deleted with their pending deliveries cancelled,
 // in the same transaction, since a subscription lives only while its user may act on the
-// workspace. An unknown workspace, user or membership is ErrNotFound.
+// workspace. The user's Web Push subscriptions are deleted in it too (§22 counts a removal as
+// the end of their sessions' notifications). An unknown workspace, user or membership is
+// ErrNotFound.
 func (s *Store) RemoveMember(workspaceID, userID string) error {
 	return s.update(func(tx *wtx) error {
 		if _, err := getWorkspace(tx.Tx, workspaceID); err != nil {
@@ -115,6 +117,12 @@ func (s *Store) RemoveMember(workspaceID, userID string) error {
 			return err
 		}
 		tx.wakeLive(workspaceID) // the user's open streams end
+		// Their devices' push subscriptions end too, with the pushes still queued: none of the
+		// workspace's texts reaches their phones any more. (They turn notifications on again
+		// for their other workspaces on their profile.)
+		if err := deleteUserPushSubs(tx.Tx, userID); err != nil {
+			return err
+		}
 		_, err := s.endSubscriptions(tx.Tx, ownerPrefix(ownerMember, workspaceID, userID),
 			"the user who made the subscription is no longer a member of the workspace")
 		return err

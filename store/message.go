@@ -52,6 +52,9 @@ type Message struct {
 	Held string `json:"held,omitempty"`
 	// Blocked: an inbound text from a number the workspace blocked (stored, acted on nowhere).
 	Blocked bool `json:"blocked,omitempty"`
+	// Auto says what sent an automatic message (AutoAfterHours, AutoGreeting, AutoKeyword,
+	// "rule:" + a rule's id); "" for a person's, the API's or a broadcast's.
+	Auto string `json:"auto,omitempty"`
 }
 
 // Recipients are the addresses an outbound message goes to: its To, or its group.
@@ -106,6 +109,8 @@ type SendInput struct {
 	CheckMember bool
 	// Held says why a broadcast copy waits ("held until 12:00 CST: Texas, Sunday").
 	Held string
+	// Auto marks an automatic message with what sent it (Message.Auto).
+	Auto string
 }
 
 // SendMessage stores an outbound message, queued for the carrier, in the conversation of
@@ -133,6 +138,10 @@ func (s *Store) sendTx(tx *wtx, workspaceID string, in SendInput, m *Message) er
 	// batch run again (update); nothing is written before them.
 	if !ok {
 		return tx.refuse(fromNumberError(in.From))
+	}
+	// A member outside the teams the number is limited to may not send from it.
+	if err := s.checkNumberUse(tx.Tx, workspaceID, n.ID, in.AuthorID); err != nil {
+		return tx.refuse(err)
 	}
 	to := NormalizeGroup(in.To)
 	if len(to) == 0 {
@@ -182,8 +191,16 @@ func (s *Store) sendTx(tx *wtx, workspaceID string, in SendInput, m *Message) er
 		return err
 	}
 	*m, err = s.sendOrHold(tx, &conv, created, now, in)
-	if err != nil || len(in.Files) == 0 {
+	if err != nil {
 		return err
+	}
+	if created {
+		if err := s.automateCreated(tx, &conv, now); err != nil {
+			return err
+		}
+	}
+	if len(in.Files) == 0 {
+		return nil
 	}
 	// Attachments are kept in the same transaction as their message, owned by it.
 	urls, err := s.putUploads(tx.Tx, workspaceID, m.ID, in.Files)
@@ -228,7 +245,7 @@ func (s *Store) storeMessage(tx *wtx, conv *Conversation, convCreated bool, now 
 	m := Message{ID: s.NewID(), WorkspaceID: conv.WorkspaceID, ConversationID: conv.ID, BroadcastID: broadcastID,
 		CommunicationType: CommSMS, From: conv.From, Text: in.Text, Media: in.Media, Segments: Segments(in.Text),
 		Outbound: true, Billable: true, Priority: priority, Status: MessageQueued, AuthorID: in.AuthorID,
-		NumberID: conv.OutboundChannelID, CreatedAt: now, UpdatedAt: now}
+		NumberID: conv.OutboundChannelID, CreatedAt: now, UpdatedAt: now, Auto: in.Auto}
 	if !holdUntil.IsZero() {
 		m.Status, m.Held = MessageScheduled, in.Held
 	}
@@ -263,6 +280,13 @@ func (s *Store) storeMessage(tx *wtx, conv *Conversation, convCreated bool, now 
 			due = holdUntil
 		}
 		if err := countSend(tx.Tx, &m, due); err != nil {
+			return m, err
+		}
+	}
+	// A person's or the API's message answers the contact; automatic ones and broadcast copies
+	// do not.
+	if conv.AwaitingSince != nil && in.Auto == "" && broadcastID == "" {
+		if err := answered(tx.Tx, conv); err != nil {
 			return m, err
 		}
 	}
@@ -327,6 +351,9 @@ type MessageFilter struct {
 	ConversationID string // "" for the whole workspace
 	Direction      string // "inbound", "outbound" or "" for both
 	Limit          int
+	// Viewer, when set, leaves out the messages of numbers the user may not use; a
+	// ConversationID of such a number is ErrForbidden.
+	Viewer string
 }
 
 // ListMessages lists a workspace's messages, newest first (list-messages-action). An unknown
@@ -338,21 +365,32 @@ func (s *Store) ListMessages(workspaceID string, f MessageFilter) ([]Message, er
 			return errorf(ErrNotFound, "workspace not found")
 		}
 		msgs := tx.Bucket(bMessages)
+		hidden, err := s.hiddenFrom(tx, workspaceID, f.Viewer)
+		if err != nil {
+			return err
+		}
 		keep := func(key []byte) (bool, error) {
 			var m Message
 			ok, err := getJSON(msgs, key, &m)
 			if err != nil || !ok {
 				return false, err
 			}
-			if f.Direction != "" && m.Direction() != f.Direction {
+			if f.Direction != "" && m.Direction() != f.Direction || hidden[m.NumberID] {
 				return false, nil
 			}
 			out = append(out, m)
 			return len(out) >= f.Limit, nil
 		}
 		if f.ConversationID != "" {
-			if tx.Bucket(bConversations).Get(wsKeyChecked(workspaceID, f.ConversationID)) == nil {
-				return errorf(ErrNotFound, "conversation not found")
+			var c Conversation
+			if ok, err := getJSON(tx.Bucket(bConversations), wsKeyChecked(workspaceID, f.ConversationID), &c); err != nil || !ok {
+				if err == nil {
+					err = errorf(ErrNotFound, "conversation not found")
+				}
+				return err
+			}
+			if hidden[c.OutboundChannelID] {
+				return errorf(ErrForbidden, numberNotAllowed)
 			}
 			p := idxPrefix(workspaceID, f.ConversationID)
 			return reverseScan(tx.Bucket(bConvMessages), p, func(k []byte) (bool, error) {

@@ -38,9 +38,11 @@ var migrations = []migration{
 	{name: "group conversations indexed under each member", run: indexGroupMembers},                                      // 7→8
 	// The recent parts are created with every bucket at open and start empty; the step marks
 	// files whose contacts may be in them, which an older binary would not read.
-	{name: "recent parts of the contact indexes", run: func(*Store, *bolt.Tx) error { return nil }}, // 8→9
+	{name: "recent parts of the contact indexes", run: func(*Store, *bolt.Tx) error { return nil }},     // 8→9
+	{name: "two-factor secrets and e-mailed links sealed with the secret key", run: migrateSealSecrets}, // 9→10
+	{name: "open assigned conversations by member, for auto-assignment", run: indexOpenAssigned},        // 10→11
 	// The rollups are built in the background from the records (BuildReports), not at start.
-	{name: "report rollups", run: migrateReports}, // 9→10
+	{name: "report rollups", run: migrateReports}, // 12→13
 }
 
 // SchemaVersion is the version this binary writes; migrations bring older files forward.
@@ -93,6 +95,9 @@ func (s *Store) migrate() error {
 			if err := meta.Put(metaTenantID, []byte(t.ID)); err != nil {
 				return err
 			}
+		}
+		if err := s.checkSecretKey(meta); err != nil {
+			return err
 		}
 		return meta.Put(metaSchemaVersion, encodeUint(from))
 	})

@@ -142,7 +142,7 @@ func (st *mailNotifyState) render(base string) (subject, body string) {
 	var b strings.Builder
 	if len(st.Items) == 1 {
 		it := st.Items[0]
-		subject = it.Title + ": " + it.Conversation
+		subject = MailText(it.Title + ": " + it.Conversation)
 	} else {
 		subject = fmt.Sprintf("%d notifications in Switchboard", len(st.Items)+st.More)
 	}
@@ -150,7 +150,7 @@ func (st *mailNotifyState) render(base string) (subject, body string) {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		b.WriteString(it.Line + "\n")
+		b.WriteString(MailText(it.Line) + "\n") // names in it stay on its line
 		if it.Text != "" {
 			for _, line := range strings.Split(it.Text, "\n") {
 				b.WriteString("> " + line + "\n")
@@ -174,12 +174,8 @@ func conversationLabel(tx *bolt.Tx, c *Conversation) string {
 		var names []string
 		for _, a := range c.Addresses {
 			name := a
-			if id := contactIDByPhone(tx, c.WorkspaceID, a); id != "" {
-				if ct, err := getContact(tx, c.WorkspaceID, id); err == nil {
-					if n := strings.TrimSpace(ct.FirstName + " " + ct.LastName); n != "" {
-						name = n + " (" + a + ")"
-					}
-				}
+			if n := contactName(tx, c.WorkspaceID, a); n != "" {
+				name = n + " (" + a + ")"
 			}
 			names = append(names, name)
 		}

@@ -20,6 +20,9 @@ type NotificationPrefs struct {
 	Sound   bool   `json:"sound"`
 	// Email asks for an e-mail of mentions and assignments while the user is away (mailNotification).
 	Email bool `json:"email,omitempty"`
+	// HideText keeps message texts out of Web Push notifications: "Show message text in
+	// notifications" unchecked, for phones whose lock screen others see. Texts show by default.
+	HideText bool `json:"hideText,omitempty"`
 }
 
 // DefaultNotificationPrefs notify of inbound messages in the user's and unassigned

@@ -147,6 +147,10 @@ func deleteSessionByHash(tx *bolt.Tx, hash []byte) error {
 	if err := tx.Bucket(bSessions).Delete(hash); err != nil {
 		return err
 	}
+	// The devices whose notifications this session turned on stop getting them with it.
+	if err := deleteSessionPushSubs(tx, ss.ID); err != nil {
+		return err
+	}
 	return tx.Bucket(bSessionUser).Delete(sessionUserKey(ss.UserID, ss.ID))
 }
 

@@ -101,6 +101,9 @@ func (s *Store) WakeSnoozed(now time.Time, max int) (woken int, next time.Time, 
 			}
 			before := conv
 			conv.SnoozedUntil, conv.Status, conv.UpdatedAt = nil, ConversationOpen, s.Now()
+			if err := syncOpenAssigned(tx.Tx, &conv, before.Status, before.AssignedUserIDs); err != nil {
+				return err
+			}
 			if err := s.putEntry(tx, ConversationEntry{WorkspaceID: conv.WorkspaceID, ConversationID: conv.ID,
 				Kind: EntrySnoozeUp, Status: ConversationOpen, SnoozeUntil: before.SnoozedUntil}); err != nil {
 				return err

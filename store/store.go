@@ -32,6 +32,11 @@ type Options struct {
 	// pruned once it is beyond both (0: 10,000 events, 24 hours).
 	LiveKeepEvents uint64
 	LiveKeepFor    time.Duration
+	// SecretKey (SecretKeySize bytes) seals the secrets the store must read back: two-factor
+	// secrets and the links of queued e-mail. The server keeps it in a file of the
+	// data directory, never in the database. nil means a random key for this process only,
+	// for tests and read-only tools; a migration that would seal existing secrets refuses it.
+	SecretKey []byte
 }
 
 // Store is the one handle on the database.
@@ -60,6 +65,11 @@ type Store struct {
 	liveKeepFor    time.Duration // see Options.LiveKeepFor
 
 	noReports atomic.Bool // the report rollups are not kept: set only by the benchmarks of their cost
+	sealer      *sealer // see Options.SecretKey
+	keyMismatch bool    // the key does not open the file's key check (SecretKeyMatches)
+
+	routes   sync.Map // workspace id -> *routing, the compiled routing of its last version read
+	presence presence // who has a live stream open, for availability
 }
 
 // initialMmapSize is how much of the file is mapped when it is opened (see Open).
@@ -73,6 +83,10 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	if opts.Timeout == 0 {
 		opts.Timeout = time.Second
+	}
+	sealer, err := newSealer(opts.SecretKey)
+	if err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("store: create data directory: %w", err)
@@ -90,7 +104,7 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	s := &Store{db: db, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{},
 		idx:       index.New(&indexLayout, setMembers, index.DefaultBounds(ImportBatchSize)),
-		idEntropy: ulid.Monotonic(rand.Reader, 0), liveKeepEvents: opts.LiveKeepEvents, liveKeepFor: opts.LiveKeepFor}
+		idEntropy: ulid.Monotonic(rand.Reader, 0), liveKeepEvents: opts.LiveKeepEvents, liveKeepFor: opts.LiveKeepFor, sealer: sealer}
 	s.group = groupCommit{write: s.writeTx, arrived: make(chan struct{}, 1)}
 	if s.liveKeepEvents == 0 {
 		s.liveKeepEvents = defaultLiveKeepEvents
@@ -98,6 +112,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if s.liveKeepFor == 0 {
 		s.liveKeepFor = defaultLiveKeepFor
 	}
+	s.presence.start = opts.Now().UTC()
 	// Ids made before this open (by an earlier process) carry at most this millisecond; starting
 	// at the next one keeps every new id sorting after them, whatever the random entropy says.
 	s.lastMS = ulid.Timestamp(opts.Now()) + 1
@@ -147,6 +162,8 @@ type Hooks struct {
 	Schedule func()                      // a broadcast was scheduled: the scheduler
 	Media    func()                      // inbound media fetches were queued: the fetcher
 	Mail     func()                      // e-mail was queued: the mail worker
+	Push     func()                      // Web Push was queued: the push worker
+	Due      func()                      // an automation's due time was queued: the due timer
 	Live     func(workspaceIDs []string) // live events were added (or who may read them changed): the stream broker
 }
 
@@ -165,6 +182,8 @@ func (s *Store) SetHooks(h Hooks) {
 	set(&s.hooks.Schedule, h.Schedule)
 	set(&s.hooks.Media, h.Media)
 	set(&s.hooks.Mail, h.Mail)
+	set(&s.hooks.Push, h.Push)
+	set(&s.hooks.Due, h.Due)
 	if h.Live != nil {
 		s.hooks.Live = h.Live
 	}

@@ -73,6 +73,45 @@ func (s *Store) RevokeUserToken(userID, id string) error {
 	})
 }
 
+// RevokeUserTokens deletes every personal API token of userID, with the webhook subscriptions
+// made through them, and returns how many (a password change that asks for it).
+func (s *Store) RevokeUserTokens(userID string) (int, error) {
+	n := 0
+	err := s.update(func(tx *wtx) error {
+		var err error
+		n, err = s.revokePersonalTokens(tx.Tx, userID)
+		return err
+	})
+	return n, err
+}
+
+// revokePersonalTokens deletes userID's personal tokens inside tx, with their subscriptions.
+func (s *Store) revokePersonalTokens(tx *bolt.Tx, userID string) (int, error) {
+	var ids []string
+	err := tx.Bucket(bTokens).ForEach(func(_, v []byte) error {
+		var t Token
+		if err := jsonUnmarshal(v, &t); err != nil {
+			return err
+		}
+		if t.UserID == userID && t.Kind == TokenPersonal {
+			ids = append(ids, t.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, id := range ids {
+		if err := DeleteTokenByID(tx, id); err != nil {
+			return 0, err
+		}
+		if _, err := s.endSubscriptions(tx, ownerPrefix(ownerToken, id), "the token that made the subscription was revoked"); err != nil {
+			return 0, err
+		}
+	}
+	return len(ids), nil
+}
+
 // HashToken is the stored form of a bearer token or secret.
 func HashToken(token string) []byte {
 	h := sha256.Sum256([]byte(token))

@@ -24,10 +24,11 @@ const (
 
 var totpOpts = totp.ValidateOpts{Period: totpPeriod, Skew: 0, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
 
-// twoFactor is a user's two-factor record (bucket user_two_factor, keyed by user id).
+// twoFactor is a user's two-factor record (bucket user_two_factor, keyed by user id). The
+// secrets are sealed with the installation's secret key, never kept in clear.
 type twoFactor struct {
-	Secret   string   `json:"secret,omitempty"`  // base32; set once confirmed
-	Pending  string   `json:"pending,omitempty"` // base32; an enrolment awaiting its first code
+	Secret   string   `json:"secret,omitempty"`  // sealed base32; set once confirmed
+	Pending  string   `json:"pending,omitempty"` // sealed base32; an enrolment awaiting its first code
 	LastStep int64    `json:"lastStep,omitempty"`
 	Recovery []string `json:"recovery,omitempty"` // hex SHA-256 of the unused recovery codes
 }
@@ -122,7 +123,7 @@ func (s *Store) StartTwoFactor(userID, issuer string) (uri, secret string, err e
 		if err != nil {
 			return err
 		}
-		tf.Pending, uri, secret = key.Secret(), key.URL(), key.Secret()
+		tf.Pending, uri, secret = s.sealer.seal(key.Secret(), totpPurpose(userID)), key.URL(), key.Secret()
 		return putJSON(tx.Bucket(bTwoFactor), idKey(userID), tf)
 	})
 	return uri, secret, err
@@ -168,7 +169,11 @@ func (s *Store) ConfirmTwoFactor(userID, code string, now time.Time) ([]string, 
 		if tf.Pending == "" {
 			return tx.refuse(errorf(ErrConflict, "start the set-up again: no enrolment is waiting"))
 		}
-		step := matchStep(tf.Pending, code, now)
+		pending, err := s.sealer.open(tf.Pending, totpPurpose(userID))
+		if err != nil {
+			return tx.refuse(errorf(ErrConflict, "start the set-up again: the waiting enrolment cannot be read"))
+		}
+		step := matchStep(pending, code, now)
 		if step == 0 {
 			return tx.refuse(errBadCode)
 		}
@@ -199,7 +204,13 @@ func (s *Store) CheckSecondFactor(userID, code string, now time.Time) (recovery 
 		if !ok || tf.Secret == "" {
 			return tx.refuse(errorf(ErrConflict, "two-factor is not on for this account"))
 		}
-		if step := matchStep(tf.Secret, code, now); step != 0 {
+		secret, err := s.sealer.open(tf.Secret, totpPurpose(userID))
+		if err != nil {
+			// The data directory's secret key is not the one the secret was sealed with: only a
+			// recovery code, or an administrator's reset-2fa, gets this user in.
+			secret = ""
+		}
+		if step := matchStep(secret, code, now); secret != "" && step != 0 {
 			if step <= tf.LastStep {
 				return tx.refuse(ValidationError{{"code", "was used already; wait for the next one"}})
 			}

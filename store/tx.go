@@ -67,6 +67,8 @@ type effects struct {
 	depth     int64 // change in the number of messages queued or sending
 	scheduled bool  // a broadcast was scheduled
 	mail      bool  // e-mail was queued for the notification worker (mailNotification)
+	push      bool  // Web Push was queued
+	due       bool  // an automation's due time was queued (putDue)
 	optOuts   []optOutRef
 	live      []string // workspaces whose live streams must be woken (wakeLive)
 	refused   error
@@ -185,15 +187,15 @@ func isRefusal(err error) bool {
 }
 
 // applyEffects tells the rest of the process what a committed write did: the outbox depth, the
-// opt-out filters, and the hooks of the dispatcher, webhook sender, scheduler, mail worker and
-// stream broker. It runs after the commit and only then, so no one acts on a write that was
-// rolled back.
+// opt-out filters, and the hooks of the dispatcher, webhook sender, scheduler, mail worker,
+// stream broker, push worker and due timer. It runs after the commit and only then, so no one
+// acts on a write that was rolled back.
 func (s *Store) applyEffects(fx *effects) {
 	s.depth.Add(fx.depth)
 	for _, o := range fx.optOuts {
 		s.addOptOutFilter(o.ws, o.phone)
 	}
-	if !fx.events && !fx.outbox && !fx.scheduled && !fx.mail && len(fx.live) == 0 {
+	if !fx.events && !fx.outbox && !fx.scheduled && !fx.mail && !fx.push && !fx.due && len(fx.live) == 0 {
 		return
 	}
 	h := s.hook()
@@ -208,5 +210,7 @@ func (s *Store) applyEffects(fx *effects) {
 		h.Live(fx.live)
 	}
 	call(fx.mail, h.Mail)
+	call(fx.push, h.Push)
 	call(fx.scheduled, h.Schedule)
+	call(fx.due, h.Due)
 }

@@ -199,6 +199,9 @@ func (s *Store) setInbox(workspaceID string, f InboxFilter, collect func(tx *bol
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}
+		if err := s.see(tx, workspaceID, &f); err != nil {
+			return err
+		}
 		refs := collect(tx)
 		slices.SortFunc(refs, func(a, b inboxRef) int { return bytes.Compare(b.order, a.order) })
 		for _, r := range refs {

@@ -60,8 +60,10 @@ func newUserRecord(s *Store, in NewUser) (User, error) {
 	if name == "" || runeLen(name) > 255 {
 		errs = append(errs, FieldError{"name", "is required, at most 255 characters"})
 	}
-	if in.Password != "" && (len(in.Password) < 8 || len(in.Password) > 72) {
-		errs = append(errs, FieldError{"password", "must be 8 to 72 bytes"})
+	if in.Password != "" {
+		if p := passwordProblem(in.Password); p != "" {
+			errs = append(errs, FieldError{"password", p})
+		}
 	}
 	if errs != nil {
 		return User{}, errs

@@ -26,12 +26,21 @@ func ValidE164(s string) bool { return e164.MatchString(s) }
 const MaxMediaURL = 2048
 
 // MediaURLPattern is the whole rule for a mediaUrl besides its length, written so that the
-// OpenAPI document can state it exactly (ECMA-262 and RE2 read it alike): an http or https
-// scheme in any case, "://", a host name or IPv4 address (letters, digits and -._~) with an
-// optional numeric port, then optionally a path, query or fragment of printable characters
-// without spaces, where every % starts a %XX escape. No user:password@ and no IPv6 literal
-// (net/url's rules for those cannot be stated as a pattern both sides read alike).
-const MediaURLPattern = `^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9._~-]+(?::[0-9]*)?(?:[/?#](?:[^\x00-\x20\x7f%]|%[0-9A-Fa-f]{2})*)?$`
+// OpenAPI document can state it exactly (ECMA-262 and RE2 read it alike): an RFC 3986 URI with an
+// http or https scheme in any case, "://", a host name or IPv4 address (letters, digits and
+// -._~) with an optional numeric port, then an optional path, query and fragment made of the
+// characters RFC 3986 allows there (letters, digits, -._~!$&'()*+,;=:@ and / ?, with every %
+// starting a %XX escape). Spaces, non-ASCII letters and [ ] { } < > ^ " \ | ` are not URI
+// characters: a URL holding them is refused, never rewritten, so the URL given is the one the
+// carrier fetches and the one the answers carry (format: uri). No user:password@ and no IPv6
+// literal (net/url's rules for those cannot be stated as a pattern both sides read alike).
+const MediaURLPattern = `^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9._~-]+(?::[0-9]*)?` +
+	`(?:/(?:[A-Za-z0-9._~!$&'()*+,;=:@/-]|%[0-9A-Fa-f]{2})*)?` +
+	`(?:\?(?:[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*)?` +
+	`(?:#(?:[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*)?$`
+
+// MediaURLMessage is the validation message for a mediaUrl that is not one.
+var MediaURLMessage = fmt.Sprintf("must be an absolute http or https URL of at most %d characters, with spaces, accented letters and characters such as [ ] { } < > ^ written as %%XX escapes (%%20 for a space)", MaxMediaURL)
 
 var mediaURL = regexp.MustCompile(MediaURLPattern)
 

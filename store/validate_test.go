@@ -72,7 +72,21 @@ func TestValidMediaURL(t *testing.T) {
 		{"https://example.com/100%.png", false},
 		{"https://example.com/100%25.png?q=%E2%9C%93#top", true},
 		{"https://example.com:/x", true},
-		{"https://cdn.example.com/café.jpg", true},
+		{"https://cdn.example.com/caf%C3%A9.jpg", true},
+		// Not URI characters: refused, not rewritten (issue 38, item 8).
+		{"https://cdn.example.com/café.jpg", false},
+		{"https://example.com/a[1].png", false},
+		{"https://example.com/a.png?x={y}", false},
+		{"https://example.com/a^b", false},
+		{"https://example.com/<a>", false},
+		{"https://example.com/a|b", false},
+		{"https://example.com/a\\b", false},
+		{"https://example.com/a\"b", false},
+		{"https://example.com/a`b", false},
+		{"https://example.com/a#b#c", false},
+		{"https://example.com?q=1", true},
+		{"https://example.com#top", true},
+		{"https://example.com/a/b;v=1,2?x=(1)&y=*'!$@:/?#f/?", true},
 		{"https://example.com/\x00", false},
 	} {
 		if got := store.ValidMediaURL(tc.in); got != tc.want {
@@ -164,11 +178,15 @@ func FuzzValidE164(f *testing.F) {
 }
 
 func FuzzValidMediaURL(f *testing.F) {
-	for _, s := range []string{"https://example.com/a.png", "http://x", "ftp://x", "https://", "//x", "https://[::1]:80/", "http://a b", "https://a:/%41?%zz#b", "HTTP://a.b/é"} {
+	for _, s := range []string{"https://example.com/a.png", "http://x", "ftp://x", "https://", "//x", "https://[::1]:80/", "http://a b", "https://a:/%41?%zz#b", "HTTP://a.b/é",
+		"https://a.b/x[1]{2}^<>", "https://a.b/p?q#f#g", "https://a.b?q", "https://a.b#f", "https://a.b/%e2%9C%93"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		if !store.ValidMediaURL(s) {
+			if rfc3986HTTP(s) && len(s) <= store.MaxMediaURL {
+				t.Fatalf("ValidMediaURL(%q) refused an http(s) URI of the accepted form", s)
+			}
 			return
 		}
 		if utf8.RuneCountInString(s) > store.MaxMediaURL {
@@ -183,6 +201,9 @@ func FuzzValidMediaURL(f *testing.F) {
 		}
 		if u.Hostname() == "" {
 			t.Fatalf("ValidMediaURL(%q) accepted a URL without a host", s)
+		}
+		if !rfc3986HTTP(s) {
+			t.Fatalf("ValidMediaURL(%q) accepted what is not an RFC 3986 URI", s)
 		}
 		// What is accepted survives the JSON round trip a stored message makes.
 		data, err := json.Marshal(s)
@@ -272,4 +293,59 @@ func FuzzValidateProperty(f *testing.F) {
 			t.Fatalf("accepted %s value %s cannot be read back: %v", typ, data, err)
 		}
 	})
+}
+
+// rfc3986HTTP is the mediaUrl rule written out by hand from RFC 3986, apart from the pattern:
+// scheme http or https (any case), "://", a host of unreserved characters, an optional numeric
+// port, then path ("/" and pchars), query ("?" and pchars, / and ?) and fragment ("#" and the
+// same), each optional and in that order, every % starting two hex digits.
+func rfc3986HTTP(s string) bool {
+	lower := strings.ToLower(s)
+	switch {
+	case strings.HasPrefix(lower, "http://"):
+		s = s[len("http://"):]
+	case strings.HasPrefix(lower, "https://"):
+		s = s[len("https://"):]
+	default:
+		return false
+	}
+	unreserved := func(c byte) bool {
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~", c) >= 0
+	}
+	i := 0
+	for i < len(s) && unreserved(s[i]) {
+		i++
+	}
+	if i == 0 {
+		return false
+	}
+	if i < len(s) && s[i] == ':' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		}
+	}
+	hex := func(c byte) bool { return strings.IndexByte("0123456789abcdefABCDEF", c) >= 0 }
+	part := 0 // 0 before the path, 1 path, 2 query, 3 fragment
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '/' && part <= 1:
+			part = max(part, 1)
+		case c == '?' && part <= 2:
+			part = 2
+		case c == '#' && part <= 2:
+			part = 3
+		case part == 0:
+			return false // the authority ends with / ? # or the end
+		case c == '%':
+			if i+2 >= len(s) || !hex(s[i+1]) || !hex(s[i+2]) {
+				return false
+			}
+			i += 2
+		case unreserved(c) || strings.IndexByte("!$&'()*+,;=:@", c) >= 0:
+		case (c == '/' || c == '?') && part >= 2:
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -41,8 +41,8 @@ func (s *Store) DueDeliveries(now time.Time, limit int, skip func(id string) boo
 		c := tx.Bucket(bDeliveryQueue).Cursor()
 		deliveries, events := tx.Bucket(bDeliveries), tx.Bucket(bEvents)
 		type cachedSub struct {
-			sub Subscription
-			ok  bool
+			sub   Subscription
+			stale string
 		}
 		subs := map[string]cachedSub{}
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
@@ -72,20 +72,15 @@ func (s *Store) DueDeliveries(now time.Time, limit int, skip func(id string) boo
 			// A fan-out puts many deliveries of few subscriptions in the queue: decode each once.
 			sc, cached := subs[dd.Delivery.SubscriptionID]
 			if !cached {
-				sc.sub, sc.ok, err = getSubscription(tx, dd.Delivery.WorkspaceID, dd.Delivery.SubscriptionID)
+				var ok bool
+				sc.sub, ok, err = getSubscription(tx, dd.Delivery.WorkspaceID, dd.Delivery.SubscriptionID)
 				if err != nil {
 					return err
 				}
+				sc.stale = subscriptionStale(tx, sc.sub, ok)
 				subs[dd.Delivery.SubscriptionID] = sc
 			}
-			sub, ok := sc.sub, sc.ok
-			switch {
-			case !ok:
-				dd.Stale = "subscription deleted"
-			case !sub.Active:
-				dd.Stale = "subscription disabled"
-			}
-			dd.Subscription = sub
+			dd.Stale, dd.Subscription = sc.stale, sc.sub
 			if dd.Stale == "" {
 				var ev Event
 				if ok, err := getJSON(events, idKey(dd.Delivery.EventID), &ev); err != nil {

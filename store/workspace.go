@@ -37,6 +37,9 @@ type Workspace struct {
 	// Country (ISO 3166-1 alpha-2, "" for US) is how the admin UI reads numbers typed in
 	// national format and which numbers it shows in national format.
 	Country string `json:"country,omitempty"`
+	// Assist lets the workspace's members ask the installation's model for drafts and
+	// summaries: only then does any of its conversations leave the server (off by default).
+	Assist bool `json:"assist,omitempty"`
 }
 
 // Region is the workspace's country, US when none is set.
@@ -146,13 +149,16 @@ type WorkspaceSettings struct {
 	// RetentionDays: messages older than this many days are deleted by the sweeper; 0 keeps
 	// them.
 	RetentionDays *int
+	// Assist turns the installation's model on or off for the workspace.
+	Assist *bool
 }
 
 // maxReply bounds keyword replies and the greeting, like any text (code points).
 const maxReply = 1200
 
-// UpdateWorkspace applies settings to a workspace.
-func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, error) {
+// Check validates the settings as UpdateWorkspace does, writing nothing: the fields that fail,
+// sorted by name, or nil.
+func (in *WorkspaceSettings) Check() ValidationError {
 	var errs ValidationError
 	if in.Name != nil {
 		if n := strings.TrimSpace(*in.Name); n == "" || runeLen(n) > 255 {
@@ -173,23 +179,32 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 	if in.TimeZone != nil && *in.TimeZone != "" && !ValidTimeZone(*in.TimeZone) {
 		errs = append(errs, FieldError{"timeZone", "must be an IANA time zone such as America/New_York"})
 	}
-	var country string
-	if in.Country != nil {
-		country = strings.ToUpper(strings.TrimSpace(*in.Country))
-		if !phone.ValidCountry(country) {
-			errs = append(errs, FieldError{"country", "must be a two-letter country code (ISO 3166-1) such as US, GB or DE"})
-		}
+	if in.Country != nil && !phone.ValidCountry(strings.ToUpper(strings.TrimSpace(*in.Country))) {
+		errs = append(errs, FieldError{"country", "must be a two-letter country code (ISO 3166-1) such as US, GB or DE"})
 	}
-	var quiet QuietHours
 	if in.QuietHours != nil {
-		var err error
-		if quiet, err = ParseQuietHours(*in.QuietHours); err != nil {
+		if _, err := ParseQuietHours(*in.QuietHours); err != nil {
 			errs = append(errs, FieldError{"quietHours", err.Error()})
 		}
 	}
 	if errs != nil {
 		sortFieldErrors(errs)
+	}
+	return errs
+}
+
+// UpdateWorkspace applies settings to a workspace.
+func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, error) {
+	if errs := in.Check(); errs != nil {
 		return Workspace{}, errs
+	}
+	var country string
+	if in.Country != nil {
+		country = strings.ToUpper(strings.TrimSpace(*in.Country))
+	}
+	var quiet QuietHours
+	if in.QuietHours != nil {
+		quiet, _ = ParseQuietHours(*in.QuietHours) // checked
 	}
 	var w Workspace
 	err := s.updateNow(func(tx *wtx) error {
@@ -231,6 +246,9 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 		}
 		if in.StateHours != nil {
 			w.StateHours = *in.StateHours
+		}
+		if in.Assist != nil {
+			w.Assist = *in.Assist
 		}
 		if in.QuietHours != nil {
 			w.QuietHours = ""

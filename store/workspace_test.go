@@ -188,3 +188,30 @@ func TestWorkspaceCountry(t *testing.T) {
 		t.Fatalf("after refused changes the country is %q, want GB", got.Country)
 	}
 }
+
+// TestWorkspaceAssist: Assist is off for a new workspace, turned on and off by its setting,
+// and kept by an update that does not name it.
+func TestWorkspaceAssist(t *testing.T) {
+	s := openStore(t, store.Options{})
+	w, err := s.CreateWorkspace("Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Assist {
+		t.Fatal("a new workspace has Assist on")
+	}
+	on, name := true, "Acme Dental"
+	if w, err = s.UpdateWorkspace(w.ID, store.WorkspaceSettings{Assist: &on}); err != nil || !w.Assist {
+		t.Fatalf("turn on: %+v %v", w, err)
+	}
+	if w, err = s.UpdateWorkspace(w.ID, store.WorkspaceSettings{Name: &name}); err != nil || !w.Assist {
+		t.Fatalf("a rename turned Assist off: %+v %v", w, err)
+	}
+	off := false
+	if _, err = s.UpdateWorkspace(w.ID, store.WorkspaceSettings{Assist: &off}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Workspace(w.ID); got.Assist {
+		t.Fatal("turned off, the stored workspace still has Assist on")
+	}
+}

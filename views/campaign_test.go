@@ -6,7 +6,7 @@ import (
 )
 
 func TestContactsSearch(t *testing.T) {
-	html := render(t, Contacts(ContactsView{Q: "ada", Total: 2, Searchy: true, Rows: []ContactRow{{ID: "c1", Name: "Ada Lovelace", Phone: "+14155550123", Email: "ada@example.com"}, {ID: "c2", Phone: "+14155550124"}}}))
+	html := render(t, Contacts(ContactsView{Q: "ada", Total: 2, Rows: []ContactRow{{ID: "c1", Name: "Ada Lovelace", Phone: "+14155550123", Email: "ada@example.com"}, {ID: "c2", Phone: "+14155550124"}}}))
 	labelled(t, html)
 	expect(t, html, `role="search"`, `<label for="contact-q">`, `value="ada"`, `<th scope="col">Name</th>`,
 		`href="/contacts/c1" data-testid="contact-link">Ada Lovelace`, ">Unnamed<", `role="status" data-testid="contacts-count"`, "<strong>2</strong> contacts", ">New contact<", ">Export CSV<", `data-testid="contact-select"`)
@@ -51,7 +51,7 @@ func TestGroupPages(t *testing.T) {
 func TestBroadcastPages(t *testing.T) {
 	html := render(t, Broadcasts(BroadcastsView{Rows: []BroadcastRow{{ID: "b1", Status: "sending", Sent: 5, Delivered: 4, Failed: 1, OptedOut: 2}}}))
 	labelled(t, html)
-	expect(t, html, "<h1>Broadcasts</h1>", ">Untitled broadcast</a>", `<th scope="col" class="num">Opted out</th>`, `<td class="num">4</td>`, ">New broadcast<")
+	expect(t, html, "<h1>Broadcasts</h1>", ">Untitled broadcast</a>", `<th scope="col" class="num">Opted out</th>`, `<td data-label="Delivered" class="num">4</td>`, ">New broadcast<")
 
 	v := ComposeView{Numbers: []Option{{"+14155550100", "+14155550100 (Front desk)"}}, Groups: []Option{{"g1", "Patients (2)"}}, Recent: []Option{{"v1", "Ada (+14155550123)"}},
 		TimeZone: "Europe/Paris", SampleName: "Ada Lovelace", Sample: `{"firstName":"Ada"}`, Preview: "Hi Ada", Segments: 1, Encoding: "GSM-7",

@@ -102,7 +102,7 @@ func ImportUpload(v ImportUploadView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<section class=\"card narrow-card\"><form method=\"post\" action=\"/contacts/import\" enctype=\"multipart/form-data\" data-testid=\"import-upload-form\"><div class=\"field\"><label for=\"import-file\">CSV file</label> <input id=\"import-file\" name=\"file\" type=\"file\" accept=\".csv,text/csv\" required data-testid=\"import-file\"><p class=\"hint\">UTF-8, with or without a BOM; columns separated by commas or semicolons; the first line names the columns; at most 100 MB. Numbers may be written in the US national format, e.g. (415) 555-0123.</p></div><button type=\"submit\" data-testid=\"import-upload-submit\">Upload and map columns</button></form></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<section class=\"card narrow-card\"><form method=\"post\" action=\"/contacts/import\" enctype=\"multipart/form-data\" data-testid=\"import-upload-form\"><div class=\"field\"><label for=\"import-file\">CSV file</label> <input id=\"import-file\" name=\"file\" type=\"file\" accept=\".csv,text/csv\" required data-testid=\"import-file\"><p class=\"hint\">UTF-8, with or without a BOM; columns separated by commas or semicolons; the first line names the columns (at most 200); rows of at most 64 KB; at most 100 MB in all. Numbers may be written in the US national format, e.g. (415) 555-0123.</p></div><button type=\"submit\" data-testid=\"import-upload-submit\">Upload and map columns</button></form></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -138,20 +138,20 @@ func ImportUpload(v ImportUploadView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</a></td><td class=\"nowrap\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</a></td><td data-label=\"Started\" class=\"nowrap\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var4 string
 				templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(j.When)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/contacts_import.templ`, Line: 91, Col: 34}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/contacts_import.templ`, Line: 91, Col: 55}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</td><td>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</td><td data-label=\"Status\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -180,20 +180,20 @@ func ImportUpload(v ImportUploadView) templ.Component {
 				var templ_7745c5c3_Var7 string
 				templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(j.Status)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/contacts_import.templ`, Line: 92, Col: 66}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/contacts_import.templ`, Line: 92, Col: 86}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "</span></td><td>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "</span></td><td data-label=\"Rows\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var8 string
 				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(thousands(j.Done))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/contacts_import.templ`, Line: 93, Col: 30}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/contacts_import.templ`, Line: 93, Col: 48}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 				if templ_7745c5c3_Err != nil {
@@ -206,7 +206,7 @@ func ImportUpload(v ImportUploadView) templ.Component {
 				var templ_7745c5c3_Var9 string
 				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(thousands(j.Total))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/contacts_import.templ`, Line: 93, Col: 56}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/contacts_import.templ`, Line: 93, Col: 74}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 				if templ_7745c5c3_Err != nil {
@@ -457,7 +457,7 @@ func ImportMapping(v ImportMappingView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if len(v.Preview) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<section class=\"card\" aria-labelledby=\"import-preview-h\"><h2 id=\"import-preview-h\">The first rows, as they will be stored</h2><div class=\"table-scroll\"><table class=\"list\" data-testid=\"import-preview\"><thead><tr><th scope=\"col\">Row</th>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<section class=\"card\" aria-labelledby=\"import-preview-h\"><h2 id=\"import-preview-h\">The first rows, as they will be stored</h2><div class=\"table-scroll\"><table class=\"list keep-grid\" data-testid=\"import-preview\"><thead><tr><th scope=\"col\">Row</th>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -32,7 +32,15 @@ func Docs() templ.Component {
 			templ_7745c5c3_Var1 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><meta name=\"referrer\" content=\"no-referrer\"><title>API reference · Switchboard</title><link rel=\"icon\" href=\"/static/favicon.svg\" type=\"image/svg+xml\"></head><body><noscript><h1>API reference</h1><p>The API reference needs JavaScript. The OpenAPI document itself is at <a href=\"/openapi.json\">/openapi.json</a>.</p></noscript><div id=\"redoc\" data-testid=\"redoc\" data-spec-url=\"/openapi.json\"></div><script src=\"/static/redoc.standalone.js\"></script><script src=\"/static/docs.js\"></script></body></html>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><meta name=\"referrer\" content=\"no-referrer\"><title>API reference · Switchboard</title>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = PWAHead().Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</head><body><noscript><h1>API reference</h1><p>The API reference needs JavaScript. The OpenAPI document itself is at <a href=\"/openapi.json\">/openapi.json</a>.</p></noscript><div id=\"redoc\" data-testid=\"redoc\" data-spec-url=\"/openapi.json\"></div><script src=\"/static/redoc.standalone.js\"></script><script src=\"/static/docs.js\"></script></body></html>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

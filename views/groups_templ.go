@@ -120,14 +120,14 @@ func Groups(v GroupsView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</a></td><td class=\"num\" data-testid=\"group-size\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</a></td><td data-label=\"Members\" class=\"num\" data-testid=\"group-size\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var4 string
 				templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(g.Size))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/groups.templ`, Line: 63, Col: 63}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/groups.templ`, Line: 63, Col: 84}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 				if templ_7745c5c3_Err != nil {
@@ -268,7 +268,7 @@ func Group(v GroupView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Field("member-phone", "phone", "Add a member by phone number", "tel", v.Phone, v.Errors["phone"], "In international format; a number without a contact gets a new unnamed one", templ.Attributes{"required": true, "data-testid": "member-phone"}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Field("member-phone", "phone", "Add a member by phone number", "tel", v.Phone, v.Errors["phone"], "As you would dial it, e.g. (415) 555-0123, or with + and the country code; a number without a contact gets a new unnamed one", templ.Attributes{"required": true, "data-testid": "member-phone"}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -15,7 +15,12 @@ type NotificationsForm struct {
 	Sound   bool
 	Email   bool
 	MailOff bool // the server sends no e-mail (no -smtp-url)
-	Errors  map[string]string
+	// HideText: "Show message text in notifications" is unchecked (push notifications say
+	// "New message").
+	HideText bool
+	// Push is the Web Push part (devices); nil when the server pushes nothing.
+	Push   *PushView
+	Errors map[string]string
 }
 
 type notifyChoice struct{ value, label string }
@@ -60,7 +65,7 @@ func NotificationsSection(f NotificationsForm) templ.Component {
 			var templ_7745c5c3_Var2 string
 			templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs("notify-" + itoa(i))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/notifications.templ`, Line: 32, Col: 50}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/notifications.templ`, Line: 37, Col: 50}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 			if templ_7745c5c3_Err != nil {
@@ -73,7 +78,7 @@ func NotificationsSection(f NotificationsForm) templ.Component {
 			var templ_7745c5c3_Var3 string
 			templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(c.value)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/notifications.templ`, Line: 32, Col: 83}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/notifications.templ`, Line: 37, Col: 83}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 			if templ_7745c5c3_Err != nil {
@@ -96,7 +101,7 @@ func NotificationsSection(f NotificationsForm) templ.Component {
 			var templ_7745c5c3_Var4 string
 			templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs("notify-" + c.value)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/notifications.templ`, Line: 32, Col: 153}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/notifications.templ`, Line: 37, Col: 153}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 			if templ_7745c5c3_Err != nil {
@@ -109,7 +114,7 @@ func NotificationsSection(f NotificationsForm) templ.Component {
 			var templ_7745c5c3_Var5 string
 			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs("notify-" + itoa(i))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/notifications.templ`, Line: 33, Col: 38}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/notifications.templ`, Line: 38, Col: 38}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 			if templ_7745c5c3_Err != nil {
@@ -122,7 +127,7 @@ func NotificationsSection(f NotificationsForm) templ.Component {
 			var templ_7745c5c3_Var6 string
 			templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(c.label)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/notifications.templ`, Line: 33, Col: 50}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/notifications.templ`, Line: 38, Col: 50}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 			if templ_7745c5c3_Err != nil {
@@ -145,7 +150,7 @@ func NotificationsSection(f NotificationsForm) templ.Component {
 			var templ_7745c5c3_Var7 string
 			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(e)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/notifications.templ`, Line: 38, Col: 65}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/notifications.templ`, Line: 43, Col: 65}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 			if templ_7745c5c3_Err != nil {
@@ -166,29 +171,45 @@ func NotificationsSection(f NotificationsForm) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, " data-testid=\"notify-sound\"> <label for=\"notify-sound\">Play a sound with each notification</label></div><h3 class=\"small\">E-mail</h3><div class=\"check\"><input type=\"checkbox\" id=\"notify-email\" name=\"email\" value=\"on\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, " data-testid=\"notify-sound\"> <label for=\"notify-sound\">Play a sound with each notification</label></div><div class=\"check\"><input type=\"checkbox\" id=\"notify-text\" name=\"show_text\" value=\"on\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if f.Email {
+		if !f.HideText {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, " checked")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, " aria-describedby=\"notify-email-help\" data-testid=\"notify-email\"> <label for=\"notify-email\">E-mail me mentions and conversations assigned to me while I am away</label></div><p id=\"notify-email-help\" class=\"muted small\">Only while Switchboard is not open in a browser; at most one e-mail every 10 minutes. ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, " aria-describedby=\"notify-text-help\" data-testid=\"notify-text\"> <label for=\"notify-text\">Show message text in notifications</label></div><p id=\"notify-text-help\" class=\"muted small\">Off, a phone's notifications say only \"New message\" and who it is from, for lock screens others can see.</p><h3 class=\"small\">E-mail</h3><div class=\"check\"><input type=\"checkbox\" id=\"notify-email\" name=\"email\" value=\"on\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if f.MailOff {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<span data-testid=\"notify-email-off\">This server sends no e-mail yet: ask an administrator to set it up.</span>")
+		if f.Email {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, " checked")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "</p><button type=\"submit\" data-testid=\"notifications-save\">Save notification settings</button></form></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, " aria-describedby=\"notify-email-help\" data-testid=\"notify-email\"> <label for=\"notify-email\">E-mail me mentions and conversations assigned to me while I am away</label></div><p id=\"notify-email-help\" class=\"muted small\">Only while Switchboard is not open in a browser; at most one e-mail every 10 minutes. ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
+		}
+		if f.MailOff {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<span data-testid=\"notify-email-off\">This server sends no e-mail yet: ask an administrator to set it up.</span>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</p><button type=\"submit\" data-testid=\"notifications-save\">Save notification settings</button></form></section>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		if f.Push != nil {
+			templ_7745c5c3_Err = PushSection(*f.Push).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 		}
 		return nil
 	})

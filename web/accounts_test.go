@@ -42,7 +42,17 @@ func TestTwoFactorEnrolAndSignIn(t *testing.T) {
 		t.Fatalf("enrolment page: %d, want the QR code and the secret", res.StatusCode)
 	}
 	secret := m[1]
-	res, _ = e.send(t, c, "POST", "/settings/profile/2fa", url.Values{"code": {"123456"}})
+	if !strings.Contains(body, `<label for="enrol-password"`) {
+		t.Fatal("enrolment from the profile: want a labelled current password field")
+	}
+	// A session alone cannot turn two-factor on (and lock the owner out): the password is asked.
+	res, _ = e.send(t, c, "POST", "/settings/profile/2fa", url.Values{"code": {totpCode(t, secret, time.Now())}})
+	if u, _ := e.st.User(e.alice.ID); res.StatusCode != http.StatusUnprocessableEntity || u.TwoFactor {
+		t.Fatalf("a right code without the password: %d, two-factor %v; want 422 and off", res.StatusCode, u.TwoFactor)
+	}
+	_, body = e.send(t, c, "GET", "/settings/profile/2fa", nil)
+	secret = secretRe.FindStringSubmatch(body)[1]
+	res, _ = e.send(t, c, "POST", "/settings/profile/2fa", url.Values{"code": {"123456"}, "current_password": {uiPassword}})
 	if res.StatusCode != http.StatusUnprocessableEntity {
 		t.Fatalf("a wrong first code: %d, want 422", res.StatusCode)
 	}
@@ -50,7 +60,7 @@ func TestTwoFactorEnrolAndSignIn(t *testing.T) {
 	_, body = e.send(t, c, "GET", "/settings/profile/2fa", nil)
 	secret = secretRe.FindStringSubmatch(body)[1]
 	now := time.Now()
-	res, body = e.send(t, c, "POST", "/settings/profile/2fa", url.Values{"code": {totpCode(t, secret, now)}})
+	res, body = e.send(t, c, "POST", "/settings/profile/2fa", url.Values{"code": {totpCode(t, secret, now)}, "current_password": {uiPassword}})
 	codes := recoveryRe.FindAllStringSubmatch(body, -1)
 	if res.StatusCode != http.StatusOK || len(codes) != 10 {
 		t.Fatalf("confirm: %d with %d recovery codes, want 200 with 10", res.StatusCode, len(codes))

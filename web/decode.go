@@ -114,7 +114,7 @@ func (f *fields) phone(name string, required bool) string {
 func (f *fields) mediaURL(name string) string {
 	s := f.str(name, false, 0)
 	if s != "" && !store.ValidMediaURL(s) {
-		f.fail(name, fmt.Sprintf("must be an absolute http or https URL of at most %d characters", store.MaxMediaURL))
+		f.fail(name, store.MediaURLMessage)
 	}
 	return s
 }

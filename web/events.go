@@ -120,10 +120,18 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "you are not a member of any workspace")
 		return
 	}
+	release, ok := h.streamCaps.open(ss.SessionID(r), user.ID)
+	if !ok {
+		w.Header().Set("Retry-After", "30")
+		writeError(w, http.StatusTooManyRequests, "too many open live streams for this session or user: close a tab or window of Switchboard")
+		return
+	}
+	defer release()
 	// Subscribe before reading where the log stands, so that no commit falls between the two.
 	sub := h.broker.subscribe(ws)
 	defer h.broker.unsubscribe(ws, sub)
 	defer h.presence.opened(user.ID, ws)() // the user is not away
+	defer h.store.StreamOpened(user.ID)()  // nor offline, for auto-assignment
 	cursor, resume := lastEventID(r)
 	if !resume {
 		if cursor, err = h.store.LastLiveEvent(ws); err != nil {
@@ -157,6 +165,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	}
 	ping := time.NewTicker(pingEvery)
 	defer ping.Stop()
+	sight := &streamSight{numbers: map[string]string{}}
 	for {
 		// Deliver everything the log holds after the cursor, in batches, checking access first.
 		for {
@@ -169,9 +178,12 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 				bw.WriteString("id: " + strconv.FormatUint(last, 10) + "\nevent: reset\ndata: {\"type\":\"reset\"}\n\n")
 				break
 			}
+			if err := h.see(sight, ws, user.ID, evs); err != nil {
+				return
+			}
 			for _, e := range evs {
 				cursor = e.Seq
-				if !e.For(user.ID) {
+				if !e.For(user.ID) || !sight.shows(e.Data) {
 					continue
 				}
 				bw.WriteString("id: " + strconv.FormatUint(e.Seq, 10) + "\nevent: " + e.Type + "\ndata: ")
@@ -235,10 +247,14 @@ func (h *Handler) streamWorkspace(r *http.Request, user store.User) (string, err
 
 // streamAllowed is the check made when a stream opens and before each event it sends: the
 // session still signs the same user in (not signed out, idle or expired; the user exists),
-// who is still a member of the workspace (or a superuser), and Config.StreamAccess agrees.
+// who is still a member of the workspace (or a superuser), the workspace is not archived, and
+// Config.StreamAccess agrees.
 func (h *Handler) streamAllowed(r *http.Request, ws, userID string) bool {
 	u, ok := h.cfg.Sessions.CurrentUser(r)
 	if !ok || u.ID != userID {
+		return false
+	}
+	if archived, err := h.store.WorkspaceArchived(ws); err != nil || archived {
 		return false
 	}
 	if !u.Superuser {

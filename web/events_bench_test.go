@@ -63,7 +63,8 @@ func newLiveBench(b *testing.B) *liveBench {
 	must(err)
 	sess, err := NewSessions(st, SessionConfig{BaseURL: "http://sb.test"})
 	must(err)
-	e.srv = httptest.NewServer(New(st, Config{Sessions: sess, Receiver: carrier.NewReceiver(st, nil)}))
+	e.srv = httptest.NewServer(New(st, Config{Sessions: sess, Receiver: carrier.NewReceiver(st, nil),
+		MaxStreamsPerSession: -1, MaxStreamsPerUser: -1})) // hundreds of streams of one session: the server's cost, not a team
 	b.Cleanup(e.srv.Close)
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

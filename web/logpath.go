@@ -3,8 +3,8 @@ package web
 import "strings"
 
 // secretPaths are the path prefixes whose next segment is a bearer secret (an invitation, a
-// password reset, a media link): whoever reads it in a log could use it.
-var secretPaths = []string{"/invite/", "/reset/", "/media/"}
+// password reset, an e-mail change, a media link): whoever reads it in a log could use it.
+var secretPaths = []string{"/invite/", "/reset/", "/email-change/", "/media/"}
 
 // logPath is the request path as logs may hold it: the secret segment after one of
 // secretPaths is replaced by "…".

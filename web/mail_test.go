@@ -4,7 +4,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -76,16 +75,7 @@ func TestInvitationAndResetMailsArrive(t *testing.T) {
 	worker := mail.NewWorker(e.st, mail.Config{URL: "smtp://" + ln.Addr().String(), From: "Switchboard <sms@example.com>"}, nil)
 	worker.Start()
 	t.Cleanup(worker.Stop)
-	e.srv.Close()
-	e.srv = httptest.NewUnstartedServer(nil)
-	sess, err := NewSessions(e.st, SessionConfig{BaseURL: "http://" + e.srv.Listener.Addr().String(), Mail: worker})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.sess = sess
-	e.srv.Config.Handler = New(e.st, Config{Sessions: sess})
-	e.srv.Start()
-	t.Cleanup(e.srv.Close)
+	serveWithMailer(t, e, worker, nil)
 
 	admin := e.signIn(t, e.alice)
 	res, body := e.send(t, admin, "POST", "/settings/members", url.Values{"email": {"new@example.com"}, "role": {"member"}})

@@ -46,6 +46,7 @@ func (h *Handler) listMessages(w http.ResponseWriter, r *http.Request, c *call) 
 	if !h.checked(w, r, c, req.workspaceID, store.WorkspaceData{}) {
 		return
 	}
+	req.filter.Viewer = c.token.UserID // numbers limited to teams the user is not in are left out
 	msgs, err := h.store.ListMessages(req.workspaceID, req.filter)
 	if err != nil {
 		writeStoreError(w, r, err)

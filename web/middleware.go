@@ -12,7 +12,26 @@ import (
 
 type ctxKey int
 
-const requestIDKey ctxKey = iota
+const (
+	requestIDKey ctxKey = iota
+	authMarkKey
+)
+
+// WithAuthMark returns ctx carrying mark, which a request of a connection calls once it is
+// authenticated (a signed-in session, a valid API token). The server's connection context sets
+// it, so that a connection that never carried an authenticated request can be held idle for
+// less time than one that did.
+func WithAuthMark(ctx context.Context, mark func()) context.Context {
+	return context.WithValue(ctx, authMarkKey, mark)
+}
+
+// MarkAuthenticated tells the request's connection that it carried an authenticated request
+// (WithAuthMark); the session and token checks call it.
+func MarkAuthenticated(r *http.Request) {
+	if mark, ok := r.Context().Value(authMarkKey).(func()); ok {
+		mark()
+	}
+}
 
 var safeRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 

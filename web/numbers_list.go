@@ -17,9 +17,15 @@ func (h *Handler) listPhoneNumbers(w http.ResponseWriter, r *http.Request, c *ca
 		writeStoreError(w, r, err)
 		return
 	}
+	// A number limited to teams the user is not in is not theirs to choose.
+	hidden, err := h.store.HiddenNumbers(ws, c.token.UserID)
+	if err != nil {
+		writeStoreError(w, r, err)
+		return
+	}
 	out := make([]phoneNumberResult, 0, len(numbers))
 	for _, n := range numbers {
-		if n.Active {
+		if n.Active && !hidden[n.ID] {
 			out = append(out, phoneNumberResult{ID: n.ID, Phone: n.Phone, Name: n.Name})
 		}
 	}

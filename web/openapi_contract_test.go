@@ -352,6 +352,16 @@ func TestOpenAPIWebhookDeliveries(t *testing.T) {
 	e.post(t, "send-message-action", e.body(obj{"from": fromNumber, "to": toNumber, "text": "sent"})).want(t, http.StatusAccepted)
 	e.post(t, "send-message-action", e.body(obj{"from": fromNumber, "to": failTo, "text": "fails"})).want(t, http.StatusAccepted)
 	e.post(t, "create-comment-action", e.body(obj{"from": fromNumber, "to": toNumber, "text": "note"})).want(t, http.StatusCreated)
+	// conversation.assigned and conversation.closed: a person assigns and closes in the inbox.
+	conv, _, err := e.st.CreateConversation(e.ws.ID, fromNumber, toNumber)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := store.ConversationClosed
+	if _, err := e.st.UpdateConversation(e.ws.ID, conv.ID, store.ConversationUpdate{AssignedUserIDs: &[]string{e.user.ID},
+		Status: &closed, ActorID: e.user.ID}); err != nil {
+		t.Fatal(err)
+	}
 	e.post(t, "create-or-update-contact-action", e.body(obj{"phone": toNumber, "firstName": "Ana", "properties": obj{"plan": "gold"}})).want(t, http.StatusOK)
 	e.post(t, "create-opt-out-action", e.body(obj{"phone": toNumber})).want(t, http.StatusCreated)
 	e.post(t, "delete-contact-action", e.body(obj{"phone": toNumber})).want(t, http.StatusOK) // contact.deleted

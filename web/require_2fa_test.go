@@ -50,9 +50,7 @@ func TestRequireTwoFactorTakesHoldAtOnce(t *testing.T) {
 	if res, _ := e.send(t, alice, "GET", "/inbox", nil); res.StatusCode != http.StatusOK {
 		t.Fatalf("inbox with the requirement off: %d", res.StatusCode)
 	}
-	if _, err := NewSessions(e.st, SessionConfig{BaseURL: "http://sb.test", RequireTwoFactor: true}); err != nil {
-		t.Fatal(err)
-	}
+	e.restart(t, true)
 	res, _ = e.send(t, alice, "GET", "/inbox", nil)
 	wantRedirect(t, res, "/login/enrol?next=%2Finbox")
 
@@ -78,5 +76,47 @@ func TestRequireTwoFactorTakesHoldAtOnce(t *testing.T) {
 	}
 	if u, _ := e.st.User(e.alice.ID); !u.TwoFactor {
 		t.Fatal("two-factor was turned off while required")
+	}
+}
+
+// restart is e's server started again with or without -require-2fa: the flag's start sends
+// the sessions of users without two-factor to enrolment, as NewSessions does.
+func (e *uiEnv) restart(t *testing.T, requireTwoFactor bool) {
+	t.Helper()
+	e.sess.cfg.RequireTwoFactor = requireTwoFactor
+	if requireTwoFactor {
+		if err := e.st.RequireEnrolment(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Issue 38, item 9: a session sent to enrolment while two-factor was required is free again
+// once it no longer is, whether the setting was turned off or the server restarted without
+// -require-2fa; the enrolment page then sends it on.
+func TestLiftedTwoFactorRequirementFreesSessions(t *testing.T) {
+	e := newUIEnv(t)
+	mo := e.signIn(t, e.mo)
+	if err := e.st.SetTwoFactorRequired(true); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := e.send(t, mo, "GET", "/inbox", nil)
+	wantRedirect(t, res, "/login/enrol?next=%2Finbox")
+	if err := e.st.SetTwoFactorRequired(false); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := e.send(t, mo, "GET", "/inbox", nil); res.StatusCode != http.StatusOK {
+		t.Fatalf("inbox once the setting is off: %d, want 200 (not enrolment)", res.StatusCode)
+	}
+	res, _ = e.send(t, mo, "GET", "/login/enrol?next=%2Fcontacts", nil)
+	wantRedirect(t, res, "/contacts")
+
+	// The flag: a restart with it sends mo to enrolment, one without it frees him.
+	e.restart(t, true)
+	res, _ = e.send(t, mo, "GET", "/inbox", nil)
+	wantRedirect(t, res, "/login/enrol?next=%2Finbox")
+	e.restart(t, false)
+	if res, _ := e.send(t, mo, "GET", "/inbox", nil); res.StatusCode != http.StatusOK {
+		t.Fatalf("inbox after a restart without the flag: %d, want 200", res.StatusCode)
 	}
 }

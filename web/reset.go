@@ -17,7 +17,7 @@ func (ss *Sessions) forgotPage(w http.ResponseWriter, r *http.Request) {
 
 // forgot is POST /forgot: e-mails a one-hour reset link when the address belongs to an enabled
 // account, and answers the same either way, so the page tells no one which addresses exist.
-// Requests count against the client's network like failed sign-ins.
+// Requests count against the client's network, in a budget of their own (not sign-in's).
 func (ss *Sessions) forgot(w http.ResponseWriter, r *http.Request) {
 	if err := readForm(w, r); err != nil {
 		formError(w, r, err)
@@ -29,7 +29,7 @@ func (ss *Sessions) forgot(w http.ResponseWriter, r *http.Request) {
 		renderBare(w, r, http.StatusOK, "Forgot password", views.Forgot(f))
 		return
 	}
-	if _, ok := ss.limits.attempt(ss.now(), "net:"+clientNetwork(r)); !ok {
+	if _, ok := ss.limits.attempt(ss.now(), "forgot:"+clientNetwork(r)); !ok {
 		w.Header().Set("Retry-After", "60")
 		renderMessage(w, r, http.StatusTooManyRequests, "Too many requests", "Wait a minute and try again.")
 		return
@@ -72,15 +72,35 @@ func (ss *Sessions) resetPage(w http.ResponseWriter, r *http.Request) {
 	renderBare(w, r, http.StatusOK, "Reset password", views.Reset(views.ResetForm{Token: token, Email: u.Email}))
 }
 
-// reset is POST /reset/{token}: sets the password, uses the link up and signs the account out
-// everywhere.
-func (ss *Sessions) reset(w http.ResponseWriter, r *http.Request) {
+// resetWith is POST /reset/{token}: sets the password, uses the link up, signs the account out
+// everywhere and revokes its personal API tokens (UseReset), then calls disconnect for the
+// rest of its API access (the OAuth apps). Tries with links that do not work are limited per
+// client network.
+func (ss *Sessions) resetWith(disconnect func(userID string) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { ss.reset(w, r, disconnect) }
+}
+
+func (ss *Sessions) reset(w http.ResponseWriter, r *http.Request, disconnect func(userID string) error) {
 	if err := readForm(w, r); err != nil {
 		formError(w, r, err)
 		return
 	}
+	// The link is checked before the new password is hashed, and tries count against the
+	// client's network: made-up tokens cost a read each, and not for long.
+	now := ss.now()
+	refund, ok := ss.limits.attempt(now, "reset:"+clientNetwork(r))
+	if !ok {
+		w.Header().Set("Retry-After", "60")
+		renderMessage(w, r, http.StatusTooManyRequests, "Too many requests", "Wait a minute and try again.")
+		return
+	}
 	token := r.PathValue("token")
-	u, err := ss.s.UseReset(token, r.PostForm.Get("password"), ss.now())
+	if _, err := ss.s.ResetUser(token, now); err != nil {
+		ss.resetGone(w, r, err)
+		return
+	}
+	refund() // a working link costs nothing; it is used up below
+	u, err := ss.s.UseReset(token, r.PostForm.Get("password"), now)
 	var verrs store.ValidationError
 	if errors.As(err, &verrs) {
 		ru, err := ss.s.ResetUser(token, ss.now())
@@ -96,8 +116,12 @@ func (ss *Sessions) reset(w http.ResponseWriter, r *http.Request) {
 		ss.resetGone(w, r, err)
 		return
 	}
+	if err := disconnect(u.ID); err != nil {
+		slog.Error("password reset: disconnect apps", "user", u.ID, "error", err)
+	}
 	renderBare(w, r, http.StatusOK, "Password changed", views.Notice("Password changed",
-		"The password of "+u.Email+" is changed, and every session of the account is signed out.", "/login", "Sign in"))
+		"The password of "+u.Email+" is changed: every session of the account is signed out, its API tokens are revoked "+
+			"and its connected apps disconnected (connect them again with the new password).", "/login", "Sign in"))
 }
 
 func (ss *Sessions) resetGone(w http.ResponseWriter, r *http.Request, err error) {

@@ -83,6 +83,10 @@ func (h *Handler) routes() http.Handler {
 			w.Header().Set("Cache-Control", "public, max-age=3600")
 			files.ServeHTTP(w, r)
 		}))
+		// ---- the installable app: manifest, service worker, offline page ----
+		mux.HandleFunc("GET /manifest.webmanifest", h.webManifest)
+		mux.HandleFunc("GET /sw.js", h.serviceWorker)
+		mux.HandleFunc("GET "+offlinePath, h.offlinePage)
 		// Browsers ask for /favicon.ico whatever the page's <link rel="icon"> says.
 		mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Cache-Control", "public, max-age=86400")
@@ -112,7 +116,8 @@ func (h *Handler) routes() http.Handler {
 		mux.Handle("POST /oauth/logout", forms.Handler(http.HandlerFunc(ss.logout)))
 		mux.HandleFunc("GET /setup", ss.setupPage)
 		mux.Handle("POST /setup", forms.Handler(http.HandlerFunc(ss.setup)))
-		// The second factor at sign-in, its enrolment when required, and password reset.
+		// The second factor at sign-in, its enrolment when required, password reset, and the link
+		// that confirms a new e-mail address.
 		mux.HandleFunc("GET /login/code", ss.codePage)
 		mux.Handle("POST /login/code", forms.Handler(http.HandlerFunc(ss.code)))
 		mux.HandleFunc("GET /login/enrol", ss.enrolPage)
@@ -120,7 +125,9 @@ func (h *Handler) routes() http.Handler {
 		mux.HandleFunc("GET /forgot", ss.forgotPage)
 		mux.Handle("POST /forgot", forms.Handler(http.HandlerFunc(ss.forgot)))
 		mux.HandleFunc("GET /reset/{token}", ss.resetPage)
-		mux.Handle("POST /reset/{token}", forms.Handler(http.HandlerFunc(ss.reset)))
+		mux.Handle("POST /reset/{token}", forms.Handler(ss.resetWith(h.disconnectApps)))
+		mux.HandleFunc("GET /email-change/{token}", ss.emailChangePage)
+		mux.Handle("POST /email-change/{token}", forms.Handler(http.HandlerFunc(ss.emailChangeConfirm)))
 		// The invitation link works signed out too (a new account), so it is not a page() route.
 		mux.HandleFunc("GET /invite/{token}", h.invitePage)
 		mux.Handle("POST /invite/{token}", forms.Handler(http.HandlerFunc(h.acceptInvite)))
@@ -153,6 +160,7 @@ func (h *Handler) routes() http.Handler {
 		post("/inbox/{conversation}/simulate", roleMember, h.threadSimulate)
 		post("/inbox/{conversation}/optout", roleMember, h.threadOptOut)
 		post("/inbox/{conversation}/messages/{message}/cancel", roleMember, h.threadCancelMessage)
+		post("/inbox/{conversation}/assist", roleMember, h.threadAssist) // a stream of the model's answer
 
 		// ---- UI: contacts, with bulk actions, export and import ----
 		get("/contacts", roleMember, h.contacts)
@@ -189,6 +197,7 @@ func (h *Handler) routes() http.Handler {
 		get("/broadcasts", roleMember, h.broadcasts)
 		get("/broadcasts/new", roleMember, h.broadcastNew)
 		post("/broadcasts/new", roleMember, h.broadcastCreate)
+		post("/broadcasts/new/preview", roleMember, h.broadcastPreview)
 		get("/broadcasts/{broadcast}", roleMember, h.broadcast)
 		get("/broadcasts/{broadcast}/progress", roleMember, h.broadcastProgress)
 		post("/broadcasts/{broadcast}/cancel", roleMember, h.broadcastCancel)
@@ -232,18 +241,40 @@ func (h *Handler) routes() http.Handler {
 		get("/settings/snippets", roleAdmin, h.settingsSnippets)
 		post("/settings/snippets", roleAdmin, h.saveSnippet)
 		post("/settings/snippets/{shortcut}/delete", roleAdmin, h.deleteSnippet)
+		// Business hours and automatic replies, teams and number access, the automation rules.
+		get("/settings/hours", roleAdmin, h.settingsHours)
+		post("/settings/hours", roleAdmin, h.saveHours)
+		post("/settings/hours/replies", roleAdmin, h.saveAutoReplies)
+		post("/settings/hours/first-response", roleAdmin, h.saveFirstResponse)
+		post("/settings/hours/numbers/{number}", roleAdmin, h.saveNumberHours)
+		get("/settings/teams", roleAdmin, h.settingsTeams)
+		post("/settings/teams", roleAdmin, h.createTeam)
+		post("/settings/teams/numbers/{number}", roleAdmin, h.saveNumberAccess)
+		post("/settings/teams/{team}", roleAdmin, h.saveTeam)
+		post("/settings/teams/delete/{team}", roleAdmin, h.deleteTeam)
+		get("/settings/automations", roleAdmin, h.settingsAutomations)
+		get("/settings/automations/new", roleAdmin, h.ruleNew)
+		post("/settings/automations/new", roleAdmin, h.ruleCreate)
+		get("/settings/automations/export", roleAdmin, h.rulesExport)
+		post("/settings/automations/import", roleAdmin, h.rulesImport)
+		get("/settings/automations/{rule}", roleAdmin, h.ruleEdit)
+		post("/settings/automations/{rule}", roleAdmin, h.ruleSave)
+		get("/settings/automations/{rule}/export", roleAdmin, h.ruleExport)
+		get("/settings/automations/{rule}/test", roleAdmin, h.ruleTest)
+		post("/settings/automations/{rule}/{action}", roleAdmin, h.ruleAction)
 		get("/settings/webhooks", roleAdmin, h.settingsWebhooks)
 		post("/settings/webhooks", roleAdmin, h.createWebhook)
 		get("/settings/webhooks/{sub}/log", roleAdmin, h.webhookLog)
 		post("/settings/webhooks/{sub}/{action}", roleAdmin, h.webhookAction)
 		post("/settings/webhooks/deliveries/{delivery}/redeliver", roleAdmin, h.redeliver)
 
-		// ---- UI: the signed-in user's own settings: tokens, profile, password, two-factor, sessions ----
+		// ---- UI: the signed-in user's own: tokens, profile, password, two-factor, sessions, availability ----
 		get("/settings/tokens", roleSignedIn, h.settingsTokens)
 		post("/settings/tokens", roleSignedIn, h.createToken)
 		post("/settings/tokens/{token}/revoke", roleSignedIn, h.revokeToken)
 		get("/settings/profile", roleSignedIn, h.profile)
 		post("/settings/profile", roleSignedIn, h.saveProfile)
+		post("/settings/profile/email", roleSignedIn, h.changeEmail)
 		post("/settings/profile/notifications", roleSignedIn, h.saveNotifications)
 		post("/settings/profile/password", roleSignedIn, h.changePassword)
 		get("/settings/profile/2fa", roleSignedIn, h.twoFactorSetup)
@@ -251,8 +282,18 @@ func (h *Handler) routes() http.Handler {
 		post("/settings/profile/2fa/off", roleSignedIn, h.twoFactorOff)
 		post("/settings/profile/sessions/{session}/end", roleSignedIn, h.endSession)
 		post("/settings/profile/sessions/end-others", roleSignedIn, h.endOtherSessions)
+		post("/availability", roleSignedIn, h.setAvailability)
+
+		// ---- Web Push: the key, this browser's subscription, the profile's devices ----
+		if h.cfg.PushKey != "" {
+			mux.HandleFunc("GET /push/key", h.pushKey)
+			mux.Handle("POST /push/subscriptions", forms.Handler(http.HandlerFunc(h.pushSubscribe)))
+			mux.Handle("DELETE /push/subscriptions", forms.Handler(http.HandlerFunc(h.pushUnsubscribe)))
+			post("/settings/profile/devices/{device}/remove", roleSignedIn, h.removeDevice)
+		}
 
 		// ---- UI: the installation's superuser pages ----
+		get("/admin", roleSignedIn, su(h.adminOverview))
 		get("/admin/workspaces", roleSignedIn, su(h.adminWorkspaces))
 		post("/admin/workspaces", roleSignedIn, su(h.adminCreateWorkspace))
 		post("/admin/workspaces/{ws}/rename", roleSignedIn, su(h.adminRenameWorkspace))
@@ -281,7 +322,7 @@ func (h *Handler) routes() http.Handler {
 	}
 
 	// ---- middleware, outermost first: request id, access log and panic recovery ----
-	return h.withRequestID(h.statusPages(mux))
+	return h.withRequestID(h.withAssetVersion(h.statusPages(mux)))
 }
 
 // superuserOnly wraps a page so that only a superuser of the installation opens it; it

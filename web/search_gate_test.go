@@ -10,7 +10,7 @@ import (
 // waiting search whose client goes away gives up.
 func TestSearchGate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var g searchGate
+		var g keyGate
 		doneA, err := g.enter(context.Background(), "tokA")
 		if err != nil {
 			t.Fatal(err)

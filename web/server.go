@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"log/slog"
 	"mime"
 	"net/http"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
+	"switchboard/assist"
 	"switchboard/backup"
 	"switchboard/carrier"
 	"switchboard/oauth"
@@ -82,6 +84,19 @@ type Config struct {
 	StreamAccess func(r *http.Request, userID string) bool
 	// Done, when closed, ends every open GET /events stream (server shutdown).
 	Done <-chan struct{}
+	// PushKey is the VAPID public key (base64url) of Web Push, served at GET /push/key; ""
+	// leaves Web Push out (no /push/ routes, nothing about it on the profile).
+	PushKey string
+	// CheckPushEndpoint refuses a subscription's endpoint by where it points (the webhooks' SSRF
+	// rules); its error is the message shown. nil accepts any endpoint of the right form.
+	CheckPushEndpoint func(ctx context.Context, endpoint string) error
+	// MaxStreamsPerSession and MaxStreamsPerUser bound the open GET /events streams of one
+	// session and of one user; one more is refused with 429. 0 means the default (10 and 30),
+	// less than 0 no bound (benchmarks that open hundreds from one session).
+	MaxStreamsPerSession, MaxStreamsPerUser int
+	// Assist is the installation's model (-assist-url); nil leaves the thread's assist buttons
+	// and the workspace's switch out.
+	Assist *assist.Client
 }
 
 // Handler holds what every handler needs; handlers are its methods, one file per action.
@@ -91,7 +106,8 @@ type Handler struct {
 	logRequests bool
 	metrics     *metrics
 	limiters    limiterSet
-	searches    searchGate // one contact search at a time per token
+	searches    keyGate // one contact search at a time per token
+	assists     keyGate // one assist request at a time per user
 	now         func() time.Time
 	// backupPage is the superuser's /admin/backup page, for a browser (no Authorization header).
 	backupPage http.Handler
@@ -99,8 +115,12 @@ type Handler struct {
 	broker *broker
 	// presence knows who has a stream open, for the notification e-mails.
 	presence *presence
+	// streamCaps bounds the open streams per session and per user.
+	streamCaps *streamCaps
 	// imports holds the ids of the contact imports running in this process.
 	imports sync.Map
+	// pwa is the service worker made from this build's static files.
+	pwa pwaFiles
 }
 
 // New builds the HTTP handler with every route and the middleware chain.
@@ -120,9 +140,16 @@ func New(s *store.Store, cfg Config) http.Handler {
 	}
 	h := &Handler{store: s, cfg: cfg, logRequests: cfg.LogRequests, metrics: newMetrics(cfg.Registry), now: s.Now}
 	h.limiters.m = map[string]*limiterEntry{}
+	var err error
+	if h.pwa, err = newPWAFiles(cfg.Static); err != nil {
+		// The static files are embedded in the binary: only a broken build gets here, and it
+		// serves its pages without the service worker.
+		slog.Error("web: the service worker cannot be made from the static files", "error", err)
+	}
 	h.broker = newBroker(cfg.Done)
 	s.SetHooks(store.Hooks{Live: h.broker.wake})
 	h.presence = newPresence(h.now)
+	h.streamCaps = newStreamCaps(capOf(cfg.MaxStreamsPerSession, defaultStreamsPerSession), capOf(cfg.MaxStreamsPerUser, defaultStreamsPerUser))
 	// Mentions and assignments e-mail the users who are away, when e-mail is configured.
 	if cfg.Sessions.mailer() != nil {
 		s.NotifyByMail(store.MailNotify{Away: h.presence.away, BaseURL: cfg.Sessions.cfg.BaseURL})
@@ -250,6 +277,7 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (store.To
 		writeError(w, http.StatusUnauthorized, "invalid, expired or revoked token")
 		return store.Token{}, false
 	}
+	MarkAuthenticated(r)
 	return tok, true
 }
 

@@ -152,10 +152,21 @@ func (ss *Sessions) lookup(r *http.Request) (browserSession, bool) {
 	if err != nil {
 		return browserSession{}, false
 	}
-	now := ss.now()
-	if now.Sub(row.CreatedAt) >= sessionMax || now.Sub(row.LastSeen) >= sessionIdle {
+	if !ss.Alive(row) {
 		return browserSession{}, false
 	}
+	if row.Stage == store.SessionStageEnrol && !ss.twoFactorRequired() {
+		// Sent to enrolment while two-factor was required, and it no longer is (the setting
+		// turned off, the server started without -require-2fa): the password was enough.
+		if row, err = ss.s.UpdateSession(token, func(row *store.Session) {
+			if row.Stage == store.SessionStageEnrol {
+				row.Stage = ""
+			}
+		}); err != nil {
+			return browserSession{}, false
+		}
+	}
+	MarkAuthenticated(r)
 	return browserSession{row: row, user: u, token: token}, true
 }
 

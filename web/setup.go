@@ -77,7 +77,7 @@ func (ss *Sessions) setup(w http.ResponseWriter, r *http.Request) {
 	}
 	f.Errors = map[string]string{}
 	if password == "" {
-		f.Errors["password"] = "is required: 8 to 72 bytes"
+		f.Errors["password"] = "is required: " + store.PasswordRule
 	}
 	var u store.User
 	var err error

@@ -239,24 +239,43 @@ func clientNetwork(r *http.Request) string {
 	return p.String()
 }
 
-// loginLimits counts failed sign-ins per key (an account from one client network, or a
-// network) with token buckets: an account from one network gets 5 failures, then one a minute;
-// a network 20, then one every 6 seconds. Two-factor codes count per account ("code:"), 5 then
-// one a minute.
-// Every try takes a token before the password is checked; a successful one gives it back, so a
+// loginLimits counts tries that fail per key with token buckets. A key is a kind and what it
+// counts, "kind:…"; each kind has its own budget (budgets), so that spending one (failed
+// sign-ins from a network) never stops another ("Forgot password?" from the same network).
+// Every try takes a token before the secret is checked; a successful one gives it back, so a
 // user who types the password right is never slowed.
 type loginLimits struct {
 	mu sync.Mutex
 	m  map[string]*rate.Limiter
 }
 
+// budget is how many tries a key gets at once, and how often one more comes back.
+type budget struct {
+	burst int
+	every time.Duration
+}
+
+// budgets by the kind of key. Keys of an account alone are only ever for a signed-in session
+// or a session half-way through sign-in, so no one else can spend them.
+var budgets = map[string]budget{
+	"account": {5, time.Minute},      // sign-in: an account from one client network
+	"net":     {20, 6 * time.Second}, // sign-in: a client network
+	"code":    {5, time.Minute},      // two-factor codes at sign-in: an account
+	"current": {5, time.Minute},      // the current password on the profile's forms: an account
+	"forgot":  {10, time.Minute},     // "Forgot password?": a client network
+	"reset":   {20, 6 * time.Second}, // reset links tried: a client network
+}
+
 func newLoginLimits() *loginLimits { return &loginLimits{m: map[string]*rate.Limiter{}} }
 
+// limitFor is key's budget; a kind not in budgets gets the network's.
 func limitFor(key string) (rate.Limit, int) {
-	if strings.HasPrefix(key, "account:") || strings.HasPrefix(key, "code:") {
-		return rate.Every(time.Minute), 5
+	kind, _, _ := strings.Cut(key, ":")
+	b, ok := budgets[kind]
+	if !ok {
+		b = budgets["net"]
 	}
-	return rate.Every(6 * time.Second), 20
+	return rate.Every(b.every), b.burst
 }
 
 // ok reports whether key may try again now.

@@ -91,7 +91,7 @@ func codeError(err error) string {
 func (ss *Sessions) enrolPage(w http.ResponseWriter, r *http.Request) {
 	b, ok := ss.pending(r, store.SessionStageEnrol)
 	if !ok {
-		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		ss.notEnrolling(w, r, r.URL.Query().Get("next"))
 		return
 	}
 	v, err := enrolView(ss.s, b.user.ID, "/login/enrol")
@@ -112,7 +112,7 @@ func (ss *Sessions) enrol(w http.ResponseWriter, r *http.Request) {
 	}
 	b, ok := ss.pending(r, store.SessionStageEnrol)
 	if !ok {
-		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		ss.notEnrolling(w, r, r.PostForm.Get("next"))
 		return
 	}
 	next := localNext(r.PostForm.Get("next"))
@@ -135,6 +135,19 @@ func (ss *Sessions) enrol(w http.ResponseWriter, r *http.Request) {
 		next = "/"
 	}
 	renderBare(w, r, http.StatusOK, "Two-factor is on", views.RecoveryCodes(codes, next))
+}
+
+// notEnrolling answers the enrolment page for a session that owes no enrolment: a signed-in
+// one (the requirement was lifted meanwhile) goes on to next, any other to sign in.
+func (ss *Sessions) notEnrolling(w http.ResponseWriter, r *http.Request, next string) {
+	if _, ok := ss.CurrentUser(r); ok {
+		if next = localNext(next); next == "" {
+			next = "/"
+		}
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
 // enrolView starts an enrolment (a new pending secret) and renders its QR code.

@@ -26,9 +26,9 @@ func TestLoginLimits(t *testing.T) {
 		t.Fatal("expected one more try after a minute")
 	}
 	for i := 0; i < 20; i++ {
-		l.fail("addr:192.0.2.1", now)
+		l.fail("net:192.0.2.0/24", now)
 	}
-	if l.ok("addr:192.0.2.1", now) || !l.ok("addr:192.0.2.1", now.Add(6*time.Second)) {
+	if l.ok("net:192.0.2.0/24", now) || !l.ok("net:192.0.2.0/24", now.Add(6*time.Second)) {
 		t.Fatal("expected an address to get 20 failures, then one every 6 seconds")
 	}
 }

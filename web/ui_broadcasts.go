@@ -42,13 +42,13 @@ func (h *Handler) broadcasts(w http.ResponseWriter, r *http.Request, u *ui) {
 // composeView loads the compose page's choices and renders f's preview.
 func (h *Handler) composeView(u *ui, f views.ComposeForm) (views.ComposeView, error) {
 	v := views.ComposeView{Form: f, TimeZone: u.ws.Location().String()}
-	numbers, err := h.store.Numbers(u.ws.ID)
+	numbers, err := h.usableNumbers(u)
 	if err != nil {
 		return v, err
 	}
 	for _, n := range numbers {
 		if n.Active {
-			label := n.Phone
+			label := u.showPhone(n.Phone)
 			if n.Name != "" {
 				label += " (" + n.Name + ")"
 			}
@@ -63,7 +63,7 @@ func (h *Handler) composeView(u *ui, f views.ComposeForm) (views.ComposeView, er
 	for _, g := range groups {
 		v.Groups = append(v.Groups, views.Option{Value: g.ID, Label: fmt.Sprintf("%s (%d)", g.Name, g.Size)})
 	}
-	recent, err := h.store.Inbox(u.ws.ID, store.InboxFilter{Limit: 10})
+	recent, err := h.store.Inbox(u.ws.ID, store.InboxFilter{Limit: 10, Viewer: u.user.ID})
 	if err != nil {
 		return v, err
 	}
@@ -72,7 +72,7 @@ func (h *Handler) composeView(u *ui, f views.ComposeForm) (views.ComposeView, er
 		if c.IsGroup() {
 			continue
 		}
-		label := c.Addresses[0]
+		label := u.showPhone(c.Addresses[0])
 		if it.ContactName != "" {
 			label = it.ContactName + " (" + label + ")"
 		}
@@ -104,6 +104,10 @@ func (h *Handler) composeView(u *ui, f views.ComposeForm) (views.ComposeView, er
 	if t, err := store.ParseTemplate(f.Text); err == nil {
 		v.Preview = t.Render(func(name string) string { return values[name] })
 	}
+	if f.OptOutInstructions {
+		v.Preview = store.WithOptOutInstructions(v.Preview)
+	}
+	v.Footer = store.OptOutInstruction
 	v.Segments, v.Encoding = store.Segments(v.Preview), store.SMSEncoding(v.Preview)
 	return v, nil
 }
@@ -115,12 +119,19 @@ func (h *Handler) broadcastNew(w http.ResponseWriter, r *http.Request, u *ui) {
 	if g := r.URL.Query().Get("group"); g != "" {
 		f.GroupIDs = []string{g}
 	}
-	h.composePage(u, f).show(w, r, u, http.StatusOK, nil)
+	h.composePage(u, f, nil).show(w, r, u, http.StatusOK, nil)
 }
 
-// composePage is /broadcasts/new showing f, for the form that posts back to it.
-func (h *Handler) composePage(u *ui, f views.ComposeForm) formPage[views.ComposeView] {
-	return pageOf(h, "New broadcast", views.Compose, func() (views.ComposeView, error) { return h.composeView(u, f) })
+// composePage is /broadcasts/new showing f, for the form that posts back to it; with in, the
+// form as read, it shows the longest copy over in's recipients too.
+func (h *Handler) composePage(u *ui, f views.ComposeForm, in *store.BroadcastInput) formPage[views.ComposeView] {
+	return pageOf(h, "New broadcast", views.Compose, func() (views.ComposeView, error) {
+		v, err := h.composeView(u, f)
+		if err == nil && in != nil {
+			v.Worst, err = h.worstCopy(u, *in)
+		}
+		return v, err
+	})
 }
 
 // splitList splits pasted numbers or ids at new lines, commas, semicolons and spaces.
@@ -213,7 +224,7 @@ func (h *Handler) readCompose(r *http.Request, u *ui, f *views.ComposeForm) (sto
 	}
 	if f.Media != "" {
 		if !store.ValidMediaURL(f.Media) {
-			errs["mediaUrl"] = fmt.Sprintf("Must be an absolute http or https URL of at most %d characters", store.MaxMediaURL)
+			errs["mediaUrl"] = capitalize(store.MediaURLMessage)
 		} else {
 			in.Media = []string{f.Media}
 		}
@@ -296,6 +307,9 @@ func (h *Handler) broadcastCreate(w http.ResponseWriter, r *http.Request, u *ui)
 	if errs == nil {
 		var err error
 		b, err = h.store.SendBroadcast(u.ws.ID, in)
+		if h.numberRefused(w, r, u, err) {
+			return
+		}
 		errs = fieldErrors(err, nil)
 	}
 	what := "sent"
@@ -303,7 +317,7 @@ func (h *Handler) broadcastCreate(w http.ResponseWriter, r *http.Request, u *ui)
 		what = "schedule"
 	}
 	f.Errors = errs
-	h.composePage(u, f).answer(w, r, u, errs, "/broadcasts/"+b.ID+"?done="+what, func(v *views.ComposeView) {
+	h.composePage(u, f, &in).answer(w, r, u, errs, "/broadcasts/"+b.ID+"?done="+what, func(v *views.ComposeView) {
 		v.Error = "The broadcast was not sent: " + firstComposeError(errs)
 	})
 }
@@ -361,10 +375,10 @@ func (h *Handler) progressOf(u *ui, b *store.Broadcast) views.BroadcastProgress 
 
 func (h *Handler) renderBroadcast(w http.ResponseWriter, r *http.Request, u *ui, b *store.Broadcast, status int, errText string) {
 	loc, now := u.ws.Location(), h.now()
-	v := views.BroadcastView{ID: b.ID, Name: b.Name, From: b.From, Text: b.Text, Created: formatWhen(b.CreatedAt, now, loc),
+	v := views.BroadcastView{ID: b.ID, Name: b.Name, From: u.showPhone(b.From), Text: b.Text, Created: formatWhen(b.CreatedAt, now, loc),
 		Progress: h.progressOf(u, b), Notice: contactNotices[r.URL.Query().Get("done")], Error: errText}
 	if b.SendAt != nil {
-		v.SendAt = b.SendAt.In(loc).Format("Jan 2 2006, 15:04:05 MST")
+		v.SendAt = fmtTime(*b.SendAt, loc)
 	}
 	if len(b.Media) > 0 {
 		v.Text = strings.TrimSpace(v.Text + "\n" + strings.Join(b.Media, "\n"))

@@ -21,7 +21,7 @@ func (h *Handler) complianceView(u *ui, phone string) (views.ContactCompliance, 
 		return v, err
 	}
 	if opted {
-		v.OptOutReason, v.OptedOutAt = o.Reason, o.CreatedAt.In(loc).Format("2 Jan 2006 15:04 MST")
+		v.OptOutReason, v.OptedOutAt = o.Reason, fmtTime(o.CreatedAt, loc)
 		v.ContactOnly = !store.LiftableByAdmin(o.Reason)
 		v.CanLift = !v.ContactOnly && u.isAdmin()
 	}
@@ -53,7 +53,7 @@ func (h *Handler) complianceView(u *ui, phone string) (views.ContactCompliance, 
 		return v, err
 	}
 	for _, c := range consents {
-		v.Consents = append(v.Consents, views.ConsentRow{Status: c.Status, At: c.At.In(loc).Format("2 Jan 2006 15:04 MST"),
+		v.Consents = append(v.Consents, views.ConsentRow{Status: c.Status, At: fmtTime(c.At, loc),
 			Source: c.Source, Method: c.Method, Evidence: c.Evidence, RecordedBy: who(c.RecordedBy)})
 	}
 	lifts, err := h.store.OptOutLifts(u.ws.ID, phone)
@@ -61,7 +61,7 @@ func (h *Handler) complianceView(u *ui, phone string) (views.ContactCompliance, 
 		return v, err
 	}
 	for _, l := range lifts {
-		v.Lifts = append(v.Lifts, views.LiftRow{At: l.At.In(loc).Format("2 Jan 2006 15:04 MST"), Who: who(l.UserID),
+		v.Lifts = append(v.Lifts, views.LiftRow{At: fmtTime(l.At, loc), Who: who(l.UserID),
 			Reason: l.Reason, OptOutReason: l.OptOutReason})
 	}
 	v.Consent = views.ConsentForm{Status: store.ConsentGranted, Source: store.ConsentForm, At: h.now().In(loc).Format("2006-01-02T15:04")}

@@ -123,6 +123,9 @@ func TestUIContactHistoryShowsGroupMessages(t *testing.T) {
 	if _, ok := links["Older messages"]; ok {
 		t.Error("the last page still offers older messages")
 	}
+	if newer := links["Newer messages"]; newer != "/contacts/"+ana.ID+"#contact-history-h" {
+		t.Errorf("the last page's link back is %q, want the first page", newer)
+	}
 
 	// The other member's page shows the same group message, naming Ana.
 	_, body = e.send(t, c, "GET", "/contacts/"+bo.ID, nil)

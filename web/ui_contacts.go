@@ -199,7 +199,7 @@ func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.C
 		return v, err
 	}
 	v.Form = views.ContactForm{ID: c.ID, FirstName: c.FirstName, LastName: c.LastName, Company: c.Company, Email: c.Email, TimeZone: c.TimeZone,
-		Phone: u.showPhone(c.Phone()), Props: props}
+		Phone: u.showPhone(c.Phone()), PhoneShown: u.showPhone(c.Phone()), Props: props}
 	wsLoc := u.ws.Location()
 	v.TimeZone = store.ContactLocation(c.TimeZone, c.Phone(), wsLoc, h.now()).String()
 	switch {
@@ -216,7 +216,7 @@ func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.C
 	if v.Compliance, err = h.complianceView(u, c.Phone()); err != nil {
 		return v, err
 	}
-	numbers, err := h.store.Numbers(u.ws.ID)
+	numbers, err := h.usableNumbers(u)
 	if err != nil {
 		return v, err
 	}
@@ -247,7 +247,7 @@ func (h *Handler) contactView(r *http.Request, u *ui, c *store.Contact) (views.C
 			v.Others = append(v.Others, views.Option{Value: g.ID, Label: g.Name})
 		}
 	}
-	convs, err := h.store.ContactConversations(u.ws.ID, c.Phone())
+	convs, err := h.store.ContactConversationsFor(u.ws.ID, c.Phone(), u.user.ID)
 	if err != nil {
 		return v, err
 	}
@@ -301,7 +301,7 @@ func (h *Handler) contactSave(w http.ResponseWriter, r *http.Request, u *ui) {
 		h.uiError(w, r, u, err)
 		return
 	}
-	f := views.ContactForm{ID: c.ID, Phone: c.Phone(), Props: props}
+	f := views.ContactForm{ID: c.ID, Phone: c.Phone(), PhoneShown: u.showPhone(c.Phone()), Props: props}
 	in, errs := readContactForm(r, &f, true, u.ws.Region())
 	if errs == nil {
 		_, _, err = h.store.UpsertContact(u.ws.ID, in)

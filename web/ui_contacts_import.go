@@ -1,8 +1,6 @@
 package web
 
 import (
-	"bufio"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"switchboard/internal/phone"
 	"switchboard/store"
 	"switchboard/views"
 )
@@ -23,9 +22,9 @@ const previewRows = 10
 
 // importDir is where uploaded files wait for their import: beside the database, in the data
 // directory.
-func (h *Handler) importDir() string {
-	return filepath.Join(filepath.Dir(h.store.DB().Path()), "imports")
-}
+func (h *Handler) importDir() string { return importDirOf(h.store) }
+
+func importDirOf(s *store.Store) string { return filepath.Join(filepath.Dir(s.DB().Path()), "imports") }
 
 func (h *Handler) importFile(j store.ImportJob) string {
 	return filepath.Join(h.importDir(), j.ID+".csv")
@@ -49,7 +48,7 @@ func (h *Handler) renderImportUpload(w http.ResponseWriter, r *http.Request, u *
 	}
 	v := views.ImportUploadView{Error: errText}
 	for _, j := range jobs {
-		v.Jobs = append(v.Jobs, h.importJobView(j))
+		v.Jobs = append(v.Jobs, h.importJobView(j, u.ws.Location()))
 	}
 	h.render(w, r, u, status, "Import contacts", views.ImportUpload(v))
 }
@@ -170,25 +169,26 @@ func (h *Handler) inspectUpload(path string, check *utf8Check) (store.ImportJob,
 	if !check.ok() {
 		return j, "The file is not UTF-8 text: save it as “CSV UTF-8” and upload it again."
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return j, "The upload could not be read: try again."
+	src, err := openImportSource(f, delim)
+	if errors.Is(err, errRowTooLong) {
+		return j, rowTooLong(0)
 	}
-	cr := newImportReader(f, delim)
-	header, err := cr.Read()
 	if err != nil {
 		return j, "The file is not CSV: its first line could not be read as column names."
 	}
-	for i := range header {
-		header[i] = strings.TrimSpace(header[i])
+	if why := checkHeader(src.header); why != "" {
+		return j, why
 	}
-	j.Headers, j.Delimiter = header, string(delim)
+	j.Headers, j.Delimiter = src.header, string(delim)
 	for {
-		_, err := cr.Read()
+		_, err := src.next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		var perr *csv.ParseError
-		if err != nil && !errors.As(err, &perr) {
+		if errors.Is(err, errRowTooLong) {
+			return j, rowTooLong(j.Total + 1)
+		}
+		if err != nil {
 			return j, "The upload could not be read: try again."
 		}
 		j.Total++
@@ -197,18 +197,6 @@ func (h *Handler) inspectUpload(path string, check *utf8Check) (store.ImportJob,
 		return j, "The file has column names but no rows."
 	}
 	return j, ""
-}
-
-// newImportReader reads an uploaded file: its BOM skipped, any field count (a short row is the
-// row's error, not the file's).
-func newImportReader(r io.Reader, delim rune) *csv.Reader {
-	br := bufio.NewReaderSize(r, 1<<16)
-	if b, err := br.Peek(3); err == nil && string(b) == "\xef\xbb\xbf" {
-		_, _ = br.Discard(3)
-	}
-	cr := csv.NewReader(br)
-	cr.Comma, cr.FieldsPerRecord, cr.LazyQuotes = delim, -1, true
-	return cr
 }
 
 // contactImportJob is GET /contacts/import/jobs/{job}: the mapping with its guesses and preview while
@@ -220,7 +208,7 @@ func (h *Handler) contactImportJob(w http.ResponseWriter, r *http.Request, u *ui
 	}
 	if j.Status != store.ImportMapping {
 		u.section = "contacts"
-		h.render(w, r, u, http.StatusOK, "Import "+j.FileName, views.ImportProgressPage(h.importJobView(j)))
+		h.render(w, r, u, http.StatusOK, "Import "+j.FileName, views.ImportProgressPage(h.importJobView(j, u.ws.Location())))
 		return
 	}
 	props, err := h.propertyNames(u)
@@ -306,20 +294,33 @@ func (h *Handler) previewFile(u *ui, j store.ImportJob, m *store.Mapping) ([]vie
 	}
 	defer f.Close()
 	delim, _ := utf8.DecodeRuneInString(j.Delimiter)
-	cr := newImportReader(f, delim)
-	if _, err := cr.Read(); err != nil {
+	src, err := openImportSource(f, delim)
+	if err != nil {
 		return nil, err
 	}
 	var rows [][]string
+	var shape []string   // per row, what is wrong with its shape ("" when nothing)
+	var shown [][]string // per row of the wrong shape, its cells as written
 	for len(rows) < previewRows {
-		rec, err := cr.Read()
+		rec, err := src.next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			rec = nil // a row the import will reject for its syntax
+			return nil, err
 		}
-		rows = append(rows, m.Row(rec, len(j.Headers)))
+		cells := rec.cells
+		if rec.problem != "" {
+			cells = nil // a row the import will skip for its shape
+			// Shown as written, cut or padded to the header's cells.
+			written := make([]string, len(j.Headers))
+			copy(written, rec.cells)
+			shown = append(shown, m.Row(written, len(j.Headers)))
+		} else {
+			shown = append(shown, nil)
+		}
+		rows = append(rows, m.Row(cells, len(j.Headers)))
+		shape = append(shape, rec.problem)
 	}
 	got, err := h.store.PreviewImport(u.ws.ID, m.Header(), rows)
 	if err != nil {
@@ -328,6 +329,9 @@ func (h *Handler) previewFile(u *ui, j store.ImportJob, m *store.Mapping) ([]vie
 	out := make([]views.ImportPreviewRow, len(got))
 	for i, g := range got {
 		cells := rows[i]
+		if shape[i] != "" {
+			g.Problem, cells = shape[i], shown[i]
+		}
 		if g.Problem == "" {
 			cells = make([]string, len(m.Header()))
 			for k, col := range m.Header() {
@@ -357,6 +361,11 @@ func (h *Handler) previewFile(u *ui, j store.ImportJob, m *store.Mapping) ([]vie
 		}
 		if len(cells) > len(m.Header()) {
 			cells = cells[:len(m.Header())]
+		}
+		for k, col := range m.Header() {
+			if col == "phone" && k < len(cells) {
+				cells[k] = phone.Format(cells[k], u.ws.Region()) // as the pages write numbers
+			}
 		}
 		out[i] = views.ImportPreviewRow{Row: i + 1, Cells: cells, Problem: g.Problem}
 	}

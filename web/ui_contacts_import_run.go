@@ -8,10 +8,13 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
-	"sync"
+	"strings"
+	"time"
 	"unicode/utf8"
 
+	"switchboard/internal/csvsafe"
 	"switchboard/store"
 	"switchboard/views"
 )
@@ -22,8 +25,9 @@ import (
 var maxErrorRows = 100_000
 
 // runImport imports the job's file through its mapping while the server serves: the file is
-// rewritten row by row into the import's own format through a pipe (memory stays flat), every
-// skipped row goes to the job's error file, and the job's record follows each committed batch.
+// rewritten row by row into the import's own format through a pipe (memory stays flat), and
+// the job's record follows each committed batch. Once the import ends, the skipped rows are
+// written to the job's error file, each with its line in the file and its cells as written.
 // Whatever happens, the uploaded file is removed when the import ends.
 func (h *Handler) runImport(j store.ImportJob, m *store.Mapping) {
 	defer h.imports.Delete(j.ID)
@@ -40,43 +44,29 @@ func (h *Handler) runImport(j store.ImportJob, m *store.Mapping) {
 		return
 	}
 	defer in.Close()
-	ef, err := os.Create(h.importErrorFile(j))
-	if err != nil {
-		fail("The error file could not be written: " + err.Error())
-		return
-	}
-	defer ef.Close()
-	errs := csv.NewWriter(ef)
-	_ = errs.Write([]string{"row", "column", "message"})
 
 	pr, pw := io.Pipe()
 	delim, _ := utf8.DecodeRuneInString(j.Delimiter)
-	// syntax holds the rows the file's CSV syntax broke, by row: the import sees a row with a
-	// wrong field count there and rejects it; the error file gets this message instead.
-	var syntaxMu sync.Mutex
-	syntax := map[int]string{}
 	go func() {
-		cr := newImportReader(in, delim)
+		src, err := openImportSource(in, delim)
 		cw := csv.NewWriter(pw)
-		_, _ = cr.Read()
-		err := cw.Write(m.Header())
-		for row := 1; err == nil; row++ {
-			rec, rerr := cr.Read()
+		if err == nil {
+			err = cw.Write(m.Header())
+		}
+		for err == nil {
+			rec, rerr := src.next()
 			if errors.Is(rerr, io.EOF) {
 				break
 			}
-			var perr *csv.ParseError
-			if rerr != nil && !errors.As(rerr, &perr) {
+			if rerr != nil {
 				err = rerr
 				break
 			}
-			if perr != nil {
-				syntaxMu.Lock()
-				syntax[row] = "is not valid CSV: " + perr.Err.Error()
-				syntaxMu.Unlock()
-				rec = nil
+			cells := rec.cells
+			if rec.problem != "" {
+				cells = nil // a row of the wrong shape, which the import skips; the error file says why
 			}
-			err = cw.Write(m.Row(rec, len(j.Headers)))
+			err = cw.Write(m.Row(cells, len(j.Headers)))
 		}
 		cw.Flush()
 		if err == nil {
@@ -84,43 +74,27 @@ func (h *Handler) runImport(j store.ImportJob, m *store.Mapping) {
 		}
 		pw.CloseWithError(err)
 	}()
-	listed, unlisted := 0, 0
+	var skipped []importSkip
+	unlisted := 0
 	rep, err := h.store.ImportContactsWith(j.WorkspaceID, pr, store.ImportOptions{
 		Progress: func(p store.ImportProgress) {
 			j.Done, j.Created, j.Updated, j.Skipped = p.Rows, p.Imported, p.Updated, p.Rejected
-			errs.Flush()
 			if err := h.store.SaveImportJob(j); err != nil {
 				slog.Error("import job progress", "job", j.ID, "error", err)
 			}
 		},
 		OnReject: func(e store.ImportRowError) {
-			if listed >= maxErrorRows {
+			if len(skipped) >= maxErrorRows {
 				unlisted++
 				return
 			}
-			listed++
-			row := e.Line - 1 // each row is one line after the header
-			syntaxMu.Lock()
-			msg, ok := syntax[row]
-			syntaxMu.Unlock()
-			if ok {
-				_ = errs.Write([]string{strconv.Itoa(row), "", msg})
-				return
-			}
-			for _, p := range store.SplitImportReason(e.Reason) {
-				col := ""
-				if c := m.Source(p[0]); c >= 0 {
-					col = j.Headers[c]
-				}
-				_ = errs.Write([]string{strconv.Itoa(row), col, p[1]})
-			}
+			skipped = append(skipped, importSkip{row: e.Line - 1, reason: e.Reason}) // each row is one line after the header
 		},
 	})
 	_ = pr.CloseWithError(io.ErrClosedPipe) // stops the writer if the import ended early
-	if unlisted > 0 {
-		_ = errs.Write([]string{"", "", fmt.Sprintf("%d more rows were skipped; the first %d are listed above", unlisted, maxErrorRows)})
+	if werr := h.writeImportErrors(j, m, skipped, unlisted); werr != nil {
+		slog.Error("import error file", "job", j.ID, "error", werr)
 	}
-	errs.Flush()
 	j.Done, j.Created, j.Updated, j.Skipped = rep.Rows, rep.Imported, rep.Updated, rep.Rejected
 	if err != nil {
 		slog.Error("import job", "job", j.ID, "error", err)
@@ -133,11 +107,103 @@ func (h *Handler) runImport(j store.ImportJob, m *store.Mapping) {
 	}
 }
 
+// importSkip is a row the import skipped: its data row and the store's reason.
+type importSkip struct {
+	row    int
+	reason string
+}
+
+// maxErrorCell bounds a cell the error file repeats: a cell that swallowed the lines after an
+// open quote is cut there, with "…".
+const maxErrorCell = 1000
+
+// writeImportErrors writes the job's error file: the columns row, column, message and line,
+// then the file's own columns with the skipped row's cells as written, so the file can be
+// fixed and imported again, and "cells past the header" for a row of too many; one line per
+// problem. A row whose shape is wrong (its cells, its quotes) says so instead of what the
+// import made of it. Cells that a spreadsheet would run as a formula are written as text (an
+// apostrophe before them), as in every CSV the product hands out. It reads the upload once more,
+// in order, and replaces the error file whole when done.
+func (h *Handler) writeImportErrors(j store.ImportJob, m *store.Mapping, skipped []importSkip, unlisted int) error {
+	if len(skipped) == 0 && unlisted == 0 {
+		return nil
+	}
+	slices.SortStableFunc(skipped, func(a, b importSkip) int { return a.row - b.row })
+	in, err := os.Open(h.importFile(j))
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	delim, _ := utf8.DecodeRuneInString(j.Delimiter)
+	src, err := openImportSource(in, delim)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(h.importDir(), ".errors-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())    // renamed into place when complete
+	errs := csvsafe.NewWriter(tmp) // the upload chose its column names and cells: no formulas
+	header := append(append([]string{"row", "column", "message", "line"}, j.Headers...), "cells past the header")
+	// line is a line of the error file, as wide as its header: the row's cells under the file's
+	// columns, any past them joined in the last column, so every reader takes the file.
+	line := func(at []string, cells []string) []string {
+		out := append(slices.Clone(at), cells[:min(len(cells), len(j.Headers))]...)
+		for len(out) < len(header)-1 {
+			out = append(out, "")
+		}
+		more := ""
+		if len(cells) > len(j.Headers) {
+			more = strings.Join(cells[len(j.Headers):], j.Delimiter)
+		}
+		return append(out, more)
+	}
+	_ = errs.Write(header)
+	var rec sourceRecord
+	for _, sk := range skipped {
+		for rec.row < sk.row {
+			if rec, err = src.next(); err != nil {
+				tmp.Close()
+				return fmt.Errorf("row %d: %w", sk.row, err)
+			}
+		}
+		cells := make([]string, len(rec.cells))
+		for i, c := range rec.cells {
+			if utf8.RuneCountInString(c) > maxErrorCell {
+				c = string([]rune(c)[:maxErrorCell]) + "…"
+			}
+			cells[i] = c
+		}
+		at := []string{strconv.Itoa(sk.row), "", "", strconv.Itoa(rec.line)}
+		if rec.problem != "" {
+			at[2] = rec.problem
+			_ = errs.Write(line(at, cells))
+			continue
+		}
+		for _, p := range store.SplitImportReason(sk.reason) {
+			at[1], at[2] = "", p[1]
+			if c := m.Source(p[0]); c >= 0 {
+				at[1] = j.Headers[c]
+			}
+			_ = errs.Write(line(at, cells))
+		}
+	}
+	if unlisted > 0 {
+		_ = errs.Write(line([]string{"", "", fmt.Sprintf("%d more rows were skipped; the first %d are listed above", unlisted, maxErrorRows)}, nil))
+	}
+	errs.Flush()
+	if err := errors.Join(errs.Error(), tmp.Close()); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), h.importErrorFile(j))
+}
+
 // importJobView is a job as the pages show it; a job marked running that no goroutine of this
 // process runs was cut short by a restart.
-func (h *Handler) importJobView(j store.ImportJob) views.ImportJobView {
+func (h *Handler) importJobView(j store.ImportJob, loc *time.Location) views.ImportJobView {
 	v := views.ImportJobView{ID: j.ID, FileName: j.FileName, Status: j.Status, Total: j.Total, Done: j.Done,
-		Created: j.Created, Updated: j.Updated, Skipped: j.Skipped, Error: j.Error, When: j.CreatedAt.Format("2006-01-02 15:04")}
+		Created: j.Created, Updated: j.Updated, Skipped: j.Skipped, Error: j.Error, When: fmtTime(j.CreatedAt, loc)}
 	if _, running := h.imports.Load(j.ID); j.Status == store.ImportRunning && !running {
 		v.Status = store.ImportFailed
 		v.Error = fmt.Sprintf("Stopped at row %d when the server stopped. The rows before it are imported; import the file again to finish (rows already in are updated, not duplicated).", j.Done)
@@ -155,7 +221,7 @@ func (h *Handler) contactImportProgress(w http.ResponseWriter, r *http.Request, 
 	if !ok {
 		return
 	}
-	h.fragment(w, r, views.ImportProgress(h.importJobView(j)))
+	h.fragment(w, r, views.ImportProgress(h.importJobView(j, u.ws.Location())))
 }
 
 // contactImportErrors is GET /contacts/import/jobs/{job}/errors.csv: the skipped rows.

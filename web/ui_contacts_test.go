@@ -201,3 +201,22 @@ func TestUISwitchWorkspaceFromAPage(t *testing.T) {
 		}
 	}
 }
+
+// Issue 38, item 14 (§14): the contact page's "Send message" sends the text from the chosen
+// number and opens the thread; without a text it stays on the page and says why.
+func TestUIContactSendMessage(t *testing.T) {
+	e := newUIEnv(t)
+	c, err := e.st.CreateContact(e.a.ID, store.ContactInput{Phone: "+14155550123", FirstName: ptr("Ana")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := e.signIn(t, e.mo)
+	res, body := e.send(t, cl, "GET", "/contacts/"+c.ID, nil)
+	wantPage(t, "the contact", res, body, http.StatusOK, `data-testid="contact-send-submit">Send message</button>`, `<label for="contact-send-text">Message</label>`)
+	res, body = e.send(t, cl, "POST", "/contacts/"+c.ID+"/message", url.Values{"from": {e.numberA}, "text": {""}})
+	wantPage(t, "no text", res, body, http.StatusUnprocessableEntity, `data-testid="error-send"`, "Write the message")
+	res, _ = e.send(t, cl, "POST", "/contacts/"+c.ID+"/message", url.Values{"from": {e.numberA}, "text": {"Your crown is ready."}})
+	loc := wantRedirect(t, res, "/inbox/")
+	res, body = e.send(t, cl, "GET", strings.TrimSuffix(loc, "#end"), nil)
+	wantPage(t, "the thread", res, body, http.StatusOK, "Your crown is ready.")
+}

@@ -81,7 +81,7 @@ func (h *Handler) renderGroup(w http.ResponseWriter, r *http.Request, u *ui, g s
 		if err != nil {
 			continue // deleted meanwhile
 		}
-		v.Members = append(v.Members, views.GroupMember{ID: c.ID, Name: contactName(&c), Phone: c.Phone()})
+		v.Members = append(v.Members, views.GroupMember{ID: c.ID, Name: contactName(&c), Phone: u.showPhone(c.Phone())})
 	}
 	if edit != nil {
 		edit(&v)

@@ -38,6 +38,7 @@ var doneNotices = map[string]string{
 	"simulate":  "Inbound text simulated.",
 	"optout":    "Opted out: no more texts go to this number.",
 	"unread":    "Marked as unread.",
+	"joined":    "Welcome: your account is ready and you are signed in.",
 	// The live inbox's thread forms.
 	"later":     "Reply scheduled: it goes at the time you chose unless the contact writes first.",
 	"close":     "Conversation closed.",
@@ -61,11 +62,11 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 		v.Status = ""
 	}
 	f := store.InboxFilter{Status: v.Status, Label: v.Label, Search: v.Q, Unassigned: v.Unassigned,
-		Limit: inboxPage, Before: q.Get("before")}
+		Limit: inboxPage, Before: q.Get("before"), Viewer: u.user.ID}
 	if v.Mine {
 		f.AssignedTo = u.user.ID
 	}
-	v.Unread, v.Mentions, v.ListURL = q.Get("unread") == "1", q.Get("mentions") == "1", inboxListURL(q)
+	v.Unread, v.Mentions, v.Overdue, v.ListURL = q.Get("unread") == "1", q.Get("mentions") == "1", q.Get("overdue") == "1", inboxListURL(q)
 	items, cursor, live, err := h.liveInboxPage(q, u, f)
 	if !live {
 		items, cursor, err = h.store.InboxPage(u.ws.ID, f)
@@ -73,22 +74,20 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 	if err != nil {
 		return v, err
 	}
-	if cursor != "" {
-		next := url.Values{}
-		for _, k := range []string{"status", "assigned", "label", "q", "unread", "mentions"} {
-			if q.Get(k) != "" {
-				next.Set(k, q.Get(k))
-			}
+	list := url.Values{}
+	for _, k := range []string{"status", "assigned", "label", "q", "unread", "mentions", "overdue", "before"} {
+		if q.Get(k) != "" {
+			list.Set(k, q.Get(k))
 		}
-		next.Set("before", cursor)
-		v.More = "/inbox?" + next.Encode()
 	}
-	loc := u.ws.Location()
+	list["back"] = q["back"]
+	v.More, v.Newer = pageLinks("/inbox", list, "before", cursor)
+	loc, now := u.ws.Location(), h.now()
 	for _, it := range items {
 		c := it.Conversation
 		number := u.showPhones(c.Addresses)
 		row := views.InboxRow{ID: c.ID, Title: it.ContactName, Number: number, Last: it.Last, Status: c.Status,
-			Labels: c.Labels, Assigned: len(c.AssignedUserIDs) > 0}
+			Labels: c.Labels, Assigned: len(c.AssignedUserIDs) > 0, Overdue: c.Overdue(now)}
 		if c.Name != "" {
 			row.Title = c.Name
 		}
@@ -105,10 +104,10 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 	if err := h.markUnreadRows(u, v.Rows); err != nil {
 		return v, err
 	}
-	if v.Labels, err = h.store.Labels(u.ws.ID); err != nil {
+	if v.Labels, err = h.store.LabelsFor(u.ws.ID, u.user.ID); err != nil {
 		return v, err
 	}
-	numbers, err := h.store.Numbers(u.ws.ID)
+	numbers, err := h.usableNumbers(u)
 	if err != nil {
 		return v, err
 	}
@@ -135,7 +134,7 @@ func formatWhen(t, now time.Time, loc *time.Location) string {
 	if t.Year() == now.Year() {
 		return t.Format("Jan 2, 15:04")
 	}
-	return t.Format("Jan 2 2006, 15:04")
+	return t.Format(dateTimeLayout)
 }
 
 // newConversation is POST /inbox: "New conversation" from one of the workspace's numbers to a
@@ -151,6 +150,9 @@ func (h *Handler) newConversation(w http.ResponseWriter, r *http.Request, u *ui)
 	var to, from string
 	if to, err = u.readPhone("to", f.To); err == nil {
 		from, err = u.readPhone("from", f.From)
+	}
+	if err == nil && h.numberRefused(w, r, u, h.store.CheckNumberUse(u.ws.ID, u.user.ID, from)) {
+		return
 	}
 	switch {
 	case err != nil:

@@ -42,7 +42,7 @@ func (h *Handler) unreadCount(w http.ResponseWriter, r *http.Request, u *ui) {
 // inboxListURL is where the inbox page at query q fetches its list again.
 func inboxListURL(q url.Values) string {
 	keep := url.Values{}
-	for _, k := range []string{"status", "assigned", "label", "q", "unread", "mentions", "before"} {
+	for _, k := range []string{"status", "assigned", "label", "q", "unread", "mentions", "overdue", "before"} {
 		if q.Get(k) != "" {
 			keep.Set(k, q.Get(k))
 		}
@@ -61,6 +61,8 @@ func (h *Handler) liveInboxPage(q url.Values, u *ui, f store.InboxFilter) (items
 		items, cursor, err = h.store.MentionInbox(u.ws.ID, u.user.ID, f)
 	case q.Get("unread") == "1":
 		items, cursor, err = h.store.UnreadInbox(u.ws.ID, u.user.ID, f)
+	case q.Get("overdue") == "1":
+		items, cursor, err = h.store.OverdueInbox(u.ws.ID, f)
 	default:
 		return nil, "", false, nil
 	}

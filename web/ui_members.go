@@ -77,13 +77,14 @@ func (h *Handler) invite(w http.ResponseWriter, r *http.Request, u *ui) {
 	m := h.cfg.Sessions.mailer()
 	if m != nil {
 		link := h.publicURL(r) + "/invite/"
+		who, ws := store.MailText(u.user.Name), store.MailText(u.ws.Name) // a name cannot add lines to the e-mail
 		mailFor = append(mailFor, func(token string) *store.Mail {
-			return &store.Mail{To: email, Subject: "You are invited to " + u.ws.Name + " on Switchboard",
-				Body: u.user.Name + " invited you to the workspace " + u.ws.Name + " on Switchboard as " + article(role) + " " + role + ".\n\n" +
+			return &store.Mail{To: email, Subject: "You are invited to " + ws + " on Switchboard",
+				Body: who + " invited you to the workspace " + ws + " on Switchboard as " + article(role) + " " + role + ".\n\n" +
 					"Accept the invitation here (the link works once, for 7 days):\n" + link + token + "\n"}
 		})
 	}
-	_, plain, err := h.store.CreateInvitation(u.ws.ID, email, role, mailFor...)
+	inv, plain, err := h.store.CreateInvitation(u.ws.ID, email, role, mailFor...)
 	if err == nil && m != nil {
 		m.Wake()
 	}
@@ -95,6 +96,7 @@ func (h *Handler) invite(w http.ResponseWriter, r *http.Request, u *ui) {
 	}
 	h.membersPage(r, u).show(w, r, u, http.StatusOK, func(v *views.MembersView) {
 		v.Link, v.Invited, v.Mailed = h.publicURL(r)+"/invite/"+plain, email, m != nil
+		v.Replaced = inv.Replaced > 0
 	})
 }
 
@@ -221,13 +223,14 @@ func (h *Handler) acceptInvite(w http.ResponseWriter, r *http.Request) {
 	}
 	var err error
 	var wsID string
+	var joined store.User // a new account
 	if usr, ok := h.cfg.Sessions.CurrentUser(r); ok {
 		var m store.Membership
 		m, err = h.store.AcceptInvitation(v.Token, usr.ID)
 		wsID = m.WorkspaceID
 	} else {
 		v.Name = strings.TrimSpace(r.PostForm.Get("name"))
-		_, _, err = h.store.AcceptInvitationNewUser(v.Token, v.Name, r.PostForm.Get("password"))
+		joined, _, err = h.store.AcceptInvitationNewUser(v.Token, v.Name, r.PostForm.Get("password"))
 	}
 	if err != nil {
 		v.Errors = fieldErrors(err, nil)
@@ -239,11 +242,21 @@ func (h *Handler) acceptInvite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if wsID == "" {
-		// A new account signs in with the password just set. The answer is a page, not a 303:
-		// it says what happened, and reloading it only re-posts a link that is now used.
-		h.renderPublic(w, r, http.StatusOK, "Welcome", views.Notice("Welcome to "+v.Workspace,
-			"Your account is ready and you are "+article(v.Role)+" "+v.Role+" of "+v.Workspace+". Sign in with "+v.Email+" and your new password.",
-			"/login?next="+url.QueryEscape("/inbox"), "Sign in"))
+		// A new account is signed in at once: the password was just set, through a link that
+		// only its owner has. It goes on to the inbox, or first to two-factor enrolment when
+		// that is required, as after any sign-in.
+		ss := h.cfg.Sessions
+		stage := ""
+		if ss.twoFactorRequired() {
+			stage = store.SessionStageEnrol
+		}
+		if err := ss.startSession(w, r, joined, stage); err != nil {
+			h.renderPublic(w, r, http.StatusOK, "Welcome", views.Notice("Welcome to "+v.Workspace,
+				"Your account is ready and you are "+article(v.Role)+" "+v.Role+" of "+v.Workspace+". Sign in with "+v.Email+" and your new password.",
+				"/login?next="+url.QueryEscape("/inbox"), "Sign in"))
+			return
+		}
+		ss.afterPassword(w, r, joined, stage, "/inbox?done=joined")
 		return
 	}
 	_ = h.cfg.Sessions.Touch(w, r, sessionWorkspace, wsID)

@@ -14,13 +14,15 @@ func (h *Handler) saveNotifications(w http.ResponseWriter, r *http.Request, u *u
 		return
 	}
 	f := views.NotificationsForm{Inbound: r.PostForm.Get("inbound"), Sound: r.PostForm.Get("sound") == "on",
-		Email: r.PostForm.Get("email") == "on", MailOff: h.cfg.Sessions.mailer() == nil}
-	err := h.store.SetNotificationPrefs(u.user.ID, store.NotificationPrefs{Inbound: f.Inbound, Sound: f.Sound, Email: f.Email})
+		Email: r.PostForm.Get("email") == "on", HideText: r.PostForm.Get("show_text") != "on", MailOff: h.cfg.Sessions.mailer() == nil}
+	err := h.store.SetNotificationPrefs(u.user.ID, store.NotificationPrefs{Inbound: f.Inbound, Sound: f.Sound, Email: f.Email,
+		HideText: f.HideText})
 	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
 		if f.Errors["inbound"] != "" {
 			f.Errors["inbound"] = "Choose which messages notify you"
 		}
 		h.profileRefused(w, r, u, map[string]string{"form": "Not saved: " + firstError(f.Errors)}, func(v *views.ProfileView) {
+			f.Push, _ = h.pushView(r, u)
 			v.Notifications = views.NotificationsSection(f)
 		})
 		return

@@ -9,9 +9,9 @@ import (
 )
 
 // registrationRow is a number's registration card row on /settings/numbers.
-func registrationRow(n *store.PhoneNumber) views.NumberRegistrationRow {
+func registrationRow(u *ui, n *store.PhoneNumber) views.NumberRegistrationRow {
 	r := n.RegistrationOf()
-	return views.NumberRegistrationRow{ID: n.ID, Phone: n.Phone, Name: n.Name, Type: r.Type, Status: r.Status,
+	return views.NumberRegistrationRow{ID: n.ID, Phone: u.showPhone(n.Phone), E164: n.Phone, Name: n.Name, Type: r.Type, Status: r.Status,
 		BrandID: r.BrandID, CampaignID: r.CampaignID, VerificationID: r.VerificationID,
 		Sandbox: n.CarrierName() == store.ProviderSandbox, Warning: n.RegistrationWarning()}
 }

@@ -88,7 +88,7 @@ func TestUIBuyNumber(t *testing.T) {
 
 	choose := url.Values{"carrier": {"twilio"}, "phone": {"+14155550123"}, "place": {"San Francisco, CA"}, "country": {"US"}, "areaCode": {"415"}}
 	res, body = e.send(t, alice, "POST", "/settings/numbers/buy", choose)
-	wantStatus(t, "confirmation", res, body, http.StatusOK, "Buy (415) 555-0123?", "<strong>$1.15 a month</strong>", "Buy for $1.15 a month")
+	wantStatus(t, "confirmation", res, body, http.StatusOK, `Buy <span class="nowrap">(415) 555-0123</span>?`, "<strong>$1.15 a month</strong>", "Buy for $1.15 a month")
 	if e.twilio.Count("POST", "/IncomingPhoneNumbers.json") != 0 {
 		t.Fatal("bought before the confirmation")
 	}
@@ -111,7 +111,7 @@ func TestUIBuyNumber(t *testing.T) {
 }
 
 // TestUICheckFlagsAndRemoveReleases: a webhook changed at Twilio shows after Check, on the
-// numbers page and in /metrics; Take it over fixes it; a test text goes out; removing offers to
+// numbers page, on the admin overview and in /metrics; Take it over fixes it; a test text goes out; removing offers to
 // clear the webhooks and releasing asks again for the last four digits.
 func TestUICheckFlagsAndRemoveReleases(t *testing.T) {
 	e := newCarrierUIEnv(t, nil)
@@ -136,6 +136,13 @@ func TestUICheckFlagsAndRemoveReleases(t *testing.T) {
 	if m := metricsText(t, e.srv.URL); !strings.Contains(m, "switchboard_number_miswired 1") {
 		t.Fatalf("/metrics lacks switchboard_number_miswired 1:\n%s", m)
 	}
+	root, err := e.st.UserByEmail("root@example.com") // the superuser who connected Twilio
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body = e.send(t, e.signIn(t, root), "GET", "/admin", nil)
+	wantStatus(t, "the admin overview flags it", res, body, http.StatusOK, `data-testid="miswired-numbers"`,
+		`<strong class="nowrap">(415) 555-0177</strong> (Acme)`, "1 number not receiving.", "Twilio in use.")
 	res, _ = e.send(t, alice, "POST", check, url.Values{"action": {"reconnect"}})
 	wantRedirect(t, res, check+"?done=reconnected")
 	if m := metricsText(t, e.srv.URL); !strings.Contains(m, "switchboard_number_miswired 0") {
@@ -153,7 +160,7 @@ func TestUICheckFlagsAndRemoveReleases(t *testing.T) {
 	res, body = e.send(t, alice, "GET", remove, nil)
 	wantStatus(t, "remove page", res, body, http.StatusOK, `<label for="remove-clear">Also clear its webhooks at Twilio</label>`, `<label for="remove-release">Then release the number at Twilio</label>`)
 	res, body = e.send(t, alice, "POST", remove, url.Values{"clear": {"on"}, "release": {"on"}})
-	wantStatus(t, "release asks again", res, body, http.StatusOK, "Release (415) 555-0177 at Twilio?", "last four digits")
+	wantStatus(t, "release asks again", res, body, http.StatusOK, `Release <span class="nowrap">(415) 555-0177</span> at Twilio?`, "last four digits")
 	if ns, _ := e.st.Numbers(e.a.ID); len(ns) != 2 {
 		t.Fatal("removed before the second confirmation")
 	}

@@ -42,22 +42,3 @@ func (h *Handler) contactSuggest(w http.ResponseWriter, r *http.Request, u *ui) 
 	named := strings.IndexFunc(q, unicode.IsLetter) >= 0
 	h.fragment(w, r, views.ContactSuggestions(rows, named))
 }
-
-// contactMessage is POST /contacts/{contact}/message, the contact page's "Send message": it
-// opens the conversation from the chosen number to the contact (making it when there is none)
-// and lands in its thread.
-func (h *Handler) contactMessage(w http.ResponseWriter, r *http.Request, u *ui) {
-	c, ok := h.contactOf(w, r, u)
-	if !ok || !h.readUIForm(w, r, u) {
-		return
-	}
-	conv, _, err := h.store.CreateConversation(u.ws.ID, strings.TrimSpace(r.PostForm.Get("from")), c.Phone())
-	if err != nil {
-		errs := fieldErrors(err, nil)
-		h.renderContact(w, r, u, &c, http.StatusUnprocessableEntity, func(v *views.ContactView) {
-			v.Error = "Not opened: " + firstError(errs)
-		})
-		return
-	}
-	http.Redirect(w, r, "/inbox/"+conv.ID, http.StatusSeeOther)
-}

@@ -10,20 +10,30 @@ import (
 )
 
 var profileNotices = map[string]string{
-	"saved": "Name and e-mail saved.", "password": "Password changed. Your other sessions are signed out.",
-	"2fa-off": "Two-factor is off.", "ended": "That session is signed out.", "ended-others": "Every other session is signed out.",
-	"notifications": "Notification settings saved.",
+	"saved": "Name saved.", "password": "Password changed. Your other sessions are signed out.", "email": "E-mail changed.",
+	"password-revoked": "Password changed. Your other sessions are signed out, your API tokens revoked and your apps disconnected.",
+	"2fa-off":          "Two-factor is off.", "ended": "That session is signed out.", "ended-others": "Every other session is signed out.",
+	"notifications":  "Notification settings saved.",
+	"device-removed": "That device gets no more notifications.", "device-on": "Notifications are on for this device.",
+	"device-off": "Notifications are off for this device.",
 }
 
 func (h *Handler) profileView(r *http.Request, u *ui) (views.ProfileView, error) {
 	v := views.ProfileView{Admin: u.isAdmin(), Name: u.user.Name, Email: u.user.Email, TwoFactor: u.user.TwoFactor,
 		Notice: profileNotices[r.URL.Query().Get("done")], TwoFactorRequired: h.cfg.Sessions.twoFactorRequired()}
+	if err := h.emailView(r, u, &v); err != nil {
+		return v, err
+	}
 	p, err := h.store.NotificationPrefs(u.user.ID)
 	if err != nil {
 		return v, err
 	}
-	v.Notifications = views.NotificationsSection(views.NotificationsForm{Inbound: p.Inbound, Sound: p.Sound, Email: p.Email,
-		MailOff: h.cfg.Sessions.mailer() == nil})
+	nf := views.NotificationsForm{Inbound: p.Inbound, Sound: p.Sound, Email: p.Email, HideText: p.HideText,
+		MailOff: h.cfg.Sessions.mailer() == nil}
+	if nf.Push, err = h.pushView(r, u); err != nil {
+		return v, err
+	}
+	v.Notifications = views.NotificationsSection(nf)
 	if u.user.TwoFactor {
 		n, err := h.store.RecoveryCodesLeft(u.user.ID)
 		if err != nil {
@@ -60,8 +70,57 @@ func (h *Handler) profilePage(r *http.Request, u *ui) formPage[views.ProfileView
 
 // profileRefused re-renders the profile with a form's errors (422).
 func (h *Handler) profileRefused(w http.ResponseWriter, r *http.Request, u *ui, errs map[string]string, edit func(*views.ProfileView)) {
+	h.profileAnswer(w, r, u, http.StatusUnprocessableEntity, errs, edit)
+}
+
+// passwordTry takes one try from the account's budget for its current password before a
+// profile form checks it, so that a session holder guessing it is slowed like failed sign-ins.
+// With none left it answers 429 with the profile itself and ok is false; refund gives the try
+// back once the password was right.
+func (h *Handler) passwordTry(w http.ResponseWriter, r *http.Request, u *ui) (refund func(), ok bool) {
+	ss := h.cfg.Sessions
+	refund, ok = ss.limits.attempt(ss.now(), "current:"+u.user.ID)
+	if !ok {
+		w.Header().Set("Retry-After", "60")
+		h.profileAnswer(w, r, u, http.StatusTooManyRequests,
+			map[string]string{"form": "Too many wrong passwords. Wait a minute and try again."}, nil)
+	}
+	return refund, ok
+}
+
+// profilePassword checks the current password a profile form carries (passwordTry's budget);
+// when it is not right it answers with the profile, the error under errKey, and returns false.
+func (h *Handler) profilePassword(w http.ResponseWriter, r *http.Request, u *ui, errKey string, edit func(*views.ProfileView)) bool {
+	refund, ok := h.passwordTry(w, r, u)
+	if !ok {
+		return false
+	}
+	right, err := h.passwordIs(u, r.PostForm.Get("current_password"))
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return false
+	}
+	if !right {
+		h.profileRefused(w, r, u, map[string]string{errKey: "Is not your current password"}, edit)
+		return false
+	}
+	refund()
+	return true
+}
+
+// passwordIs reports whether password is u's current password.
+func (h *Handler) passwordIs(u *ui, password string) (bool, error) {
+	full, err := h.store.User(u.user.ID)
+	if err != nil {
+		return false, err
+	}
+	return store.CheckPassword(full, password), nil
+}
+
+// profileAnswer renders the profile with a form's errors and status.
+func (h *Handler) profileAnswer(w http.ResponseWriter, r *http.Request, u *ui, status int, errs map[string]string, edit func(*views.ProfileView)) {
 	u.section = "settings"
-	h.profilePage(r, u).show(w, r, u, http.StatusUnprocessableEntity, func(v *views.ProfileView) {
+	h.profilePage(r, u).show(w, r, u, status, func(v *views.ProfileView) {
 		v.Errors = errs
 		if edit != nil {
 			edit(v)
@@ -69,31 +128,70 @@ func (h *Handler) profileRefused(w http.ResponseWriter, r *http.Request, u *ui, 
 	})
 }
 
-// saveProfile is POST /settings/profile: name and e-mail.
+// saveProfile is POST /settings/profile: the name. The e-mail has a form of its own, which asks
+// for the password.
 func (h *Handler) saveProfile(w http.ResponseWriter, r *http.Request, u *ui) {
 	if !h.readUIForm(w, r, u) {
 		return
 	}
-	name, email := r.PostForm.Get("name"), r.PostForm.Get("email")
-	if _, err := h.store.UpdateProfile(u.user.ID, name, email); err != nil {
-		h.profileRefused(w, r, u, fieldErrors(err, nil), func(v *views.ProfileView) { v.Name, v.Email = name, email })
+	name := r.PostForm.Get("name")
+	if _, err := h.store.SetName(u.user.ID, name); err != nil {
+		h.profileRefused(w, r, u, fieldErrors(err, nil), func(v *views.ProfileView) { v.Name = name })
 		return
 	}
 	http.Redirect(w, r, "/settings/profile?done=saved", http.StatusSeeOther)
 }
 
 // changePassword is POST /settings/profile/password: the current password is required; every
-// other session of the user ends.
+// other session of the user ends; with revoke_access=yes the user's API tokens are revoked and
+// apps disconnected too.
 func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, u *ui) {
 	if !h.readUIForm(w, r, u) {
 		return
 	}
+	refund, ok := h.passwordTry(w, r, u)
+	if !ok {
+		return
+	}
 	err := h.store.ChangePassword(u.user.ID, r.PostForm.Get("current_password"), r.PostForm.Get("password"), h.cfg.Sessions.SessionID(r))
+	if !wrongField(err, "current_password") {
+		refund()
+	}
 	if err != nil {
 		h.profileRefused(w, r, u, fieldErrors(err, nil), nil)
 		return
 	}
+	if r.PostForm.Get("revoke_access") == "yes" {
+		if _, err := h.store.RevokeUserTokens(u.user.ID); err != nil {
+			h.uiError(w, r, u, err)
+			return
+		}
+		if err := h.disconnectApps(u.user.ID); err != nil {
+			h.uiError(w, r, u, err)
+			return
+		}
+		http.Redirect(w, r, "/settings/profile?done=password-revoked", http.StatusSeeOther)
+		return
+	}
 	http.Redirect(w, r, "/settings/profile?done=password", http.StatusSeeOther)
+}
+
+// disconnectApps revokes every OAuth grant of userID: the apps' tokens stop working and the
+// webhook subscriptions made through them end.
+func (h *Handler) disconnectApps(userID string) error {
+	if h.cfg.OAuth == nil {
+		return nil
+	}
+	grants, err := h.cfg.OAuth.Grants(userID)
+	if err != nil {
+		return err
+	}
+	for _, g := range grants {
+		if err := h.cfg.OAuth.RevokeGrant(g.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
 }
 
 // twoFactorSetup is GET /settings/profile/2fa: a new secret's QR code.
@@ -106,25 +204,50 @@ func (h *Handler) twoFactorSetup(w http.ResponseWriter, r *http.Request, u *ui) 
 	h.enrolPage(u).show(w, r, u, http.StatusOK, nil)
 }
 
-// enrolPage is /settings/profile/2fa with a new secret, for the form that posts back to it.
+// enrolPage is /settings/profile/2fa with a new secret, for the form that posts back to it; it
+// asks for the current password with the first code.
 func (h *Handler) enrolPage(u *ui) formPage[views.EnrolView] {
 	return pageOf(h, "Set up two-factor", views.Enrol, func() (views.EnrolView, error) {
-		return enrolView(h.store, u.user.ID, "/settings/profile/2fa")
+		v, err := enrolView(h.store, u.user.ID, "/settings/profile/2fa")
+		v.AskPassword = true
+		return v, err
 	})
 }
 
-// twoFactorConfirm is POST /settings/profile/2fa: the first code turns two-factor on; the
-// recovery codes are shown this once.
+// twoFactorConfirm is POST /settings/profile/2fa: the current password and the first code turn
+// two-factor on; the recovery codes are shown this once.
 func (h *Handler) twoFactorConfirm(w http.ResponseWriter, r *http.Request, u *ui) {
 	u.section = "settings"
 	if !h.readUIForm(w, r, u) {
 		return
 	}
-	codes, err := h.store.ConfirmTwoFactor(u.user.ID, r.PostForm.Get("code"), h.cfg.Sessions.now())
-	if err != nil {
-		h.enrolPage(u).show(w, r, u, http.StatusUnprocessableEntity, func(v *views.EnrolView) {
-			v.Error = codeError(err) + " Scan the new QR code and try again."
+	again := func(status int, msg string) {
+		h.enrolPage(u).show(w, r, u, status, func(v *views.EnrolView) {
+			v.Error = msg + " Scan the new QR code and try again."
 		})
+	}
+	// The current password first: a stolen session must not turn two-factor on with its own
+	// phone and lock the owner out.
+	ss := h.cfg.Sessions
+	refund, ok := ss.limits.attempt(ss.now(), "current:"+u.user.ID)
+	if !ok {
+		w.Header().Set("Retry-After", "60")
+		again(http.StatusTooManyRequests, "Too many wrong passwords. Wait a minute.")
+		return
+	}
+	right, err := h.passwordIs(u, r.PostForm.Get("current_password"))
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	if !right {
+		again(http.StatusUnprocessableEntity, "The current password is not right.")
+		return
+	}
+	refund()
+	codes, err := h.store.ConfirmTwoFactor(u.user.ID, r.PostForm.Get("code"), ss.now())
+	if err != nil {
+		again(http.StatusUnprocessableEntity, codeError(err))
 		return
 	}
 	h.render(w, r, u, http.StatusOK, "Two-factor is on", views.RecoveryCodes(codes, "/settings/profile"))
@@ -135,13 +258,7 @@ func (h *Handler) twoFactorOff(w http.ResponseWriter, r *http.Request, u *ui) {
 	if !h.readUIForm(w, r, u) {
 		return
 	}
-	full, err := h.store.User(u.user.ID)
-	if err != nil {
-		h.uiError(w, r, u, err)
-		return
-	}
-	if !store.CheckPassword(full, r.PostForm.Get("current_password")) {
-		h.profileRefused(w, r, u, map[string]string{"off_password": "Is not your current password"}, nil)
+	if !h.profilePassword(w, r, u, "off_password", nil) {
 		return
 	}
 	// While two-factor is required for everyone, no one turns it off for themselves (an
@@ -178,6 +295,20 @@ func (h *Handler) endOtherSessions(w http.ResponseWriter, r *http.Request, u *ui
 		return
 	}
 	http.Redirect(w, r, "/settings/profile?done=ended-others", http.StatusSeeOther)
+}
+
+// wrongField reports whether err is a validation error on field.
+func wrongField(err error, field string) bool {
+	var verrs store.ValidationError
+	if !errors.As(err, &verrs) {
+		return false
+	}
+	for _, fe := range verrs {
+		if fe.Field == field {
+			return true
+		}
+	}
+	return false
 }
 
 // browserName is a short name of the browser and system in a User-Agent header.

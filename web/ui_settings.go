@@ -20,12 +20,17 @@ func (h *Handler) settingsHome(w http.ResponseWriter, r *http.Request, u *ui) {
 	http.Redirect(w, r, "/settings/tokens", http.StatusSeeOther)
 }
 
-// fmtTime shows a time with its date in the workspace's zone.
+// dateTimeLayout is the one way the pages write a date and time, in the workspace's time zone:
+// "Nov 29 2026, 14:05". Lists shorten it by recency (formatWhen): "14:05" today, "Nov 29, 14:05"
+// this year.
+const dateTimeLayout = "Jan 2 2006, 15:04"
+
+// fmtTime shows a time with its date in the workspace's zone ("" for none).
 func fmtTime(t time.Time, loc *time.Location) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.In(loc).Format("Jan 2 2006, 15:04 MST")
+	return t.In(loc).Format(dateTimeLayout)
 }
 
 // ---- /settings/workspace ----
@@ -37,12 +42,20 @@ func workspaceForm(ws store.Workspace) views.WorkspaceForm {
 	}
 	return views.WorkspaceForm{Name: ws.Name, StopReply: ws.KeywordReply(store.KeywordStop), StartReply: ws.KeywordReply(store.KeywordStart),
 		HelpReply: ws.KeywordReply(store.KeywordHelp), VoiceGreeting: ws.Greeting(), TimeZone: ws.TimeZone, Country: ws.Region(), QuietHours: q,
-		StateHours: ws.StateHours, RetentionDays: strconv.Itoa(ws.RetentionDays)}
+		StateHours: ws.StateHours, RetentionDays: strconv.Itoa(ws.RetentionDays), Assist: ws.Assist}
+}
+
+// assistOf shows the installation's model on the form, when it has one.
+func (h *Handler) assistOf(f *views.WorkspaceForm) {
+	if a := h.cfg.Assist; a != nil {
+		f.AssistHost, f.AssistModel = a.Host(), a.Model()
+	}
 }
 
 func (h *Handler) settingsWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 	u.section = "settings"
 	f := workspaceForm(u.ws)
+	h.assistOf(&f)
 	if r.URL.Query().Get("done") == "saved" {
 		f.Notice = "Settings saved."
 	}
@@ -57,7 +70,9 @@ func (h *Handler) saveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 	p := r.PostForm
 	f := views.WorkspaceForm{Name: p.Get("name"), StopReply: p.Get("stopReply"), StartReply: p.Get("startReply"),
 		HelpReply: p.Get("helpReply"), VoiceGreeting: p.Get("voiceGreeting"), TimeZone: strings.TrimSpace(p.Get("timeZone")), Country: strings.ToUpper(strings.TrimSpace(p.Get("country"))),
-		QuietHours: p.Get("quietHours"), StateHours: p.Get("stateHours") == "on", RetentionDays: strings.TrimSpace(p.Get("retentionDays"))}
+		QuietHours: p.Get("quietHours"), StateHours: p.Get("stateHours") == "on", RetentionDays: strings.TrimSpace(p.Get("retentionDays")),
+		Assist: p.Get("assist") == "on"}
+	h.assistOf(&f)
 	shown := workspaceForm(u.ws)
 	var retention *int
 	bad := map[string]string{}
@@ -85,10 +100,20 @@ func (h *Handler) saveWorkspace(w http.ResponseWriter, r *http.Request, u *ui) {
 	if p.Has("stateHoursShown") { // an unchecked box sends nothing: only a form that shows it turns it off
 		in.StateHours = &f.StateHours
 	}
+	if p.Has("assistShown") && h.cfg.Assist != nil { // shown only when the server has a model
+		in.Assist = &f.Assist
+	}
 	f.Errors = bad
 	if len(bad) == 0 {
 		_, err := h.store.UpdateWorkspace(u.ws.ID, in)
 		f.Errors = fieldErrors(err, nil)
+	} else if errs := in.Check(); errs != nil {
+		// Every field's problem at once, not the next one after this is fixed.
+		for k, msg := range fieldErrors(errs, nil) {
+			if _, ok := f.Errors[k]; !ok {
+				f.Errors[k] = msg
+			}
+		}
 	}
 	if len(f.Errors) > 0 {
 		h.render(w, r, u, http.StatusUnprocessableEntity, "Workspace settings", views.WorkspaceSettings(f))
@@ -121,7 +146,7 @@ func (h *Handler) numbersView(r *http.Request, u *ui) (views.NumbersView, error)
 		case n.CarrierName() == store.ProviderSandbox:
 			rate = "unlimited"
 		}
-		row := views.NumberRow{ID: n.ID, Phone: n.Phone, Name: n.Name, Carrier: n.CarrierName(), Rate: rate, Active: n.Active}
+		row := views.NumberRow{ID: n.ID, Phone: u.showPhone(n.Phone), Name: n.Name, Carrier: n.CarrierName(), Rate: rate, Active: n.Active}
 		if h.cfg.Accounts != nil {
 			row.Receiving, row.ReceivingProblem = receivingOf(&n)
 		}
@@ -129,7 +154,7 @@ func (h *Handler) numbersView(r *http.Request, u *ui) (views.NumbersView, error)
 			return v, err
 		}
 		v.Rows = append(v.Rows, row)
-		v.Registrations = append(v.Registrations, registrationRow(&n))
+		v.Registrations = append(v.Registrations, registrationRow(u, &n))
 	}
 	v.FromCarrier = h.fromCarrier(u)
 	return v, nil

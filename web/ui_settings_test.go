@@ -12,6 +12,7 @@ import (
 
 	"switchboard/oauth"
 	"switchboard/store"
+	"switchboard/views"
 )
 
 func (e *uiEnv) superuser(t *testing.T) store.User {
@@ -51,7 +52,7 @@ func TestUISettingsRoles(t *testing.T) {
 	res, body := e.send(t, mo, "GET", "/settings/tokens", nil)
 	wantStatus(t, "member GET /settings/tokens", res, body, http.StatusOK, "<h1>API tokens</h1>")
 	alice := e.signIn(t, e.alice)
-	for _, p := range []string{"/admin/workspaces", "/admin/users", "/admin/oauth-clients", "/admin/backup", "/admin/backup/download"} {
+	for _, p := range []string{"/admin", "/admin/workspaces", "/admin/users", "/admin/oauth-clients", "/admin/backup", "/admin/backup/download"} {
 		res, body := e.send(t, alice, "GET", p, nil)
 		wantStatus(t, "workspace admin GET "+p, res, body, http.StatusForbidden, `data-testid="error-page"`)
 	}
@@ -195,8 +196,10 @@ func TestUIInvitation(t *testing.T) {
 	wantStatus(t, "GET the link", res, body, http.StatusOK, "Join Acme", `<label for="invite-name">`)
 	res, body = e.send(t, anon, "POST", link, url.Values{"name": {"Nia"}, "password": {"short"}})
 	wantStatus(t, "short password", res, body, http.StatusUnprocessableEntity, `data-testid="error-password"`, `value="Nia"`)
-	res, body = e.send(t, anon, "POST", link, url.Values{"name": {"Nia"}, "password": {uiPassword}})
-	wantStatus(t, "account made", res, body, http.StatusOK, `role="status"`, "Your account is ready", `href="/login?next=%2Finbox"`)
+	res, _ = e.send(t, anon, "POST", link, url.Values{"name": {"Nia"}, "password": {uiPassword}})
+	wantRedirect(t, res, "/inbox?done=joined") // signed in at once, no second sign-in
+	res, body = e.send(t, anon, "GET", "/inbox?done=joined", nil)
+	wantStatus(t, "the new member's inbox", res, body, http.StatusOK, "Welcome: your account is ready and you are signed in.", "Acme")
 	nia, err := e.st.UserByEmail("nia@example.com")
 	if err != nil {
 		t.Fatal(err)
@@ -370,4 +373,81 @@ func TestUIAdminPages(t *testing.T) {
 	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Disposition"), "attachment;") || len(body) < 4096 {
 		t.Fatalf("backup download: %d %q, %d bytes", res.StatusCode, res.Header.Get("Content-Disposition"), len(body))
 	}
+}
+
+// Issue 38, item 13: a workspace settings form sent back with errors opens on a summary that
+// links each problem to its field, and the time zone suggests the IANA zones as one types.
+func TestUIWorkspaceSettingsErrorSummary(t *testing.T) {
+	e := newUIEnv(t)
+	c := e.signIn(t, e.alice)
+	res, body := e.send(t, c, "GET", "/settings/workspace", nil)
+	wantPage(t, "the settings", res, body, http.StatusOK, `list="ws-tz-zones"`, `<datalist id="ws-tz-zones">`,
+		`<option value="America/New_York">America/New York</option>`)
+	res, body = e.send(t, c, "POST", "/settings/workspace", url.Values{"name": {"Acme"}, "timeZone": {"New York"}, "retentionDays": {"a week"}})
+	wantPage(t, "the errors", res, body, http.StatusUnprocessableEntity, `data-testid="error-summary"`,
+		`<a href="#ws-tz">Time zone: `, `<a href="#ws-retention">Message retention (days): Must be a whole number`)
+	if strings.Index(body, `data-testid="error-summary"`) > strings.Index(body, `data-testid="workspace-form"`) {
+		t.Error("the summary is below the form, want it above")
+	}
+}
+
+// Issue 38, item 14: inviting a member's address again is refused beside the field, and a
+// second invitation to the same person revokes the first, saying so.
+func TestUIInviteAgain(t *testing.T) {
+	e := newUIEnv(t)
+	c := e.signIn(t, e.alice)
+	res, body := e.send(t, c, "POST", "/settings/members", url.Values{"email": {"MO@example.com"}, "role": {"member"}})
+	wantStatus(t, "a member invited", res, body, http.StatusUnprocessableEntity, `data-testid="error-email"`, "is a member of this workspace already")
+	first, _, err := e.st.CreateInvitation(e.a.ID, "nia@example.com", "member")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body = e.send(t, c, "POST", "/settings/members", url.Values{"email": {"nia@example.com"}, "role": {"admin"}})
+	wantStatus(t, "invited again", res, body, http.StatusOK, `data-testid="invite-replaced"`, "had a pending invitation already")
+	invs, _ := e.st.Invitations(e.a.ID)
+	states := map[string]string{}
+	for _, inv := range invs {
+		states[inv.ID] = inv.Status
+	}
+	if states[first.ID] != store.InvitationRevoked || len(invs) != 2 {
+		t.Errorf("invitations %v, want the first revoked and a new pending one", states)
+	}
+}
+
+// Issue 38, item 14: /admin is the installation's overview for a superuser, where the header's
+// Admin link goes.
+func TestUIAdminOverview(t *testing.T) {
+	e := newUIEnv(t)
+	root := e.superuser(t)
+	c := e.signIn(t, root)
+	res, body := e.send(t, c, "GET", "/admin", nil)
+	wantStatus(t, "GET /admin", res, body, http.StatusOK, "<h1>Administration</h1>", `data-testid="admin-overview"`,
+		`href="/admin/workspaces"`, `href="/admin/users"`, `href="/admin/oauth-clients"`, `href="/admin/backup"`,
+		`href="/admin" aria-current="page" data-testid="nav-admin"`)
+	if !strings.Contains(body, `data-testid="overview-workspaces">2<`) || !strings.Contains(body, `data-testid="overview-users">4<`) {
+		t.Error("the overview does not count the 2 workspaces and 4 users")
+	}
+}
+
+// Issue 38, item 14: passwords are described and counted in characters; one of 8 accented
+// letters is 8 characters (16 bytes) and is taken.
+func TestPasswordRuleInCharacters(t *testing.T) {
+	if views.PasswordRule != store.PasswordRule {
+		t.Fatalf("the forms say %q, the store checks %q", views.PasswordRule, store.PasswordRule)
+	}
+	e := newUIEnv(t)
+	anon := e.browser(t)
+	_, plain, err := e.st.CreateInvitation(e.a.ID, "zoe@example.com", "member")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body := e.send(t, anon, "GET", "/invite/"+plain, nil)
+	wantStatus(t, "the invitation", res, body, http.StatusOK, "8 to 72 characters")
+	if strings.Contains(body, "bytes") {
+		t.Error("the invitation page speaks of bytes")
+	}
+	res, body = e.send(t, anon, "POST", "/invite/"+plain, url.Values{"name": {"Zoë"}, "password": {"ééééééé"}})
+	wantStatus(t, "7 characters", res, body, http.StatusUnprocessableEntity, `data-testid="error-password"`, "e 8 to 72 characters")
+	res, _ = e.send(t, anon, "POST", "/invite/"+plain, url.Values{"name": {"Zoë"}, "password": {"éééééééé"}})
+	wantRedirect(t, res, "/inbox")
 }

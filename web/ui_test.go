@@ -41,7 +41,10 @@ type uiEnv struct {
 func newUIEnv(t *testing.T) *uiEnv { return newUIEnvAt(t, nil) }
 
 // newUIEnvAt is newUIEnv with the session's clock (nil: the store's).
-func newUIEnvAt(t *testing.T, now func() time.Time) *uiEnv {
+func newUIEnvAt(t *testing.T, now func() time.Time) *uiEnv { return newUIEnvWith(t, now, nil) }
+
+// newUIEnvWith is newUIEnvAt with the server's configuration changed by edit (when not nil).
+func newUIEnvWith(t *testing.T, now func() time.Time, edit func(*Config)) *uiEnv {
 	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "ui.db"), store.Options{})
 	if err != nil {
@@ -78,8 +81,11 @@ func newUIEnvAt(t *testing.T, now func() time.Time) *uiEnv {
 	must(err)
 	prov, err := oauth.New(st, oauth.Config{Now: now, Session: e.sess})
 	must(err)
-	e.srv = httptest.NewServer(New(st, Config{Sessions: e.sess, OAuth: prov,
-		Receiver: carrier.NewReceiver(st, nil)}))
+	cfg := Config{Sessions: e.sess, OAuth: prov, Receiver: carrier.NewReceiver(st, nil)}
+	if edit != nil {
+		edit(&cfg)
+	}
+	e.srv = httptest.NewServer(New(st, cfg))
 	t.Cleanup(e.srv.Close)
 	return e
 }
@@ -430,5 +436,10 @@ func TestUIInboxPages(t *testing.T) {
 	_, body = e.send(t, c, "GET", html.UnescapeString(m[1]), nil)
 	if n := strings.Count(body, `data-testid="inbox-row"`); n != 1 || !strings.Contains(body, "(415) 555-2000") || strings.Contains(body, "inbox-more") {
 		t.Fatalf("second page: %d rows, want the 1 oldest and no further link", n)
+	}
+	// "Newer conversations" goes back to the first page (issue 38, item 14).
+	m = regexp.MustCompile(`href="([^"]+)" data-testid="inbox-newer"`).FindStringSubmatch(body)
+	if m == nil || html.UnescapeString(m[1]) != "/inbox" {
+		t.Fatalf("second page's link back: %v, want /inbox", m)
 	}
 }

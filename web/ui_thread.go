@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -42,6 +42,21 @@ func (h *Handler) conversationOf(w http.ResponseWriter, r *http.Request, u *ui) 
 		h.uiError(w, r, u, err)
 		return c, false
 	}
+	// A number limited to teams the user is not in: its conversations are not shown, and
+	// nothing is done in them.
+	hidden, err := h.store.HiddenNumbers(u.ws.ID, u.user.ID)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return c, false
+	}
+	if hidden[c.OutboundChannelID] {
+		if r.Method == http.MethodGet {
+			h.notFound(w, r, u, "such conversation")
+		} else {
+			h.forbidden(w, r, u, "You are not allowed to use this number: it is limited to teams you are not in.")
+		}
+		return c, false
+	}
 	return c, true
 }
 
@@ -49,7 +64,7 @@ func (h *Handler) conversationOf(w http.ResponseWriter, r *http.Request, u *ui) 
 func (h *Handler) threadView(r *http.Request, u *ui, c store.Conversation) (views.ThreadView, error) {
 	q := r.URL.Query()
 	v := views.ThreadView{ID: c.ID, From: u.showPhone(c.From), Status: c.Status, Labels: c.Labels, Assigned: c.AssignedUserIDs,
-		Number: u.showPhones(c.Addresses), CanBlock: !c.IsGroup(), Notice: doneNotices[q.Get("done")]}
+		Number: u.showPhones(c.Addresses), CanBlock: !c.IsGroup(), Notice: doneNotices[q.Get("done")], Assist: h.assistView(u, c)}
 	snippets, err := h.store.Snippets(u.ws.ID)
 	if err != nil {
 		return v, err
@@ -101,24 +116,23 @@ func (h *Handler) threadView(r *http.Request, u *ui, c store.Conversation) (view
 			return v, err
 		}
 	}
-	members, err := h.store.Members(u.ws.ID)
-	if err != nil {
+	if v.Members, err = h.memberOptions(u); err != nil {
 		return v, err
 	}
 	userName := map[string]string{}
-	for _, m := range members {
-		usr, err := h.store.User(m.UserID)
+	all := v.Members
+	v.Members = make([]views.Option, 0, len(all))
+	for _, m := range all {
+		userName[m.Value] = m.Label
+		// Only members who may use the conversation's number are offered to assign or mention.
+		hidden, err := h.store.HiddenNumbers(u.ws.ID, m.Value)
 		if err != nil {
-			continue
+			return v, err
 		}
-		name := usr.Name
-		if name == "" {
-			name = usr.Email
+		if !hidden[c.OutboundChannelID] || slices.Contains(c.AssignedUserIDs, m.Value) {
+			v.Members = append(v.Members, m)
 		}
-		userName[usr.ID] = name
-		v.Members = append(v.Members, views.Option{Value: usr.ID, Label: name})
 	}
-	sort.Slice(v.Members, func(i, j int) bool { return v.Members[i].Label < v.Members[j].Label })
 	if c.SnoozedUntil != nil {
 		v.SnoozedUntil = formatWhen(*c.SnoozedUntil, h.now(), u.ws.Location())
 	}
@@ -187,7 +201,7 @@ func (h *Handler) threadReply(w http.ResponseWriter, r *http.Request, u *ui) {
 	case utf8.RuneCountInString(f.Text) > maxText:
 		err = store.ValidationError{{Field: "text", Message: fmt.Sprintf("must be at most %d characters", maxText)}}
 	case f.Media != "" && !store.ValidMediaURL(f.Media):
-		err = store.ValidationError{{Field: "media", Message: fmt.Sprintf("must be an absolute http or https URL of at most %d characters", store.MaxMediaURL)}}
+		err = store.ValidationError{{Field: "media", Message: store.MediaURLMessage}}
 	default:
 		in := store.SendInput{From: c.From, To: c.Addresses, Text: f.Text, AuthorID: u.user.ID, Files: files, SendAt: sendAt}
 		if f.Media != "" {
@@ -220,7 +234,17 @@ func (h *Handler) threadComment(w http.ResponseWriter, r *http.Request, u *ui) {
 		return
 	}
 	f := views.CommentForm{Text: strings.TrimSpace(r.PostForm.Get("text")), Mentions: r.PostForm["mentions"]}
-	var err error
+	members, err := h.memberOptions(u)
+	if err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
+	mentions := f.Mentions
+	for _, id := range mentionedMembers(f.Text, members) {
+		if !slices.Contains(mentions, id) {
+			mentions = append(mentions, id)
+		}
+	}
 	switch {
 	case f.Text == "":
 		err = store.ValidationError{{Field: "text", Message: "write the comment"}}
@@ -230,7 +254,7 @@ func (h *Handler) threadComment(w http.ResponseWriter, r *http.Request, u *ui) {
 		err = store.ValidationError{{Field: "form", Message: "comments on group conversations are not supported yet"}}
 	default:
 		_, err = h.store.CreateComment(u.ws.ID, store.CommentInput{From: c.From, To: c.Addresses[0], Text: f.Text,
-			Mentions: f.Mentions, AuthorID: u.user.ID})
+			Mentions: mentions, AuthorID: u.user.ID})
 	}
 	if f.Errors = fieldErrors(err, nil); f.Errors != nil {
 		h.threadFormError(w, r, u, c, "comment", func(v *views.ThreadView) {

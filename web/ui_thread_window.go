@@ -62,7 +62,10 @@ func (h *Handler) threadItem(u *ui, t store.ThreadItem, now time.Time, loc *time
 // commentItem is an internal comment as the thread shows it.
 func commentItem(cm *store.Comment, now time.Time, loc *time.Location, userName map[string]string) views.ThreadItem {
 	it := views.ThreadItem{ID: cm.ID, Comment: true, At: formatWhen(cm.CreatedAt, now, loc), Text: cm.Text, Who: userName[cm.UserID]}
-	if it.Who == "" {
+	switch {
+	case cm.Rule != "":
+		it.Who = "Rule '" + cm.Rule + "'"
+	case it.Who == "":
 		it.Who = "Someone"
 	}
 	for _, id := range cm.Mentions {
@@ -77,7 +80,7 @@ func commentItem(cm *store.Comment, now time.Time, loc *time.Location, userName 
 // show writes a number for the reader.
 func messageItem(m *store.Message, now time.Time, loc *time.Location, userName, contactName map[string]string, show func(string) string) views.ThreadItem {
 	it := views.ThreadItem{ID: m.ID, Outbound: m.Outbound, At: formatWhen(m.CreatedAt, now, loc), Text: m.Text, MediaError: m.MediaError,
-		Status: m.Status, Segments: m.Segments, Error: m.ProviderErr}
+		Status: m.Status, Segments: m.Segments, Error: m.ProviderErr, Auto: m.Auto != ""}
 	// A failed message with a known carrier code says what happened and what to do, in plain words.
 	if e, ok := store.ExplainCarrierError(m.ProviderErr); ok && m.Status == store.MessageFailed {
 		it.Explain, it.Advice = e.What, e.Do
@@ -154,6 +157,10 @@ func entryText(e *store.ConversationEntry, now time.Time, loc *time.Location, us
 			parts = append(parts, "removed "+plural(len(e.Removed), "the label ", "the labels ")+joinAnd(e.Removed))
 		}
 		return who + " " + strings.Join(parts, " and ")
+	case store.EntryAutoAssign:
+		return "Assigned to " + names(e.Added) + " (" + e.Via + ")"
+	case store.EntryRule:
+		return "Rule '" + e.Rule + "' " + e.Text
 	case store.EntryBlock:
 		return who + " blocked " + show(e.Phone)
 	case store.EntryUnblock:

@@ -152,6 +152,13 @@ func TestFieldRules(t *testing.T) {
 		{name: "media 2048", action: "send-message-action", body: with(v["send-message-action"], obj{"mediaUrl": longURL(2048)}), status: 202},
 		{name: "media 2049", action: "send-message-action", body: with(v["send-message-action"], obj{"mediaUrl": longURL(2049)}), want: []string{"mediaUrl"}},
 		{name: "media number", action: "send-broadcast-action", body: with(v["send-broadcast-action"], obj{"mediaUrl": 3}), want: []string{"mediaUrl"}},
+		// Exactly what is a URI (RFC 3986): the answer echoes it, and the document says format uri.
+		{name: "media escaped", action: "send-message-action", body: with(v["send-message-action"], obj{"mediaUrl": "https://example.com/caf%C3%A9%20menu.jpg?size=(2)&x=*"}), status: 202},
+		{name: "media brackets", action: "send-message-action", body: with(v["send-message-action"], obj{"mediaUrl": "https://example.com/a[1].png"}), want: []string{"mediaUrl"}, msg: "%XX"},
+		{name: "media braces", action: "create-comment-action", body: with(v["create-comment-action"], obj{"mediaUrl": "https://example.com/{id}.png"}), want: []string{"mediaUrl"}},
+		{name: "media caret", action: "send-group-message-action", body: with(v["send-group-message-action"], obj{"mediaUrl": "https://example.com/a^b.png"}), want: []string{"mediaUrl"}},
+		{name: "media angle", action: "send-broadcast-action", body: with(v["send-broadcast-action"], obj{"mediaUrl": "https://example.com/<a>.png"}), want: []string{"mediaUrl"}},
+		{name: "media non-ASCII", action: "send-message-action", body: with(v["send-message-action"], obj{"mediaUrl": "https://example.com/café.jpg"}), want: []string{"mediaUrl"}},
 
 		// Strict E.164.
 		{name: "from formatted", action: "send-message-action", body: with(v["send-message-action"], obj{"from": "+1 415 555 0100"}), want: []string{"from"}, msg: "+14155550123"},

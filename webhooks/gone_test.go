@@ -150,3 +150,67 @@ func deliveriesOf(t *testing.T, e *env, subID string) []store.Delivery {
 	}
 	return ds
 }
+
+// TestNoAttemptStartsAfterA410: the receiver answers one delivery 410 at once while another
+// worker's request is still held. While the 410's outcome is being recorded (held here by the
+// test), the other worker finishes and takes the subscription's third delivery: the store still
+// shows the subscription, but the 410 has been heard, so that delivery is cancelled and never
+// sent. Before, it was sent 2–18 ms after the 410, during the outcome's commit.
+func TestNoAttemptStartsAfterA410(t *testing.T) {
+	e := newEnv(t, newClock())
+	held := make(chan struct{})
+	rc := newReceiver(t, func(w http.ResponseWriter, _ *http.Request, n int) {
+		switch n {
+		case 0: // the first to arrive waits for the test, then fails (a retry, much later)
+			<-held
+			w.WriteHeader(http.StatusInternalServerError)
+		case 1:
+			w.WriteHeader(http.StatusGone)
+		default:
+			w.WriteHeader(http.StatusNoContent)
+		}
+	})
+	sub := e.subscribe(t, store.EventContactCreated, rc.srv.URL)
+	for range 3 {
+		e.contact(t)
+	}
+	goneHeard, recordGone := make(chan struct{}), make(chan struct{})
+	w := webhooks.New(e.s, webhooks.Options{Workers: 2, Guard: webhooks.NewGuard(loopback(t)), Now: e.clock.Now})
+	webhooks.BeforeRecord(w, func(_ string, status int) {
+		if status == http.StatusGone {
+			close(goneHeard)
+			<-recordGone // the 410's outcome waits until the other worker has decided
+		}
+	})
+	e.s.SetHooks(store.Hooks{Events: w.Wake})
+	w.Start()
+	t.Cleanup(w.Stop)
+	var release sync.Once
+	recorded := func() { release.Do(func() { close(recordGone) }) }
+	t.Cleanup(recorded) // before Stop, when the test fails early
+	<-goneHeard
+	close(held) // the other worker now records its 500 and takes the third delivery
+	waitFor(t, "the third delivery sent or cancelled", func() bool {
+		if rc.count() > 2 {
+			return true
+		}
+		for _, d := range deliveriesOf(t, e, sub.ID) {
+			if d.Status == store.DeliveryCancelled {
+				return true
+			}
+		}
+		return false
+	})
+	if n := rc.count(); n != 2 {
+		t.Fatalf("the receiver got %d requests, want 2: an attempt started after its 410", n)
+	}
+	recorded()
+	waitFor(t, "the 410 recorded", func() bool { _, err := e.s.FindSubscription(sub.ID); return err != nil })
+	states := map[string]int{}
+	for _, d := range deliveriesOf(t, e, sub.ID) {
+		states[d.Status] = states[d.Status] + 1
+	}
+	if states[store.DeliveryCancelled] != 2 || states[store.DeliveryFailed] != 1 {
+		t.Fatalf("delivery states = %v, want 1 failed (the 410) and 2 cancelled", states)
+	}
+}

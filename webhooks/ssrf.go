@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -276,6 +277,32 @@ func (g *Guard) ValidateURL(ctx context.Context, raw string) error {
 		}
 	}
 	return nil
+}
+
+// AllowListed reports whether host (an IP address, or a name resolved now) lies wholly inside
+// the ranges -hook-allow-cidrs opens: an admin's own receiver, which other senders than the
+// webhooks (a private Web Push relay, a test's push service) may reach over plain http too.
+func (g *Guard) AllowListed(ctx context.Context, host string) bool {
+	if len(g.allow) == 0 || host == "" {
+		return false
+	}
+	addrs := []netip.Addr{}
+	if a, err := netip.ParseAddr(host); err == nil {
+		addrs = append(addrs, a)
+	} else {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if addrs, err = g.resolver.LookupNetIP(ctx, "ip", host); err != nil || len(addrs) == 0 {
+			return false
+		}
+	}
+	for _, a := range addrs {
+		inner := Unwrap(a)
+		if !slices.ContainsFunc(g.allow, func(p netip.Prefix) bool { return p.Contains(inner) }) {
+			return false
+		}
+	}
+	return true
 }
 
 func parsePort(s string) (int, bool) {

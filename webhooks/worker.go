@@ -87,13 +87,24 @@ type Worker struct {
 	// due, while it is no longer in flight. A read that starts later sees the outcome, so each
 	// read starts by forgetting them.
 	recent map[string]struct{}
+	// gone holds the subscriptions a receiver answered 410, from the moment the answer came
+	// (with when): until the attempt's outcome commits, the store still shows the subscription,
+	// and another worker's check of it could pass and POST after the 410. Ids are never reused;
+	// entries are dropped an hour on, long after the outcome committed.
+	gone map[string]time.Time
 
 	startOnce, stopOnce sync.Once
 	// onFill, when set (tests, before Start), hears of each read of the queue: the time it read
 	// and how many deliveries it claimed, so a test knows the dispatcher has looked instead of
 	// sleeping and hoping it did.
 	onFill func(now time.Time, claimed int)
+	// beforeRecord, when set (tests), runs after an attempt's answer and before its outcome is
+	// recorded, so a test can hold an outcome back and see what the other workers do meanwhile.
+	beforeRecord func(j store.DueDelivery, status int)
 }
+
+// goneFor is how long a 410 is remembered in memory after it came.
+const goneFor = time.Hour
 
 // New builds a worker on s; Start runs it.
 func New(s *store.Store, o Options) *Worker {
@@ -128,10 +139,16 @@ func New(s *store.Store, o Options) *Worker {
 		stop:     cancel,
 		inflight: map[string]struct{}{},
 		recent:   map[string]struct{}{},
+		gone:     map[string]time.Time{},
 	}
 	w.metrics = newMetrics(o.Registry, s)
 	return w
 }
+
+// Client is an HTTP client that keeps to the guard as the webhook deliveries do, for the
+// server's other requests to addresses users give it (Web Push endpoints); conns bounds the
+// idle connections kept per host.
+func (g *Guard) Client(conns int) *http.Client { return newClient(g, conns) }
 
 // newClient is the delivery HTTP client: no proxy (it would hide the real destination from the
 // guard), the guard on every connection after DNS, redirects returned as they are (a 3xx is a
@@ -288,10 +305,27 @@ func (w *Worker) handle(j store.DueDelivery) {
 		w.metrics.outcome(store.DeliveryCancelled)
 		return
 	}
+	// The claim: the store's check above may predate a 410 another worker holds but has not
+	// recorded yet, so the 410s this process has heard decide too. After a 410, no attempt of
+	// its subscription starts; the outcome's commit cancels the rest, this one included.
+	if !w.claim(sub.ID) {
+		if err := w.store.CancelDelivery(j.Delivery.ID, goneReason); err != nil {
+			w.log.Error("webhooks: cancelling a delivery", "delivery", j.Delivery.ID, "err", err)
+			return
+		}
+		w.metrics.outcome(store.DeliveryCancelled)
+		return
+	}
 	j.Subscription = sub
 	att, resp := w.post(j)
 	if w.ctx.Err() != nil {
 		return // stopping: the delivery stays due
+	}
+	if att.StatusCode == http.StatusGone {
+		w.markGone(sub.ID)
+	}
+	if w.beforeRecord != nil {
+		w.beforeRecord(j, att.StatusCode)
 	}
 	res := store.AttemptResult{Attempt: att}
 	// The status decides (0: no response); Error only describes.
@@ -332,6 +366,32 @@ func (w *Worker) handle(j store.DueDelivery) {
 	if disabled {
 		w.log.Warn("webhooks: subscription disabled after failing for 5 days", "subscription", d.SubscriptionID)
 	}
+}
+
+// goneReason is why a delivery claimed after its subscription's 410 is cancelled, as the
+// store says it when it records the 410.
+const goneReason = "subscription removed after 410 Gone"
+
+// claim reports whether an attempt of subscription subID may start: not once a receiver has
+// answered 410 for it.
+func (w *Worker) claim(subID string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, gone := w.gone[subID]
+	return !gone
+}
+
+// markGone remembers that subID's receiver answered 410, before the outcome is recorded.
+func (w *Worker) markGone(subID string) {
+	now := w.opts.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for id, at := range w.gone {
+		if now.Sub(at) > goneFor {
+			delete(w.gone, id)
+		}
+	}
+	w.gone[subID] = now
 }
 
 // post sends one attempt and describes it; the response headers come back for Retry-After.

@@ -1,6 +1,7 @@
-// Package keyfile keeps secret keys in files of the data directory, beside the database and
-// never in it, so that a copy of the database (a backup) holds nothing that can use them. A key
-// file holds base64 of the key and is readable by its owner only (mode 0600).
+// Package keyfile keeps a server's secret keys in files beside its database (the session cookie
+// keys, the Web Push key, the carrier accounts' sealing key), never in it: a backup of the
+// database carries none of them. A key file is readable by its owner only (mode 0600) and
+// appears whole or not at all, so two first starts cannot make two different keys.
 package keyfile
 
 import (
@@ -11,15 +12,37 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
-// Read returns the n-byte key in path. A missing file is an error that matches fs.ErrNotExist;
-// a file that holds no n-byte key is an error saying what it is and how to start again (fix).
+// Read returns the n-byte key kept base64 in path. A missing file is an error that matches
+// fs.ErrNotExist; a file that holds no n-byte key is an error saying what it is and how to
+// start again (fix).
 func Read(path string, n int, what, fix string) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	return decode(path, data, n, what, fix)
+}
+
+// Load returns the n-byte key kept base64 in path, making the file with fresh random bytes
+// when there is none.
+func Load(path string, n int, what, fix string) ([]byte, error) {
+	data, _, err := LoadOrMake(path, func() ([]byte, error) {
+		key := make([]byte, n)
+		if _, err := rand.Read(key); err != nil {
+			return nil, fmt.Errorf("make a %s: %w", what, err)
+		}
+		return []byte(base64.StdEncoding.EncodeToString(key) + "\n"), nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return decode(path, data, n, what, fix)
+}
+
+func decode(path string, data []byte, n int, what, fix string) ([]byte, error) {
 	key, err := base64.StdEncoding.DecodeString(string(bytes.TrimSpace(data)))
 	if err != nil || len(key) != n {
 		return nil, fmt.Errorf("%s is not a %s (%d bytes, base64); %s", path, what, n, fix)
@@ -27,25 +50,32 @@ func Read(path string, n int, what, fix string) ([]byte, error) {
 	return key, nil
 }
 
-// Load returns the n-byte key in path, making the file with fresh random bytes when there is
-// none: created with O_EXCL and mode 0600, so that two starts cannot make two different keys.
-func Load(path string, n int, what, fix string) ([]byte, error) {
-	key, err := Read(path, n, what, fix)
+// LoadOrMake returns the contents of path, or, when there is no such file, makes them with
+// make and puts them there first, mode 0600. The file is written and synced under a temporary
+// name, then linked to path, which fails if path exists — so two first starts cannot race: the
+// loser reads the winner's file. made reports whether this call wrote it.
+func LoadOrMake(path string, make func() ([]byte, error)) (data []byte, made bool, err error) {
+	data, err = os.ReadFile(path)
+	if err == nil {
+		return data, false, nil
+	}
 	if !errors.Is(err, fs.ErrNotExist) {
-		return key, err
+		return nil, false, fmt.Errorf("read %s: %w", path, err)
 	}
-	key = make([]byte, n)
-	if _, err := rand.Read(key); err != nil {
-		return nil, fmt.Errorf("make a %s: %w", what, err)
+	if data, err = make(); err != nil {
+		return nil, false, err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return Read(path, n, what, fix) // another start made it first
-	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
 	if err != nil {
-		return nil, fmt.Errorf("create the %s: %w", what, err)
+		return nil, false, fmt.Errorf("create %s: %w", path, err)
 	}
-	_, err = f.WriteString(base64.StdEncoding.EncodeToString(key) + "\n")
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	err = f.Chmod(0o600)
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if err == nil {
 		err = f.Sync()
 	}
@@ -53,8 +83,17 @@ func Load(path string, n int, what, fix string) ([]byte, error) {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(path)
-		return nil, fmt.Errorf("write the %s: %w", what, err)
+		return nil, false, fmt.Errorf("write %s: %w", path, err)
 	}
-	return key, nil
+	if err := os.Link(tmp, path); errors.Is(err, fs.ErrExist) {
+		data, err = os.ReadFile(path) // another start made it first
+		return data, false, err
+	} else if err != nil {
+		return nil, false, fmt.Errorf("create %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync() // the new name survives a crash
+		d.Close()
+	}
+	return data, true, nil
 }

@@ -6,6 +6,7 @@ package phone
 import (
 	"errors"
 	"strings"
+	"unicode"
 
 	"github.com/nyaruka/phonenumbers"
 )
@@ -34,13 +35,31 @@ func Country(code string) string {
 	return code
 }
 
+// numberMarks are the characters people write between a number's digits.
+const numberMarks = "+-().–—‐‑/"
+
+// Foreign is the first character of s that is no part of a written phone number ("" when
+// there is none): anything but digits, white space and + - ( ) . / and dashes. libphonenumber
+// reads letters as a vanity number (1-800-FLOWERS) and "x" or "ext" as an extension, which a
+// text message cannot dial, so "(415) 555-0958x" is refused rather than read as 4155550958.
+func Foreign(s string) string {
+	for _, r := range s {
+		if unicode.IsDigit(r) || unicode.IsSpace(r) || strings.ContainsRune(numberMarks, r) {
+			continue
+		}
+		return string(r)
+	}
+	return ""
+}
+
 // Parse reads a number typed in the national format of country ("(415) 555-0123",
 // "415.555.0123") or in international format ("+44 20 7183 8750", "0044…" as the country
 // dials abroad), and returns it in E.164. A number libphonenumber does not find valid for its
-// region (too short, too long, an unassigned range) is refused with ErrUnparsable.
+// region (too short, too long, an unassigned range), or one with a letter or mark that is no
+// part of a number (see Foreign), is refused with ErrUnparsable.
 func Parse(s, country string) (string, error) {
 	s = strings.TrimSpace(s)
-	if s == "" || len(s) > 64 {
+	if s == "" || len(s) > 64 || Foreign(s) != "" {
 		return "", ErrUnparsable
 	}
 	n, err := phonenumbers.Parse(s, Country(country))

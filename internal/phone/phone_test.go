@@ -20,6 +20,8 @@ func TestParse(t *testing.T) {
 	}
 	for _, c := range []struct{ in, country string }{
 		{"", "US"}, {"hello", "US"}, {"555-0123", "US"}, {"123", "GB"}, {"(415) 555-01234567", "US"}, {"+999 123", "US"},
+		// An extension or a vanity letter: a text cannot dial it, so it is not read as the digits before.
+		{"(415) 555-0958x", "US"}, {"415 555 0958 ext. 5", "US"}, {"1-800-FLOWERS", "US"}, {"415#555#0123", "US"},
 	} {
 		if got, err := Parse(c.in, c.country); err == nil {
 			t.Errorf("Parse(%q, %q) = %q, want an error", c.in, c.country, got)

@@ -27,6 +27,6 @@ const phone = (key, label, required = true) => ({
 });
 
 const text = { key: 'text', label: 'Text', type: 'text', helpText: 'Text or Media URL (or both) is required. Merge tags such as {{firstName|there}} are filled in per recipient.' };
-const mediaUrl = { key: 'mediaUrl', label: 'Media URL', helpText: 'An http(s) URL of an image or file to send as MMS.' };
+const mediaUrl = { key: 'mediaUrl', label: 'Media URL', helpText: 'An http(s) URL of an image or file to send as MMS, with spaces and accented letters percent-encoded (%20 for a space).' };
 
 module.exports = { workspace, fromNumber, phone, text, mediaUrl };

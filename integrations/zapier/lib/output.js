@@ -12,6 +12,8 @@ const LABELS = {
   email: 'Email', phone: 'Phone', from: 'From', to: 'To', text: 'Text', media: 'Media URLs', status: 'Status',
   group: 'Group Members', recipients: 'Recipients', totalOptedOut: 'Recipients Opted Out', inboundAddress: 'Phone',
   optOutReason: 'Opt-Out Reason', name: 'Name', properties: 'Custom Properties', segments: 'Segments', sendAt: 'Send At',
+  assignedUserIds: 'Assignees (User IDs)', assignee: 'Assignee (User ID)', assigneeEmail: 'Assignee Email',
+  assigneeName: 'Assignee Name', by: 'Done By (User ID, rule:ID or auto:mode)', labels: 'Labels',
 };
 
 const label = (key) => LABELS[key] || key.replace(/([A-Z])/g, ' $1').replace(/^./, (c) => c.toUpperCase());

@@ -17,7 +17,7 @@ const EVENTS = {
   message_received: 'message.received', message_sent: 'message.sent', message_delivered: 'message.delivered',
   message_failed: 'message.failed', comment_created: 'comment.created', contact_created: 'contact.created',
   contact_updated: 'contact.updated', contact_deleted: 'contact.deleted', opt_out_created: 'opt_out.created',
-  call_received: 'call.received',
+  call_received: 'call.received', conversation_assigned: 'conversation.assigned', conversation_closed: 'conversation.closed',
 };
 
 const rejects = async (promise, pattern) => {
@@ -416,7 +416,8 @@ describe('Switchboard Zapier app against the real binary', function () {
     });
 
     it('events without a list action sample their static payload', async () => {
-      for (const key of ['comment_created', 'contact_deleted', 'opt_out_created', 'call_received']) {
+      for (const key of ['comment_created', 'contact_deleted', 'opt_out_created', 'call_received', 'conversation_assigned',
+        'conversation_closed']) {
         const list = await appTester(App.triggers[key].operation.performList, bundle());
         assert.deepStrictEqual(list, [App.triggers[key].operation.sample]);
       }

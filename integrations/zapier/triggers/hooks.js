@@ -25,6 +25,11 @@ const samples = {
   comment: { conversationId: '01JD00000000000000000000C1', createdAt: T, text: 'Calling her back after lunch.', workspaceId: WS },
   optOut: { conversationId: '01JD00000000000000000000C1', createdAt: T, inboundAddress: '+12025550147', optOutReason: 'keyword', workspaceId: WS },
   call: { createdAt: T, from: '+12025550147', to: '+14155550100', workspaceId: WS },
+  conversation: {
+    assignedUserIds: ['01JD00000000000000000000U1'], assignee: '01JD00000000000000000000U1', assigneeEmail: 'ana@example.com',
+    assigneeName: 'Ana Lima', by: 'rule:01JD00000000000000000000R1', from: '+14155550100', id: '01JD00000000000000000000C1',
+    labels: ['new patient'], status: 'open', to: '+12025550147', updatedAt: T, workspaceId: WS,
+  },
 };
 
 // The payload fields of message.* events, the subset of list-messages-action's result that a
@@ -145,6 +150,13 @@ const definitions = [
     description: 'Triggers when a number opts out (STOP keyword, the API, the carrier or an admin).', sample: withId(samples.optOut) },
   { key: 'call_received', event: 'call.received', noun: 'Call', label: 'New Call',
     description: 'Triggers when someone calls one of your numbers.', sample: withId(samples.call) },
+  // Conversations cannot be listed through the API: the samples stand in for them.
+  { key: 'conversation_assigned', event: 'conversation.assigned', noun: 'Conversation', label: 'Conversation Assigned',
+    description: 'Triggers when a member is assigned a conversation: by a teammate, a rule or auto-assignment.',
+    sample: samples.conversation },
+  { key: 'conversation_closed', event: 'conversation.closed', noun: 'Conversation', label: 'Conversation Closed',
+    description: 'Triggers when a conversation is closed, by a teammate or a rule.',
+    sample: { ...samples.conversation, status: 'closed', by: '01JD00000000000000000000U1' } },
 ];
 
 const triggers = definitions.map(hookTrigger);

@@ -14,8 +14,8 @@ import (
 var ErrBadCursor = errors.New("index: not a cursor of this list")
 
 // Selection is a contacts-list filter resolved against one read transaction: the set filters as
-// bitsets of nums (each with whether it is negated), the creation filter as the first num it
-// keeps.
+// bitsets of nums (each with whether it is negated), the search as the set of its matches, the
+// creation filter as the first num it keeps.
 type Selection struct {
 	e      *Engine
 	sets   []Set
@@ -26,6 +26,9 @@ type Selection struct {
 	text   TextFunc
 	nums   *bolt.Bucket
 	order  SplitIndex
+	// matches, after AddSearch, says sets[0] is the search's matches narrowed by every other
+	// set and the creation bound: exactly the contacts sel keeps, so counts and pages read it.
+	matches bool
 }
 
 // keeps reports whether the contact of num passes the filter.
@@ -62,7 +65,7 @@ func (sel *Selection) Release() {
 // Select starts resolving a filter of workspace ws's contacts against the read transaction tx;
 // text reads a contact's names (a sparse page orders by them). ok is false when the workspace
 // has no contacts. The caller adds the filter's sets (AddSet), its creation bound
-// (CreatedSince), and releases the selection when done.
+// (CreatedSince) and its search (AddSearch), and releases the selection when done.
 func (e *Engine) Select(tx *bolt.Tx, ws []byte, text TextFunc) (*Selection, bool) {
 	sel := &Selection{e: e, ws: ws, text: text}
 	ok := sel.Rebind(tx, text)
@@ -87,11 +90,19 @@ func (sel *Selection) AddSet(tx *bolt.Tx, k SetKey, neg bool, fill func(s Set) e
 		kept = cache.put(tx, k, s)
 	}
 	sel.sets, sel.neg, sel.kept = append(sel.sets, s), append(sel.neg, neg), append(sel.kept, kept)
+	if sel.matches {
+		sel.narrowMatches()
+	}
 	return nil
 }
 
 // CreatedSince keeps only the contacts created at or after ms (Unix milliseconds).
-func (sel *Selection) CreatedSince(ms uint64) { sel.minNum = firstNumSince(sel.nums, ms) }
+func (sel *Selection) CreatedSince(ms uint64) {
+	sel.minNum = firstNumSince(sel.nums, ms)
+	if sel.matches {
+		sel.narrowMatches()
+	}
+}
 
 // firstNumSince is the first num whose contact was created at or after ms (Unix milliseconds),
 // or past the last num. Nums are given in creation order and ids carry their creation time, so
@@ -119,10 +130,14 @@ func firstNumSince(nums *bolt.Bucket, ms uint64) uint32 {
 }
 
 // Count counts the contacts sel keeps: all, the workspace's contacts, when it keeps every
-// contact, else one bitset test per num slot (no record is read).
+// contact, the matches' count after AddSearch, else one bitset test per num slot (no record is
+// read).
 func (sel *Selection) Count(all int) int {
 	if len(sel.sets) == 0 && sel.minNum == 0 {
 		return all
+	}
+	if sel.matches {
+		return sel.sets[0].Count()
 	}
 	n := 0
 	c := sel.nums.Cursor()
@@ -144,6 +159,9 @@ func (sel *Selection) Count(all int) int {
 // starting after cursor, until fn returns false. It returns the cursor of the last contact given
 // to fn; a cursor no walk gave is ErrBadCursor.
 func (sel *Selection) Walk(newest bool, cursor string, fn func(id [16]byte) bool) (string, error) {
+	if newest && sel.matches {
+		return sel.walkMatchesNewest(cursor, fn)
+	}
 	if newest {
 		return sel.walkNewest(cursor, fn)
 	}

@@ -12,9 +12,13 @@ import (
 // Sparse reports whether a page in name order of sel's total matches (of all contacts) costs
 // less read from its members' ranks than walked: the walk passes about all×(limit+1)÷total keys
 // to find a page (all of them when total is smaller), reading ranks costs one slot per member.
+// A search's matches that sit together far into the order are read from their ranks too.
 func (sel *Selection) Sparse(total, all, limit int) bool {
 	if total == 0 || !slices.Contains(sel.neg, false) {
 		return false // nothing to page, or no set to enumerate the members from
+	}
+	if sel.matches && sel.matchesByRank(total, limit) {
+		return true
 	}
 	walk := all
 	if total > limit {
@@ -25,8 +29,11 @@ func (sel *Selection) Sparse(total, all, limit int) bool {
 
 // CountFew is Count for a selection whose first non-negated set has few members among all
 // contacts: it tests those members' slots instead of every slot (ok false otherwise, or when
-// no set can be enumerated).
+// no set can be enumerated). After AddSearch it is the matches' count.
 func (sel *Selection) CountFew(all int) (n int, ok bool) {
+	if sel.matches {
+		return sel.sets[0].Count(), true
+	}
 	i := slices.Index(sel.neg, false)
 	if i < 0 || sel.sets[i].Count()*sel.e.Bounds.SparseStepCost >= all {
 		return 0, false
@@ -64,7 +71,10 @@ func (sel *Selection) WalkSparse(cursor string, limit int, fn func(id [16]byte) 
 		id   [16]byte
 		num  uint32
 	}
-	var after []member
+	// Every member may come after the cursor: room for all of them at once, since a search's
+	// matches can number tens of thousands and growing the slice step by step cost a sixth of
+	// the walk.
+	after := make([]member, 0, members.Count())
 	var fromRank [RankLen]byte
 	if from != nil {
 		fromRank = RankOf(from[:len(from)-4])
