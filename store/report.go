@@ -111,14 +111,16 @@ func checkReportFilter(tx *bolt.Tx, workspaceID, numberID, memberID string) Vali
 	return errs
 }
 
-// teamMembers is the seam for teams: the members of a team of the workspace, and whether the
-// team exists. Until the workspace has teams, none does.
-func teamMembers(*bolt.Tx, string, string) ([]string, bool) { return nil, false }
-
-// reportNumbers is the seam for number access: which numbers' figures the viewer may see (all:
-// every number). Until numbers are limited to teams, a member sees every number. "No number"
-// (an opt-out through the API) is always seen.
-func reportNumbers(*bolt.Tx, string, string) (all bool, numbers map[ulid.ULID]bool) { return true, nil }
+// teamMembers is the members of the workspace's team teamID (from its routing), and whether
+// the team exists.
+func (s *Store) teamMembers(tx *bolt.Tx, workspaceID, teamID string) ([]string, bool, error) {
+	r, err := s.routingOf(tx, workspaceID)
+	if err != nil {
+		return nil, false, err
+	}
+	t, ok := r.Team(teamID)
+	return t.Members, ok, nil
+}
 
 // Report reads the workspace's figures for q from the rollups. An unknown workspace is
 // ErrNotFound; a bad range, number, member or team a ValidationError; a member who is not an
@@ -141,7 +143,10 @@ func (s *Store) Report(workspaceID string, q ReportQuery) (Report, error) {
 		var team []string
 		if q.TeamID != "" {
 			var ok bool
-			if team, ok = teamMembers(tx, workspaceID, q.TeamID); !ok {
+			var err error
+			if team, ok, err = s.teamMembers(tx, workspaceID, q.TeamID); err != nil {
+				return err
+			} else if !ok {
 				errs = append(errs, FieldError{"teamId", "is not a team of this workspace"})
 			}
 		}
@@ -152,11 +157,22 @@ func (s *Store) Report(workspaceID string, q ReportQuery) (Report, error) {
 		if !q.Admin && ((q.MemberID != "" && q.MemberID != q.ViewerID) || q.TeamID != "") {
 			return errorf(ErrForbidden, "only admins see other members' figures")
 		}
-		sel, err := newReportSelection(tx, workspaceID, q, team)
+		// A number limited to teams the viewer is not in: its figures are not theirs to see.
+		var hidden map[string]bool
+		if !q.Admin {
+			var err error
+			if hidden, err = s.hiddenFrom(tx, workspaceID, q.ViewerID); err != nil {
+				return err
+			}
+			if hidden[q.NumberID] {
+				return errorf(ErrForbidden, numberNotAllowed)
+			}
+		}
+		sel, err := newReportSelection(tx, workspaceID, q, team, hidden)
 		if err != nil {
 			return err
 		}
-		r, err := readWSReport(tx, sel.ws)
+		r, err := readWSReport(tx, sel.ws, s.routingOf)
 		if err != nil {
 			return err
 		}
@@ -178,16 +194,20 @@ type reportSelection struct {
 	ws       ulid.ULID
 	q        ReportQuery
 	number   ulid.ULID          // zero: every number the viewer sees
-	allNums  bool               // the viewer sees every number
-	visible  map[ulid.ULID]bool // else the numbers they see
+	hidden   map[ulid.ULID]bool // the numbers the viewer may not see (limited to other teams)
 	members  map[ulid.ULID]bool // the members whose rows make the totals; nil: the numbers' rows
 	listed   []ulid.ULID        // the members of the members table, in order
 	memberOf map[ulid.ULID]int  // index in listed
 }
 
-func newReportSelection(tx *bolt.Tx, workspaceID string, q ReportQuery, team []string) (*reportSelection, error) {
+func newReportSelection(tx *bolt.Tx, workspaceID string, q ReportQuery, team []string, hidden map[string]bool) (*reportSelection, error) {
 	sel := &reportSelection{ws: uid(workspaceID), q: q, number: uid(q.NumberID), memberOf: map[ulid.ULID]int{}}
-	sel.allNums, sel.visible = reportNumbers(tx, workspaceID, q.ViewerID)
+	for id := range hidden {
+		if sel.hidden == nil {
+			sel.hidden = map[ulid.ULID]bool{}
+		}
+		sel.hidden[uid(id)] = true
+	}
 	switch {
 	case q.MemberID != "":
 		sel.members = map[ulid.ULID]bool{uid(q.MemberID): true}
@@ -219,7 +239,7 @@ func (sel *reportSelection) numberSeen(number ulid.ULID) bool {
 	if sel.number != (ulid.ULID{}) {
 		return number == sel.number
 	}
-	return sel.allNums || number == (ulid.ULID{}) || sel.visible[number]
+	return !sel.hidden[number]
 }
 
 // forTotals reports whether a row of member counts in the totals.

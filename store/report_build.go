@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"switchboard/automation"
+
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
 )
@@ -40,7 +42,7 @@ var (
 // wsReport is what the rollups need of a workspace: its zone, its business hours and its build.
 type wsReport struct {
 	loc         *time.Location
-	hours       BusinessHours
+	hours       *routing // the routing, when it keeps business hours (the workspace's or a number's); nil: none
 	phase       byte
 	flags       byte
 	cursor      ulid.ULID
@@ -63,27 +65,71 @@ func (r *wsReport) countsOptOut(id ulid.ULID) bool {
 	return r.phase == buildNone || (r.phase == buildOptOuts && id.Compare(r.cursor) <= 0)
 }
 
-// BusinessHours says how much of a span falls within a workspace's business hours. It is the
-// seam for business hours per workspace: workspaceHours returns nil until a workspace keeps
-// hours, and then the first-response and resolution samples get their business-hours variants
-// beside the wall-clock ones. Changing a workspace's hours must rebuild its rollups, as a time
-// zone change does (requestReportBuild), because the samples already kept were measured with
-// the old hours.
-type BusinessHours interface {
-	Within(start, end time.Time) time.Duration
+// businessWithin is how much of [start, end) fell within the business hours of number (its
+// own, else the workspace's), and whether the workspace keeps business hours at all. Changing
+// the hours rebuilds the workspace's rollups (changeRouting asks requestReportBuild), as a time
+// zone change does, because the samples already kept were measured with the old hours.
+func (r *wsReport) businessWithin(number ulid.ULID, start, end time.Time) (time.Duration, bool) {
+	if r.hours == nil {
+		return 0, false
+	}
+	var id string
+	if number != (ulid.ULID{}) {
+		id = number.String()
+	}
+	h := r.hours.HoursOf(id)
+	return h.Within(start, end, r.loc), true
 }
 
-// workspaceHours is the workspace's business hours; nil: it keeps none.
-func workspaceHours(*bolt.Tx, *Workspace) BusinessHours { return nil }
+// keepsHours reports whether a routing sets business hours anywhere: the workspace's, or a
+// number's own.
+func keepsHours(rt *Routing) bool {
+	if !rt.Hours.IsZero() {
+		return true
+	}
+	for _, n := range rt.Numbers {
+		if n != nil && n.Hours != nil && !n.Hours.IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
+// sameHours reports whether two routings give every number the same business hours.
+func sameHours(a, b *Routing) bool {
+	same := func(x, y automation.Hours) bool {
+		return x.Week.String() == y.Week.String() && slices.Equal(x.Holidays, y.Holidays)
+	}
+	if !same(a.Hours, b.Hours) {
+		return false
+	}
+	for _, rt := range []*Routing{a, b} {
+		for id := range rt.Numbers {
+			if !same(a.HoursOf(id), b.HoursOf(id)) {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 func buildKey(ws ulid.ULID) []byte { return append(slices.Clip(metaReportBuild), ws[:]...) }
 
-func readWSReport(tx *bolt.Tx, ws ulid.ULID) (*wsReport, error) {
+// readWSReport reads the workspace's zone, business hours (route: the store's routingOf) and
+// build state.
+func readWSReport(tx *bolt.Tx, ws ulid.ULID, route func(*bolt.Tx, string) (*routing, error)) (*wsReport, error) {
 	var w Workspace
 	if _, err := getJSON(tx.Bucket(bWorkspaces), ws[:], &w); err != nil {
 		return nil, err
 	}
-	r := &wsReport{loc: w.Location(), hours: workspaceHours(tx, &w)}
+	rt, err := route(tx, w.ID)
+	if err != nil {
+		return nil, err
+	}
+	r := &wsReport{loc: w.Location()}
+	if keepsHours(&rt.Routing) {
+		r.hours = rt
+	}
 	v := tx.Bucket(bMeta).Get(buildKey(ws))
 	if len(v) < 18 {
 		return r, nil
@@ -108,7 +154,7 @@ func (tx *wtx) reportWS(ws ulid.ULID) (*wsReport, error) {
 	if r := buf.ws[ws]; r != nil {
 		return r, nil
 	}
-	r, err := readWSReport(tx.Tx, ws)
+	r, err := readWSReport(tx.Tx, ws, tx.route)
 	if err == nil {
 		buf.ws[ws] = r
 	}
@@ -132,7 +178,7 @@ func (tx *wtx) saveBuild(ws ulid.ULID, r *wsReport) error {
 // workspace with nothing counted yet and nothing to count needs none.
 func (tx *wtx) requestReportBuild(wsID string) error {
 	ws := uid(wsID)
-	old, err := readWSReport(tx.Tx, ws)
+	old, err := readWSReport(tx.Tx, ws, tx.route)
 	if err != nil {
 		return err
 	}
@@ -141,7 +187,7 @@ func (tx *wtx) requestReportBuild(wsID string) error {
 		return nil
 	}
 	delete(tx.reports().ws, ws)
-	r, err := readWSReport(tx.Tx, ws) // the zone as the transaction has just written it
+	r, err := readWSReport(tx.Tx, ws, tx.route) // the zone as the transaction has just written it
 	if err != nil {
 		return err
 	}
@@ -186,7 +232,7 @@ func countWS(tx *bolt.Tx, ws ulid.ULID) uint64 {
 // counted of total.
 func (s *Store) ReportBuild(workspaceID string) (building bool, done, total uint64, err error) {
 	err = s.db.View(func(tx *bolt.Tx) error {
-		r, err := readWSReport(tx, uid(workspaceID))
+		r, err := readWSReport(tx, uid(workspaceID), s.routingOf)
 		if err != nil {
 			return err
 		}

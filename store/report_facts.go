@@ -137,38 +137,49 @@ func (f *convFacts) entry(t *tally, e *ConversationEntry) {
 	at := e.CreatedAt
 	switch e.Kind {
 	case EntryStatus, EntrySnoozeUp:
-		if e.Status != ConversationClosed {
-			f.open(t, at)
-			return
-		}
-		actor := one(uid(e.UserID))
-		t.add(at, f.number, actor, rowClosed, 1)
-		if f.openSince != 0 {
-			t.duration(at, f.number, actor, sampleResolution, time.Unix(0, f.openSince), at)
-			f.openSince = 0
-		}
-	case EntryAssign:
-		for _, a := range e.Added {
-			t.add(at, f.number, one(uid(a)), rowAssigned, 1)
-		}
-		f.assignees = slices.DeleteFunc(f.assignees, func(u ulid.ULID) bool { return slices.Contains(e.Removed, u.String()) })
-		for _, a := range e.Added {
-			if u := uid(a); u != (ulid.ULID{}) && !slices.Contains(f.assignees, u) {
-				f.assignees = append(f.assignees, u)
-			}
-		}
-		slices.SortFunc(f.assignees, func(a, b ulid.ULID) int { return a.Compare(b) })
-	}
-	if ruleFiring(e) {
+		f.status(t, e)
+	case EntryAssign, EntryAutoAssign:
+		f.assign(t, e)
+	case EntryRule:
+		// A firing, and what it changed: the status it left, then its assignees (an opening
+		// is credited to those before it, as a person's status entry written first would be).
 		t.add(at, f.number, nil, rowRuleFirings, 1)
+		if e.Status != "" {
+			f.status(t, e)
+		}
+		f.assign(t, e)
 	}
 }
 
-// ruleFiring reports whether an entry records a rule firing: the seam for the automation
-// rules, which write an activity entry naming the rule for each firing. Until they exist,
-// nothing fires. When they arrive, this returns e.Kind == their entry kind, and the rollups,
-// the rebuild and the tests count firings with no other change.
-func ruleFiring(e *ConversationEntry) bool { return false }
+// status reads a change of status: a close counts (with its resolution time), anything else
+// opens.
+func (f *convFacts) status(t *tally, e *ConversationEntry) {
+	at := e.CreatedAt
+	if e.Status != ConversationClosed {
+		f.open(t, at)
+		return
+	}
+	actor := one(uid(e.UserID))
+	t.add(at, f.number, actor, rowClosed, 1)
+	if f.openSince != 0 {
+		t.duration(at, f.number, actor, sampleResolution, time.Unix(0, f.openSince), at)
+		f.openSince = 0
+	}
+}
+
+// assign reads a change of assignees (Added and Removed); each one added counts assigned.
+func (f *convFacts) assign(t *tally, e *ConversationEntry) {
+	for _, a := range e.Added {
+		t.add(e.CreatedAt, f.number, one(uid(a)), rowAssigned, 1)
+	}
+	f.assignees = slices.DeleteFunc(f.assignees, func(u ulid.ULID) bool { return slices.Contains(e.Removed, u.String()) })
+	for _, a := range e.Added {
+		if u := uid(a); u != (ulid.ULID{}) && !slices.Contains(f.assignees, u) {
+			f.assignees = append(f.assignees, u)
+		}
+	}
+	slices.SortFunc(f.assignees, func(a, b ulid.ULID) int { return a.Compare(b) })
+}
 
 // ---- the facts record: report_conversations, ws | conversation → encoded convFacts ----
 

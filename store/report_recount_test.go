@@ -20,7 +20,7 @@ func RecountReports(s *Store) error {
 		facts := map[string][]byte{}
 		err := tx.Bucket(bWorkspaces).ForEach(func(k, _ []byte) error {
 			ws := ulid.ULID(k)
-			r, err := readWSReport(tx, ws)
+			r, err := readWSReport(tx, ws, s.routingOf)
 			if err != nil {
 				return err
 			}

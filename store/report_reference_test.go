@@ -15,18 +15,34 @@ func ReferenceReport(s *Store, workspaceID string, q ReportQuery) (Report, error
 	var bcasts []Broadcast
 	var members []string
 	var loc *time.Location
+	var rt Routing
 	err := s.db.View(func(tx *bolt.Tx) error {
 		w, err := getWorkspace(tx, workspaceID)
 		if err != nil {
 			return err
 		}
 		loc = w.Location()
+		if rt, err = readRouting(tx, workspaceID); err != nil {
+			return err
+		}
+		// Business hours: the number's own, else the workspace's, when any are set at all.
+		keeps := !rt.Hours.IsZero()
+		for _, n := range rt.Numbers {
+			keeps = keeps || (n.Hours != nil && !n.Hours.IsZero())
+		}
+		business := func(number string, start, end time.Time) (uint32, bool) {
+			if !keeps {
+				return 0, false
+			}
+			h := rt.HoursOf(number)
+			return durationSeconds(start, start.Add(h.Within(start, end, loc))), true
+		}
 		if err := forEachPrefix(tx.Bucket(bConversations), idKey(workspaceID), func(_, v []byte) error {
 			var c Conversation
 			if err := jsonUnmarshal(v, &c); err != nil {
 				return err
 			}
-			ce, err := refConversation(tx, &c)
+			ce, err := refConversation(tx, &c, business)
 			evs = append(evs, ce...)
 			return err
 		}); err != nil {
@@ -58,7 +74,8 @@ func ReferenceReport(s *Store, workspaceID string, q ReportQuery) (Report, error
 	if err != nil {
 		return Report{}, err
 	}
-	return refAggregate(evs, bcasts, members, loc, q), nil
+	rep := refAggregate(evs, bcasts, members, loc, q, &rt)
+	return rep, nil
 }
 
 // refEvent is one thing a figure counts: what, when, on which number, credited to whom.
@@ -66,8 +83,10 @@ type refEvent struct {
 	at        time.Time
 	number    string
 	members   []string
-	what      string // inbound, outUser, outAuto, outBroadcast, delivered, failed, opened, replied, closed, assigned, optOut, firstResponse, resolution, bcastReply
+	what      string // inbound, outUser, outAuto, outBroadcast, delivered, failed, opened, replied, closed, assigned, optOut, firstResponse, resolution, bcastReply, ruleFiring
 	secs      uint32
+	bsecs     uint32 // firstResponse, resolution: the part in business hours
+	business  bool   // bsecs is measured (the workspace keeps business hours)
 	group     int
 	broadcast string
 }
@@ -80,7 +99,7 @@ type refItem struct {
 	out bool
 }
 
-func refConversation(tx *bolt.Tx, c *Conversation) ([]refEvent, error) {
+func refConversation(tx *bolt.Tx, c *Conversation, business func(number string, start, end time.Time) (uint32, bool)) ([]refEvent, error) {
 	var items []refItem
 	for _, id := range idxIDs(tx.Bucket(bConvMessages), c.WorkspaceID, c.ID) {
 		var m Message
@@ -105,17 +124,21 @@ func refConversation(tx *bolt.Tx, c *Conversation) ([]refEvent, error) {
 		return it.m != nil && it.m.Outbound && it.m.BroadcastID == "" && it.m.AuthorID != ""
 	}
 	isCopy := func(it refItem) bool { return it.m != nil && it.m.Outbound && it.m.BroadcastID != "" }
-	isClose := func(it refItem) bool {
-		return it.e != nil && (it.e.Kind == EntryStatus || it.e.Kind == EntrySnoozeUp) && it.e.Status == ConversationClosed
+	// A status entry, a person's or a rule firing's that changed the status.
+	isStatus := func(it refItem) bool {
+		return it.e != nil && (it.e.Kind == EntryStatus || it.e.Kind == EntrySnoozeUp || (it.e.Kind == EntryRule && it.e.Status != ""))
 	}
-	isOpen := func(it refItem) bool {
-		return isInbound(it) || (it.e != nil && (it.e.Kind == EntryStatus || it.e.Kind == EntrySnoozeUp) && it.e.Status != ConversationClosed)
+	isClose := func(it refItem) bool { return isStatus(it) && it.e.Status == ConversationClosed }
+	isOpen := func(it refItem) bool { return isInbound(it) || (isStatus(it) && it.e.Status != ConversationClosed) }
+	// An entry that changed the assignees: a person's, auto-assignment's, a rule firing's.
+	isAssign := func(it refItem) bool {
+		return it.e != nil && (it.e.Kind == EntryAssign || it.e.Kind == EntryAutoAssign || it.e.Kind == EntryRule)
 	}
 	// The assignees just before item i: the assignment entries before it, replayed.
 	assigneesBefore := func(i int) []string {
 		var as []string
 		for _, it := range items[:i] {
-			if it.e != nil && it.e.Kind == EntryAssign {
+			if isAssign(it) {
 				as = slices.DeleteFunc(as, func(a string) bool { return slices.Contains(it.e.Removed, a) })
 				for _, a := range it.e.Added {
 					if !slices.Contains(as, a) {
@@ -185,8 +208,9 @@ func refConversation(tx *bolt.Tx, c *Conversation) ([]refEvent, error) {
 	if first := slices.IndexFunc(items, isInbound); first >= 0 {
 		if j := slices.IndexFunc(items[first:], isUser); j >= 0 {
 			u := items[first+j]
+			b, ok := business(n, items[first].at, u.at)
 			evs = append(evs, refEvent{at: u.at, number: n, members: credit(u.m.AuthorID), what: "firstResponse",
-				secs: durationSeconds(items[first].at, u.at)})
+				secs: durationSeconds(items[first].at, u.at), bsecs: b, business: ok})
 		}
 	}
 
@@ -204,17 +228,22 @@ func refConversation(tx *bolt.Tx, c *Conversation) ([]refEvent, error) {
 			start, ok = items[prev+1+j].at, true
 		}
 		if ok {
-			evs = append(evs, refEvent{at: it.at, number: n, members: credit(it.e.UserID), what: "resolution", secs: durationSeconds(start, it.at)})
+			b, inHours := business(n, start, it.at)
+			evs = append(evs, refEvent{at: it.at, number: n, members: credit(it.e.UserID), what: "resolution",
+				secs: durationSeconds(start, it.at), bsecs: b, business: inHours})
 		}
 		prev = i
 	}
 
-	// Assignments.
+	// Assignments, and rule firings.
 	for _, it := range items {
-		if it.e != nil && it.e.Kind == EntryAssign {
+		if isAssign(it) {
 			for _, a := range it.e.Added {
 				evs = append(evs, refEvent{at: it.at, number: n, members: []string{a}, what: "assigned"})
 			}
+		}
+		if it.e != nil && it.e.Kind == EntryRule {
+			evs = append(evs, refEvent{at: it.at, number: n, what: "ruleFiring"})
 		}
 	}
 
@@ -249,7 +278,7 @@ func compareStrings(a, b string) int {
 
 // refAggregate sums the events q selects into a Report, as the definitions say: the totals of
 // the numbers seen, or of the members asked for (an event counts once per member it credits).
-func refAggregate(evs []refEvent, bcasts []Broadcast, members []string, loc *time.Location, q ReportQuery) Report {
+func refAggregate(evs []refEvent, bcasts []Broadcast, members []string, loc *time.Location, q ReportQuery, rt *Routing) Report {
 	n := q.To - q.From + 1
 	rep := Report{From: q.From, To: q.To, PreviousFrom: q.From - n, PreviousTo: q.From - 1, Days: make([]ReportDay, n)}
 	for i := range rep.Days {
@@ -260,13 +289,32 @@ func refAggregate(evs []refEvent, bcasts []Broadcast, members []string, loc *tim
 	if q.MemberID != "" {
 		team = map[string]bool{q.MemberID: true}
 	}
+	if t, ok := rt.Team(q.TeamID); ok && q.TeamID != "" {
+		team = map[string]bool{}
+		for _, m := range t.Members {
+			team[m] = true
+		}
+	}
+	// The numbers limited to teams the viewer (not an admin) is not in.
+	hidden := map[string]bool{}
+	for id, nr := range rt.Numbers {
+		in := q.Admin || len(nr.Teams) == 0
+		for _, tid := range nr.Teams {
+			t, _ := rt.Team(tid)
+			in = in || slices.Contains(t.Members, q.ViewerID)
+		}
+		hidden[id] = !in
+	}
+	for _, e := range evs {
+		rep.BusinessHours = rep.BusinessHours || e.business
+	}
 	for _, m := range members {
 		if (team == nil || team[m]) && (q.Admin || m == q.ViewerID) {
 			rep.Members = append(rep.Members, ReportMember{UserID: m})
 		}
 	}
 	weight := func(e *refEvent) int {
-		if q.NumberID != "" && e.number != q.NumberID {
+		if (q.NumberID != "" && e.number != q.NumberID) || hidden[e.number] {
 			return 0
 		}
 		if team == nil {
@@ -281,6 +329,7 @@ func refAggregate(evs []refEvent, bcasts []Broadcast, members []string, loc *tim
 		return w
 	}
 	var fr, res, pfr, pres []uint32
+	var bfr, bres, pbfr, pbres []uint32
 	dayFR, dayRes := make([][]uint32, n), make([][]uint32, n)
 	memberFR := make([][]uint32, len(rep.Members))
 	replies, optOuts := map[string]int{}, map[string]int{}
@@ -307,7 +356,7 @@ func refAggregate(evs []refEvent, bcasts []Broadcast, members []string, loc *tim
 		if day < rep.PreviousFrom || day > rep.To {
 			continue
 		}
-		if day >= rep.From && (q.NumberID == "" || e.number == q.NumberID) {
+		if day >= rep.From && (q.NumberID == "" || e.number == q.NumberID) && !hidden[e.number] {
 			for mi := range rep.Members {
 				m := &rep.Members[mi]
 				if !slices.Contains(e.members, m.UserID) {
@@ -360,6 +409,8 @@ func refAggregate(evs []refEvent, bcasts []Broadcast, members []string, loc *tim
 				t.Assigned++
 			case "optOut":
 				t.OptOuts++
+			case "ruleFiring":
+				t.RuleFirings++
 			case "firstResponse":
 				if day < rep.From {
 					pfr = append(pfr, e.secs)
@@ -367,12 +418,22 @@ func refAggregate(evs []refEvent, bcasts []Broadcast, members []string, loc *tim
 					fr = append(fr, e.secs)
 					dayFR[day-rep.From] = append(dayFR[day-rep.From], e.secs)
 				}
+				if e.business && day < rep.From {
+					pbfr = append(pbfr, e.bsecs)
+				} else if e.business {
+					bfr = append(bfr, e.bsecs)
+				}
 			case "resolution":
 				if day < rep.From {
 					pres = append(pres, e.secs)
 				} else {
 					res = append(res, e.secs)
 					dayRes[day-rep.From] = append(dayRes[day-rep.From], e.secs)
+				}
+				if e.business && day < rep.From {
+					pbres = append(pbres, e.bsecs)
+				} else if e.business {
+					bres = append(bres, e.bsecs)
 				}
 			}
 			if day < rep.From {
@@ -412,6 +473,8 @@ func refAggregate(evs []refEvent, bcasts []Broadcast, members []string, loc *tim
 	}
 	rep.Totals.FirstResponse, rep.Totals.Resolution = summarise(fr), summarise(res)
 	rep.Previous.FirstResponse, rep.Previous.Resolution = summarise(pfr), summarise(pres)
+	rep.Totals.FirstResponseBusiness, rep.Totals.ResolutionBusiness = summarise(bfr), summarise(bres)
+	rep.Previous.FirstResponseBusiness, rep.Previous.ResolutionBusiness = summarise(pbfr), summarise(pbres)
 	for i := range rep.Days {
 		rep.Days[i].FirstResponse, rep.Days[i].Resolution = summarise(dayFR[i]), summarise(dayRes[i])
 	}
@@ -423,7 +486,7 @@ func refAggregate(evs []refEvent, bcasts []Broadcast, members []string, loc *tim
 		if b.StartedAt == nil {
 			continue
 		}
-		if day := DateOf(*b.StartedAt, loc); day < q.From || day > q.To || (q.NumberID != "" && b.NumberID != q.NumberID) ||
+		if day := DateOf(*b.StartedAt, loc); day < q.From || day > q.To || (q.NumberID != "" && b.NumberID != q.NumberID) || hidden[b.NumberID] ||
 			(team != nil && !team[b.CreatedByID]) {
 			continue
 		}

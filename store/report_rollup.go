@@ -47,7 +47,7 @@ type dayRow [rowFields]int64
 const (
 	sampleFirstResponse = iota
 	sampleResolution
-	sampleFirstResponseBusiness // in business hours (workspaceHours)
+	sampleFirstResponseBusiness // in business hours (wsReport.businessWithin)
 	sampleResolutionBusiness
 )
 
@@ -154,8 +154,8 @@ func (t *tally) outcome(m *msgFacts, author []ulid.ULID, n int64) {
 // workspace keeps hours) on the day of at.
 func (t *tally) duration(at time.Time, number ulid.ULID, members []ulid.ULID, kind int, start, end time.Time) {
 	t.sample(at, number, members, kind, durationSeconds(start, end))
-	if t.rep.hours != nil {
-		secs := uint32(min(max(int64(t.rep.hours.Within(start, end)/time.Second), 0), 1<<32-1))
+	if within, ok := t.rep.businessWithin(number, start, end); ok {
+		secs := uint32(min(max(int64(within/time.Second), 0), 1<<32-1))
 		t.sample(at, number, members, kind+sampleFirstResponseBusiness, secs)
 	}
 }

@@ -22,6 +22,8 @@ type reportWorld struct {
 	convs          map[string]string // contact phone → its conversation with the main number
 	broadcast      string            // the first broadcast's id
 	cancelledBcast string            // the broadcast cancelled with copies still queued
+	team           string            // the front desk's team (the member), once the automations run
+	otherTeam      string            // the billing team (the admin), the billing number limited to it
 }
 
 // reportStart is 09:00 in New York on Friday 6 March 2026, two days before the spring DST change.
@@ -287,6 +289,7 @@ func runReportWorkload(t testing.TB, w *reportWorld, check func(step string)) {
 	_, err = w.s.DeleteContact(w.ws, "+14155550120", false)
 	must(t, err)
 	check("an erasure and a delete")
+	runReportAutomations(t, w, check)
 }
 
 func ptrTime(t time.Time) *time.Time { return &t }

@@ -77,6 +77,9 @@ func (f *reportFilter) query() string {
 // reportRefusal is what to tell a user whose filter the store refused, and the status.
 func reportRefusal(err error) (string, int, bool) {
 	if errors.Is(err, store.ErrForbidden) {
+		if err.Error() == store.NumberNotAllowed {
+			return "You are not allowed to use this number: it is limited to teams you are not in.", http.StatusForbidden, true
+		}
 		return "Only admins see other members' and teams' figures.", http.StatusForbidden, true
 	}
 	var verr store.ValidationError
@@ -96,9 +99,22 @@ func reportRefusal(err error) (string, int, bool) {
 	return strings.Join(msgs, " "), http.StatusBadRequest, true
 }
 
-// reportTeams is the Team filter's choice: the seam for teams, which the workspace has none of
-// until they exist (the filter is then hidden).
-func (h *Handler) reportTeams(*ui) []views.Option { return nil }
+// reportTeams is the Team filter's choice: the workspace's teams, for admins (a member sees
+// only their own row); none hides the filter.
+func (h *Handler) reportTeams(u *ui) ([]views.Option, error) {
+	if !u.isAdmin() {
+		return nil, nil
+	}
+	rt, err := h.store.RoutingOf(u.ws.ID)
+	if err != nil {
+		return nil, err
+	}
+	var opts []views.Option
+	for _, t := range rt.Teams {
+		opts = append(opts, views.Option{Value: t.ID, Label: t.Name})
+	}
+	return opts, nil
+}
 
 // reports is GET /reports: the workspace's figures for a range, compared with the period
 // before, in pictures and tables (members who are not admins: the totals and their own row).
@@ -106,8 +122,11 @@ func (h *Handler) reports(w http.ResponseWriter, r *http.Request, u *ui) {
 	u.section = "reports"
 	f, problem := h.readReportFilter(r, u)
 	v := views.ReportsView{Admin: u.isAdmin(), Range: f.rng, From: f.from, To: f.to, Number: f.number, Team: f.team,
-		Member: f.member, Teams: h.reportTeams(u), Query: f.query()}
+		Member: f.member, Query: f.query()}
 	names, err := h.reportChoices(u, &v)
+	if err == nil {
+		v.Teams, err = h.reportTeams(u)
+	}
 	if err != nil {
 		h.uiError(w, r, u, err)
 		return
@@ -135,14 +154,14 @@ func (h *Handler) reports(w http.ResponseWriter, r *http.Request, u *ui) {
 
 // reportChoices fills the Number and Member choices and returns the members' names by user id.
 func (h *Handler) reportChoices(u *ui, v *views.ReportsView) (map[string]string, error) {
-	numbers, err := h.store.Numbers(u.ws.ID)
+	numbers, err := h.usableNumbers(u)
 	if err != nil {
 		return nil, err
 	}
 	for _, n := range numbers {
-		label := n.Phone
+		label := u.showPhone(n.Phone)
 		if n.Name != "" {
-			label = n.Name + " (" + n.Phone + ")"
+			label += " (" + n.Name + ")"
 		}
 		v.Numbers = append(v.Numbers, views.Option{Value: n.ID, Label: label})
 	}

@@ -144,3 +144,36 @@ func TestUIReportsWhileBuilding(t *testing.T) {
 		t.Error("the notice stays after the build")
 	}
 }
+
+// With teams, an admin filters by team; a number limited to a team the member is not in is
+// left out of the member's Number choice and refused with the reason when asked for by id.
+func TestUIReportsTeamsAndLimitedNumbers(t *testing.T) {
+	e := reportUIEnv(t)
+	team, err := e.st.CreateTeam(e.a.ID, store.TeamInput{Name: "Billing desk", Members: []string{e.alice.ID}, Assign: store.AssignOff})
+	must(t, err)
+	n, err := e.st.NumberByPhone(e.numberA)
+	must(t, err)
+	_, err = e.st.SetNumberAccess(e.a.ID, n.ID, store.NumberAccess{Teams: &[]string{team.ID}})
+	must(t, err)
+
+	c := e.signIn(t, e.alice)
+	res, body := e.send(t, c, "GET", "/reports?range=7d&team="+team.ID, nil)
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, `<label for="report-team">Team</label>`) ||
+		!strings.Contains(body, `selected>Billing desk</option>`) {
+		t.Fatalf("an admin filtering by team: %d", res.StatusCode)
+	}
+	res, body = e.send(t, c, "GET", "/reports?range=7d&team=nope", nil)
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "That team does not exist.") {
+		t.Errorf("an unknown team: %d", res.StatusCode)
+	}
+
+	m := e.signIn(t, e.mo)
+	res, body = e.send(t, m, "GET", "/reports?range=7d", nil)
+	if res.StatusCode != http.StatusOK || strings.Contains(body, `value="`+n.ID+`"`) || strings.Contains(body, `id="report-team"`) {
+		t.Errorf("a member outside the team sees its number or the Team filter (%d)", res.StatusCode)
+	}
+	res, body = e.send(t, m, "GET", "/reports?range=7d&number="+n.ID, nil)
+	if res.StatusCode != http.StatusForbidden || !strings.Contains(body, "limited to teams you are not in") {
+		t.Errorf("a member asking for the limited number: %d", res.StatusCode)
+	}
+}
