@@ -73,7 +73,7 @@ func (h *Handler) getReport(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	if rep.Building {
-		writeError(w, http.StatusConflict, "the reports are being built from the messages kept before them ("+
+		writeError(w, http.StatusConflict, "the reports' figures are being built from the messages kept (after an upgrade, or a change of time zone or business hours; "+
 			buildProgress(rep.BuildDone, rep.BuildTotal)+" done); try again in a minute")
 		return
 	}

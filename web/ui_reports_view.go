@@ -16,7 +16,7 @@ func fillReportView(v *views.ReportsView, rep *store.Report, names map[string]st
 	v.Shown = true
 	v.Period, v.Previous = periodWords(rep.From, rep.To), periodWords(rep.PreviousFrom, rep.PreviousTo)
 	if rep.Building {
-		v.Building = "Reports are being built from the messages kept before they existed: " +
+		v.Building = "The figures are being built again from the messages kept (after an upgrade, or a change of time zone or business hours): " +
 			buildProgress(rep.BuildDone, rep.BuildTotal) + " done. The figures below are not complete yet."
 	}
 	t, p := &rep.Totals, &rep.Previous
