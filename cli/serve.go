@@ -325,6 +325,15 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	a.stops = append(a.stops, sweeper{name: "retention sweep", interval: time.Hour, atStart: true, run: s.SweepRetention}.start())
 	// Snoozed conversations reopen when their time passes: checked at start and every 15 s.
 	a.stops = append(a.stops, sweeper{name: "snooze sweep", interval: 15 * time.Second, atStart: true, run: s.SweepSnoozed}.start())
+	// The report rollups of data from before them (the migration) or of a workspace whose time
+	// zone changed are built in the background, a batch per transaction, while the server serves.
+	a.stops = append(a.stops, sweeper{name: "report build", interval: 2 * time.Second, atStart: true, run: func() (int, error) {
+		n, err := s.BuildReports(reportBuildSteps)
+		if n > 0 {
+			slog.Info("report build", "counted", n)
+		}
+		return 0, err
+	}}.start())
 	// Automations that wait (conversation.unanswered rules, first-response deadlines) run when due.
 	a.stops = append(a.stops, startDueTimer(s, s.Now))
 	// Scheduled off-site backups (-backup-url), listed on /admin/backup.
@@ -341,6 +350,10 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	a.handler = web.New(s, wcfg)
 	return a, nil
 }
+
+// reportBuildSteps bounds one run of the report build (each step a short transaction), so that a
+// shutdown waits at most for one run.
+const reportBuildSteps = 40
 
 // streamBound maps a stream flag (0: no bound) to web.Config's (0: the default, less: none).
 func streamBound(n int) int {

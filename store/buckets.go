@@ -102,6 +102,11 @@ var (
 	bNumberDaySends = []byte("number_day_sends") // number id(16) | yyyymmdd -> count(8)
 	// Carrier accounts connected in the browser, their secrets sealed.
 	bCarrierAccounts = []byte("carrier_accounts") // carrier -> CarrierAccount
+	// The report rollups (kept by the report methods of wtx).
+	bReportDays    = []byte("report_days")          // ws|day(4)|number|member -> day row
+	bReportSamples = []byte("report_samples")       // ws|day|number|member|kind -> sorted durations
+	bReportBcasts  = []byte("report_broadcasts")    // ws|broadcast -> broadcast row
+	bReportConvs   = []byte("report_conversations") // ws|conversation -> convFacts
 	// Web Push: the devices' subscriptions and the push outbox.
 	bPushSubs        = []byte("push_subscriptions")             // id -> PushSubscription
 	bPushSubUser     = []byte("idx_push_subscription_user")     // user|id -> empty
@@ -182,6 +187,7 @@ var allBuckets = [][]byte{
 	bNumberDaySends,
 	bPushSubs, bPushSubUser, bPushSubSession, bPushSubEndpoint, bPushJobs, bPushQueue, bPushSubJobs,
 	bCarrierAccounts,
+	bReportDays, bReportSamples, bReportBcasts, bReportConvs,
 	bRouting, bAvailability, bAssignedOpen, bAssignLast, bAutoDue, bOverdue, bAutoSent,
 	OAuthBuckets.Clients, OAuthBuckets.Codes, OAuthBuckets.UsedCodes, OAuthBuckets.Refresh,
 	OAuthBuckets.UsedRefresh, OAuthBuckets.Grants, OAuthBuckets.UserGrants, OAuthBuckets.GrantTokens,
@@ -200,6 +206,8 @@ var (
 	metaDeletedContacts = []byte("contacts_deleted\x00")
 	// metaRequire2FA is set while a superuser requires two-factor for everyone.
 	metaRequire2FA = []byte("require_two_factor")
+	// metaReportBuild + workspace id: the workspace's report rollups are being built.
+	metaReportBuild = []byte("report_build\x00")
 	// metaPushDepth holds how many pushes wait in the push outbox.
 	metaPushDepth = []byte("push_queue_depth")
 	// metaKeyCheck is a value sealed with the secret key the file's secrets are sealed with:

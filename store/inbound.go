@@ -127,7 +127,7 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 			From: in.From, To: n.Phone, Text: in.Text, Media: in.Media,
 			MultipartID: in.MultipartID, MultipartNum: in.MultipartNum, Segments: in.Segments,
 			Provider: in.Provider, ProviderID: in.ProviderID, Status: MessageReceived, NumberID: n.ID,
-			CreatedAt: now, UpdatedAt: now}
+			CreatedAt: now, UpdatedAt: now, Blocked: r.Blocked}
 		if m.Segments == 0 {
 			m.Segments = Segments(m.Text)
 		}
@@ -213,7 +213,11 @@ func (s *Store) actOnKeyword(tx *wtx, w *Workspace, conv *Conversation, in Inbou
 	}
 	switch in.Keyword {
 	case KeywordStop:
-		o, created, err := s.createOptOutAt(tx, w.ID, "", in.From, OptOutKeyword, in.SentAt)
+		bid, err := latestTeamBroadcast(tx.Tx, w.ID, conv.ID)
+		if err != nil {
+			return err
+		}
+		o, created, err := s.createOptOut(tx, w.ID, "", in.From, OptOutKeyword, optOutSource{numberID: conv.OutboundChannelID, broadcastID: bid, at: in.SentAt})
 		if err != nil {
 			return err
 		}

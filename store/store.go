@@ -64,8 +64,9 @@ type Store struct {
 	liveKeepEvents uint64        // see Options.LiveKeepEvents
 	liveKeepFor    time.Duration // see Options.LiveKeepFor
 
-	sealer      *sealer // see Options.SecretKey
-	keyMismatch bool    // the key does not open the file's key check (SecretKeyMatches)
+	noReports   atomic.Bool // the report rollups are not kept: set only by the benchmarks of their cost
+	sealer      *sealer     // see Options.SecretKey
+	keyMismatch bool        // the key does not open the file's key check (SecretKeyMatches)
 
 	routes   sync.Map // workspace id -> *routing, the compiled routing of its last version read
 	presence presence // who has a live stream open, for availability

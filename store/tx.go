@@ -43,6 +43,12 @@ type wtx struct {
 	idx   *index.Engine   // the store's search and index engine
 	words index.WordBuf   // message postings, written term by term just before the commit
 	sets  index.SetWriter // what the transaction changes in the contacts list's kept sets
+	rep   *reportBuf      // what the transaction changes in the report rollups
+	// route is the store's compiled routing of a workspace (routingOf): the report rollups
+	// read its business hours.
+	route func(tx *bolt.Tx, workspaceID string) (*routing, error)
+	// noReports: the rollups are not kept (only the benchmarks that measure their cost set it).
+	noReports bool
 }
 
 // wordBuf returns tx's buffer of message postings, made on first use.
@@ -92,9 +98,12 @@ type optOutRef struct{ ws, phone string }
 func (s *Store) writeTx(fn func(tx *wtx) error) error {
 	var last *wtx
 	err := s.db.Update(func(btx *bolt.Tx) error {
-		tx := &wtx{Tx: btx, idx: s.idx, sets: s.idx.SetWriter()}
+		tx := &wtx{Tx: btx, idx: s.idx, sets: s.idx.SetWriter(), route: s.routingOf, noReports: s.noReports.Load()}
 		last = tx
 		if err := fn(tx); err != nil {
+			return err
+		}
+		if err := tx.flushReports(); err != nil {
 			return err
 		}
 		return s.idx.FlushWords(btx, tx.words)

@@ -80,5 +80,5 @@ func beginWrite(t *testing.T, s *Store) *wtx {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &wtx{Tx: btx, idx: s.idx, sets: s.idx.SetWriter()}
+	return &wtx{Tx: btx, idx: s.idx, sets: s.idx.SetWriter(), route: s.routingOf}
 }
