@@ -330,6 +330,37 @@ func (h *Hours) AddBusiness(t time.Time, d time.Duration, loc *time.Location) (a
 	return at, ok
 }
 
+// Within is how much of [start, end) the hours are open, read in loc's wall clock: the
+// business-hours length of a wait (zero when end is not after start). Always-open hours give
+// the wall-clock length.
+func (h *Hours) Within(start, end time.Time, loc *time.Location) time.Duration {
+	if !end.After(start) {
+		return 0
+	}
+	if h.IsZero() {
+		return end.Sub(start)
+	}
+	var in time.Duration
+	// Every local day the span touches, and one more for a day lengthened by a clock change.
+	days := int(end.Sub(start)/(24*time.Hour)) + 2
+	h.spans(start, loc, days, func(from, to time.Time) bool {
+		if !from.Before(end) {
+			return false
+		}
+		if from.Before(start) {
+			from = start
+		}
+		if to.After(end) {
+			to = end
+		}
+		if to.After(from) {
+			in += to.Sub(from)
+		}
+		return true
+	})
+	return in
+}
+
 // spans calls fn with the open spans [start, end) of each day from t's local date on, for up to
 // days days, in order, while fn returns true. An always-open day is one span from midnight to
 // midnight; a holiday has none.

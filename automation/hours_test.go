@@ -145,6 +145,50 @@ func TestHoursAcrossDaylightSaving(t *testing.T) {
 	}
 }
 
+// Within is the open part of a wait: lunch, nights, weekends and holidays do not count, and
+// AddBusiness of that much from the start lands on the end of an open stretch.
+func TestWithinCountsOpenTimeOnly(t *testing.T) {
+	loc := ny(t)
+	w, _ := ParseWeek("mon-fri 09:00-12:00, 13:00-17:00")
+	h := Hours{Week: w, Holidays: []string{"2027-01-06"}}
+	at := func(s string) time.Time {
+		tm, err := time.ParseInLocation("2006-01-02 15:04", s, loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm
+	}
+	for _, c := range []struct {
+		from, to string
+		want     time.Duration
+	}{
+		{"2027-01-04 10:00", "2027-01-04 10:20", 20 * time.Minute},
+		{"2027-01-04 11:30", "2027-01-04 13:30", time.Hour},          // lunch
+		{"2027-01-04 16:50", "2027-01-05 09:05", 15 * time.Minute},   // the night
+		{"2027-01-05 16:00", "2027-01-07 10:00", 2 * time.Hour},      // the holiday
+		{"2027-01-08 18:00", "2027-01-11 08:00", 0},                  // the weekend
+		{"2027-01-04 00:00", "2027-01-11 00:00", 4 * 7 * time.Hour},  // a week, four days open
+		{"2027-01-04 10:00", "2027-01-04 09:00", 0},                  // backwards
+		{"2027-01-04 12:15", "2027-01-04 12:45", 0},                  // all at lunch
+		{"2027-01-04 08:00", "2027-02-01 08:00", 19 * 7 * time.Hour}, // four weeks less the holiday
+	} {
+		if got := h.Within(at(c.from), at(c.to), loc); got != c.want {
+			t.Fatalf("Within(%s, %s) = %s, want %s", c.from, c.to, got, c.want)
+		}
+	}
+	// Always open: the wall clock, across a clock change (23 hours on 14 March 2027).
+	var always Hours
+	if got := always.Within(at("2027-03-14 00:00"), at("2027-03-15 00:00"), loc); got != 23*time.Hour {
+		t.Fatalf("always open over the DST day = %s", got)
+	}
+	// The DST night: the range 01:00-04:00 holds two real hours that Sunday.
+	dw, _ := ParseWeek("sun 01:00-04:00")
+	dst := Hours{Week: dw}
+	if got := dst.Within(time.Date(2027, 3, 14, 0, 0, 0, 0, loc), time.Date(2027, 3, 14, 6, 0, 0, 0, loc), loc); got != 2*time.Hour {
+		t.Fatalf("the DST night's open time = %s", got)
+	}
+}
+
 // The week notation reads back what it writes, and no input makes the parser panic.
 func FuzzParseWeek(f *testing.F) {
 	for _, s := range []string{"", "mon-fri 09:00-17:00; sat 10:00-13:00", "fri-mon 22:00-24:00", "mon,tue 9:00-9:30, 10:00-11:00",

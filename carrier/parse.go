@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -45,6 +46,9 @@ var e164Pattern = regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`)
 type InboundSMS struct {
 	MessageSID, From, To, Text string
 	Media                      []string
+	// SentAt is when the contact sent it, for a text recovered from the carrier's listing after
+	// its webhook was missed; zero for a webhook.
+	SentAt time.Time
 }
 
 // StatusUpdate is a delivery receipt. Status is Twilio's MessageStatus lower-cased ("sent",

@@ -130,47 +130,78 @@ func ParseTelnyxEvent(body []byte) (TelnyxEvent, error) {
 	if err := json.Unmarshal(env.Data.Payload, &p); err != nil {
 		return TelnyxEvent{}, fieldErr("data.payload", "not a message: %v", clipForError(err.Error()))
 	}
-	// The Twilio form parsers hold the rules for ids, senders and numbers; the fields are named
-	// by their JSON paths.
-	form := url.Values{}
-	form.Set("data.payload.id", p.ID)
-	id, err := parseSID(form, "data.payload.id")
+	var err error
+	if ev.Type != TelnyxMessageReceived {
+		ev.Status, err = p.receipt(ev.Type, "data.payload")
+	} else {
+		ev.SMS, err = p.inbound("data.payload")
+	}
 	if err != nil {
 		return TelnyxEvent{}, err
 	}
-	var to telnyxPhone
+	return ev, nil
+}
+
+// id reads the message's id, named at by its JSON path.
+func (p *telnyxPayload) id(at string) (string, error) {
+	// The Twilio form parsers hold the rules for ids, senders and numbers; the fields are named
+	// by their JSON paths.
+	form := url.Values{}
+	form.Set(at+".id", p.ID)
+	return parseSID(form, at+".id")
+}
+
+// to is the message's first addressee, the only one Switchboard sends to or receives at.
+func (p *telnyxPayload) to() telnyxPhone {
 	if len(p.To) > 0 {
-		to = p.To[0]
+		return p.To[0]
 	}
-	if ev.Type != TelnyxMessageReceived {
-		ev.Status = StatusUpdate{MessageSID: id, Status: telnyxStatus(ev.Type, to.Status)}
-		if ev.Status.Status == "failed" {
-			ev.Status.ErrorCode = strings.ToLower(strings.TrimSpace(to.Status))
-			if len(p.Errors) > 0 && p.Errors[0].Code != "" {
-				ev.Status.ErrorCode = clipForError(p.Errors[0].Code)
-			}
+	return telnyxPhone{}
+}
+
+// receipt is the message's status as the Receiver takes it, as an event of eventType reports it
+// (message.sent, or message.finalized as a retrieved message reports it too).
+func (p *telnyxPayload) receipt(eventType, at string) (StatusUpdate, error) {
+	id, err := p.id(at)
+	if err != nil {
+		return StatusUpdate{}, err
+	}
+	to := p.to()
+	st := StatusUpdate{MessageSID: id, Status: telnyxStatus(eventType, to.Status)}
+	if st.Status == "failed" {
+		st.ErrorCode = strings.ToLower(strings.TrimSpace(to.Status))
+		if len(p.Errors) > 0 && p.Errors[0].Code != "" {
+			st.ErrorCode = clipForError(p.Errors[0].Code)
 		}
-		return ev, nil
 	}
-	form.Set("data.payload.from.phone_number", p.From.PhoneNumber)
-	form.Set("data.payload.to[0].phone_number", to.PhoneNumber)
+	return st, nil
+}
+
+// inbound is the message as an inbound text; at is the JSON path its fields are named under.
+func (p *telnyxPayload) inbound(at string) (InboundSMS, error) {
+	id, err := p.id(at)
+	if err != nil {
+		return InboundSMS{}, err
+	}
+	form := url.Values{}
+	form.Set(at+".from.phone_number", p.From.PhoneNumber)
+	form.Set(at+".to[0].phone_number", p.to().PhoneNumber)
 	in := InboundSMS{MessageSID: id, Text: strings.ToValidUTF8(p.Text, "\uFFFD")}
-	if in.From, err = parseSender(form, "data.payload.from.phone_number"); err != nil {
-		return TelnyxEvent{}, err
+	if in.From, err = parseSender(form, at+".from.phone_number"); err != nil {
+		return InboundSMS{}, err
 	}
-	if in.To, err = parseE164(form, "data.payload.to[0].phone_number"); err != nil {
-		return TelnyxEvent{}, err
+	if in.To, err = parseE164(form, at+".to[0].phone_number"); err != nil {
+		return InboundSMS{}, err
 	}
 	if len(p.Media) > MaxInboundMedia {
-		return TelnyxEvent{}, fieldErr("data.payload.media", "want at most %d items, got %d", MaxInboundMedia, len(p.Media))
+		return InboundSMS{}, fieldErr(at+".media", "want at most %d items, got %d", MaxInboundMedia, len(p.Media))
 	}
 	for _, m := range p.Media {
 		if u, ok := inboundMediaURL(m.URL); ok {
 			in.Media = append(in.Media, u)
 		}
 	}
-	ev.SMS = in
-	return ev, nil
+	return in, nil
 }
 
 // telnyxStatus maps a receipt to the Receiver's statuses: message.sent is sent; a finalized

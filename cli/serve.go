@@ -242,7 +242,8 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets, node *
 	// The store wakes each worker after a commit that gave it work (the stream broker's hook is
 	// web's).
 	s.SetHooks(w.hooks())
-	wcfg.Receiver = carrier.NewReceiver(s, w.cm)
+	w.recv = carrier.NewReceiver(s, w.cm)
+	wcfg.Receiver = w.recv
 	wcfg.BaseURL = cfg.BaseURL
 	if cfg.BaseURLSet {
 		wcfg.APIServer = cfg.BaseURL
@@ -313,6 +314,10 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets, node *
 	a.stops = append(a.stops, w.close)
 	return a, nil
 }
+
+// reportBuildSteps bounds one run of the report build (each step a short transaction), so that a
+// shutdown waits at most for one run.
+const reportBuildSteps = 40
 
 // streamBound maps a stream flag (0: no bound) to web.Config's (0: the default, less: none).
 func streamBound(n int) int {

@@ -17,21 +17,23 @@ import (
 	"switchboard/webhooks"
 )
 
-// world is the work that acts on the world: it sends texts, webhooks, e-mail and Web Push,
-// fetches media, runs the automations' timers, checks the carrier numbers' wiring, takes
-// backups and runs the sweeps and schedules. It runs in one process at a time: on one node
-// always, in a cluster on the leader only, started when the node becomes the leader and stopped
-// when it stops being one (a send in flight then may be sent again by the next leader, never
-// lost: what is queued lives in the replicated store). Each start makes the workers afresh,
-// since a stopped worker does not start again. A new worker joins by a line in start, and its
-// wake-up by a field of term and a line in hooks. What every node does for the requests it
-// serves itself (live streams, the client connection bounds) is not here.
+// world is the work that acts on the world: it sends texts, webhooks, e-mail and Web Push, fetches
+// media, runs the automations' timers, asks the carriers for the texts and receipts their webhooks
+// missed, checks the carrier numbers' wiring, takes backups, builds the report rollups of older
+// data and runs the sweeps and schedules. It runs in one process at a time: on one node always, in
+// a cluster on the leader only, started when the node becomes the leader and stopped when it stops
+// being one (a send in flight then may be sent again by the next leader, never lost: what is queued
+// lives in the replicated store). Each start makes the workers afresh, since a stopped worker does
+// not start again. A new worker joins by a line in start, and its wake-up by a field of term and a
+// line in hooks. What every node does for the requests it serves itself (live streams, the client
+// connection bounds) is not here.
 type world struct {
 	s        *store.Store
 	cfg      config
 	carriers map[string]carrier.Carrier
 	accounts *carrier.Accounts // the carrier accounts in use (flags, else connected in the browser)
 	cm       *carrier.Metrics
+	recv     *carrier.Receiver // records what the carriers' webhooks and the recovery carry
 	guard    *webhooks.Guard
 	hookOpts webhooks.Options
 	sess     *web.Sessions
@@ -52,6 +54,7 @@ type term struct {
 	fetch *media.Fetcher
 	mail  *mail.Worker // nil without -smtp-url
 	push  *push.Worker
+	recov *carrier.Recovery
 	due   func() // wakes the automations' due timer
 	stops []func()
 }
@@ -118,6 +121,23 @@ func (w *world) start() error {
 	t.every("import upload sweep", time.Hour, true, func() (int, error) { return web.SweepImportUploads(w.s, w.s.Now()) })
 	// Expired password reset and e-mail change links go at start and then hourly.
 	t.every("expired link sweep", time.Hour, true, func() (int, error) { return w.s.SweepExpiredLinks(w.s.Now()) })
+	// The report rollups of data from before them (the migration) or of a workspace whose time
+	// zone changed are built in the background, a batch per transaction, while the server serves.
+	t.every("report build", 2*time.Second, true, func() (int, error) {
+		n, err := w.s.BuildReports(reportBuildSteps)
+		if n > 0 {
+			slog.Info("report build", "counted", n)
+		}
+		return 0, err
+	})
+	// Carriers do not retry a webhook that failed: at start and every 5 minutes the texts and
+	// receipts they hold that Switchboard missed (while it was down, or while no node led) are
+	// asked for and taken in once, through the receiver the webhooks use. A new leader's
+	// recovery is a new one: it asks at once about every send still awaiting its receipt, as
+	// after a restart, since the receipts may have come while no node led.
+	t.recov = carrier.NewRecovery(w.accounts, w.recv, carrier.RecoveryOptions{})
+	t.recov.Start()
+	t.stops = append(t.stops, t.recov.Stop)
 	// Every hour the Twilio and Telnyx numbers' settings are read at their carrier: a webhook
 	// changed there behind Switchboard's back is flagged (switchboard_number_miswired).
 	t.every("number check", time.Hour, false, w.accounts.CheckAll)

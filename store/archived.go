@@ -35,8 +35,12 @@ func (s *Store) skipArchived(tx *wtx, bc broadcastCache, archived map[string]boo
 	if !is {
 		return false, nil
 	}
+	before := m.Status
 	m.Status, m.ProviderErr, m.UpdatedAt = MessageFailed, ArchivedReason, now
 	tx.depth--
+	if err := tx.reportStatus(m, before); err != nil {
+		return false, err
+	}
 	if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), *m); err != nil {
 		return false, err
 	}

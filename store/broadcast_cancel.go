@@ -144,7 +144,7 @@ func (s *Store) cancelQueued(tx *wtx, ws string, msgID []byte, now time.Time) (b
 		return false, nil
 	}
 	m.Status, m.UpdatedAt = MessageCancelled, now
-	if err := putJSON(tx.Bucket(bMessages), key, m); err != nil {
+	if err := tx.reportRecount(ws, m.ConversationID, func() error { return putJSON(tx.Bucket(bMessages), key, m) }); err != nil {
 		return false, err
 	}
 	return true, s.liveMessage(tx, &m)

@@ -38,6 +38,7 @@ var (
 	bOutboxSending     = []byte("outbox_sending")       // message id -> number id|priority|ws: handed to a carrier
 	bOutboxDelayed     = []byte("outbox_delayed")       // due(8)|message id -> number id|priority|ws: retries
 	bMsgProvider       = []byte("idx_message_provider") // provider|0|provider id -> ws|message id
+	bMsgAwaiting       = []byte("idx_message_awaiting") // provider|0|sent at(8)|ws|message id -> empty: sends awaiting their receipt
 	bBlocked           = []byte("blocked_numbers")      // ws|phone -> Block
 	bGroups            = []byte("groups")               // ws|id -> Group
 	bBroadcastTargets  = []byte("broadcast_targets")    // ws|id -> BroadcastTargets
@@ -101,6 +102,11 @@ var (
 	bNumberDaySends = []byte("number_day_sends") // number id(16) | yyyymmdd -> count(8)
 	// Carrier accounts connected in the browser, their secrets sealed.
 	bCarrierAccounts = []byte("carrier_accounts") // carrier -> CarrierAccount
+	// The report rollups (kept by the report methods of wtx).
+	bReportDays    = []byte("report_days")          // ws|day(4)|number|member -> day row
+	bReportSamples = []byte("report_samples")       // ws|day|number|member|kind -> sorted durations
+	bReportBcasts  = []byte("report_broadcasts")    // ws|broadcast -> broadcast row
+	bReportConvs   = []byte("report_conversations") // ws|conversation -> convFacts
 	// Web Push: the devices' subscriptions and the push outbox.
 	bPushSubs        = []byte("push_subscriptions")             // id -> PushSubscription
 	bPushSubUser     = []byte("idx_push_subscription_user")     // user|id -> empty
@@ -175,7 +181,7 @@ var allBuckets = [][]byte{
 	bNumbers, bNumberPhone, bNumberGlobal, bProperties, bPropertyName, bContacts, bContactPhone, bContactEmail,
 	bContactTerms, bContactOrder, bContactNums,
 	bContactPhoneRecent, bContactEmailRecent, bContactOrderRecent, bContactTermsRecent, bContactSweep, bConversations, bConvKey, bMessages, bConvMessages,
-	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bBroadcastHeld, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bOptOutLifts, bConsents, bNumberFlags, bTokens, bTokenIDs, bSubs, bSubEvent,
+	bOutbox, bOutboxSending, bOutboxDelayed, bMsgProvider, bMsgAwaiting, bBlocked, bGroups, bGroupName, bGroupMembers, bContactGroups, bBroadcastTargets, bBroadcastSchedule, bBroadcastPending, bBroadcastHeld, bComments, bBroadcasts, bOptOuts, bOptOutPhone, bOptOutLifts, bConsents, bNumberFlags, bTokens, bTokenIDs, bSubs, bSubEvent,
 	bEvents, bDeliveries, bDeliveryQueue, bAttempts, bSubDeliveries,
 	bSubOwner, bSubPending, bEventPending, bConvActivity, bSnippets,
 	bLiveEvents, bLiveSeq, bUnread, bUnreadCount, bMentions, bMentionLast, bNotifyPrefs,
@@ -186,6 +192,7 @@ var allBuckets = [][]byte{
 	bNumberDaySends,
 	bPushSubs, bPushSubUser, bPushSubSession, bPushSubEndpoint, bPushJobs, bPushQueue, bPushSubJobs,
 	bCarrierAccounts,
+	bReportDays, bReportSamples, bReportBcasts, bReportConvs,
 	bRouting, bAvailability, bAssignedOpen, bAssignLast, bAutoDue, bOverdue, bAutoSent,
 	OAuthBuckets.Clients, OAuthBuckets.Codes, OAuthBuckets.UsedCodes, OAuthBuckets.Refresh,
 	OAuthBuckets.UsedRefresh, OAuthBuckets.Grants, OAuthBuckets.UserGrants, OAuthBuckets.GrantTokens,
@@ -207,11 +214,15 @@ var (
 	// metaAppliedIndex is the index of the last log entry the file holds, written with the
 	// entry's changes, when the store is a cluster's node.
 	metaAppliedIndex = []byte("raft_applied_index")
+	// metaReportBuild + workspace id: the workspace's report rollups are being built.
+	metaReportBuild = []byte("report_build\x00")
 	// metaPushDepth holds how many pushes wait in the push outbox.
 	metaPushDepth = []byte("push_queue_depth")
 	// metaKeyCheck is a value sealed with the secret key the file's secrets are sealed with:
 	// opening it tells whether a start was given that key (SecretKeyMatches).
 	metaKeyCheck = []byte("secret_key_check")
+	// metaRecovery holds each carrier's last check of its message listings (RecoveryCheck).
+	metaRecovery = []byte("inbound_recovery")
 )
 
 // Buckets of earlier versions, read only to migrate them or to delete what they held.

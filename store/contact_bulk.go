@@ -83,7 +83,7 @@ func (s *Store) BulkOptOut(workspaceID, userID, reason string, ids []string) (in
 			if err != nil {
 				return err
 			}
-			_, created, err := s.createOptOut(tx, workspaceID, userID, c.Phone(), reason)
+			_, created, err := s.createOptOut(tx, workspaceID, userID, c.Phone(), reason, optOutSource{})
 			if err != nil {
 				return err
 			}

@@ -225,6 +225,10 @@ func eraseConversations(tx *wtx, workspaceID, phone string) error {
 		if !ok || conv.IsGroup() {
 			continue
 		}
+		// What the conversation counted in the reports goes with it.
+		if err := tx.reportForget(&conv); err != nil {
+			return err
+		}
 		for _, mid := range idxIDs(tx.Bucket(bConvMessages), workspaceID, convID) {
 			if err := eraseMessage(tx, workspaceID, convID, mid); err != nil {
 				return err

@@ -94,7 +94,7 @@ func TestRolledBackWriteLeavesTheKeptSets(t *testing.T) {
 		t.Fatalf("the failing batched write returned %v", err)
 	}
 	err = f.s.updateNow(func(tx *wtx) error {
-		if _, _, err := f.s.createOptOut(tx, f.ws, "", f.phones[6], OptOutAdmin); err != nil {
+		if _, _, err := f.s.createOptOut(tx, f.ws, "", f.phones[6], OptOutAdmin, optOutSource{}); err != nil {
 			return err
 		}
 		return boom
@@ -123,7 +123,7 @@ func TestReaderBetweenCommitAndPatch(t *testing.T) {
 		t.Helper()
 		tx, btx := beginWrite(t, f.s)
 		tx.OnCommit(meanwhile) // registered first, so it runs before the patch
-		if _, _, err := f.s.createOptOut(tx, f.ws, "", phone, OptOutAdmin); err != nil {
+		if _, _, err := f.s.createOptOut(tx, f.ws, "", phone, OptOutAdmin, optOutSource{}); err != nil {
 			t.Fatal(err)
 		}
 		tx.settleSets()

@@ -29,6 +29,9 @@ type Conversation struct {
 	UpdatedAt               time.Time  `json:"updatedAt"`
 	// SnoozedUntil is when a snoozed conversation reopens by itself (nil: until the contact writes).
 	SnoozedUntil *time.Time `json:"snoozedUntil,omitempty"`
+	// CreatedClosed: a broadcast copy created it, closed; the contact's reply opens it (the
+	// reports count it opened then).
+	CreatedClosed bool `json:"createdClosed,omitempty"`
 	// AwaitingSince is when the contact's first text not answered yet arrived: set by an
 	// inbound text (keywords aside), cleared by a person's or the API's outbound message and
 	// by closing (automatic replies and broadcast copies do not answer). nil: answered.
@@ -200,7 +203,7 @@ func (s *Store) conversationWith(tx *wtx, workspaceID string, n PhoneNumber, add
 	c := Conversation{ID: s.NewID(), WorkspaceID: workspaceID, TenantID: s.tenantID, CommunicationType: CommSMS,
 		Status: status, AssignedUserIDs: []string{}, Labels: []string{}, From: n.Phone,
 		InboundChannelAddresses: key, Addresses: addrs, OutboundChannelID: n.ID, LastMessageTime: activity,
-		CreatedAt: now, UpdatedAt: now}
+		CreatedAt: now, UpdatedAt: now, CreatedClosed: status == ConversationClosed}
 	convChanged(tx, workspaceID, addrs, true)
 	idx := tx.Bucket(bConvKey)
 	if err := idx.Put(idxKey(workspaceID, convKeyTerm(n.Phone, key), c.ID), nil); err != nil {
@@ -215,7 +218,10 @@ func (s *Store) conversationWith(tx *wtx, workspaceID string, n PhoneNumber, add
 	if err := putActivity(tx.Tx, &c); err != nil {
 		return c, false, err
 	}
-	return c, true, putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c)
+	if err := putJSON(tx.Bucket(bConversations), wsKey(workspaceID, c.ID), c); err != nil {
+		return c, false, err
+	}
+	return c, true, tx.reportCreated(&c)
 }
 
 // touchConversation records activity (moving the conversation in the inbox's activity index);

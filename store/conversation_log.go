@@ -65,6 +65,9 @@ func (s *Store) putEntry(tx *wtx, e ConversationEntry) error {
 	if err := tx.Bucket(bConvMessages).Put(idxKey(e.WorkspaceID, entryTerm(e.ConversationID), e.ID), nil); err != nil {
 		return err
 	}
+	if err := tx.reportEntry(&e); err != nil {
+		return err
+	}
 	fields := map[string]any{"change": entryChange[e.Kind], "entryId": e.ID}
 	if e.Status != "" {
 		fields["status"] = e.Status

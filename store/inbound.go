@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"time"
@@ -45,6 +46,11 @@ type InboundMessage struct {
 	// PossibleOptOut: the text asks to stop in other words than a keyword ("stop texting me").
 	// It is flagged for a person (LabelPossibleOptOut on the conversation), never acted on.
 	PossibleOptOut bool
+	// SentAt is when the contact sent it, as the carrier's listing says, for a text recovered
+	// after its webhook was missed; zero for a webhook, which comes as the text does. A
+	// recovered STOP or START whose word on consent a later one overrides is kept but not acted
+	// on (StaleKeyword), and the consent it records is dated SentAt.
+	SentAt time.Time
 }
 
 // LabelPossibleOptOut is the conversation label of a text that reads like a request to stop.
@@ -53,12 +59,15 @@ const LabelPossibleOptOut = "possible opt-out"
 // InboundResult is what recording an inbound text did.
 type InboundResult struct {
 	Message   Message
-	Duplicate bool      // the carrier's id was recorded before: nothing was done again
-	Blocked   bool      // the sender is blocked: stored silently
-	Reply     *Message  // the keyword reply queued, if any
-	OptOut    *OptOut   // the opt-out a stop keyword created
-	Removed   bool      // a start keyword removed an opt-out
-	At        time.Time // when it was recorded
+	Duplicate bool     // the carrier's id was recorded before: nothing was done again
+	Blocked   bool     // the sender is blocked: stored silently
+	Reply     *Message // the keyword reply queued, if any
+	OptOut    *OptOut  // the opt-out a stop keyword created
+	Removed   bool     // a start keyword removed an opt-out
+	// StaleKeyword: a recovered keyword was not acted on, because consent changed after the
+	// contact sent it (see InboundMessage.SentAt).
+	StaleKeyword bool
+	At           time.Time // when it was recorded
 }
 
 // RecordInboundMessage stores an inbound message (status received) in the 1:1 conversation of
@@ -118,7 +127,7 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 			From: in.From, To: n.Phone, Text: in.Text, Media: in.Media,
 			MultipartID: in.MultipartID, MultipartNum: in.MultipartNum, Segments: in.Segments,
 			Provider: in.Provider, ProviderID: in.ProviderID, Status: MessageReceived, NumberID: n.ID,
-			CreatedAt: now, UpdatedAt: now}
+			CreatedAt: now, UpdatedAt: now, Blocked: r.Blocked}
 		if m.Segments == 0 {
 			m.Segments = Segments(m.Text)
 		}
@@ -195,9 +204,20 @@ func (s *Store) ReceiveMessage(workspaceID string, in InboundMessage) (InboundRe
 // actOnKeyword applies a keyword and queues its reply (high priority, sent even to a number
 // that just opted out). An empty reply setting sends nothing.
 func (s *Store) actOnKeyword(tx *wtx, w *Workspace, conv *Conversation, in InboundMessage, r *InboundResult) error {
+	if in.Keyword != NoKeyword && !in.SentAt.IsZero() {
+		stale, err := staleKeyword(tx.Tx, w.ID, in)
+		if err != nil || stale {
+			r.StaleKeyword = stale
+			return err
+		}
+	}
 	switch in.Keyword {
 	case KeywordStop:
-		o, created, err := s.createOptOut(tx, w.ID, "", in.From, OptOutKeyword)
+		bid, err := latestTeamBroadcast(tx.Tx, w.ID, conv.ID)
+		if err != nil {
+			return err
+		}
+		o, created, err := s.createOptOut(tx, w.ID, "", in.From, OptOutKeyword, optOutSource{numberID: conv.OutboundChannelID, broadcastID: bid, at: in.SentAt})
 		if err != nil {
 			return err
 		}
@@ -212,8 +232,12 @@ func (s *Store) actOnKeyword(tx *wtx, w *Workspace, conv *Conversation, in Inbou
 		r.Removed = removed
 		// START records consent granted, whether or not an opt-out was lifted: the contact
 		// asked to be texted.
+		at := r.At
+		if !in.SentAt.IsZero() {
+			at = in.SentAt
+		}
 		if err := s.addConsent(tx.Tx, w.ID, in.From, Consent{Status: ConsentGranted, Source: ConsentKeyword,
-			Method: "Texted " + strings.ToUpper(strings.TrimSpace(in.Text)), Evidence: in.Text, At: r.At}); err != nil {
+			Method: "Texted " + strings.ToUpper(strings.TrimSpace(in.Text)), Evidence: in.Text, At: at}); err != nil {
 			return err
 		}
 	case KeywordHelp:
@@ -230,6 +254,31 @@ func (s *Store) actOnKeyword(tx *wtx, w *Workspace, conv *Conversation, in Inbou
 	}
 	r.Reply = &reply
 	return nil
+}
+
+// staleKeyword reports whether a recovered keyword came before a later word on consent, which
+// then stands: a STOP before the contact texted START again (they asked to be texted after all),
+// a START before any opt-out (the contact's STOP, a carrier's, the team's). HELP is never stale.
+// The consent history says when each change happened, dated by the text that made it.
+func staleKeyword(tx *kv.Tx, workspaceID string, in InboundMessage) (bool, error) {
+	p := idxPrefix(workspaceID, in.From)
+	c := tx.Bucket(bConsents).Cursor()
+	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
+		var e Consent
+		if err := jsonUnmarshal(v, &e); err != nil {
+			return false, err
+		}
+		if !e.At.After(in.SentAt) {
+			continue
+		}
+		switch {
+		case in.Keyword == KeywordStop && e.Status == ConsentGranted && e.Source == ConsentKeyword:
+			return true, nil
+		case in.Keyword == KeywordStart && e.Status == ConsentRevoked:
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Default keyword replies and voice greeting; %s is the workspace's name.

@@ -49,6 +49,8 @@ type Message struct {
 	// Held says why a scheduled broadcast copy waits and until when ("held until 12:00 CST:
 	// Texas, Sunday").
 	Held string `json:"held,omitempty"`
+	// Blocked: an inbound text from a number the workspace blocked (stored, acted on nowhere).
+	Blocked bool `json:"blocked,omitempty"`
 	// Auto says what sent an automatic message (AutoAfterHours, AutoGreeting, AutoKeyword,
 	// "rule:" + a rule's id); "" for a person's, the API's or a broadcast's.
 	Auto string `json:"auto,omitempty"`
@@ -298,7 +300,8 @@ func (s *Store) storeMessage(tx *wtx, conv *Conversation, convCreated bool, now 
 func putMessage(tx *wtx, m *Message) error { return putMessageWith(tx, m, nil) }
 
 // putMessageWith is putMessage collecting a new message's word postings and slot in buf, when
-// not nil, to be written when buf is flushed.
+// not nil, to be written when buf is flushed. Every new message is stored here, and counted in
+// the report rollups here.
 func putMessageWith(tx *wtx, m *Message, buf *index.MsgBlocks) error {
 	if err := indexMessageWith(tx, m, buf); err != nil {
 		return err
@@ -306,7 +309,10 @@ func putMessageWith(tx *wtx, m *Message, buf *index.MsgBlocks) error {
 	if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
 		return err
 	}
-	return tx.Bucket(bConvMessages).Put(idxKey(m.WorkspaceID, m.ConversationID, m.ID), nil)
+	if err := tx.Bucket(bConvMessages).Put(idxKey(m.WorkspaceID, m.ConversationID, m.ID), nil); err != nil {
+		return err
+	}
+	return tx.reportMessage(m)
 }
 
 // Message returns a message by id.

@@ -41,6 +41,9 @@ var migrations = []migration{
 	{name: "recent parts of the contact indexes", run: func(*Store, *kv.Tx) error { return nil }},       // 8→9
 	{name: "two-factor secrets and e-mailed links sealed with the secret key", run: migrateSealSecrets}, // 9→10
 	{name: "open assigned conversations by member, for auto-assignment", run: indexOpenAssigned},        // 10→11
+	{name: "sends awaiting their delivery receipt", run: indexAwaitingReceipts},                         // 11→12
+	// The rollups are built in the background from the records (BuildReports), not at start.
+	{name: "report rollups", run: migrateReports}, // 12→13
 }
 
 // SchemaVersion is the version this binary writes; migrations bring older files forward.

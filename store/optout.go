@@ -17,6 +17,12 @@ type OptOut struct {
 	Reason      string    `json:"reason"`
 	UserID      string    `json:"userId"`
 	CreatedAt   time.Time `json:"createdAt"`
+	// NumberID is the workspace's number the opt-out came through (a STOP texted to it, a
+	// carrier's refusal of a send from it); "" for one made through the API or by a member.
+	NumberID string `json:"numberId,omitempty"`
+	// BroadcastID is the broadcast it answered: a copy of it was the team's latest text to the
+	// number (or the copy the carrier refused).
+	BroadcastID string `json:"broadcastId,omitempty"`
 }
 
 // Opt-out reasons: how the opt-out came to be.
@@ -158,13 +164,22 @@ func (s *Store) IsOptedOut(workspaceID, phone string) (bool, error) {
 // CreateOptOut records that phone opted out; an existing opt-out is returned with created=false.
 func (s *Store) CreateOptOut(workspaceID, userID, phone, reason string) (o OptOut, created bool, err error) {
 	err = s.update(func(tx *wtx) error {
-		o, created, err = s.createOptOut(tx, workspaceID, userID, phone, reason)
+		o, created, err = s.createOptOut(tx, workspaceID, userID, phone, reason, optOutSource{})
 		return err
 	})
 	return o, created, err
 }
 
-func (s *Store) createOptOut(tx *wtx, workspaceID, userID, phone, reason string) (OptOut, bool, error) {
+// optOutSource is where an opt-out came from, when a text brought it: the number it came
+// through and the broadcast it answered (OptOut.NumberID, OptOut.BroadcastID), and when the
+// text was sent (zero: now) — a STOP recovered from the carrier's listing withdrew consent when
+// it was sent, not when it was read.
+type optOutSource struct {
+	numberID, broadcastID string
+	at                    time.Time
+}
+
+func (s *Store) createOptOut(tx *wtx, workspaceID, userID, phone, reason string, from optOutSource) (OptOut, bool, error) {
 	var o OptOut
 	idx := tx.Bucket(bOptOutPhone)
 	if id := idxFirst(idx, workspaceID, phone); id != "" {
@@ -174,7 +189,8 @@ func (s *Store) createOptOut(tx *wtx, workspaceID, userID, phone, reason string)
 		}
 		return o, false, err
 	}
-	o = OptOut{ID: s.NewID(), WorkspaceID: workspaceID, Phone: phone, Reason: reason, UserID: userID, CreatedAt: s.Now()}
+	o = OptOut{ID: s.NewID(), WorkspaceID: workspaceID, Phone: phone, Reason: reason, UserID: userID, CreatedAt: s.Now(),
+		NumberID: from.numberID, BroadcastID: from.broadcastID}
 	optOutChanged(tx, workspaceID, phone)
 	if err := idx.Put(idxKey(workspaceID, phone, o.ID), nil); err != nil {
 		return o, false, err
@@ -182,9 +198,14 @@ func (s *Store) createOptOut(tx *wtx, workspaceID, userID, phone, reason string)
 	if err := putJSON(tx.Bucket(bOptOuts), wsKey(workspaceID, o.ID), o); err != nil {
 		return o, false, err
 	}
+	if err := tx.reportOptOut(&o, 1); err != nil {
+		return o, false, err
+	}
 	s.addOptOutFilter(workspaceID, phone)
 	// Every opt-out withdraws consent, recorded in the same transaction.
-	if err := s.addConsent(tx.Tx, workspaceID, phone, optOutConsent(reason, userID)); err != nil {
+	withdrawn := optOutConsent(reason, userID)
+	withdrawn.At = from.at
+	if err := s.addConsent(tx.Tx, workspaceID, phone, withdrawn); err != nil {
 		return o, false, err
 	}
 	convID, err := latestConversationWith(tx.Tx, workspaceID, phone)
@@ -217,6 +238,14 @@ func removeOptOut(tx *wtx, workspaceID, phone string) (bool, error) {
 	optOutChanged(tx, workspaceID, phone)
 	if err := idx.Delete(idxKey(workspaceID, phone, id)); err != nil {
 		return false, err
+	}
+	var o OptOut
+	if ok, err := getJSON(tx.Bucket(bOptOuts), wsKey(workspaceID, id), &o); err != nil {
+		return false, err
+	} else if ok {
+		if err := tx.reportOptOut(&o, -1); err != nil {
+			return false, err
+		}
 	}
 	return true, tx.Bucket(bOptOuts).Delete(wsKey(workspaceID, id))
 }

@@ -36,7 +36,7 @@ func TestOptOutFilterGrowthKeepsUncommittedOptOuts(t *testing.T) {
 	s.optMu.Unlock()
 
 	tx, btx := beginWrite(t, s)
-	if _, created, err := s.createOptOut(tx, w.ID, "", "+14155550002", OptOutKeyword); err != nil || !created {
+	if _, created, err := s.createOptOut(tx, w.ID, "", "+14155550002", OptOutKeyword, optOutSource{}); err != nil || !created {
 		btx.Rollback()
 		t.Fatalf("createOptOut = %v, %v", created, err)
 	}

@@ -104,7 +104,9 @@ func (s *Store) ClaimOutbound(max, perNumber int, after string, quota func(n *Ph
 				case status == BroadcastCancelled:
 					tx.depth--
 					m.Status, m.UpdatedAt = MessageCancelled, now
-					if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
+					if err := tx.reportRecount(m.WorkspaceID, m.ConversationID, func() error {
+						return putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m)
+					}); err != nil {
 						return err
 					}
 					if err := s.liveMessage(tx, &m); err != nil {
@@ -174,8 +176,12 @@ func (s *Store) skipOptedOut(tx *wtx, bc broadcastCache, m *Message, now time.Ti
 	if err != nil || !out {
 		return false, err
 	}
+	before := m.Status
 	m.Status, m.ProviderErr, m.UpdatedAt = MessageFailed, "recipient "+m.To+" has opted out", now
 	tx.depth--
+	if err := tx.reportStatus(m, before); err != nil {
+		return false, err
+	}
 	if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), *m); err != nil {
 		return false, err
 	}

@@ -74,6 +74,10 @@ func (s *Store) RecordOutcomes(outs []Outcome) error {
 						return err
 					}
 				}
+				// Its receipt may come while the server is down: the inbound recovery asks.
+				if err := markAwaiting(tx.Tx, &m); err != nil {
+					return err
+				}
 			case !o.RetryAt.IsZero():
 				m.Status, m.ProviderErr = MessageQueued, o.Err
 				if err := delay(tx, &m, o.RetryAt); err != nil {
@@ -96,10 +100,13 @@ func (s *Store) RecordOutcomes(outs []Outcome) error {
 					return err
 				}
 				if o.Unsubscribed && m.To != "" {
-					if _, _, err := s.createOptOut(tx, m.WorkspaceID, "", m.To, OptOutCarrier); err != nil {
+					if _, _, err := s.createOptOut(tx, m.WorkspaceID, "", m.To, OptOutCarrier, optOutSource{numberID: m.NumberID, broadcastID: m.BroadcastID}); err != nil {
 						return err
 					}
 				}
+			}
+			if err := tx.reportStatus(&m, MessageSending); err != nil {
+				return err
 			}
 			if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
 				return err
@@ -141,6 +148,7 @@ func (s *Store) StatusUpdate(provider, providerID, status, reason string) (m Mes
 		now := s.Now()
 		m.UpdatedAt = now
 		bc := broadcastCache{}
+		before := m.Status
 		switch status {
 		case MessageSent:
 			m.Status = MessageSent
@@ -165,6 +173,14 @@ func (s *Store) StatusUpdate(provider, providerID, status, reason string) (m Mes
 			}
 		default:
 			return nil
+		}
+		if m.Status != MessageSent {
+			if err := unmarkAwaiting(tx.Tx, &m); err != nil {
+				return err
+			}
+		}
+		if err := tx.reportStatus(&m, before); err != nil {
+			return err
 		}
 		if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
 			return err

@@ -232,11 +232,11 @@ func (s *Store) record(db *bolt.DB, fn func(tx *wtx) error) ([]byte, *wtx, error
 	defer btx.Rollback()
 	s.rec.Reset()
 	s.runID.Store(int64(btx.ID()))
-	tx := &wtx{Tx: kv.Wrap(btx, s.h.Load().epoch, s.rec), idx: s.idx, sets: s.idx.SetWriter()}
+	tx := s.newWtx(kv.Wrap(btx, s.h.Load().epoch, s.rec))
 	if err := fn(tx); err != nil {
 		return nil, tx, err
 	}
-	if err := s.idx.FlushWords(tx.Tx, tx.words); err != nil {
+	if err := tx.flush(); err != nil {
 		return nil, tx, err
 	}
 	if s.rec.Len() == 0 {

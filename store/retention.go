@@ -72,8 +72,24 @@ func (s *Store) SweepMessages(workspaceID string, cutoff time.Time) (int, error)
 				}
 				batch = append(batch, d)
 			}
+			// The reports count each conversation again without its deleted messages.
+			byConv := map[string][]doomed{}
+			var convs []string
 			for _, d := range batch {
-				if err := deleteMessageRecord(tx, workspaceID, d.key, d.conv, d.provider, d.providerIDs); err != nil {
+				if byConv[d.conv] == nil {
+					convs = append(convs, d.conv)
+				}
+				byConv[d.conv] = append(byConv[d.conv], d)
+			}
+			for _, conv := range convs {
+				if err := tx.reportRecount(workspaceID, conv, func() error {
+					for _, d := range byConv[conv] {
+						if err := deleteMessageRecord(tx, workspaceID, d.key, d.conv, d.provider, d.providerIDs); err != nil {
+							return err
+						}
+					}
+					return nil
+				}); err != nil {
 					return err
 				}
 			}

@@ -251,6 +251,12 @@ func (s *Store) changeRouting(workspaceID string, change func(tx *wtx, rt *Routi
 		if err := s.forgetHidden(tx.Tx, workspaceID, &before, &rt); err != nil {
 			return err
 		}
+		// The reports' business-hours times were measured with the old hours: built again.
+		if tx.refused == nil && !sameHours(&before, &rt) {
+			if err := tx.requestReportBuild(workspaceID); err != nil {
+				return err
+			}
+		}
 		out = rt
 		return nil
 	})

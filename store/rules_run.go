@@ -139,6 +139,8 @@ func (s *Store) runRules(tx *wtx, ev *ruleEvent) error {
 // entry that names the rule and says what it did. The caller writes the conversation
 // (saveAutomated).
 func (s *Store) fireRule(tx *wtx, ev *ruleEvent, rule *automation.Compiled) error {
+	c := ev.conv
+	status, snoozed, assignees := c.Status, c.SnoozedUntil, slices.Clone(c.AssignedUserIDs)
 	did := make([]string, 0, len(rule.Rule.Actions))
 	for _, a := range rule.Rule.Actions {
 		d, err := s.applyAction(tx, ev, rule, a)
@@ -147,8 +149,16 @@ func (s *Store) fireRule(tx *wtx, ev *ruleEvent, rule *automation.Compiled) erro
 		}
 		did = append(did, d)
 	}
-	return s.putEntry(tx, ConversationEntry{WorkspaceID: ev.conv.WorkspaceID, ConversationID: ev.conv.ID, Kind: EntryRule,
-		RuleID: rule.Rule.ID, Rule: rule.Rule.Name, Text: joinWords(did)})
+	e := ConversationEntry{WorkspaceID: c.WorkspaceID, ConversationID: c.ID, Kind: EntryRule,
+		RuleID: rule.Rule.ID, Rule: rule.Rule.Name, Text: joinWords(did)}
+	// The entry also records what the firing changed — the status it left, the assignees it
+	// added and removed — as a person's entries do, so that the reports read a rule's close or
+	// assignment from the records like any other.
+	if c.Status != status || !sameTime(c.SnoozedUntil, snoozed) {
+		e.Status, e.SnoozeUntil = c.Status, c.SnoozedUntil
+	}
+	e.Added, e.Removed = diff(assignees, c.AssignedUserIDs)
+	return s.putEntry(tx, e)
 }
 
 // applyAction does one action and says what it did, in words for the activity entry

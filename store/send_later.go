@@ -52,7 +52,10 @@ func (s *Store) cancelHeld(tx *wtx, m *Message, reason string) error {
 		}
 	}
 	m.Status, m.ProviderErr, m.UpdatedAt = MessageCancelled, reason, s.Now()
-	if err := putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m); err != nil {
+	// A cancelled message counts nowhere in the reports: its conversation is counted again.
+	if err := tx.reportRecount(m.WorkspaceID, m.ConversationID, func() error {
+		return putJSON(tx.Bucket(bMessages), wsKey(m.WorkspaceID, m.ID), m)
+	}); err != nil {
 		return err
 	}
 	// An open thread shows the message cancelled in place.

@@ -72,6 +72,7 @@ type Store struct {
 	liveKeepEvents uint64        // see Options.LiveKeepEvents
 	liveKeepFor    time.Duration // see Options.LiveKeepFor
 
+	noReports   atomic.Bool            // the report rollups are not kept: set only by the benchmarks of their cost
 	sealer      atomic.Pointer[sealer] // see Options.SecretKey and UseSecretKey
 	keyMismatch atomic.Bool            // the key does not open the file's key check (SecretKeyMatches)
 

@@ -11,8 +11,12 @@ import (
 // conversations or their messages asks hiddenFrom for the viewer's hidden numbers in its own
 // read transaction, and every send from a number asks checkNumberUse in its write transaction.
 
-// ErrNumberNotAllowed's message is what a member outside a number's teams is told.
-const numberNotAllowed = "not allowed to use this number"
+// numberNotAllowed is what a member outside a number's teams is told (an ErrForbidden's
+// message); NumberNotAllowed lets a page tell that refusal from the others.
+const (
+	numberNotAllowed = "not allowed to use this number"
+	NumberNotAllowed = numberNotAllowed
+)
 
 // hiddenFrom is the set of number ids whose conversations user may not see in the workspace:
 // nil when none (the number is limited to no team, or user is in its teams, or an admin or a

@@ -49,6 +49,12 @@ type wtx struct {
 	idx   *index.Engine   // the store's search and index engine
 	words index.WordBuf   // message postings, written term by term just before the commit
 	sets  index.SetWriter // what the transaction changes in the contacts list's kept sets
+	rep   *reportBuf      // what the transaction changes in the report rollups
+	// route is the store's compiled routing of a workspace (routingOf): the report rollups
+	// read its business hours.
+	route func(tx *kv.Tx, workspaceID string) (*routing, error)
+	// noReports: the rollups are not kept (only the benchmarks that measure their cost set it).
+	noReports bool
 }
 
 // wordBuf returns tx's buffer of message postings, made on first use.
@@ -116,17 +122,32 @@ func (s *Store) writeTx(fn func(tx *wtx) error) error {
 	}
 	var last *wtx
 	err := h.db.Update(func(btx *bolt.Tx) error {
-		tx := &wtx{Tx: kv.Wrap(btx, h.epoch, nil), idx: s.idx, sets: s.idx.SetWriter()}
+		tx := s.newWtx(kv.Wrap(btx, h.epoch, nil))
 		last = tx
 		if err := fn(tx); err != nil {
 			return err
 		}
-		return s.idx.FlushWords(tx.Tx, tx.words)
+		return tx.flush()
 	})
 	if err != nil && last != nil {
 		last.sets.RolledBack()
 	}
 	return err
+}
+
+// newWtx is a write transaction over ktx, with nothing buffered yet.
+func (s *Store) newWtx(ktx *kv.Tx) *wtx {
+	return &wtx{Tx: ktx, idx: s.idx, sets: s.idx.SetWriter(), route: s.routingOf, noReports: s.noReports.Load()}
+}
+
+// flush writes what tx buffered for the whole transaction (the report rollups' changes, then the
+// message postings), last, inside it: when the transaction records, these writes are in its
+// write set like any other, so every node of a cluster holds the same rollups and postings.
+func (tx *wtx) flush() error {
+	if err := tx.flushReports(); err != nil {
+		return err
+	}
+	return tx.idx.FlushWords(tx.Tx, tx.words)
 }
 
 // update runs fn in a batched write transaction (the group commit coalesces concurrent writers

@@ -82,5 +82,5 @@ func beginWrite(t *testing.T, s *Store) (tx *wtx, btx *bolt.Tx) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &wtx{Tx: kv.Wrap(btx, 0, nil), idx: s.idx, sets: s.idx.SetWriter()}, btx
+	return s.newWtx(kv.Wrap(btx, 0, nil)), btx
 }

@@ -234,6 +234,7 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 		if in.VoiceGreeting != nil {
 			w.VoiceGreeting = trimmed(in.VoiceGreeting)
 		}
+		zone := w.Location().String()
 		if in.TimeZone != nil {
 			w.TimeZone = *in.TimeZone
 		}
@@ -256,7 +257,14 @@ func (s *Store) UpdateWorkspace(id string, in WorkspaceSettings) (Workspace, err
 			}
 		}
 		w.UpdatedAt = s.Now()
-		return putJSON(tx.Bucket(bWorkspaces), idKey(w.ID), w)
+		if err := putJSON(tx.Bucket(bWorkspaces), idKey(w.ID), w); err != nil {
+			return err
+		}
+		if w.Location().String() != zone {
+			// The reports' days are the zone's days: its rollups are built again.
+			return tx.requestReportBuild(w.ID)
+		}
+		return nil
 	})
 	return w, err
 }

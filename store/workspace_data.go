@@ -17,11 +17,14 @@ type WorkspaceData struct {
 	NullRemoves bool
 	Text        string            // its merge tags must name built-in fields or custom properties
 	Targets     *BroadcastTargets // its ids must be the workspace's groups and conversations
+	// NumberID and MemberID narrow a report: a number of the workspace, a member of it.
+	NumberID, MemberID string
 }
 
 // Empty reports whether d refers to nothing in the workspace.
 func (d WorkspaceData) Empty() bool {
-	return d.From == "" && len(d.Mentions) == 0 && len(d.Properties) == 0 && d.Text == "" && d.Targets == nil
+	return d.From == "" && len(d.Mentions) == 0 && len(d.Properties) == 0 && d.Text == "" && d.Targets == nil &&
+		d.NumberID == "" && d.MemberID == ""
 }
 
 // CheckWorkspaceData checks, in one read transaction and writing nothing, that the workspace
@@ -67,6 +70,7 @@ func (s *Store) CheckWorkspaceData(userID, workspaceID string, d WorkspaceData) 
 			}
 			errs = append(errs, te...)
 		}
+		errs = append(errs, checkReportFilter(tx, workspaceID, d.NumberID, d.MemberID)...)
 		if errs != nil {
 			sortFieldErrors(errs)
 			return errs

@@ -140,16 +140,16 @@ func isParseError(err error) bool {
 // receiveSMS routes an inbound text by its To and records it; check, when set, vets the number
 // first (the sandbox endpoint's membership rule).
 func (h *Handler) receiveSMS(r *http.Request, provider string, in carrier.InboundSMS, check func(n store.PhoneNumber) error) error {
+	if check == nil {
+		_, err := h.cfg.Receiver.Inbound(provider, in)
+		return err
+	}
 	n, err := h.cfg.Receiver.Route(in.To)
 	if err != nil {
 		return err
 	}
-	if check != nil {
-		if err := check(n); err != nil {
-			return err
-		}
-	} else if n.CarrierName() != provider {
-		return carrier.ErrUnknownNumber
+	if err := check(n); err != nil {
+		return err
 	}
 	_, err = h.cfg.Receiver.SMS(n, provider, in)
 	return err

@@ -49,7 +49,13 @@ func newEnv(t testing.TB, cfg Config) *env {
 // parts that need it into cfg (the carrier receiver, a dispatcher, a shared registry).
 func newEnvWith(t testing.TB, cfg Config, setup func(st *store.Store, cfg *Config)) *env {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "switchboard.db"), store.Options{})
+	return newEnvOpts(t, cfg, store.Options{}, setup)
+}
+
+// newEnvOpts is newEnvWith with the store's options (its clock).
+func newEnvOpts(t testing.TB, cfg Config, opts store.Options, setup func(st *store.Store, cfg *Config)) *env {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "switchboard.db"), opts)
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

@@ -50,6 +50,8 @@ func TestOpenAPIValidRequests(t *testing.T) {
 		{"list-messages-action", e.body(obj{"direction": nil, "conversationId": nil}), 200},
 		{"create-opt-out-action", e.body(obj{"phone": "+14155550136"}), 201},
 		{"create-opt-out-action", e.body(obj{"phone": "+14155550136"}), 200},
+		{"get-report-action", e.body(obj{"from": "2026-03-01", "to": "2026-03-07", "numberId": "", "memberId": nil}), 200},
+		{"get-report-action", e.body(obj{"from": "2026-03-01", "to": "2026-03-01", "memberId": e.user.ID}), 200},
 	} {
 		r := e.post(t, tc.action, tc.body)
 		if r.status != tc.status {
@@ -88,6 +90,7 @@ func TestOpenAPIErrorAnswers(t *testing.T) {
 		"add-contact-to-group-action":     {"phone": toNumber, "group": "G"},
 		"subscribe-webhook":               {"eventName": "contact.created", "hookUrl": "https://hooks.example.com/x"},
 		"unsubscribe-webhook":             {"id": "01ARZ3NDEKTSV4RRFFQ69G5FAV"},
+		"get-report-action":               {"from": "2026-03-01", "to": "2026-03-07"},
 	}
 	big := []byte(`{"developerProvider":"zapier","text":"` + repeat("x", MaxBody) + `"}`)
 	for _, a := range (&Handler{}).actions() {

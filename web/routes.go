@@ -209,6 +209,10 @@ func (h *Handler) routes() http.Handler {
 		post("/broadcasts/{broadcast}/cancel", roleMember, h.broadcastCancel)
 		post("/broadcasts/{broadcast}/resume", roleAdmin, h.broadcastResume)
 
+		// ---- UI: reports (members see the totals and their own row) ----
+		get("/reports", roleMember, h.reports)
+		get("/reports.csv", roleMember, h.reportsCSV)
+
 		// ---- UI: workspace settings (admins) ----
 		get("/settings", roleSignedIn, h.settingsHome)
 		get("/settings/workspace", roleAdmin, h.settingsWorkspace)

@@ -191,6 +191,7 @@ func (h *Handler) actions() []action {
 		{"subscribe-webhook", h.subscribeWebhook},
 		{"unsubscribe-webhook", h.unsubscribeWebhook},
 		{"delete-contact-action", h.deleteContact}, // contacts and data
+		{"get-report-action", h.getReport},         // reports
 	}
 }
 

@@ -145,7 +145,6 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, u *ui, status i
 	if f.Live {
 		// The header's unread count; a failure to read it only leaves the count out.
 		f.Unread, _ = h.store.UnreadCount(u.ws.ID, u.user.ID)
-		f.Hours = h.hoursState(u) // and whether the workspace is open
 	}
 	if u.user.ID != "" {
 		// The user's availability, chosen in the header (a failure only leaves it out).

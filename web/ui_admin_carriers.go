@@ -74,8 +74,41 @@ func (h *Handler) carriersView(u *ui) (views.CarriersView, error) {
 	if v.Telnyx, err = card(store.ProviderTelnyx); err != nil {
 		return v, err
 	}
-	v.Miswired, err = h.miswiredRows(u)
+	if v.Miswired, err = h.miswiredRows(u); err != nil {
+		return v, err
+	}
+	v.Recovery, err = h.recoveryRows(u)
 	return v, err
+}
+
+// recoveryRows is each carrier in use's last check for the texts and receipts its webhooks
+// missed, shown on /admin and /admin/carriers; a carrier no longer in use keeps its row while
+// its last check is on record.
+func (h *Handler) recoveryRows(u *ui) ([]views.RecoveryRow, error) {
+	checks, err := h.store.RecoveryChecks()
+	if err != nil {
+		return nil, err
+	}
+	loc := u.ws.Location()
+	var rows []views.RecoveryRow
+	for _, name := range []string{store.ProviderTwilio, store.ProviderTelnyx} {
+		inUse := false
+		if h.cfg.Accounts != nil {
+			st, err := h.cfg.Accounts.Status(name)
+			if err != nil {
+				return nil, err
+			}
+			inUse = st.Source != carrier.SourceNone
+		}
+		c, checked := checks[name]
+		if !inUse && !checked {
+			continue
+		}
+		rows = append(rows, views.RecoveryRow{Carrier: name, Label: carrierLabel(name), Checked: fmtTime(c.At, loc),
+			Since: fmtTime(c.Since, loc), Texts: c.Texts, Statuses: c.Statuses, Total: c.TotalTexts, Error: c.Error,
+			LastOK: fmtTime(c.LastOK, loc)})
+	}
+	return rows, nil
 }
 
 func pick(a, b string) string {

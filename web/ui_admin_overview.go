@@ -72,5 +72,9 @@ func (h *Handler) adminOverview(w http.ResponseWriter, r *http.Request, u *ui) {
 		h.uiError(w, r, u, err)
 		return
 	}
+	if v.Recovery, err = h.recoveryRows(u); err != nil {
+		h.uiError(w, r, u, err)
+		return
+	}
 	h.render(w, r, u, http.StatusOK, "Administration", views.AdminOverview(v))
 }

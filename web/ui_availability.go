@@ -9,7 +9,7 @@ import (
 	"switchboard/views"
 )
 
-// hoursState is the header's "Open" or "Closed · opens Mon 09:00" for the workspace (""
+// hoursState is the inbox header's "Open" or "Closed · opens Mon 09:00" for the workspace (""
 // when it cannot be read: the header leaves it out).
 func (h *Handler) hoursState(u *ui) string {
 	st, err := h.store.OpenNow(u.ws.ID)

@@ -66,6 +66,7 @@ func (h *Handler) inboxView(r *http.Request, u *ui) (views.InboxView, error) {
 	if v.Mine {
 		f.AssignedTo = u.user.ID
 	}
+	v.Hours = h.hoursState(u) // whether the workspace is open, beside the page's title
 	v.Unread, v.Mentions, v.Overdue, v.ListURL = q.Get("unread") == "1", q.Get("mentions") == "1", q.Get("overdue") == "1", inboxListURL(q)
 	items, cursor, live, err := h.liveInboxPage(q, u, f)
 	if !live {

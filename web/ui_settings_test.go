@@ -427,6 +427,9 @@ func TestUIAdminOverview(t *testing.T) {
 	if !strings.Contains(body, `data-testid="overview-workspaces">2<`) || !strings.Contains(body, `data-testid="overview-users">4<`) {
 		t.Error("the overview does not count the 2 workspaces and 4 users")
 	}
+	if !strings.Contains(body, "1 superuser, 0 with two-factor. Two-factor is optional.") {
+		t.Error("the Users card does not say its sentence in one piece")
+	}
 }
 
 // Issue 38, item 14: passwords are described and counted in characters; one of 8 accented

@@ -11,6 +11,7 @@ const dropdowns = require('./triggers/dropdowns');
 const { triggers: hooks } = require('./triggers/hooks');
 const { creates } = require('./creates');
 const { findContact, findContactByPhone, findOrCreateContact } = require('./searches/find_contact');
+const { getReport } = require('./searches/report');
 
 const byKey = (list) => Object.fromEntries(list.map((x) => [x.key, x]));
 
@@ -21,7 +22,7 @@ module.exports = {
   afterResponse: [throwForApiError],
   triggers: byKey([...hooks, dropdowns.workspace, dropdowns.phoneNumber, dropdowns.group]),
   creates: byKey(creates),
-  searches: byKey([findContact, findContactByPhone]),
+  searches: byKey([findContact, findContactByPhone, getReport]),
   searchOrCreates: byKey([findOrCreateContact]),
   resources: {},
 };

@@ -30,7 +30,10 @@ type Telnyx struct {
 	recorder
 	Srv    *httptest.Server
 	APIKey string
+	// Now dates the messages (nil: time.Now); set it before the fake is used.
+	Now func() time.Time
 
+	messages  []*TelnyxMessage
 	numbers   []*TelnyxNumber
 	available []TelnyxNumber
 	profiles  []*TelnyxProfile
@@ -215,7 +218,16 @@ func (f *Telnyx) serve(w http.ResponseWriter, r *http.Request) {
 		f.order(w, body)
 	case "send":
 		f.sent = append(f.sent, body)
-		writeJSON(w, 200, map[string]any{"data": map[string]any{"record_type": "message", "id": f.id("40385f64-5717")}})
+		from, _ := body["from"].(string)
+		to, _ := body["to"].(string)
+		text, _ := body["text"].(string)
+		m := &TelnyxMessage{ID: f.id("40385f64-5717"), From: from, To: to, Text: text, Direction: "outbound", Status: "queued", At: f.now().UTC()}
+		f.messages = append(f.messages, m)
+		writeJSON(w, 200, map[string]any{"data": f.messagePayload(m)})
+	case "records":
+		f.detailRecords(w, r)
+	case "message":
+		f.oneMessage(w, id)
 	default:
 		f.notFound(w)
 	}
@@ -249,6 +261,10 @@ func telnyxRoute(method, path string) (route, id string) {
 		return "order", ""
 	case method == "POST" && path == "/messages":
 		return "send", ""
+	case method == "GET" && path == "/detail_records":
+		return "records", ""
+	case len(parts) == 2 && parts[0] == "messages" && method == "GET":
+		return "message", parts[1]
 	}
 	return "", ""
 }

@@ -30,10 +30,13 @@ type Twilio struct {
 	APIKeySID, APIKeySecret string
 	// Price is the monthly price of a local number, in USD.
 	Price string
+	// Now dates the messages (nil: time.Now); set it before the fake is used.
+	Now func() time.Time
 
 	numbers   []*TwilioNumber
 	available []TwilioNumber
 	sent      []url.Values
+	messages  []*TwilioMessage
 	nextSID   int
 }
 
@@ -175,9 +178,24 @@ func (f *Twilio) serve(w http.ResponseWriter, r *http.Request) {
 		if !f.fault("messages", w, r) {
 			f.mu.Lock()
 			f.sent = append(f.sent, r.PostForm)
-			n := len(f.sent)
+			m := &TwilioMessage{SID: fmt.Sprintf("SM%032x", len(f.sent)), From: r.PostForm.Get("From"), To: r.PostForm.Get("To"),
+				Body: r.PostForm.Get("Body"), Direction: "outbound-api", Status: "queued", DateSent: f.now().UTC()}
+			f.messages = append(f.messages, m)
+			res := f.messageResource(m)
 			f.mu.Unlock()
-			writeJSON(w, 201, map[string]any{"sid": fmt.Sprintf("SM%032x", n), "status": "queued", "to": r.PostForm.Get("To"), "from": r.PostForm.Get("From")})
+			writeJSON(w, 201, res)
+		}
+	case rest == "/Messages.json" && r.Method == http.MethodGet:
+		if !f.fault("messages-list", w, r) {
+			f.listMessages(w, r, prefix)
+		}
+	case strings.HasPrefix(rest, "/Messages/") && r.Method == http.MethodGet:
+		route := "message"
+		if strings.Contains(rest, "/Media") {
+			route = "media"
+		}
+		if !f.fault(route, w, r) {
+			f.oneMessage(w, r, prefix, strings.TrimPrefix(rest, "/Messages/"))
 		}
 	default:
 		f.notFound(w, r.URL.Path)

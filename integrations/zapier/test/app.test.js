@@ -338,6 +338,20 @@ describe('Switchboard Zapier app against the real binary', function () {
     });
   });
 
+  describe('get report', () => {
+    it("answers today's figures, with the range as its id", async () => {
+      const today = new Date().toISOString().slice(0, 10);
+      const [r] = await appTester(App.searches.get_report.operation.perform, bundle({ from: `${today}T00:00:00Z`, to: today }));
+      assert.strictEqual(r.id, `${today}..${today}`);
+      assert.strictEqual(r.days.length, 1);
+      assert.ok(r.messages.outbound >= 2, JSON.stringify(r.messages));
+      assert.strictEqual(r.days[0].outbound, r.messages.outbound);
+      assert.ok(r.members.some((m) => m.userId === user), JSON.stringify(r.members));
+      await rejects(appTester(App.searches.get_report.operation.perform, bundle({ from: today, to: '2020-01-01' })),
+        /\(400\): to: must be on or after from/);
+    });
+  });
+
   describe('find or create contact', () => {
     it('the search finds the exact phone only; nothing found, the create makes it', async () => {
       const soc = App.searchOrCreates.find_contact_by_phone;
