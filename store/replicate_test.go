@@ -50,10 +50,13 @@ type pair struct {
 	index            uint64
 }
 
-func newPair(t *testing.T) *pair {
+func newPair(t *testing.T) *pair { return newPairWith(t, store.Options{}) }
+
+// newPairWith is newPair with both stores opened with opts.
+func newPairWith(t *testing.T, opts store.Options) *pair {
 	t.Helper()
 	dir := t.TempDir()
-	first := openStoreAt(t, filepath.Join(dir, "a.db"), store.Options{})
+	first := openStoreAt(t, filepath.Join(dir, "a.db"), opts)
 	copyPath := filepath.Join(dir, "b.db")
 	f, err := os.Create(copyPath)
 	if err != nil {
@@ -63,7 +66,7 @@ func newPair(t *testing.T) *pair {
 		t.Fatal(err)
 	}
 	f.Close()
-	p := &pair{leader: first, follower: openStoreAt(t, copyPath, store.Options{})}
+	p := &pair{leader: first, follower: openStoreAt(t, copyPath, opts)}
 	p.leader.Replicate(nil, func(entry []byte) error {
 		p.mu.Lock()
 		defer p.mu.Unlock()
