@@ -323,6 +323,12 @@ func (n *Node) lead() error {
 	}
 }
 
+// Lead returns once this node leads and its file holds every entry its log held when it was
+// elected (as lead, waiting for the barrier up to applyTimeout): only then may it answer reads,
+// since a read before could miss a write the last leader acknowledged. A follower is refused
+// at once; the error wraps store.ErrUnavailable.
+func (n *Node) Lead() error { return n.lead() }
+
 // OnLeader sets fn to be called with true when the node becomes the leader and with false when
 // it stops being one, and calls it at once with whether it leads now. Calls never overlap, and
 // fn must bear being told the same twice.

@@ -16,6 +16,10 @@ type Cluster interface {
 	// Role is "leader", "follower" or "candidate".
 	Role() string
 	IsLeader() bool
+	// Lead returns once this node leads with its file holding every entry its log held when
+	// it was elected (a new leader applies its log first), else an error: it does not lead,
+	// or it is still applying.
+	Lead() error
 	// Ready reports whether the node has caught up with the leader.
 	Ready() bool
 	// Forward hands r to the leader and writes its answer; unavailable answers when there is
@@ -68,7 +72,17 @@ func (h *Handler) front(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if servedHere(r) || c.IsLeader() {
+		if servedHere(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if c.IsLeader() {
+			// A new leader answers once its file holds its whole log: a read before could
+			// miss a write the last leader acknowledged (its writes wait for the same).
+			if err := c.Lead(); err != nil {
+				h.unavailable(w, r)
+				return
+			}
 			next.ServeHTTP(w, r)
 			return
 		}

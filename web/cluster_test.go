@@ -16,14 +16,21 @@ type fakeCluster struct {
 	mu        sync.Mutex
 	role      string
 	noLeader  bool
+	applying  bool // a new leader still applying its log
 	forwarded []string
 	admin     []bool
 	app       func(w http.ResponseWriter, r *http.Request, client string, admin bool)
 }
 
-func (c *fakeCluster) Role() string     { return c.role }
-func (c *fakeCluster) IsLeader() bool   { return c.role == "leader" }
-func (c *fakeCluster) Ready() bool      { return !c.noLeader }
+func (c *fakeCluster) Role() string   { return c.role }
+func (c *fakeCluster) IsLeader() bool { return c.role == "leader" }
+func (c *fakeCluster) Ready() bool    { return !c.noLeader }
+func (c *fakeCluster) Lead() error {
+	if c.role != "leader" || c.applying {
+		return errors.New("not leading with the whole log applied")
+	}
+	return nil
+}
 func (c *fakeCluster) PeerAddr() string { return "10.0.0.1:7000" }
 func (c *fakeCluster) ReadBarrier(context.Context) error {
 	if c.noLeader {
@@ -121,5 +128,28 @@ func TestNoLeaderAnswers503(t *testing.T) {
 	e.post(t, "create-contact-action", e.body(obj{"phone": "+14155550197", "firstName": "Here"})).want(t, http.StatusCreated)
 	if len(fc.forwarded) != 2 {
 		t.Errorf("the leader forwarded %v; want only the two calls made without a leader", fc.forwarded)
+	}
+}
+
+// TestNewLeaderAnswersOnceItsLogIsApplied: a node just elected, still applying the log its
+// predecessor left, answers reads as it does writes, 503 saying nothing changed (its file may
+// miss a write the last leader acknowledged), while it serves its own health; once applied, it
+// serves everything itself.
+func TestNewLeaderAnswersOnceItsLogIsApplied(t *testing.T) {
+	fc := &fakeCluster{role: "leader", applying: true}
+	e := newEnv(t, Config{Cluster: fc})
+	r := e.post(t, "find-contact-action", e.body(obj{"searchText": "+14155550196"}))
+	r.want(t, http.StatusServiceUnavailable)
+	if !strings.Contains(r.String(), "nothing was changed") {
+		t.Errorf("a read on a leader still applying its log: %s; want the 503 saying nothing changed", r)
+	}
+	if res, err := http.Get(e.srv.URL + "/healthz"); err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("/healthz on a leader still applying its log: %v %v; want 200", res, err)
+	}
+	fc.applying = false
+	e.post(t, "create-contact-action", e.body(obj{"phone": "+14155550196", "firstName": "Here"})).want(t, http.StatusCreated)
+	e.post(t, "find-contact-action", e.body(obj{"searchText": "+14155550196"})).want(t, http.StatusOK)
+	if len(fc.forwarded) != 0 {
+		t.Errorf("the leader forwarded %v; want nothing", fc.forwarded)
 	}
 }
