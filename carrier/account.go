@@ -130,6 +130,14 @@ func NewAccounts(s *store.Store, cfg AccountsConfig) (*Accounts, error) {
 	return a, a.reload()
 }
 
+// Reload reads the connected accounts again: a cluster's node that becomes the leader takes
+// the connections made while another node led.
+func (a *Accounts) Reload() error {
+	a.saving.Lock()
+	defer a.saving.Unlock()
+	return a.reload()
+}
+
 // reload reads the connected accounts and builds the adapters of the accounts in use.
 func (a *Accounts) reload() error {
 	u := &inUse{broken: map[string]string{}}

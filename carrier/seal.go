@@ -23,6 +23,14 @@ const (
 	sealVersion = 1
 )
 
+// MakeKeyFile makes the carrier key file at path unless it exists. One server makes it when an
+// account is first connected; a cluster's nodes make it at start, so that a joining node copies
+// it with the other keys and every leader opens what another sealed.
+func MakeKeyFile(path string) error {
+	_, err := keyfile.Load(path, 32, carrierKeyWhat, carrierKeyFix)
+	return err
+}
+
 // seal encrypts plain, bound to what (the carrier) so a value cannot be swapped for another's.
 func (s sealer) seal(plain []byte, what string) ([]byte, error) {
 	if s.path == "" {

@@ -27,23 +27,38 @@ type adminEnv struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// argv is the command line after `admin`, for a run through the server holding the file.
+	argv []string
+	// live is the running server's store when the server runs the command (adminLive).
+	live *store.Store
 }
 
-// open opens the store, refusing at once when a server holds the file.
+// errHeld says a server holds the file: the command runs through it (runThroughServer).
+var errHeld = errors.New("held by a running server")
+
+// open opens the store; errHeld when a server holds the file.
 func (a *adminEnv) open() (*store.Store, error) {
 	s, err := openStore(*a.data, store.Options{Timeout: 200 * time.Millisecond})
 	if errors.Is(err, store.ErrLocked) {
-		return nil, fmt.Errorf("%s is held by a running server: stop it first (a backup works while it runs: switchboard backup FILE)", dbPath(*a.data))
+		return nil, errHeld
 	}
 	return s, err
 }
 
-// withStore parses args, opens the store and runs fn.
+// withStore parses args, opens the store and runs fn. When a server holds the file (one node,
+// or a node of a cluster), the server runs the command on its own store, so the command works
+// while it serves and, in a cluster, writes through the leader.
 func (a *adminEnv) withStore(args []string, fn func(s *store.Store) error) error {
 	if err := a.fs.Parse(args); err != nil {
 		return err
 	}
+	if a.live != nil {
+		return fn(a.live)
+	}
 	s, err := a.open()
+	if errors.Is(err, errHeld) {
+		return a.runThroughServer()
+	}
 	if err != nil {
 		return err
 	}
@@ -141,7 +156,7 @@ func admin(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "Usage: switchboard admin %s [-data DIR] %s\n", args[0], cmd.usage)
 		fs.PrintDefaults()
 	}
-	env := &adminEnv{fs: fs, data: dataFlag(fs), stdin: os.Stdin, stdout: stdout, stderr: stderr}
+	env := &adminEnv{fs: fs, data: dataFlag(fs), stdin: os.Stdin, stdout: stdout, stderr: stderr, argv: args}
 	err := cmd.run(env, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		return nil

@@ -82,11 +82,11 @@ func needsS3Credentials(c offsite.Config, what string) error {
 	return nil
 }
 
-// startBackups starts the scheduled backups of s when -backup-url is set, with their metrics on
-// reg and their list on /admin/backup; stop ends them (a backup under way is cancelled).
-func startBackups(s *store.Store, b backupConfig, reg *prometheus.Registry, wcfg *web.Config) (stop func(), err error) {
+// backupScheduler makes the scheduled backups of s when -backup-url is set (nil otherwise), with
+// their metrics on reg and their list on /admin/backup; the leader's workers start it.
+func backupScheduler(s *store.Store, b backupConfig, reg *prometheus.Registry, wcfg *web.Config) (*offsite.Scheduler, error) {
 	if b.URL == "" {
-		return func() {}, nil
+		return nil, nil
 	}
 	t, err := b.target()
 	if err != nil {
@@ -94,7 +94,7 @@ func startBackups(s *store.Store, b backupConfig, reg *prometheus.Registry, wcfg
 	}
 	sched := offsite.NewScheduler(s, t, offsite.Options{Keep: b.Keep, Registry: reg})
 	wcfg.Backups, wcfg.BackupRestore = sched, b.restoreCommand()
-	return sched.Start(b.Every), nil
+	return sched, nil
 }
 
 // restoreCommand is the command line that restores the newest backup into a new data directory.

@@ -33,6 +33,8 @@ Usage:
   switchboard restore -data DIR [--force] SOURCE
                                        put a backup in place (a .db or .db.gz file,
                                        s3://BUCKET/KEY, file:///PATH, or latest)
+  switchboard cluster status|add|remove -addr HOST:PORT -cluster-key-file FILE
+                                       a cluster of nodes through a running one
 `
 
 // run dispatches a subcommand; the program exits in one place, main.
@@ -50,6 +52,8 @@ func run(args []string, stdout, stderr io.Writer, a Assets) error {
 		return backup(args[1:], stdout, stderr)
 	case "restore":
 		return restore(args[1:], stdout, stderr)
+	case "cluster":
+		return runCluster(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -6,10 +6,12 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"switchboard/carrier"
+	"switchboard/cluster"
 	"switchboard/mail"
 )
 
@@ -29,7 +31,7 @@ type config struct {
 	SendRate       float64
 	Twilio         twilioConfig
 	Telnyx         telnyxConfig
-	Backup         backupConfig // scheduled off-site backups (startBackups)
+	Backup         backupConfig // scheduled off-site backups (backupScheduler)
 	// MaxConnections bounds the open connections (-max-connections), MaxConnsPerIP those of one
 	// client address (-max-conns-per-ip, 0: no bound).
 	MaxConnections, MaxConnsPerIP int
@@ -41,6 +43,8 @@ type config struct {
 	RequireTwoFactor bool
 	// Mail is the SMTP server and sender (-smtp-url, -smtp-from); its URL "" sends no e-mail.
 	Mail mail.Config
+	// Cluster is this node's place in a cluster of nodes (-node-id, -raft-addr, ...).
+	Cluster clusterConfig
 	// Assist is the installation's model (-assist-url, -assist-model, SWITCHBOARD_ASSIST_KEY).
 	Assist assistConfig
 }
@@ -155,6 +159,7 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	fs.IntVar(&c.MaxStreamsPerUser, "max-streams-per-user", 30, "most open live streams of one user, all sessions together; more get 429; 0 = no bound")
 	fs.BoolVar(&c.RequireTwoFactor, "require-2fa", false, "require two-factor sign-in for every user")
 	mailFlags(fs, &c.Mail)
+	clusterFlags(fs, &c.Cluster)
 	assistFlags(fs, &c.Assist)
 	// Environment first, so that flags given on the command line win.
 	if err := applyEnv(fs); err != nil {
@@ -202,6 +207,9 @@ func parseServeConfig(args []string, fs *flag.FlagSet) (config, error) {
 	if err := c.Backup.check(); err != nil {
 		return c, err
 	}
+	if err := c.Cluster.check(); err != nil {
+		return c, err
+	}
 	c.Twilio.BaseURL = strings.TrimRight(c.Twilio.BaseURL, "/")
 	c.Twilio.PricingURL = strings.TrimRight(c.Twilio.PricingURL, "/")
 	if err := c.Telnyx.check(); err != nil {
@@ -237,4 +245,57 @@ func parseCIDRs(s string) ([]*net.IPNet, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// clusterConfig is this node's place in a cluster (§26): all empty on one node.
+type clusterConfig struct {
+	NodeID   string
+	RaftAddr string
+	Peers    string
+	Join     string
+	KeyFile  string
+	peers    []cluster.Peer
+}
+
+// clusterFlags registers the cluster flags on fs.
+func clusterFlags(fs *flag.FlagSet, c *clusterConfig) {
+	fs.StringVar(&c.NodeID, "node-id", "", "this node's id in a cluster, e.g. n1 (cluster flags unset: one node)")
+	fs.StringVar(&c.RaftAddr, "raft-addr", "", "HOST:PORT where this node's peer channel (raft, the cluster API) listens")
+	fs.StringVar(&c.Peers, "raft-peers", "", "every node of a new cluster, this one included: ID=HOST:PORT,... (the addresses the others dial)")
+	fs.StringVar(&c.Join, "join", "", "HOST:PORT of a running node's -raft-addr: join its cluster (instead of -raft-peers)")
+	fs.StringVar(&c.KeyFile, "cluster-key-file", "", "file holding the cluster key: 64 hexadecimal characters, the same on every node")
+}
+
+// seeds reports whether this node's database and keys are the ones the other nodes copy at a
+// cluster's first start: it is the first of -raft-peers.
+func (c clusterConfig) seeds() bool { return len(c.peers) > 0 && c.peers[0].ID == c.NodeID }
+
+func (c clusterConfig) enabled() bool {
+	return c.NodeID != "" || c.RaftAddr != "" || c.Peers != "" || c.Join != "" || c.KeyFile != ""
+}
+
+// check validates the cluster flags: all of -node-id, -raft-addr and -cluster-key-file, and at
+// most one of -raft-peers and -join.
+func (c *clusterConfig) check() error {
+	if !c.enabled() {
+		return nil
+	}
+	if c.NodeID == "" || c.RaftAddr == "" || c.KeyFile == "" {
+		return fmt.Errorf("a cluster node needs -node-id, -raft-addr and -cluster-key-file (and -raft-peers or -join)")
+	}
+	if c.Peers != "" && c.Join != "" {
+		return fmt.Errorf("-raft-peers starts a new cluster and -join joins a running one: give one of them")
+	}
+	if _, _, err := net.SplitHostPort(c.RaftAddr); err != nil {
+		return fmt.Errorf("-raft-addr: %v", err)
+	}
+	peers, err := cluster.ParsePeers(c.Peers)
+	if err != nil {
+		return err
+	}
+	c.peers = peers
+	if c.Peers != "" && !slices.ContainsFunc(peers, func(p cluster.Peer) bool { return p.ID == c.NodeID }) {
+		return fmt.Errorf("-raft-peers must list this node (-node-id %s) too", c.NodeID)
+	}
+	return nil
 }

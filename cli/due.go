@@ -15,17 +15,17 @@ const dueMaxWait = time.Minute
 
 // startDueTimer runs the store's due automations (conversation.unanswered rules, first-response
 // deadlines) when they come due by now: it sleeps until the queue's next due time, and wakes
-// early when a commit queues an entry (it may be due sooner). The library exposes the job
-// (store.RunDue); serve owns the timer, like every sweeper. stop waits for a run in progress.
-func startDueTimer(s *store.Store, now func() time.Time) (stop func()) {
-	wake := make(chan struct{}, 1)
-	// The hook stays after stop: it only fills a channel no one reads any more.
-	s.SetHooks(store.Hooks{Due: func() {
+// early when wake is called (the store's Due hook: a commit queued an entry that may be due
+// sooner). The library exposes the job (store.RunDue); serve owns the timer, like every
+// sweeper. stop waits for a run in progress; wake does nothing once it stopped.
+func startDueTimer(s *store.Store, now func() time.Time) (wake, stop func()) {
+	ch := make(chan struct{}, 1)
+	wake = func() {
 		select {
-		case wake <- struct{}{}:
+		case ch <- struct{}{}:
 		default:
 		}
-	}})
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -48,12 +48,12 @@ func startDueTimer(s *store.Store, now func() time.Time) (stop func()) {
 			case <-ctx.Done():
 				t.Stop()
 				return
-			case <-wake:
+			case <-ch:
 			case <-t.C:
 			}
 			t.Stop()
 		}
 	})
 	var once sync.Once
-	return func() { once.Do(func() { cancel(); wg.Wait() }) }
+	return wake, func() { once.Do(func() { cancel(); wg.Wait() }) }
 }

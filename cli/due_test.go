@@ -27,7 +27,8 @@ func TestDueTimerFiresUnansweredRuleOnTime(t *testing.T) {
 			"actions":[{"type":"addLabel","label":"waiting"}]}`)); err != nil {
 			t.Fatal(err)
 		}
-		stop := startDueTimer(s, s.Now)
+		wake, stop := startDueTimer(s, s.Now)
+		s.SetHooks(store.Hooks{Due: wake})
 		defer stop()
 		text := func(from string) string {
 			r, err := s.ReceiveMessage(w.ID, store.InboundMessage{From: from, To: "+14155550100", Text: "anyone?"})

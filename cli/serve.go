@@ -23,9 +23,8 @@ import (
 	"golang.org/x/net/netutil"
 
 	"switchboard/carrier"
+	"switchboard/cluster"
 	"switchboard/internal/keyfile"
-	"switchboard/mail"
-	"switchboard/media"
 	"switchboard/oauth"
 	"switchboard/push"
 	"switchboard/store"
@@ -63,13 +62,18 @@ func openStore(dataDir string, opts store.Options) (*store.Store, error) {
 	if err := os.MkdirAll(dataDir, 0o750); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	key, err := keyfile.Load(secretKeyPath(dataDir), store.SecretKeySize, "secret key file",
-		"put back the one this database was used with: two-factor secrets cannot be read without it")
+	key, err := loadSecretKey(dataDir)
 	if err != nil {
 		return nil, err
 	}
 	opts.SecretKey = key
 	return store.Open(dbPath(dataDir), opts)
+}
+
+// loadSecretKey reads DIR/secret.key, made on first use.
+func loadSecretKey(dataDir string) ([]byte, error) {
+	return keyfile.Load(secretKeyPath(dataDir), store.SecretKeySize, "secret key file",
+		"put back the one this database was used with: two-factor secrets cannot be read without it")
 }
 
 func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
@@ -85,11 +89,22 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	slog.SetDefault(logger)
 
-	s, err := openStore(cfg.Data, store.Options{Timeout: time.Second})
+	s, keyless, err := openServeStore(cfg)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// In a cluster the node joins before anything else writes: every write from here on is
+	// a log entry, and a node's first start takes its database and keys from another node.
+	var node *cluster.Node
+	if cfg.Cluster.enabled() {
+		if node, err = startNode(ctx, s, cfg, keyless); err != nil {
+			return err
+		}
+		defer node.Close() // after the workers stop, before the store closes
+	}
 	if !s.SecretKeyMatches() {
 		slog.Warn("the secret key does not open this database's secrets: two-factor secrets and links waiting in the mail outbox cannot be read. "+
 			"Put back the secret.key this database was used with; else users with two-factor sign in with a recovery code, or an administrator runs admin reset-2fa",
@@ -109,14 +124,16 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	// A flood of connections waits in the kernel's backlog beyond the bound instead of each
 	// holding a goroutine and its buffers.
 	ln = netutil.LimitListener(ln, cfg.MaxConnections)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 
 	info := serverInfo{Addr: ln.Addr().String(), BackupToken: store.RandomToken(""), PID: os.Getpid()}
-	app, err := build(s, cfg, info.BackupToken, assets)
+	app, err := build(s, cfg, info.BackupToken, assets, node)
 	if err != nil {
 		ln.Close()
 		return err
+	}
+	if node != nil {
+		node.KeysReady()              // the keys beside the database exist now: a new node may copy them
+		node.OnLeader(app.world.lead) // the workers run while this node leads
 	}
 	// One client cannot take the whole bound either, and idle connections that never signed in
 	// go after anonIdle.
@@ -170,6 +187,7 @@ func newHTTPServer(h http.Handler) *http.Server {
 // app is the wired server: the HTTP handler and the background workers.
 type app struct {
 	handler  http.Handler
+	world    *world
 	registry *prometheus.Registry // /metrics
 	stops    []func()
 	setupURL string
@@ -184,8 +202,9 @@ func (a *app) stop() {
 	}
 }
 
-// build wires the parts: store → web, plus the workers that deliver what the store queues.
-func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app, error) {
+// build wires the parts: store → web, plus the workers that deliver what the store queues
+// (world), which run at once on one node and on the leader only in a cluster (node not nil).
+func build(s *store.Store, cfg config, backupToken string, assets Assets, node *cluster.Node) (*app, error) {
 	reg := prometheus.NewRegistry()
 	a := &app{registry: reg}
 	wcfg := web.Config{
@@ -196,73 +215,36 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	// One SSRF guard for both checks of a hook URL: at subscribe time and in the delivery dialer.
 	guard := webhooks.NewGuard(cfg.HookAllowCIDRs)
 	wcfg.ValidateHookURL = guard.ValidateURL
-	hooks := webhooks.New(s, webhooks.Options{Guard: guard, Registry: reg})
+	w := &world{s: s, cfg: cfg, guard: guard, hookOpts: webhooks.Options{Guard: guard, Registry: reg}}
 	// The carrier: the dispatcher sends what the store queues, the receiver records
 	// what comes back through the /carrier/ callbacks. The Twilio and Telnyx adapters send
 	// with the account in use at each send: the flags', else the one connected in the browser
 	// (its secrets sealed with the key in DIR/carrier.key, never in the database).
+	if node != nil {
+		// Every node must hold the same carrier key before another copies the keys: the
+		// leader that seals a connection and the one that later opens it may differ.
+		if err := carrier.MakeKeyFile(carrierKeyPath(cfg.Data)); err != nil {
+			return nil, err
+		}
+	}
 	accounts, err := carrier.NewAccounts(s, carrierAccounts(cfg))
 	if err != nil {
-		a.stop()
 		return nil, err
 	}
-	carriers := map[string]carrier.Carrier{store.ProviderSandbox: carrier.Sandbox{},
+	w.accounts = accounts
+	w.carriers = map[string]carrier.Carrier{store.ProviderSandbox: carrier.Sandbox{},
 		store.ProviderTwilio: accounts.Carrier(store.ProviderTwilio), store.ProviderTelnyx: accounts.Carrier(store.ProviderTelnyx)}
 	wcfg.Accounts = accounts
-	cm := carrier.NewMetrics(reg, s)
-	disp := carrier.NewDispatcher(s, carrier.Options{Carriers: carriers, DefaultRate: cfg.SendRate, Metrics: cm})
-	sched := carrier.NewScheduler(s, nil)
+	w.cm = carrier.NewMetrics(reg, s)
 	// Media (MMS): kept files' URLs start with the public URL, so carriers can fetch them, and
 	// inbound Twilio media are fetched into the store from its durable queue.
 	s.SetPublicURL(cfg.BaseURL)
-	// The fetcher signs with the Twilio account in use at each fetch.
-	fetcher, err := media.NewFetcher(s, media.FetcherOptions{BaseURL: cfg.Twilio.BaseURL, Credentials: func() (string, string, bool) {
-		t, ok := accounts.Twilio()
-		if t.APIKeySID != "" {
-			return t.APIKeySID, t.APIKeySecret, ok
-		}
-		return t.AccountSID, t.AuthToken, ok
-	}})
-	if err != nil {
-		return nil, err
-	}
-	// E-mail (invitations, reset links, notifications) goes through the store's outbox; the
-	// worker sends it.
-	var mw *mail.Worker
-	if cfg.Mail.Enabled() {
-		mw = mail.NewWorker(s, cfg.Mail, nil)
-	}
 	// The store wakes each worker after a commit that gave it work (the stream broker's hook is
-	// web's); the workers start once they are all wired.
-	wake := store.Hooks{Events: hooks.Wake, Outbox: disp.Wake, Schedule: sched.Wake, Media: fetcher.Wake}
-	if mw != nil {
-		wake.Mail = mw.Wake
-	}
-	s.SetHooks(wake)
-	hooks.Start()
-	a.stops = append(a.stops, hooks.Stop)
-	// Delivery history older than the webhook retention goes, at start and then hourly.
-	a.stops = append(a.stops, sweeper{name: "webhook history purge", interval: time.Hour, atStart: true, run: hooks.Purge}.start())
-	if err := disp.Start(); err != nil {
-		a.stop()
-		return nil, err
-	}
-	a.stops = append(a.stops, disp.Stop)
-	sched.Start()
-	a.stops = append(a.stops, sched.Stop)
-	fetcher.Start()
-	a.stops = append(a.stops, fetcher.Stop)
-	wcfg.Receiver = carrier.NewReceiver(s, cm)
+	// web's).
+	s.SetHooks(w.hooks())
+	w.recv = carrier.NewReceiver(s, w.cm)
+	wcfg.Receiver = w.recv
 	wcfg.BaseURL = cfg.BaseURL
-	// Carriers do not retry a webhook that failed: at start and every 5 minutes the texts and
-	// receipts they hold that Switchboard missed (while it was down, say) are asked for and
-	// taken in once, through the receiver the webhooks use.
-	recovery := carrier.NewRecovery(accounts, wcfg.Receiver, carrier.RecoveryOptions{})
-	recovery.Start()
-	a.stops = append(a.stops, recovery.Stop)
-	// Every hour the Twilio and Telnyx numbers' settings are read at their carrier: a webhook
-	// changed there behind Switchboard's back is flagged (switchboard_number_miswired).
-	a.stops = append(a.stops, sweeper{name: "number check", interval: time.Hour, run: accounts.CheckAll}.start())
 	if cfg.BaseURLSet {
 		wcfg.APIServer = cfg.BaseURL
 	}
@@ -272,82 +254,64 @@ func build(s *store.Store, cfg config, backupToken string, assets Assets) (*app,
 	// The cookie keys live in a file beside the database, never in it: a backup of the database
 	// cannot sign a session cookie.
 	scfg := web.SessionConfig{BaseURL: cfg.BaseURL, KeyFile: sessionKeyPath(cfg.Data), RequireTwoFactor: cfg.RequireTwoFactor}
-	if mw != nil {
-		mw.Start()
-		a.stops = append(a.stops, mw.Stop)
-		scfg.Mail = mw
+	if node != nil {
+		scfg.SetupToken = node.SetupToken()
+	}
+	if cfg.Mail.Enabled() {
+		// E-mail (invitations, reset links, notifications) goes through the store's outbox; the
+		// mail worker sends it.
+		scfg.Mail = mailer{w}
 	}
 	sess, err := web.NewSessions(s, scfg)
 	if err != nil {
-		a.stop()
 		return nil, err
 	}
-	// Sessions idle or past their maximum age are deleted at start and then hourly.
-	a.stops = append(a.stops, sweeper{name: "session sweep", interval: time.Hour, atStart: true, run: sess.SweepStale}.start())
-	// Contact uploads left a day without their mapping go, file and all, at start and hourly.
-	a.stops = append(a.stops, sweeper{name: "import upload sweep", interval: time.Hour, atStart: true,
-		run: func() (int, error) { return web.SweepImportUploads(s, s.Now()) }}.start())
-	// Expired password reset and e-mail change links go at start and then hourly.
-	a.stops = append(a.stops, sweeper{name: "expired link sweep", interval: time.Hour, atStart: true,
-		run: func() (int, error) { return s.SweepExpiredLinks(s.Now()) }}.start())
 	prov, err := oauth.New(s, oauth.Config{AccessTokenTTL: cfg.AccessTokenTTL, Session: sess})
 	if err != nil {
-		a.stop()
 		return nil, err
 	}
+	w.sess, w.prov = sess, prov
 	wcfg.Sessions = sess
 	// Web Push: the VAPID key lives beside the session key, never in the database; the worker
 	// sends the push outbox the store fills in the transactions of inbound texts, mentions and
 	// assignments, and never to a session that lapsed.
 	pushKey, err := push.LoadKey(pushKeyPath(cfg.Data))
 	if err != nil {
-		a.stop()
 		return nil, err
 	}
 	pushGuard := push.NewGuard(guard)
-	pusher := push.New(s, push.Options{Key: pushKey, Subject: pushSubject(cfg), Guard: pushGuard, Registry: reg,
-		SessionAlive: sess.Alive})
-	s.SetHooks(store.Hooks{Push: pusher.Wake})
-	pusher.Start()
-	a.stops = append(a.stops, pusher.Stop)
+	w.pushOpts = push.Options{Key: pushKey, Subject: pushSubject(cfg), Guard: pushGuard, Registry: reg,
+		SessionAlive: sess.Alive}
 	wcfg.PushKey, wcfg.CheckPushEndpoint = pushKey.PublicKey(), pushGuard.Check
 	wcfg.OAuth = prov // its endpoints, and its clients on the superuser pages
 	wcfg.Static = assets.Static
-	// Expired OAuth codes, replay records and grants whose refresh token expired go hourly.
-	a.stops = append(a.stops, sweeper{name: "oauth sweep", interval: time.Hour,
-		run: func() (int, error) { return 0, prov.Sweep() }}.start())
 	if a.setupURL, err = sess.SetupURL(); err != nil {
-		a.stop()
 		return nil, err
 	}
-	// Workspace message retention: messages older than a workspace's retention days are
-	// deleted at start and then hourly, in bounded transactions.
-	a.stops = append(a.stops, sweeper{name: "retention sweep", interval: time.Hour, atStart: true, run: s.SweepRetention}.start())
-	// Snoozed conversations reopen when their time passes: checked at start and every 15 s.
-	a.stops = append(a.stops, sweeper{name: "snooze sweep", interval: 15 * time.Second, atStart: true, run: s.SweepSnoozed}.start())
-	// The report rollups of data from before them (the migration) or of a workspace whose time
-	// zone changed are built in the background, a batch per transaction, while the server serves.
-	a.stops = append(a.stops, sweeper{name: "report build", interval: 2 * time.Second, atStart: true, run: func() (int, error) {
-		n, err := s.BuildReports(reportBuildSteps)
-		if n > 0 {
-			slog.Info("report build", "counted", n)
-		}
-		return 0, err
-	}}.start())
-	// Automations that wait (conversation.unanswered rules, first-response deadlines) run when due.
-	a.stops = append(a.stops, startDueTimer(s, s.Now))
 	// Scheduled off-site backups (-backup-url), listed on /admin/backup.
-	stopBackups, err := startBackups(s, cfg.Backup, reg, &wcfg)
-	if err != nil {
-		a.stop()
+	if w.backups, err = backupScheduler(s, cfg.Backup, reg, &wcfg); err != nil {
 		return nil, err
 	}
-	a.stops = append(a.stops, stopBackups)
+	if node != nil {
+		if err := node.Register(reg); err != nil {
+			return nil, err
+		}
+		wcfg.Cluster = node
+		wcfg.AdminRun = func(args []string, stdin string) (string, error) { return adminLive(s, args, stdin) }
+	}
 	streams := make(chan struct{})
 	a.endStreams = sync.OnceFunc(func() { close(streams) })
 	wcfg.Done = streams
 	wcfg.Assist = cfg.Assist.client // nil without -assist-url
 	a.handler = web.New(s, wcfg)
+	// The workers start now on one node; in a cluster the node starts them when it leads.
+	if node == nil {
+		if err := w.start(); err != nil {
+			return nil, err
+		}
+	}
+	a.world = w
+	a.stops = append(a.stops, w.close)
 	return a, nil
 }
 

@@ -13,9 +13,9 @@ import (
 
 	"github.com/go-oauth2/oauth2/v4"
 	oerrors "github.com/go-oauth2/oauth2/v4/errors"
-	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store"
+	"switchboard/store/kv"
 )
 
 // Client is a registered integration. A confidential client authenticates with its secret,
@@ -57,7 +57,7 @@ func (p *Provider) CreateClient(in NewClient) (Client, string, error) {
 		secret = store.RandomToken(prefixSecret)
 		c.SecretHash = store.HashToken(secret)
 	}
-	err := p.s.Write(func(tx *bolt.Tx) error { return putJSON(tx.Bucket(bClients), idKey(c.ID), c) })
+	err := p.s.Write(func(tx *kv.Tx) error { return putJSON(tx.Bucket(bClients), idKey(c.ID), c) })
 	return c, secret, err
 }
 
@@ -100,7 +100,7 @@ func isLoopback(host string) bool {
 // Client returns a client by id.
 func (p *Provider) Client(id string) (Client, error) {
 	var c Client
-	err := p.db.View(func(tx *bolt.Tx) error {
+	err := p.s.View(func(tx *kv.Tx) error {
 		var err error
 		c, err = getClient(tx, id)
 		return err
@@ -108,7 +108,7 @@ func (p *Provider) Client(id string) (Client, error) {
 	return c, err
 }
 
-func getClient(tx *bolt.Tx, id string) (Client, error) {
+func getClient(tx *kv.Tx, id string) (Client, error) {
 	var c Client
 	if _, ok := store.ParseID(id); !ok {
 		return c, notFound("client not found")
@@ -123,7 +123,7 @@ func getClient(tx *bolt.Tx, id string) (Client, error) {
 // Clients lists the registered clients in order of creation.
 func (p *Provider) Clients() ([]Client, error) {
 	var out []Client
-	err := p.db.View(func(tx *bolt.Tx) error {
+	err := p.s.View(func(tx *kv.Tx) error {
 		return tx.Bucket(bClients).ForEach(func(_, v []byte) error {
 			var c Client
 			if err := json.Unmarshal(v, &c); err != nil {
@@ -140,7 +140,7 @@ func (p *Provider) Clients() ([]Client, error) {
 // at once, the webhook subscriptions made through them are deleted); codes it was issued fail at
 // redemption, since the client is gone.
 func (p *Provider) DeleteClient(id string) error {
-	return p.s.Write(func(tx *bolt.Tx) error {
+	return p.s.Write(func(tx *kv.Tx) error {
 		if _, err := getClient(tx, id); err != nil {
 			return err
 		}
@@ -175,7 +175,7 @@ func (p *Provider) DeleteClient(id string) error {
 // working at once. Issued tokens are kept: they were issued to the same client.
 func (p *Provider) RotateSecret(id string) (string, error) {
 	secret := store.RandomToken(prefixSecret)
-	err := p.s.Write(func(tx *bolt.Tx) error {
+	err := p.s.Write(func(tx *kv.Tx) error {
 		c, err := getClient(tx, id)
 		if err != nil {
 			return err

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	oerrors "github.com/go-oauth2/oauth2/v4/errors"
-	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store"
+	"switchboard/store/kv"
 )
 
 // Grant is one user's authorization of one client: the chain of tokens that began with one
@@ -83,7 +83,7 @@ func invalidGrant(desc string) *oauthError {
 
 // issue writes a new access token (into the store's api_tokens bucket, where the API finds
 // it with one read) and a new refresh token for grant g.
-func (p *Provider) issue(tx *bolt.Tx, g Grant, clientName string, now time.Time) (tokenResponse, error) {
+func (p *Provider) issue(tx *kv.Tx, g Grant, clientName string, now time.Time) (tokenResponse, error) {
 	access := store.RandomToken(prefixAccess)
 	exp := now.Add(p.cfg.AccessTokenTTL)
 	t := store.Token{ID: p.s.NewID(), UserID: g.UserID, Name: clientName, Kind: store.TokenOAuth,
@@ -109,14 +109,14 @@ func (p *Provider) issue(tx *bolt.Tx, g Grant, clientName string, now time.Time)
 		RefreshToken: refresh, Scope: g.Scope}, nil
 }
 
-func deleteRefresh(tx *bolt.Tx, hash []byte, rec refreshRecord) error {
+func deleteRefresh(tx *kv.Tx, hash []byte, rec refreshRecord) error {
 	if err := tx.Bucket(bRefresh).Delete(hash); err != nil {
 		return err
 	}
 	return tx.Bucket(bGrantTokens).Delete(grantTokenKey(rec.GrantID, kindRefresh, rec.ID))
 }
 
-func deleteAccess(tx *bolt.Tx, grantID, tokenID string) error {
+func deleteAccess(tx *kv.Tx, grantID, tokenID string) error {
 	if err := store.DeleteTokenByID(tx, tokenID); err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func deleteAccess(tx *bolt.Tx, grantID, tokenID string) error {
 // subscriptions made through it (their pending deliveries cancelled), in the caller's transaction,
 // so no subscription outlives the grant that made it; a grant that is already gone is not an error
 // (a replay after revocation).
-func (p *Provider) revokeGrant(tx *bolt.Tx, grantID string) error {
+func (p *Provider) revokeGrant(tx *kv.Tx, grantID string) error {
 	if _, err := p.s.EndGrantSubscriptions(tx, grantID); err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func (p *Provider) revokeGrant(tx *bolt.Tx, grantID string) error {
 func (p *Provider) revokeToken(c Client, token string) error {
 	h := store.HashToken(token)
 	var done bool
-	err := p.s.Write(func(tx *bolt.Tx) error {
+	err := p.s.Write(func(tx *kv.Tx) error {
 		done = false // a batch may run this again
 		var rec refreshRecord
 		ok, err := getJSON(tx.Bucket(bRefresh), h, &rec)
@@ -206,7 +206,7 @@ func (p *Provider) revokeToken(c Client, token string) error {
 	if t.Kind != store.TokenOAuth || t.ClientID != c.ID {
 		return nil
 	}
-	return p.s.Write(func(tx *bolt.Tx) error { return deleteAccess(tx, t.GrantID, t.ID) })
+	return p.s.Write(func(tx *kv.Tx) error { return deleteAccess(tx, t.GrantID, t.ID) })
 }
 
 // Grants lists the apps a user has connected, oldest first.
@@ -215,7 +215,7 @@ func (p *Provider) Grants(userID string) ([]Grant, error) {
 		return nil, notFound("user not found")
 	}
 	var out []Grant
-	err := p.db.View(func(tx *bolt.Tx) error {
+	err := p.s.View(func(tx *kv.Tx) error {
 		prefix := idKey(userID)
 		c := tx.Bucket(bUserGrants).Cursor()
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
@@ -238,7 +238,7 @@ func (p *Provider) RevokeGrant(id string) error {
 	if _, ok := store.ParseID(id); !ok {
 		return notFound("grant not found")
 	}
-	return p.s.Write(func(tx *bolt.Tx) error {
+	return p.s.Write(func(tx *kv.Tx) error {
 		if tx.Bucket(bGrants).Get(idKey(id)) == nil {
 			return notFound("grant not found")
 		}

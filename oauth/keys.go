@@ -2,9 +2,9 @@ package oauth
 
 import (
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store"
+	"switchboard/store/kv"
 )
 
 // ---- keys and encoding ----
@@ -24,8 +24,8 @@ func grantTokenKey(grantID string, kind byte, tokenID string) []byte {
 	return append(k, idKey(tokenID)...)
 }
 
-func putJSON(b *bolt.Bucket, key []byte, v any) error { return store.PutJSON(b, key, v) }
+func putJSON(b *kv.Bucket, key []byte, v any) error { return store.PutJSON(b, key, v) }
 
-func getJSON(b *bolt.Bucket, key []byte, v any) (bool, error) { return store.GetJSON(b, key, v) }
+func getJSON(b *kv.Bucket, key []byte, v any) (bool, error) { return store.GetJSON(b, key, v) }
 
 func notFound(msg string) error { return &store.Error{Err: store.ErrNotFound, Msg: msg} }

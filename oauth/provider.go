@@ -20,7 +20,6 @@ import (
 	"github.com/go-oauth2/oauth2/v4"
 	"github.com/go-oauth2/oauth2/v4/manage"
 	"github.com/go-oauth2/oauth2/v4/server"
-	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store"
 )
@@ -69,7 +68,6 @@ type Session interface {
 // Revoke, which web routes to), clients, grants and tokens.
 type Provider struct {
 	s   *store.Store
-	db  *bolt.DB // for reads; every write goes through s.Write
 	cfg Config
 	now func() time.Time
 	srv *server.Server
@@ -84,7 +82,7 @@ func New(s *store.Store, cfg Config) (*Provider, error) {
 	if cfg.Now == nil {
 		cfg.Now = s.Now
 	}
-	p := &Provider{s: s, db: s.DB(), cfg: cfg, now: cfg.Now}
+	p := &Provider{s: s, cfg: cfg, now: cfg.Now}
 	p.srv = p.newServer()
 	return p, nil
 }

@@ -9,9 +9,9 @@ import (
 
 	"github.com/go-oauth2/oauth2/v4"
 	oerrors "github.com/go-oauth2/oauth2/v4/errors"
-	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store"
+	"switchboard/store/kv"
 )
 
 // ---- redemption: each a check-and-delete in one write transaction ----
@@ -28,7 +28,7 @@ func (p *Provider) redeemCode(c Client, code, redirectURI, verifier string) (tok
 	h := store.HashToken(code)
 	var res tokenResponse
 	var refused error
-	err := p.s.Write(func(tx *bolt.Tx) error {
+	err := p.s.Write(func(tx *kv.Tx) error {
 		res, refused = tokenResponse{}, nil // a batch may run this again
 		codes := tx.Bucket(bCodes)
 		var rec codeRecord
@@ -138,7 +138,7 @@ func (p *Provider) refresh(c Client, token, scope string) (tokenResponse, error)
 	h := store.HashToken(token)
 	var res tokenResponse
 	var refused error
-	err := p.s.Write(func(tx *bolt.Tx) error {
+	err := p.s.Write(func(tx *kv.Tx) error {
 		res, refused = tokenResponse{}, nil // a batch may run this again
 		live := tx.Bucket(bRefresh)
 		var rec refreshRecord

@@ -4,16 +4,16 @@ import (
 	"encoding/json"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Sweep deletes what has expired: codes, replay records, and grants whose refresh token
 // expired (with their access tokens), so the buckets do not grow without bound.
 func (p *Provider) Sweep() error {
 	now := p.now().UTC()
-	return p.s.Write(func(tx *bolt.Tx) error {
+	return p.s.Write(func(tx *kv.Tx) error {
 		var dead [][]byte
-		collect := func(b *bolt.Bucket, expired func(v []byte) bool) {
+		collect := func(b *kv.Bucket, expired func(v []byte) bool) {
 			dead = dead[:0]
 			_ = b.ForEach(func(k, v []byte) error {
 				if expired(v) {

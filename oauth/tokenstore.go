@@ -6,9 +6,9 @@ import (
 
 	"github.com/go-oauth2/oauth2/v4"
 	"github.com/go-oauth2/oauth2/v4/models"
-	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store"
+	"switchboard/store/kv"
 )
 
 // ---- go-oauth2's TokenStore: codes are issued through its Manager ----
@@ -30,13 +30,13 @@ func (ts tokenStore) Create(_ context.Context, ti oauth2.TokenInfo) error {
 	if rec.Challenge == "" {
 		rec.Method = ""
 	}
-	return ts.p.s.Write(func(tx *bolt.Tx) error {
+	return ts.p.s.Write(func(tx *kv.Tx) error {
 		return putJSON(tx.Bucket(bCodes), store.HashToken(ti.GetCode()), rec)
 	})
 }
 
 func (ts tokenStore) RemoveByCode(_ context.Context, code string) error {
-	return ts.p.s.Write(func(tx *bolt.Tx) error { return tx.Bucket(bCodes).Delete(store.HashToken(code)) })
+	return ts.p.s.Write(func(tx *kv.Tx) error { return tx.Bucket(bCodes).Delete(store.HashToken(code)) })
 }
 
 func (ts tokenStore) RemoveByAccess(_ context.Context, access string) error {
@@ -44,11 +44,11 @@ func (ts tokenStore) RemoveByAccess(_ context.Context, access string) error {
 	if err != nil || t.Kind != store.TokenOAuth {
 		return nil
 	}
-	return ts.p.s.Write(func(tx *bolt.Tx) error { return deleteAccess(tx, t.GrantID, t.ID) })
+	return ts.p.s.Write(func(tx *kv.Tx) error { return deleteAccess(tx, t.GrantID, t.ID) })
 }
 
 func (ts tokenStore) RemoveByRefresh(_ context.Context, refresh string) error {
-	return ts.p.s.Write(func(tx *bolt.Tx) error {
+	return ts.p.s.Write(func(tx *kv.Tx) error {
 		var rec refreshRecord
 		ok, err := getJSON(tx.Bucket(bRefresh), store.HashToken(refresh), &rec)
 		if err != nil || !ok {
@@ -61,7 +61,7 @@ func (ts tokenStore) RemoveByRefresh(_ context.Context, refresh string) error {
 func (ts tokenStore) GetByCode(_ context.Context, code string) (oauth2.TokenInfo, error) {
 	var rec codeRecord
 	var ok bool
-	err := ts.p.db.View(func(tx *bolt.Tx) error {
+	err := ts.p.s.View(func(tx *kv.Tx) error {
 		var err error
 		ok, err = getJSON(tx.Bucket(bCodes), store.HashToken(code), &rec)
 		return err
@@ -87,7 +87,7 @@ func (ts tokenStore) GetByAccess(_ context.Context, access string) (oauth2.Token
 func (ts tokenStore) GetByRefresh(_ context.Context, refresh string) (oauth2.TokenInfo, error) {
 	var rec refreshRecord
 	var ok bool
-	err := ts.p.db.View(func(tx *bolt.Tx) error {
+	err := ts.p.s.View(func(tx *kv.Tx) error {
 		var err error
 		ok, err = getJSON(tx.Bucket(bRefresh), store.HashToken(refresh), &rec)
 		return err

@@ -3,6 +3,7 @@ package push
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"switchboard/internal/promreg"
 	"switchboard/store"
 )
 
@@ -31,9 +32,9 @@ func newMetrics(reg prometheus.Registerer, s *store.Store) *metrics {
 		}
 		return float64(n)
 	})
-	for _, c := range []prometheus.Collector{m.outcomes, depth} {
-		_ = reg.Register(c)
-	}
+	// A worker made again (a cluster's new leader) counts into the series already exported.
+	m.outcomes = promreg.Use(reg, m.outcomes)
+	promreg.Use(reg, depth)
 	return m
 }
 

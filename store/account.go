@@ -5,8 +5,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	bolt "go.etcd.io/bbolt"
 	"golang.org/x/crypto/bcrypt"
+	"switchboard/store/kv"
 )
 
 // Password lengths, in characters (code points), as the forms say them.
@@ -206,7 +206,7 @@ func (s *Store) SetSuperuser(actorID, userID string, on bool) error {
 	})
 }
 
-func enabledSuperusers(tx *bolt.Tx) (int, error) {
+func enabledSuperusers(tx *kv.Tx) (int, error) {
 	n := 0
 	err := tx.Bucket(bUsers).ForEach(func(_, v []byte) error {
 		var u User
@@ -223,7 +223,7 @@ func enabledSuperusers(tx *bolt.Tx) (int, error) {
 
 // UserDisabledIn reports, inside tx, whether userID is disabled or unknown: the OAuth provider
 // refuses to issue tokens for such a user's grants (their tokens stop working at once anyway).
-func UserDisabledIn(tx *bolt.Tx, userID string) bool {
+func UserDisabledIn(tx *kv.Tx, userID string) bool {
 	u, err := getUser(tx, userID)
 	return err != nil || u.Disabled
 }

@@ -3,14 +3,14 @@ package store
 import (
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // WorkspaceArchived reports whether the workspace is archived (read-only: the API refuses
 // every action on it).
 func (s *Store) WorkspaceArchived(id string) (bool, error) {
 	archived := false
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		archived = tx.Bucket(bMeta).Get(archivedKey(id)) != nil
 		return nil
 	})

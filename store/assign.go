@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Auto-assignment hands a number's new conversations, and those the contact reopens, to an
@@ -33,7 +33,7 @@ func openAssignedKey(ws, user, conv string) []byte {
 
 // syncOpenAssigned keeps bAssignedOpen in step with c after its status or assignees changed
 // from wasStatus and wasAssigned.
-func syncOpenAssigned(tx *bolt.Tx, c *Conversation, wasStatus string, wasAssigned []string) error {
+func syncOpenAssigned(tx *kv.Tx, c *Conversation, wasStatus string, wasAssigned []string) error {
 	b := tx.Bucket(bAssignedOpen)
 	wasOpen, isOpen := wasStatus == ConversationOpen, c.Status == ConversationOpen
 	for _, u := range wasAssigned {
@@ -54,7 +54,7 @@ func syncOpenAssigned(tx *bolt.Tx, c *Conversation, wasStatus string, wasAssigne
 }
 
 // openAssigned counts user's open assigned conversations, up to limit.
-func openAssigned(tx *bolt.Tx, ws, user string, limit int) int {
+func openAssigned(tx *kv.Tx, ws, user string, limit int) int {
 	p := openAssignedKey(ws, user, "")[:32]
 	n := 0
 	c := tx.Bucket(bAssignedOpen).Cursor()
@@ -67,7 +67,7 @@ func openAssigned(tx *bolt.Tx, ws, user string, limit int) int {
 // OpenAssigned counts userID's open conversations in the workspace (the teams page shows it).
 func (s *Store) OpenAssigned(workspaceID, userID string) (int, error) {
 	n := 0
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		n = openAssigned(tx, workspaceID, userID, 1<<30)
 		return nil
 	})
@@ -75,11 +75,11 @@ func (s *Store) OpenAssigned(workspaceID, userID string) (int, error) {
 }
 
 // noteAssigned records that user was assigned a conversation now.
-func noteAssigned(tx *bolt.Tx, ws, user string, now time.Time) error {
+func noteAssigned(tx *kv.Tx, ws, user string, now time.Time) error {
 	return tx.Bucket(bAssignLast).Put(openAssignedKey(ws, user, "")[:32], binary.BigEndian.AppendUint64(nil, uint64(now.UnixNano())))
 }
 
-func lastAssigned(tx *bolt.Tx, ws, user string) int64 {
+func lastAssigned(tx *kv.Tx, ws, user string) int64 {
 	v := tx.Bucket(bAssignLast).Get(openAssignedKey(ws, user, "")[:32])
 	if len(v) != 8 {
 		return 0
@@ -92,7 +92,7 @@ func lastAssigned(tx *bolt.Tx, ws, user string) int64 {
 // capacity. Least busy: the fewest open first, ties to the longest since their last
 // assignment. Round-robin: the longest since their last assignment first, ties to the fewest
 // open. "" when no one qualifies.
-func (s *Store) pickAssignee(tx *bolt.Tx, ws string, team *Team, mode string, may func(string) bool, now time.Time) string {
+func (s *Store) pickAssignee(tx *kv.Tx, ws string, team *Team, mode string, may func(string) bool, now time.Time) string {
 	capacity := team.Capacity
 	if capacity <= 0 {
 		capacity = DefaultCapacity
@@ -169,7 +169,7 @@ func (s *Store) autoAssign(tx *wtx, r *routing, c *Conversation, now time.Time) 
 
 // indexOpenAssigned builds bAssignedOpen from the conversations of a file written before it
 // existed (schema 10→11).
-func indexOpenAssigned(_ *Store, tx *bolt.Tx) error {
+func indexOpenAssigned(_ *Store, tx *kv.Tx) error {
 	return tx.Bucket(bConversations).ForEach(func(_, v []byte) error {
 		var c struct {
 			ID              string   `json:"id"`

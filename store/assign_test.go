@@ -193,3 +193,41 @@ func TestOfflineAfterFiveMinutes(t *testing.T) {
 		t.Fatalf("after choosing away: %s (chose %s)", st, chosen)
 	}
 }
+
+// A member whose stream is open on another node of a cluster, as that node reports it, is
+// assigned as one watching here; the report lapses like a closed stream.
+func TestSeenElsewhereKeepsAMemberAvailable(t *testing.T) {
+	f := newAutoFixture(t, at(t, 4, "10:00"))
+	u, err := f.s.CreateUser(store.NewUser{Email: "far@example.com", Name: "Far"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.s.AddMember(f.ws, u.ID, "member"); err != nil {
+		t.Fatal(err)
+	}
+	team, _ := f.s.CreateTeam(f.ws, store.TeamInput{Name: "Far", Members: []string{u.ID}, Assign: store.AssignRoundRobin})
+	if _, err := f.s.SetNumberAccess(f.ws, f.numberID(t), store.NumberAccess{DefaultTeam: &team.ID}); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(10 * time.Minute) // past the grace of the start: offline without a stream
+	if st, _, _ := f.s.Availability(u.ID); st != store.Offline {
+		t.Fatalf("no stream anywhere: %s", st)
+	}
+	if got := f.s.StreamUsers(); len(got) != 0 {
+		t.Fatalf("stream users here before any opened: %v", got)
+	}
+	f.s.SeenElsewhere([]string{u.ID})
+	r := f.text(t, "+14155550501", "hello")
+	if c, _ := f.s.Conversation(f.ws, r.Message.ConversationID); len(c.AssignedUserIDs) != 1 || c.AssignedUserIDs[0] != u.ID {
+		t.Fatalf("a member seen on another node was not assigned: %v", c.AssignedUserIDs)
+	}
+	f.clock.Advance(store.OfflineAfter)
+	if st, _, _ := f.s.Availability(u.ID); st != store.Offline {
+		t.Fatalf("%s after the last report: %s", store.OfflineAfter, st)
+	}
+	closeStream := f.s.StreamOpened(u.ID)
+	defer closeStream()
+	if got := f.s.StreamUsers(); len(got) != 1 || got[0] != u.ID {
+		t.Fatalf("stream users with one open here: %v", got)
+	}
+}

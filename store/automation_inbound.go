@@ -4,8 +4,7 @@ import (
 	"time"
 
 	"switchboard/automation"
-
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // What an inbound text sets off, in its own transaction and in this order: the wait for an
@@ -117,7 +116,7 @@ func (s *Store) afterHoursReply(tx *wtx, ev *ruleEvent, numberID string) error {
 // isAutoMessage reports whether a text from one of the installation's numbers to phone is that
 // number's automatic message (its newest message to phone is one): two automated numbers must
 // not answer each other for ever.
-func isAutoMessage(tx *bolt.Tx, from, to string) bool {
+func isAutoMessage(tx *kv.Tx, from, to string) bool {
 	ws, _ := numberOwner(tx, from)
 	if ws == "" {
 		return false

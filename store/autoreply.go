@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"switchboard/automation"
-
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Automatic messages are the texts Switchboard sends by itself: the after-hours reply, the
@@ -43,7 +42,7 @@ func autoSentPrefix(ws, phone string) []byte {
 }
 
 // autoSentCount counts the automatic messages to phone within the window before now.
-func autoSentCount(tx *bolt.Tx, ws, phone string, now time.Time) int {
+func autoSentCount(tx *kv.Tx, ws, phone string, now time.Time) int {
 	p := autoSentPrefix(ws, phone)
 	from := binary.BigEndian.AppendUint64(bytes.Clone(p), uint64(now.Add(-autoCapWindow).UnixNano()))
 	n := 0
@@ -56,7 +55,7 @@ func autoSentCount(tx *bolt.Tx, ws, phone string, now time.Time) int {
 
 // noteAutoSent counts the automatic message id to phone at now and drops the phone's entries
 // older than the window.
-func noteAutoSent(tx *bolt.Tx, ws, phone, id string, now time.Time) error {
+func noteAutoSent(tx *kv.Tx, ws, phone, id string, now time.Time) error {
 	b := tx.Bucket(bAutoSent)
 	p := autoSentPrefix(ws, phone)
 	cut := binary.BigEndian.AppendUint64(bytes.Clone(p), uint64(now.Add(-autoCapWindow).UnixNano()))
@@ -75,7 +74,7 @@ func noteAutoSent(tx *bolt.Tx, ws, phone, id string, now time.Time) error {
 
 // autoHeld says why no automatic message may go in conversation c for event ev ("" when
 // one may).
-func (s *Store) autoHeld(tx *bolt.Tx, ev *ruleEvent, c *Conversation) (string, error) {
+func (s *Store) autoHeld(tx *kv.Tx, ev *ruleEvent, c *Conversation) (string, error) {
 	switch {
 	case tx.Bucket(bMeta).Get(archivedKey(c.WorkspaceID)) != nil:
 		return "the workspace is archived", nil
@@ -133,7 +132,7 @@ func (s *Store) autoSend(tx *wtx, ev *ruleEvent, c *Conversation, text, kind str
 
 // renderAuto fills an automatic text's merge tags: the contact's (a group conversation's take
 // their fallbacks) and {{nextOpen}}, when the number's hours next open ("Monday 09:00").
-func (s *Store) renderAuto(tx *bolt.Tx, ev *ruleEvent, c *Conversation, text string) (string, error) {
+func (s *Store) renderAuto(tx *kv.Tx, ev *ruleEvent, c *Conversation, text string) (string, error) {
 	if !strings.Contains(text, "{{") {
 		return text, nil
 	}
@@ -160,7 +159,7 @@ const TagNextOpen = "nextOpen"
 
 // checkAutoText checks an automatic text's merge tags against the workspace's properties and
 // {{nextOpen}}: "" when they are known.
-func checkAutoText(tx *bolt.Tx, workspaceID, text string) (string, error) {
+func checkAutoText(tx *kv.Tx, workspaceID, text string) (string, error) {
 	if !strings.Contains(text, "{{") {
 		return "", nil
 	}

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Availability is whether a member takes new conversations: available or away as they chose
@@ -15,7 +15,8 @@ import (
 // The choice is kept in the database (bAvailability holds the users who chose away). Whether
 // a stream is open is known only to this process and kept in memory: a server that starts
 // counts everyone as seen at its start, so a restart makes no one offline before the browsers
-// that were open have had the time to connect again.
+// that were open have had the time to connect again. In a cluster the other nodes report the
+// streams open on them to the leader (StreamUsers, SeenElsewhere).
 
 // Availability states.
 const (
@@ -75,13 +76,43 @@ func (s *Store) online(userID string, now time.Time) bool {
 	return now.Sub(last) < OfflineAfter
 }
 
+// StreamUsers lists the users with a live stream open in this process. A cluster's node that
+// does not lead tells the leader, which decides availability for auto-assignment (SeenElsewhere).
+func (s *Store) StreamUsers() []string {
+	p := &s.presence
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]string, 0, len(p.open))
+	for u := range p.open {
+		out = append(out, u)
+	}
+	return out
+}
+
+// SeenElsewhere counts each of userIDs as having had a live stream open now on another node of
+// the cluster: online for OfflineAfter more, as when a stream of theirs closes here.
+func (s *Store) SeenElsewhere(userIDs []string) {
+	now := s.Now()
+	p := &s.presence
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.open == nil {
+		p.open, p.closed = map[string]int{}, map[string]time.Time{}
+	}
+	for _, u := range userIDs {
+		if p.closed[u].Before(now) {
+			p.closed[u] = now
+		}
+	}
+}
+
 // chosenAway reports whether userID chose away.
-func chosenAway(tx *bolt.Tx, userID string) bool {
+func chosenAway(tx *kv.Tx, userID string) bool {
 	return tx.Bucket(bAvailability).Get(idKey(userID)) != nil
 }
 
 // availability is userID's state now: offline without a stream, else what they chose.
-func (s *Store) availability(tx *bolt.Tx, userID string, now time.Time) string {
+func (s *Store) availability(tx *kv.Tx, userID string, now time.Time) string {
 	switch {
 	case !s.online(userID, now):
 		return Offline
@@ -94,7 +125,7 @@ func (s *Store) availability(tx *bolt.Tx, userID string, now time.Time) string {
 // Availability is userID's state now (available, away or offline) and what they chose
 // (available or away).
 func (s *Store) Availability(userID string) (state, chosen string, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *kv.Tx) error {
 		if _, err := getUser(tx, userID); err != nil {
 			return err
 		}

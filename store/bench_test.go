@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // TestMain removes the benchmark fixtures (gigabytes at 1M contacts) when the run ends.
@@ -208,7 +208,7 @@ func addBenchOptOuts(s *Store, ws string, n, optOuts int) error {
 	for len(phones) > 0 {
 		batch := phones[:min(len(phones), 20_000)]
 		phones = phones[len(batch):]
-		err := s.db.Update(func(tx *bolt.Tx) error {
+		err := rawUpdate(s.DB(), func(tx *kv.Tx) error {
 			for _, p := range batch {
 				o := OptOut{ID: s.NewID(), WorkspaceID: ws, Phone: p, Reason: OptOutAPI, CreatedAt: s.Now()}
 				if err := tx.Bucket(bOptOutPhone).Put(idxKey(ws, p, o.ID), nil); err != nil {

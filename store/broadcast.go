@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Broadcast sends one text to many recipients, each in their own conversation. The record stays
@@ -138,7 +138,7 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 	var b Broadcast
 	var recipients []string
 	// Resolve in a read transaction: a 100,000-member group takes a while and holds no lock.
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return err
 		}
@@ -244,7 +244,7 @@ type DueBroadcast struct {
 
 // DueBroadcasts lists the scheduled broadcasts whose time has come and when the next one is due.
 func (s *Store) DueBroadcasts(now time.Time) (due []DueBroadcast, next time.Time, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *kv.Tx) error {
 		c := tx.Bucket(bBroadcastSchedule).Cursor()
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
 			if len(k) != 40 {
@@ -270,7 +270,7 @@ func (s *Store) StartScheduledBroadcast(d DueBroadcast) error {
 	workspaceID, id := d.WorkspaceID, d.ID
 	var recipients []string
 	var b Broadcast
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		ok, err := getJSON(tx.Bucket(bBroadcasts), wsKeyChecked(workspaceID, id), &b)
 		if err != nil || !ok || b.Status != BroadcastScheduled {
 			return err
@@ -317,7 +317,7 @@ func (s *Store) StartScheduledBroadcast(d DueBroadcast) error {
 // Broadcast returns a broadcast by id.
 func (s *Store) Broadcast(workspaceID, id string) (Broadcast, error) {
 	var b Broadcast
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		ok, err := getJSON(tx.Bucket(bBroadcasts), wsKeyChecked(workspaceID, id), &b)
 		if err == nil && !ok {
 			err = errorf(ErrNotFound, "broadcast not found")
@@ -330,7 +330,7 @@ func (s *Store) Broadcast(workspaceID, id string) (Broadcast, error) {
 // Broadcasts lists a workspace's broadcasts, newest first, at most limit.
 func (s *Store) Broadcasts(workspaceID string, limit int) ([]Broadcast, error) {
 	out := []Broadcast{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}

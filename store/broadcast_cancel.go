@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Cancelling a broadcast: the record stops, and its copies not yet handed to the carrier are
@@ -151,7 +151,7 @@ func (s *Store) cancelQueued(tx *wtx, ws string, msgID []byte, now time.Time) (b
 }
 
 // countCancelled counts n copies of a broadcast cancelled: they are no longer outstanding.
-func countCancelled(tx *bolt.Tx, ws, broadcastID string, n int) error {
+func countCancelled(tx *kv.Tx, ws, broadcastID string, n int) error {
 	if n == 0 {
 		return nil
 	}

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // fanOutChunk is how many recipients one fan-out transaction queues. bbolt splits nodes only at
@@ -20,7 +19,7 @@ var fanOutChunk = 5000
 
 // beginFanOut marks b sending and writes its recipients as pending chunks, in the caller's
 // transaction; fanOut then queues them.
-func (s *Store) beginFanOut(tx *bolt.Tx, b *Broadcast, recipients []string, now time.Time) error {
+func (s *Store) beginFanOut(tx *kv.Tx, b *Broadcast, recipients []string, now time.Time) error {
 	b.Status, b.StartedAt, b.Fanout = BroadcastSending, &now, len(recipients) > 0
 	if len(recipients) == 0 {
 		b.Status, b.DeliveredAt = BroadcastSent, &now
@@ -174,7 +173,7 @@ func (s *Store) queueCopy(tx *wtx, conv *Conversation, convCreated bool, now tim
 // ResumeBroadcasts finishes the fan-out of broadcasts a crash cut off (pending chunks left).
 func (s *Store) ResumeBroadcasts() (int, error) {
 	var refs [][2]string
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		c := tx.Bucket(bBroadcastPending).Cursor()
 		for k, _ := c.First(); k != nil && len(k) >= 32; k, _ = c.Seek(nextPrefix(k[:32])) {
 			refs = append(refs, [2]string{idFromKey(k[:16]), idFromKey(k[:32])})
@@ -201,7 +200,7 @@ type heldCopy struct {
 // copyMaker returns what each recipient's copy of b is: its text with merge tags filled from the
 // recipient's contact, and when the copy may go under the rules hold decides (quiet hours and
 // state calling hours in the contact's time zone, the number's daily cap).
-func (s *Store) copyMaker(tx *bolt.Tx, w *Workspace, b *Broadcast, hold *copyHold) (func(phone string) (string, heldCopy, error), error) {
+func (s *Store) copyMaker(tx *kv.Tx, w *Workspace, b *Broadcast, hold *copyHold) (func(phone string) (string, heldCopy, error), error) {
 	tmpl, err := ParseTemplate(b.Text)
 	if err != nil {
 		tmpl = Template{} // checked when the broadcast was made; a text that no longer parses goes as written

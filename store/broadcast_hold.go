@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Holding broadcast copies: a copy may wait (status scheduled, in the delayed queue, the same
@@ -74,7 +74,7 @@ func (h *copyHold) needsZone() bool { return !h.quiet.Off() || h.stateHours }
 // when is when a copy to phone may go: the zero time for now, else the instant it is held until
 // with the words that say why; ok false when no instant within a week both the quiet hours and
 // the state's hours allow (the copy cannot be sent). contactTZ is the contact's own zone.
-func (h *copyHold) when(tx *bolt.Tx, phone, contactTZ string) (hold time.Time, reason string, ok bool, err error) {
+func (h *copyHold) when(tx *kv.Tx, phone, contactTZ string) (hold time.Time, reason string, ok bool, err error) {
 	loc := h.wsLoc
 	var rule CallingRule
 	hasRule := false

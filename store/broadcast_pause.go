@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Auto-pause: a broadcast that keeps failing stops itself before it burns the number's
@@ -52,7 +52,7 @@ func heldKey(ws, broadcastID string, msgID []byte) []byte {
 
 // holdCopy moves a ready-queue entry (key number|priority|message, value ws|broadcast) of a
 // paused broadcast's copy into broadcast_held. The message stays queued (and in the outbox depth).
-func holdCopy(tx *bolt.Tx, readyK, readyV []byte) error {
+func holdCopy(tx *kv.Tx, readyK, readyV []byte) error {
 	if len(readyK) != 33 || len(readyV) != 32 {
 		return nil
 	}

@@ -3,7 +3,7 @@ package store
 import (
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // CopyPreview is what a broadcast's copies would be if it went out now: how many numbers get
@@ -35,7 +35,7 @@ func (s *Store) PreviewBroadcast(workspaceID, text string, optOutInstructions bo
 	if err != nil {
 		tmpl = Template{} // compose shows the text's own error; the copy would go as written
 	}
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *kv.Tx) error {
 		phones, err := resolveRecipients(tx, workspaceID, &t)
 		if err != nil {
 			return err

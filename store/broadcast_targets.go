@@ -5,9 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
-
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // BroadcastTargets are the sources of a broadcast's recipients: the union of Recipients, the
@@ -30,7 +29,7 @@ func (in *BroadcastInput) Targets() BroadcastTargets {
 // BroadcastTargetsOf returns what a broadcast was aimed at.
 func (s *Store) BroadcastTargetsOf(workspaceID, id string) (BroadcastTargets, error) {
 	var t BroadcastTargets
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		_, err := getJSON(tx.Bucket(bBroadcastTargets), wsKeyChecked(workspaceID, id), &t)
 		return err
 	})
@@ -39,7 +38,7 @@ func (s *Store) BroadcastTargetsOf(workspaceID, id string) (BroadcastTargets, er
 
 // checkTargets checks that every id of t is one of the workspace's groups or conversations; the
 // failures name the field, as every check of a request's workspace data does.
-func checkTargets(tx *bolt.Tx, workspaceID string, t *BroadcastTargets) (ValidationError, error) {
+func checkTargets(tx *kv.Tx, workspaceID string, t *BroadcastTargets) (ValidationError, error) {
 	var errs ValidationError
 	for _, f := range []struct {
 		name   string
@@ -63,7 +62,7 @@ func checkTargets(tx *bolt.Tx, workspaceID string, t *BroadcastTargets) (Validat
 }
 
 // resolveRecipients is the union of t's sources minus its exclusions, de-duplicated.
-func resolveRecipients(tx *bolt.Tx, workspaceID string, t *BroadcastTargets) ([]string, error) {
+func resolveRecipients(tx *kv.Tx, workspaceID string, t *BroadcastTargets) ([]string, error) {
 	set := map[string]bool{}
 	for _, r := range t.Recipients {
 		set[r] = true
@@ -147,7 +146,7 @@ func sortFieldErrors(errs ValidationError) {
 
 // checkText checks a text's merge tags against the workspace's custom properties: "" or the
 // message of a validation error on `text`.
-func checkText(tx *bolt.Tx, workspaceID, text string) (string, error) {
+func checkText(tx *kv.Tx, workspaceID, text string) (string, error) {
 	if !strings.Contains(text, "{{") {
 		return "", nil
 	}

@@ -159,6 +159,11 @@ var OAuthBuckets = struct {
 	GrantTokens: []byte("idx_oauth_grant_tokens"),
 }
 
+// setSources are the buckets the contacts list's kept sets are built from (index.Members): a
+// write set from another node that changes one of them makes the kept sets be rebuilt.
+var setSources = [][]byte{bGroups, bGroupMembers, bContactGroups, bOptOutPhone, bConvKey,
+	bContacts, bContactPhone, bContactPhoneRecent, bContactNums}
+
 // indexLayout names the buckets of the search and index engine.
 var indexLayout = index.Layout{
 	Nums:  bContactNums,
@@ -206,6 +211,9 @@ var (
 	metaDeletedContacts = []byte("contacts_deleted\x00")
 	// metaRequire2FA is set while a superuser requires two-factor for everyone.
 	metaRequire2FA = []byte("require_two_factor")
+	// metaAppliedIndex is the index of the last log entry the file holds, written with the
+	// entry's changes, when the store is a cluster's node.
+	metaAppliedIndex = []byte("raft_applied_index")
 	// metaReportBuild + workspace id: the workspace's report rollups are being built.
 	metaReportBuild = []byte("report_build\x00")
 	// metaPushDepth holds how many pushes wait in the push outbox.

@@ -3,7 +3,7 @@ package store
 import (
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // CarrierAccount is a carrier account an administrator connected in the browser: one per
@@ -42,7 +42,7 @@ func (s *Store) SaveCarrierAccount(a CarrierAccount) error {
 func (s *Store) CarrierAccountOf(carrier string) (CarrierAccount, bool, error) {
 	var a CarrierAccount
 	var ok bool
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		var err error
 		ok, err = getJSON(tx.Bucket(bCarrierAccounts), []byte(carrier), &a)
 		return err

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // CarrierExplanation says in plain words what a carrier error code means and what to do.
@@ -73,7 +73,7 @@ const FlagLandline = "landline"
 func numberFlagKey(workspaceID, phone string) []byte { return append(idKey(workspaceID), phone...) }
 
 // flagLandline records m's recipient as a landline when m's failure proves it.
-func flagLandline(tx *bolt.Tx, m *Message, at time.Time) error {
+func flagLandline(tx *kv.Tx, m *Message, at time.Time) error {
 	if m.To == "" || !landlineCode(m.ProviderErr) {
 		return nil
 	}
@@ -81,7 +81,7 @@ func flagLandline(tx *bolt.Tx, m *Message, at time.Time) error {
 		NumberFlag{Phone: m.To, Flag: FlagLandline, Code: CarrierErrorCode(m.ProviderErr), MessageID: m.ID, At: at})
 }
 
-func numberFlag(tx *bolt.Tx, workspaceID, phone string) (NumberFlag, bool) {
+func numberFlag(tx *kv.Tx, workspaceID, phone string) (NumberFlag, bool) {
 	var f NumberFlag
 	ok, err := getJSON(tx.Bucket(bNumberFlags), numberFlagKey(workspaceID, phone), &f)
 	return f, ok && err == nil
@@ -91,7 +91,7 @@ func numberFlag(tx *bolt.Tx, workspaceID, phone string) (NumberFlag, bool) {
 func (s *Store) NumberFlagOf(workspaceID, phone string) (NumberFlag, bool, error) {
 	var f NumberFlag
 	ok := false
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, valid := ParseID(workspaceID); valid {
 			f, ok = numberFlag(tx, workspaceID, phone)
 		}

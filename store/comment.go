@@ -3,7 +3,7 @@ package store
 import (
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Comment is an internal note on a conversation; it is never sent to the contact.
@@ -73,7 +73,7 @@ func (s *Store) CreateComment(workspaceID string, in CommentInput) (Comment, err
 // ConversationComments lists a conversation's comments, oldest first.
 func (s *Store) ConversationComments(workspaceID, conversationID string) ([]Comment, error) {
 	out := []Comment{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		for _, id := range idxIDs(tx.Bucket(bConvMessages), workspaceID, "c"+conversationID) {
 			var c Comment
 			if ok, err := getJSON(tx.Bucket(bComments), wsKey(workspaceID, id), &c); err != nil {

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Consent is one entry of a number's consent history: when and how the contact agreed to be
@@ -100,7 +100,7 @@ func (s *Store) CheckConsent(prefix string, in ConsentInput) ValidationError {
 }
 
 // addConsent appends an entry to phone's history in tx.
-func (s *Store) addConsent(tx *bolt.Tx, workspaceID, phone string, c Consent) error {
+func (s *Store) addConsent(tx *kv.Tx, workspaceID, phone string, c Consent) error {
 	c.ID, c.Phone, c.RecordedAt = s.NewID(), phone, s.Now()
 	if c.At.IsZero() {
 		c.At = c.RecordedAt
@@ -128,7 +128,7 @@ func (s *Store) AddConsent(workspaceID, userID, phone string, in ConsentInput) (
 // withdrawn, then by when it was recorded).
 func (s *Store) Consents(workspaceID, phone string) ([]Consent, error) {
 	out := []Consent{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok || phone == "" {
 			return nil
 		}
@@ -155,7 +155,7 @@ func (s *Store) Consents(workspaceID, phone string) ([]Consent, error) {
 // last among equals); false when the number has no history. The contacts export fills its
 // consentStatus, consentAt and consentSource columns from it.
 func (s *Store) LatestConsent(workspaceID, phone string) (c Consent, ok bool, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *kv.Tx) error {
 		c, ok, err = latestConsent(tx, workspaceID, phone)
 		return err
 	})
@@ -164,7 +164,7 @@ func (s *Store) LatestConsent(workspaceID, phone string) (c Consent, ok bool, er
 
 // latestConsent is LatestConsent in tx: entries are kept in recording order, so among equal
 // times the later one found wins.
-func latestConsent(tx *bolt.Tx, workspaceID, phone string) (Consent, bool, error) {
+func latestConsent(tx *kv.Tx, workspaceID, phone string) (Consent, bool, error) {
 	var latest Consent
 	found := false
 	if _, ok := ParseID(workspaceID); !ok || phone == "" {

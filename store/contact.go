@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // Address is a postal address of a contact.
@@ -324,7 +324,7 @@ func (s *Store) putContactWith(tx *wtx, c *Contact, old *Contact, buf *index.Imp
 }
 
 // contactIDByPhone is the id of the workspace's contact whose phone is phone, "" when none.
-func contactIDByPhone(tx *bolt.Tx, workspaceID, phone string) string {
+func contactIDByPhone(tx *kv.Tx, workspaceID, phone string) string {
 	if id, ok := indexLayout.PhoneID(tx, idKey(workspaceID), phone); ok {
 		return ulid.ULID(id).String()
 	}
@@ -337,16 +337,16 @@ func indexEntry(c *Contact) index.Entry {
 }
 
 // tenantOf is the installation's tenant id, which contact records leave out.
-func tenantOf(tx *bolt.Tx) string {
+func tenantOf(tx *kv.Tx) string {
 	return string(tx.Bucket(bMeta).Get(metaTenantID))
 }
 
-func getContact(tx *bolt.Tx, workspaceID, id string) (Contact, error) {
+func getContact(tx *kv.Tx, workspaceID, id string) (Contact, error) {
 	c, _, err := getContactNum(tx, workspaceID, id)
 	return c, err
 }
 
-func getContactNum(tx *bolt.Tx, workspaceID, id string) (Contact, uint32, error) {
+func getContactNum(tx *kv.Tx, workspaceID, id string) (Contact, uint32, error) {
 	u, ok := ParseID(id)
 	recs := index.WsBucket(tx, bContacts, idKey(workspaceID))
 	if !ok || recs == nil {
@@ -362,7 +362,7 @@ func getContactNum(tx *bolt.Tx, workspaceID, id string) (Contact, uint32, error)
 // Contact returns a contact by id.
 func (s *Store) Contact(workspaceID, id string) (Contact, error) {
 	var c Contact
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		var err error
 		c, err = getContact(tx, workspaceID, id)
 		return err
@@ -373,7 +373,7 @@ func (s *Store) Contact(workspaceID, id string) (Contact, error) {
 // ContactByPhone returns the workspace's contact with that phone.
 func (s *Store) ContactByPhone(workspaceID, phone string) (Contact, error) {
 	var c Contact
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		id := contactIDByPhone(tx, workspaceID, phone)
 		if id == "" {
 			return errorf(ErrNotFound, "contact not found")

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // Bulk actions of the contacts list: each call is one transaction over a chunk of ids (the
@@ -127,7 +127,7 @@ func (s *Store) ExportMessagesFor(workspaceID string, from, to time.Time, viewer
 	for {
 		batch = batch[:0]
 		var next []byte
-		err := s.db.View(func(tx *bolt.Tx) error {
+		err := s.view(func(tx *kv.Tx) error {
 			hidden, err := s.hiddenFrom(tx, workspaceID, viewer)
 			if err != nil {
 				return err

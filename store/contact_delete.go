@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // DeleteContact deletes the workspace's contact of phone: its record, its inbound channel, every
@@ -58,7 +58,7 @@ func (s *Store) DeleteContact(workspaceID, phone string, erase bool) (Contact, e
 
 // eraseConsents removes the consent history of phone: it describes the person being erased.
 // The opt-out itself stays in its own buckets, so the number stays opted out.
-func eraseConsents(tx *bolt.Tx, workspaceID, phone string) error {
+func eraseConsents(tx *kv.Tx, workspaceID, phone string) error {
 	b := tx.Bucket(bConsents)
 	var doomed [][]byte
 	if err := forEachPrefix(b, idxPrefix(workspaceID, phone), func(k, _ []byte) error {
@@ -79,7 +79,7 @@ func eraseConsents(tx *bolt.Tx, workspaceID, phone string) error {
 // recipients (kept as what each broadcast was aimed at, and read again when a scheduled one
 // starts) and the chunks of recipients a broadcast has still to queue, so nothing is sent to
 // the erased number later. A workspace has few broadcasts: a scan of its keys.
-func eraseBroadcastRefs(tx *bolt.Tx, workspaceID, phone string) error {
+func eraseBroadcastRefs(tx *kv.Tx, workspaceID, phone string) error {
 	ws := idKey(workspaceID)
 	targets := tx.Bucket(bBroadcastTargets)
 	var aimed [][]byte
@@ -290,7 +290,7 @@ func eraseConversations(tx *wtx, workspaceID, phone string) error {
 // dropMediaFetches removes the queued media fetches of the erased messages: their rows hold
 // the carrier's URLs of the contact's files. The queue holds only fetches not yet done (few),
 // so a scan.
-func dropMediaFetches(tx *bolt.Tx, workspaceID string, erased map[string]bool) error {
+func dropMediaFetches(tx *kv.Tx, workspaceID string, erased map[string]bool) error {
 	if len(erased) == 0 {
 		return nil
 	}
@@ -377,14 +377,14 @@ func eraseMessage(tx *wtx, workspaceID, convID, id string) error {
 // sequence (one per contact ever created) minus the contacts deleted.
 func (s *Store) CountAllContacts(workspaceID string) (int, error) {
 	n := 0
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		n = countAll(tx, workspaceID)
 		return nil
 	})
 	return n, err
 }
 
-func countAll(tx *bolt.Tx, workspaceID string) int {
+func countAll(tx *kv.Tx, workspaceID string) int {
 	ws := idKey(workspaceID)
 	nums := index.WsBucket(tx, bContactNums, ws)
 	if nums == nil {

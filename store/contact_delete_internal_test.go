@@ -8,15 +8,14 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // eachKV visits every key and value of every bucket, nested ones included.
-func eachKV(tx *bolt.Tx, fn func(bucket string, k, v []byte)) {
-	var walk func(name string, b *bolt.Bucket)
-	walk = func(name string, b *bolt.Bucket) {
+func eachKV(tx *kv.Tx, fn func(bucket string, k, v []byte)) {
+	var walk func(name string, b *kv.Bucket)
+	walk = func(name string, b *kv.Bucket) {
 		_ = b.ForEach(func(k, v []byte) error {
 			if v == nil {
 				if nb := b.Bucket(k); nb != nil {
@@ -28,7 +27,7 @@ func eachKV(tx *bolt.Tx, fn func(bucket string, k, v []byte)) {
 			return nil
 		})
 	}
-	_ = tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+	_ = tx.ForEach(func(name []byte, b *kv.Bucket) error {
 		walk(string(name), b)
 		return nil
 	})
@@ -108,7 +107,7 @@ func TestEraseLeavesNothingOfTheContact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.db.Update(func(tx *bolt.Tx) error {
+	if err := rawUpdate(s.DB(), func(tx *kv.Tx) error {
 		if err := tx.Bucket(bBroadcastPending).Put(pendingKey(w.ID, bc.ID, 7), []byte(other+","+phone)); err != nil {
 			return err
 		}
@@ -118,7 +117,7 @@ func TestEraseLeavesNothingOfTheContact(t *testing.T) {
 	}
 	// What the erasure must remove is there to remove.
 	filled := [][]byte{bConvEntries, bConvSnooze, bMediaFetch, bMedia, bMediaOwner, bMediaChunks, bMsgWords, bNumberFlags}
-	_ = s.db.View(func(tx *bolt.Tx) error {
+	_ = s.view(func(tx *kv.Tx) error {
 		for _, b := range filled {
 			if tx.Bucket(b).Stats().KeyN == 0 {
 				t.Errorf("before the erasure, bucket %s is empty", b)
@@ -133,7 +132,7 @@ func TestEraseLeavesNothingOfTheContact(t *testing.T) {
 		t.Fatal(err)
 	}
 	var num uint32
-	_ = s.db.View(func(tx *bolt.Tx) error { _, num, _ = getContactNum(tx, w.ID, c.ID); return nil })
+	_ = s.view(func(tx *kv.Tx) error { _, num, _ = getContactNum(tx, w.ID, c.ID); return nil })
 	depth := s.OutboxDepth()
 
 	if _, err := s.DeleteContact(w.ID, phone, true); err != nil {
@@ -146,7 +145,7 @@ func TestEraseLeavesNothingOfTheContact(t *testing.T) {
 		"conversation id": idKey(m.ConversationID), "comment id": idKey(cm.ID), "email": []byte("zeb@quux"),
 		"picture's id": idKey(pic.Message.ID), "reply sent later": idKey(later.ID), "carrier's media URL": []byte("MM1/Media"),
 		"message's own word": []byte("xylophonic")}
-	_ = s.db.View(func(tx *bolt.Tx) error {
+	_ = s.view(func(tx *kv.Tx) error {
 		eachKV(tx, func(bucket string, k, v []byte) {
 			for what, b := range doomed {
 				if bytes.Contains(k, b) || bytes.Contains(v, b) {
@@ -183,13 +182,13 @@ func TestEraseLeavesNothingOfTheContact(t *testing.T) {
 	if tg, _ := s.BroadcastTargetsOf(w.ID, bc.ID); !slices.Equal(tg.Recipients, []string{other}) {
 		t.Errorf("the scheduled broadcast's recipients after the erasure: %q, want only %s", tg.Recipients, other)
 	}
-	_ = s.db.View(func(tx *bolt.Tx) error {
+	_ = s.view(func(tx *kv.Tx) error {
 		if v := tx.Bucket(bBroadcastPending).Get(pendingKey(w.ID, bc.ID, 7)); string(v) != other {
 			t.Errorf("the pending chunk after the erasure: %q, want %s", v, other)
 		}
 		return nil
 	})
-	_ = s.db.View(func(tx *bolt.Tx) error {
+	_ = s.view(func(tx *kv.Tx) error {
 		for _, b := range []([]byte){bConvEntries, bConvSnooze, bMediaFetch, bMedia, bMediaOwner, bMediaChunks, bNumberFlags, bConsents} {
 			if n := tx.Bucket(b).Stats().KeyN; n != 0 {
 				t.Errorf("after the erasure, bucket %s holds %d keys", b, n)

@@ -3,7 +3,7 @@ package store
 import (
 	"bytes"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // ExportRow is one contact of an export with what its columns need besides the contact.
@@ -34,7 +34,7 @@ func (s *Store) ExportContacts(workspaceID string, f ContactFilter, fn func(Expo
 	}()
 	for {
 		rows = rows[:0]
-		err := s.db.View(func(tx *bolt.Tx) error {
+		err := s.view(func(tx *kv.Tx) error {
 			var err error
 			if sel == nil {
 				var ok bool
@@ -120,7 +120,7 @@ func (s *Store) ExportContacts(workspaceID string, f ContactFilter, fn func(Expo
 }
 
 // hasPrefix reports whether b holds a key starting with p.
-func hasPrefix(b *bolt.Bucket, p []byte) bool {
+func hasPrefix(b *kv.Bucket, p []byte) bool {
 	k, _ := b.Cursor().Seek(p)
 	return k != nil && bytes.HasPrefix(k, p)
 }

@@ -9,12 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
-
 	"switchboard/internal/benchgen"
 	"switchboard/internal/textfold"
 
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // TestImportSplitIndexesSettle imports with a recent part far smaller than the file, so that
@@ -48,7 +47,7 @@ func TestImportSplitIndexesSettle(t *testing.T) {
 			continue
 		}
 		var id string
-		s.db.View(func(tx *bolt.Tx) error { id = contactIDByPhone(tx, ws, r.phone); return nil })
+		s.view(func(tx *kv.Tx) error { id = contactIDByPhone(tx, ws, r.phone); return nil })
 		if id == "" {
 			t.Fatalf("row %d: no contact for %s", i+2, r.phone)
 		}
@@ -91,7 +90,7 @@ func TestImportSplitIndexesSettle(t *testing.T) {
 func checkSplitParts(t *testing.T, s *Store, workspaceID string) {
 	t.Helper()
 	ws := idKey(workspaceID)
-	s.db.View(func(tx *bolt.Tx) error {
+	s.view(func(tx *kv.Tx) error {
 		for _, top := range []index.Split{indexLayout.Phone, indexLayout.Email, indexLayout.Order, indexLayout.Terms} {
 			inRecent, inMain := int(index.WsBucket(tx, top.Recent, ws).Sequence()), countPrefix(index.WsBucket(tx, top.Main, ws), nil)
 			limit := s.idx.Bounds.RecentMax
@@ -157,7 +156,7 @@ func TestMigrateToRecentParts(t *testing.T) {
 		}
 		phones = append(phones, c.Phone)
 	}
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = rawUpdate(s.DB(), func(tx *kv.Tx) error {
 		for _, b := range [][]byte{bContactPhoneRecent, bContactEmailRecent, bContactOrderRecent, bContactTermsRecent, bContactSweep} {
 			if err := tx.DeleteBucket(b); err != nil {
 				return err

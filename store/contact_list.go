@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // ContactFilter narrows the contacts list, its export and its bulk actions. Zero values filter
@@ -43,13 +43,13 @@ type ContactPage struct {
 type contactSel struct {
 	*index.Selection
 	ws   []byte
-	recs *bolt.Bucket
+	recs *kv.Bucket
 }
 
 // rebind points sel at the buckets of another read transaction: its bitsets of nums stay
 // valid (a num never changes contact; a deleted one has an empty slot), so a long export or bulk
 // action resolves its filter once, not once per chunk. ok is false when the contacts are gone.
-func (sel *contactSel) rebind(tx *bolt.Tx) bool {
+func (sel *contactSel) rebind(tx *kv.Tx) bool {
 	sel.recs = index.WsBucket(tx, bContacts, sel.ws)
 	return sel.recs != nil && sel.Rebind(tx, contactText(sel.recs))
 }
@@ -73,7 +73,7 @@ func cursorError(err error) error {
 // opted-out numbers, conversation addresses), never a decode of every contact; a search is the
 // set of its matches, built from the postings. ok is false when the workspace has no contacts;
 // an unknown group is ErrNotFound.
-func (s *Store) selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter) (*contactSel, bool, error) {
+func (s *Store) selectContacts(tx *kv.Tx, workspaceID string, f ContactFilter) (*contactSel, bool, error) {
 	ws := idKey(workspaceID)
 	if f.GroupID != "" {
 		if _, err := getGroup(tx, workspaceID, f.GroupID); err != nil {
@@ -168,7 +168,7 @@ func (s *Store) selectContacts(tx *bolt.Tx, workspaceID string, f ContactFilter)
 // the page before, "" for the first), with the number of every match.
 func (s *Store) ListContacts(workspaceID string, f ContactFilter, cursor string, limit int) (ContactPage, error) {
 	page := ContactPage{Contacts: []Contact{}}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		sel, ok, err := s.selectContacts(tx, workspaceID, f)
 		if err != nil || !ok {
 			return err
@@ -240,7 +240,7 @@ func (s *Store) ContactIDs(workspaceID string, f ContactFilter, chunk int, fn fu
 	cursor := ""
 	for {
 		var ids []string
-		err := s.db.View(func(tx *bolt.Tx) error {
+		err := s.view(func(tx *kv.Tx) error {
 			if sel == nil {
 				var ok bool
 				var err error

@@ -9,9 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
-
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // patchFix is a workspace with its number, 60 contacts (+1415556 00xx, in creation order in
@@ -137,7 +136,7 @@ func (f *patchFix) key(kind index.SetKind) index.SetKey {
 // before patched it rather than leaving it to be rebuilt.
 func (f *patchFix) kept(kind index.SetKind) bool {
 	ok := false
-	_ = f.s.db.View(func(tx *bolt.Tx) error {
+	_ = f.s.view(func(tx *kv.Tx) error {
 		_, ok = f.s.idx.KeptSet(tx, f.key(kind))
 		return nil
 	})

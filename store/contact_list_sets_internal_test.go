@@ -4,16 +4,15 @@ import (
 	"errors"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
-
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // phoneNum is the num holding phone.
 func (f *patchFix) phoneNum(t *testing.T, phone string) uint32 {
 	t.Helper()
 	var n uint32
-	err := f.s.db.View(func(tx *bolt.Tx) error {
+	err := f.s.view(func(tx *kv.Tx) error {
 		v := index.ReadSplit(tx, indexLayout.Phone, idKey(f.ws)).Get([]byte(phone))
 		if len(v) != 4 {
 			return errors.New("no contact has " + phone)
@@ -35,10 +34,11 @@ func TestPatchedSetsKeepEachReadersSnapshot(t *testing.T) {
 	f := newPatchFix(t)
 	k := f.key(index.SetOptedOut)
 	n := f.phoneNum(t, f.phones[3])
-	old, err := f.s.db.Begin(false)
+	oldTx, err := f.s.DB().Begin(false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	old := kv.Wrap(oldTx, 0, nil)
 	held, ok := f.s.idx.KeptSet(old, k)
 	if !ok {
 		t.Fatal("the opted-out set is not kept after a read")
@@ -55,8 +55,8 @@ func TestPatchedSetsKeepEachReadersSnapshot(t *testing.T) {
 	if f.s.idx.KeepSet(old, k, index.NewSet(100)) {
 		t.Error("a set built from the snapshot before the write replaced the patched one")
 	}
-	_ = old.Rollback()
-	_ = f.s.db.View(func(tx *bolt.Tx) error {
+	_ = oldTx.Rollback()
+	_ = f.s.view(func(tx *kv.Tx) error {
 		if s, ok := f.s.idx.KeptSet(tx, k); !ok || !s.Has(n) {
 			t.Errorf("a reader after the write: kept %v, has the opted-out num %v; want both", ok, ok && s.Has(n))
 		}
@@ -76,7 +76,7 @@ func TestRolledBackWriteLeavesTheKeptSets(t *testing.T) {
 	n5, n6 := f.phoneNum(t, f.phones[5]), f.phoneNum(t, f.phones[6])
 	kept := func() index.Set {
 		var s index.Set
-		_ = f.s.db.View(func(tx *bolt.Tx) error { s, _ = f.s.idx.KeptSet(tx, k); return nil })
+		_ = f.s.view(func(tx *kv.Tx) error { s, _ = f.s.idx.KeptSet(tx, k); return nil })
 		return s
 	}
 	before := kept()
@@ -121,19 +121,19 @@ func TestReaderBetweenCommitAndPatch(t *testing.T) {
 	k := f.key(index.SetOptedOut)
 	write := func(phone string, meanwhile func()) {
 		t.Helper()
-		tx := beginWrite(t, f.s)
+		tx, btx := beginWrite(t, f.s)
 		tx.OnCommit(meanwhile) // registered first, so it runs before the patch
 		if _, _, err := f.s.createOptOut(tx, f.ws, "", phone, OptOutAdmin, optOutSource{}); err != nil {
 			t.Fatal(err)
 		}
 		tx.settleSets()
-		if err := tx.Commit(); err != nil {
+		if err := btx.Commit(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	n := f.phoneNum(t, f.phones[7])
 	write(f.phones[7], func() {
-		_ = f.s.db.View(func(tx *bolt.Tx) error {
+		_ = f.s.view(func(tx *kv.Tx) error {
 			if s, ok := f.s.idx.KeptSet(tx, k); ok && !s.Has(n) {
 				t.Error("a reader between the commit and the patch used a set without the write")
 			}

@@ -26,9 +26,9 @@ func BenchmarkContactsListAfterWrite100k(b *testing.B) {
 	var ids []string
 	err = s.ContactIDs(db.workspace, ContactFilter{GroupID: db.group}, 5, func(chunk []string) error {
 		ids = append(ids, chunk...)
-		return errStop
+		return errBenchStop
 	})
-	if err != nil && err != errStop {
+	if err != nil && err != errBenchStop {
 		b.Fatal(err)
 	}
 	member, err := s.Contact(db.workspace, ids[0])
@@ -102,4 +102,4 @@ type stopErr struct{}
 
 func (stopErr) Error() string { return "stop" }
 
-var errStop error = stopErr{}
+var errBenchStop error = stopErr{}

@@ -5,7 +5,7 @@ import (
 	"container/heap"
 
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // ContactMessages returns a page of the messages of every conversation phone is in — its 1:1
@@ -27,7 +27,7 @@ func (s *Store) ContactMessagesFor(workspaceID, phone, before string, limit int,
 	if limit < 1 {
 		return out, next, nil
 	}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}
@@ -94,7 +94,7 @@ func (s *Store) ContactMessagesFor(workspaceID, phone, before string, limit int,
 // threadScan walks one conversation's message keys (workspace | 0 | conversation | 0 | message
 // id) newest first; id is the message id it stands on, copied out of the transaction's memory.
 type threadScan struct {
-	c  *bolt.Cursor
+	c  *kv.Cursor
 	p  []byte
 	id []byte
 }

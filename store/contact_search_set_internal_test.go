@@ -5,9 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
-
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // A search in the list takes every plan of its set — postings alone, the records checked once
@@ -62,7 +61,7 @@ func TestSearchSetEveryPlan(t *testing.T) {
 		for _, q := range queries {
 			pq := index.ParseQuery(q)
 			want := map[string]bool{}
-			err := s.db.View(func(tx *bolt.Tx) error {
+			err := rawView(s.DB(), func(tx *kv.Tx) error {
 				c := index.WsBucket(tx, bContacts, idKey(w.ID)).Cursor()
 				for k, v := c.First(); k != nil; k, v = c.Next() {
 					if len(k) != 16 {

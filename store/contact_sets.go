@@ -3,9 +3,8 @@ package store
 import (
 	"bytes"
 
-	bolt "go.etcd.io/bbolt"
-
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // The contacts list's set filters (a group, opted out, has a conversation) are kept by the
@@ -37,7 +36,7 @@ func convChanged(tx *wtx, workspaceID string, addrs []string, created bool) {
 // setMembers answers the engine's questions about the members of a kept set from the store's
 // records and indexes, as the write transaction leaves them.
 var setMembers = index.Members{
-	Num: func(tx *bolt.Tx, ws []byte, id [16]byte) (uint32, bool) {
+	Num: func(tx *kv.Tx, ws []byte, id [16]byte) (uint32, bool) {
 		recs := index.WsBucket(tx, bContacts, ws)
 		if recs == nil {
 			return 0, false
@@ -45,12 +44,12 @@ var setMembers = index.Members{
 		n, err := recordNum(recs.Get(id[:]))
 		return n, err == nil
 	},
-	InGroup: func(tx *bolt.Tx, ws []byte, group string, id [16]byte) bool {
+	InGroup: func(tx *kv.Tx, ws []byte, group string, id [16]byte) bool {
 		// A membership is a key with an empty value: Get cannot tell it from none.
 		k := append(append(bytes.Clone(ws), idKey(group)...), id[:]...)
 		return hasKey(tx.Bucket(bGroupMembers), k)
 	},
-	HasPhone: func(tx *bolt.Tx, ws []byte, kind index.SetKind, phone string) bool {
+	HasPhone: func(tx *kv.Tx, ws []byte, kind index.SetKind, phone string) bool {
 		if kind == index.SetOptedOut {
 			return idxHas(tx.Bucket(bOptOutPhone), ws, phone)
 		}
@@ -62,7 +61,7 @@ var setMembers = index.Members{
 }
 
 // idxHas reports whether an id is indexed under exactly term (idxFirst with the workspace's key).
-func idxHas(b *bolt.Bucket, ws []byte, term string) bool {
+func idxHas(b *kv.Bucket, ws []byte, term string) bool {
 	p := make([]byte, 0, len(ws)+len(term)+2)
 	p = append(append(append(append(p, ws...), 0), term...), 0)
 	k, _ := b.Cursor().Seek(p)
@@ -70,7 +69,7 @@ func idxHas(b *bolt.Bucket, ws []byte, term string) bool {
 }
 
 // contactText reads contacts' text for the engine from recs, a workspace's records bucket.
-func contactText(recs *bolt.Bucket) index.TextFunc {
+func contactText(recs *kv.Bucket) index.TextFunc {
 	return func(id [16]byte) (index.Text, bool) {
 		v := recs.Get(id[:])
 		if v == nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Conversation is a thread between one outbound number and one or more contact addresses.
@@ -75,7 +75,7 @@ func convAddrTerm(addrs string) string      { return "a" + addrs }
 func convMemberTerm(addr string) string     { return "m" + addr }
 
 // putMemberTerms indexes a group conversation under each of its addresses; a 1:1 one needs none.
-func putMemberTerms(idx *bolt.Bucket, c *Conversation) error {
+func putMemberTerms(idx *kv.Bucket, c *Conversation) error {
 	if !c.IsGroup() {
 		return nil
 	}
@@ -89,7 +89,7 @@ func putMemberTerms(idx *bolt.Bucket, c *Conversation) error {
 
 // phoneConversationIDs lists every conversation phone is in: its 1:1 conversations (one per
 // number of the workspace that texted it) and the group conversations it is a member of.
-func phoneConversationIDs(tx *bolt.Tx, workspaceID, phone string) []string {
+func phoneConversationIDs(tx *kv.Tx, workspaceID, phone string) []string {
 	idx := tx.Bucket(bConvKey)
 	return append(idxIDs(idx, workspaceID, convAddrTerm(phone)), idxIDs(idx, workspaceID, convMemberTerm(phone))...)
 }
@@ -100,7 +100,7 @@ func (s *Store) CreateConversation(workspaceID, from, to string) (Conversation, 
 	// The common case, an existing pair, is a read-only transaction.
 	var conv Conversation
 	var found bool
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok, err := activeNumber(tx, workspaceID, from); err != nil || !ok {
 			if err == nil {
 				err = fromNumberError(from)
@@ -140,7 +140,7 @@ func (s *Store) CreateConversation(workspaceID, from, to string) (Conversation, 
 // conversation record: an existing pair is answered from the index alone.
 func (s *Store) LookupConversation(userID, workspaceID, from, to string) (string, error) {
 	var id string
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if err := authorize(tx, workspaceID, userID); err != nil {
 			return err
 		}
@@ -165,7 +165,7 @@ func (s *Store) LookupConversation(userID, workspaceID, from, to string) (string
 	return id, err
 }
 
-func findConversation(tx *bolt.Tx, workspaceID, from, addrs string) (Conversation, bool, error) {
+func findConversation(tx *kv.Tx, workspaceID, from, addrs string) (Conversation, bool, error) {
 	var c Conversation
 	id := idxFirst(tx.Bucket(bConvKey), workspaceID, convKeyTerm(from, addrs))
 	if id == "" {
@@ -226,7 +226,7 @@ func (s *Store) conversationWith(tx *wtx, workspaceID string, n PhoneNumber, add
 
 // touchConversation records activity (moving the conversation in the inbox's activity index);
 // an inbound message reopens the conversation.
-func touchConversation(tx *bolt.Tx, c *Conversation, at time.Time, inbound bool) error {
+func touchConversation(tx *kv.Tx, c *Conversation, at time.Time, inbound bool) error {
 	if err := deleteActivity(tx, c); err != nil {
 		return err
 	}
@@ -251,7 +251,7 @@ func touchConversation(tx *bolt.Tx, c *Conversation, at time.Time, inbound bool)
 
 // latestConversationWith returns the id of the workspace's 1:1 conversation with phone that
 // had the latest activity, or "".
-func latestConversationWith(tx *bolt.Tx, workspaceID, phone string) (string, error) {
+func latestConversationWith(tx *kv.Tx, workspaceID, phone string) (string, error) {
 	best, bestAt := "", time.Time{}
 	for _, id := range idxIDs(tx.Bucket(bConvKey), workspaceID, convAddrTerm(phone)) {
 		var c Conversation
@@ -276,7 +276,7 @@ func latestConversationWith(tx *bolt.Tx, workspaceID, phone string) (string, err
 // Conversation returns a conversation by id.
 func (s *Store) Conversation(workspaceID, id string) (Conversation, error) {
 	var c Conversation
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		ok, err := getJSON(tx.Bucket(bConversations), wsKey(workspaceID, id), &c)
 		if err == nil && !ok {
 			err = errorf(ErrNotFound, "conversation not found")
@@ -289,7 +289,7 @@ func (s *Store) Conversation(workspaceID, id string) (Conversation, error) {
 // CountConversations counts a workspace's conversations.
 func (s *Store) CountConversations(workspaceID string) (int, error) {
 	n := 0
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}
@@ -308,7 +308,7 @@ func (s *Store) ContactConversations(workspaceID, phone string) ([]Conversation,
 // may not see.
 func (s *Store) ContactConversationsFor(workspaceID, phone, viewer string) ([]Conversation, error) {
 	out := []Conversation{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}
@@ -362,11 +362,11 @@ func activityKey(c *Conversation) []byte {
 	return append(k, idKey(c.ID)...)
 }
 
-func putActivity(tx *bolt.Tx, c *Conversation) error {
+func putActivity(tx *kv.Tx, c *Conversation) error {
 	return tx.Bucket(bConvActivity).Put(activityKey(c), activityValue(tx, c))
 }
 
-func deleteActivity(tx *bolt.Tx, c *Conversation) error {
+func deleteActivity(tx *kv.Tx, c *Conversation) error {
 	return tx.Bucket(bConvActivity).Delete(activityKey(c))
 }
 

@@ -1,7 +1,7 @@
 package store
 
 import (
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // The conversation webhook events: conversation.assigned when someone (a person, a rule,
@@ -31,7 +31,7 @@ type ConversationPayload struct {
 	WorkspaceID     string   `json:"workspaceId"`
 }
 
-func conversationPayload(tx *bolt.Tx, c *Conversation, assignee, by string) ConversationPayload {
+func conversationPayload(tx *kv.Tx, c *Conversation, assignee, by string) ConversationPayload {
 	p := ConversationPayload{AssignedUserIDs: orEmpty(c.AssignedUserIDs), Assignee: assignee, By: by, From: c.From,
 		ID: c.ID, Labels: orEmpty(c.Labels), Status: c.Status, To: c.InboundChannelAddresses,
 		UpdatedAt: FormatTime(c.UpdatedAt), WorkspaceID: c.WorkspaceID}

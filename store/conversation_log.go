@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Conversation entries are the thread's record of triage: who changed the status, the
@@ -142,7 +142,7 @@ func diff(before, after []string) (added, removed []string) {
 // ConversationEntries lists a conversation's activity entries, oldest first.
 func (s *Store) ConversationEntries(workspaceID, conversationID string) ([]ConversationEntry, error) {
 	out := []ConversationEntry{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		for _, id := range idxIDs(tx.Bucket(bConvMessages), workspaceID, entryTerm(conversationID)) {
 			var e ConversationEntry
 			if ok, err := getJSON(tx.Bucket(bConvEntries), wsKey(workspaceID, id), &e); err != nil {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Daily cap per number: a number may have a cap on the texts it sends per day (0 = none),
@@ -37,7 +37,7 @@ func (s *Store) SetNumberDailyCap(workspaceID, id string, cap int) (PhoneNumber,
 // contains at.
 func (s *Store) SentOnDay(workspaceID, numberID string, at time.Time) (int, error) {
 	var count int
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		w, err := getWorkspace(tx, workspaceID)
 		if err != nil {
 			return err
@@ -78,7 +78,7 @@ func newDayCounter(limit int, numberID string, loc *time.Location, now time.Time
 		room: dayStart(now, 0, loc)}
 }
 
-func (c *dayCounter) count(tx *bolt.Tx, t time.Time) (int, string) {
+func (c *dayCounter) count(tx *kv.Tx, t time.Time) (int, string) {
 	k := string(dayKey(c.number, t, c.loc))
 	n, ok := c.counts[k]
 	if !ok {
@@ -88,7 +88,7 @@ func (c *dayCounter) count(tx *bolt.Tx, t time.Time) (int, string) {
 	return n, k
 }
 
-func (c *dayCounter) full(tx *bolt.Tx, t time.Time) (bool, error) {
+func (c *dayCounter) full(tx *kv.Tx, t time.Time) (bool, error) {
 	n, _ := c.count(tx, t)
 	return n >= c.limit, nil
 }
@@ -96,7 +96,7 @@ func (c *dayCounter) full(tx *bolt.Tx, t time.Time) (bool, error) {
 func (c *dayCounter) nextDay(t time.Time) time.Time { return dayStart(t, 1, c.loc) }
 
 // firstRoom is t when its day has room, else the start of the first later day with room.
-func (c *dayCounter) firstRoom(tx *bolt.Tx, t time.Time) (time.Time, bool, error) {
+func (c *dayCounter) firstRoom(tx *kv.Tx, t time.Time) (time.Time, bool, error) {
 	moved := false
 	if c.room.After(t) {
 		t, moved = c.room, true
@@ -118,7 +118,7 @@ func (c *dayCounter) add(t time.Time) {
 
 // flush writes the changed days, and drops the number's days before yesterday: nothing counts
 // toward them any more.
-func (c *dayCounter) flush(tx *bolt.Tx, now time.Time) error {
+func (c *dayCounter) flush(tx *kv.Tx, now time.Time) error {
 	b := tx.Bucket(bNumberDaySends)
 	for k := range c.dirty {
 		if err := b.Put([]byte(k), encodeUint(uint64(c.counts[k]))); err != nil {
@@ -129,7 +129,7 @@ func (c *dayCounter) flush(tx *bolt.Tx, now time.Time) error {
 	return dropOldDays(b, c.number, dayKey(c.number, dayStart(now, -1, c.loc), c.loc))
 }
 
-func dropOldDays(b *bolt.Bucket, number, before []byte) error {
+func dropOldDays(b *kv.Bucket, number, before []byte) error {
 	var old [][]byte
 	cur := b.Cursor()
 	for k, _ := cur.Seek(number); k != nil && len(k) == 24 && string(k[:16]) == string(number) && string(k) < string(before); k, _ = cur.Next() {
@@ -145,7 +145,7 @@ func dropOldDays(b *bolt.Bucket, number, before []byte) error {
 
 // countSend counts a message that is not a broadcast copy toward its number's day (the day it is
 // due), when the number has a cap. It reads the number only for such messages.
-func countSend(tx *bolt.Tx, m *Message, due time.Time) error {
+func countSend(tx *kv.Tx, m *Message, due time.Time) error {
 	var n struct {
 		DailyCap int `json:"dailyCap"`
 	}
@@ -163,7 +163,7 @@ func countSend(tx *bolt.Tx, m *Message, due time.Time) error {
 
 // uncountCopies gives back the places of cancelled broadcast copies that had not gone: ready
 // ones counted today, held ones on the day they were due.
-func uncountCopies(tx *bolt.Tx, workspaceID, numberID string, now time.Time, ready int, held []time.Time) error {
+func uncountCopies(tx *kv.Tx, workspaceID, numberID string, now time.Time, ready int, held []time.Time) error {
 	if ready == 0 && len(held) == 0 {
 		return nil
 	}

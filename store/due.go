@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"switchboard/automation"
-
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // The automations' due-time queue. What must happen later — the conversation.unanswered rules
@@ -64,7 +63,7 @@ type dueEntry struct {
 // and when the next one is due (zero when none waits).
 func (s *Store) RunDue(now time.Time, max int) (done int, next time.Time, err error) {
 	// Nothing due is the common case: a read transaction answers it.
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *kv.Tx) error {
 		if k, _ := tx.Bucket(bAutoDue).Cursor().First(); len(k) >= 8 {
 			next = time.Unix(0, int64(binary.BigEndian.Uint64(k[:8])))
 		}
@@ -201,16 +200,16 @@ func (s *Store) dueFire(tx *wtx, ws, convID string, entries []dueEntry, now time
 }
 
 // lastInbound is the conversation's newest inbound message (nil when none among its last 50).
-func lastInbound(tx *bolt.Tx, ws, convID string) *Message {
+func lastInbound(tx *kv.Tx, ws, convID string) *Message {
 	return lastMessageWhere(tx, ws, convID, func(m *Message) bool { return !m.Outbound })
 }
 
 // lastOutbound is the conversation's newest outbound message (nil when none among its last 50).
-func lastOutbound(tx *bolt.Tx, ws, convID string) *Message {
+func lastOutbound(tx *kv.Tx, ws, convID string) *Message {
 	return lastMessageWhere(tx, ws, convID, func(m *Message) bool { return m.Outbound })
 }
 
-func lastMessageWhere(tx *bolt.Tx, ws, convID string, keep func(*Message) bool) *Message {
+func lastMessageWhere(tx *kv.Tx, ws, convID string, keep func(*Message) bool) *Message {
 	var out *Message
 	p := idxPrefix(ws, convID)
 	seen := 0

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // EmailChangeTTL is how long the link that confirms a new e-mail address works.
@@ -76,7 +76,7 @@ func (s *Store) RequestEmailChange(userID, email string, now time.Time, notice *
 
 // getEmailChange reads the change a link's token is for; a used, expired or unknown one is
 // ErrNotFound.
-func getEmailChange(tx *bolt.Tx, plain string, now time.Time) (emailChange, error) {
+func getEmailChange(tx *kv.Tx, plain string, now time.Time) (emailChange, error) {
 	var ch emailChange
 	ok, err := getJSON(tx.Bucket(bEmailChange), HashToken(plain), &ch)
 	if err == nil && (!ok || !now.Before(ch.ExpiresAt)) {
@@ -89,7 +89,7 @@ func getEmailChange(tx *bolt.Tx, plain string, now time.Time) (emailChange, erro
 func (s *Store) EmailChangeFor(plain string, now time.Time) (User, string, error) {
 	var u User
 	var ch emailChange
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		var err error
 		if ch, err = getEmailChange(tx, plain, now); err != nil {
 			return err
@@ -105,7 +105,7 @@ func (s *Store) EmailChangeFor(plain string, now time.Time) (User, string, error
 // none), and until when its link works.
 func (s *Store) PendingEmailChange(userID string, now time.Time) (string, time.Time, error) {
 	var ch emailChange
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		return tx.Bucket(bEmailChange).ForEach(func(_, v []byte) error {
 			var c emailChange
 			if err := jsonUnmarshal(v, &c); err != nil {
@@ -146,7 +146,7 @@ func (s *Store) ConfirmEmailChange(plain string, now time.Time) (User, error) {
 
 // setEmail moves u to email inside tx, its index entry with it (the caller checked the address
 // is free).
-func (s *Store) setEmail(tx *bolt.Tx, u *User, email string) error {
+func (s *Store) setEmail(tx *kv.Tx, u *User, email string) error {
 	if err := tx.Bucket(bUserEmail).Delete([]byte(strings.ToLower(u.Email))); err != nil {
 		return err
 	}

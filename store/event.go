@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Webhook event names: what a subscription subscribes to.
@@ -175,7 +175,7 @@ type CallPayload struct {
 // Event returns a recorded event (with its payload) by id.
 func (s *Store) Event(id string) (Event, error) {
 	var ev Event
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(id); !ok {
 			return errorf(ErrNotFound, "event not found")
 		}

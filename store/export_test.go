@@ -3,9 +3,8 @@ package store
 import (
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
-
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // BulkContacts inserts contacts in write transactions of a few hundred, as an import does, so
@@ -43,7 +42,7 @@ func BulkContacts(s *Store, workspaceID string, ins []ContactInput) ([]Contact, 
 func RecordedEvents(s *Store, workspaceID, name string) ([]Event, []Delivery, error) {
 	var events []Event
 	var deliveries []Delivery
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		ids := map[string]bool{}
 		if err := tx.Bucket(bEvents).ForEach(func(_, v []byte) error {
 			var ev Event
@@ -76,7 +75,7 @@ func RecordedEvents(s *Store, workspaceID, name string) ([]Event, []Delivery, er
 // before it — schema 1's for these buckets — and sets the version to 2:
 // no installation-wide number index, the outbox keyed priority|message id → ws|message id,
 // broadcasts without an outstanding count, messages without their number id.
-func DowngradeToSchema1(tx *bolt.Tx) error {
+func DowngradeToSchema1(tx *kv.Tx) error {
 	if err := tx.DeleteBucket(bNumberGlobal); err != nil {
 		return err
 	}
@@ -127,7 +126,7 @@ func DowngradeToSchema1(tx *bolt.Tx) error {
 }
 
 // PutRawNumber writes a number record and its workspace index entry only, as schema 1 did.
-func PutRawNumber(tx *bolt.Tx, n PhoneNumber) error {
+func PutRawNumber(tx *kv.Tx, n PhoneNumber) error {
 	if err := tx.Bucket(bNumberPhone).Put(idxKey(n.WorkspaceID, n.Phone, n.ID), nil); err != nil {
 		return err
 	}
@@ -137,7 +136,7 @@ func PutRawNumber(tx *bolt.Tx, n PhoneNumber) error {
 // LeavePending writes recipients as a pending fan-out chunk of a broadcast and marks it fanning
 // out, as a crash between two fan-out transactions leaves it.
 func LeavePending(s *Store, workspaceID, id string, recipients []string) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return rawUpdate(s.DB(), func(tx *kv.Tx) error {
 		var b Broadcast
 		if _, err := getJSON(tx.Bucket(bBroadcasts), wsKey(workspaceID, id), &b); err != nil {
 			return err
@@ -186,7 +185,7 @@ func SetSearchBounds(s *Store, verify, tinyWalk int) (restore func()) {
 // PostingsEntries is how many entries the workspace's postings hold, all terms together.
 func PostingsEntries(s *Store, workspaceID string) (int, error) {
 	n := 0
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		b := index.ReadSplit(tx, indexLayout.Terms, idKey(workspaceID))
 		if !b.Exists() {
 			return nil

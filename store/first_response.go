@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"switchboard/automation"
-
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // A conversation waits for an answer from the contact's first text not answered yet
@@ -78,7 +77,7 @@ func (s *Store) startWait(tx *wtx, r *routing, c *Conversation, loc *time.Locati
 }
 
 // answered ends c's wait: an answer went, or it was closed. The caller writes c.
-func answered(tx *bolt.Tx, c *Conversation) error {
+func answered(tx *kv.Tx, c *Conversation) error {
 	if c.FirstResponseDue != nil {
 		if err := tx.Bucket(bOverdue).Delete(overdueKey(c)); err != nil {
 			return err
@@ -122,7 +121,7 @@ const maxOverdueList = 10_000
 // (and f's other filters), newest activity first, with the cursor of the next page.
 func (s *Store) OverdueInbox(workspaceID string, f InboxFilter) ([]InboxItem, string, error) {
 	now := s.Now()
-	return s.setInbox(workspaceID, f, func(tx *bolt.Tx) []inboxRef {
+	return s.setInbox(workspaceID, f, func(tx *kv.Tx) []inboxRef {
 		var refs []inboxRef
 		p := idKey(workspaceID)
 		end := binary.BigEndian.AppendUint64(bytes.Clone(p), uint64(now.UnixNano()))

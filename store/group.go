@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Group is a named set of a workspace's contacts: broadcasts target and exclude
@@ -66,7 +66,7 @@ func (s *Store) CreateGroup(workspaceID, name string) (Group, error) {
 	return g, err
 }
 
-func (s *Store) insertGroup(tx *bolt.Tx, workspaceID, name string) (Group, error) {
+func (s *Store) insertGroup(tx *kv.Tx, workspaceID, name string) (Group, error) {
 	now := s.Now()
 	g := Group{ID: s.NewID(), WorkspaceID: workspaceID, Name: name, CreatedAt: now, UpdatedAt: now}
 	if err := tx.Bucket(bGroupName).Put(idxKey(workspaceID, groupNameTerm(name), g.ID), nil); err != nil {
@@ -75,7 +75,7 @@ func (s *Store) insertGroup(tx *bolt.Tx, workspaceID, name string) (Group, error
 	return g, putJSON(tx.Bucket(bGroups), wsKey(workspaceID, g.ID), g)
 }
 
-func getGroup(tx *bolt.Tx, workspaceID, id string) (Group, error) {
+func getGroup(tx *kv.Tx, workspaceID, id string) (Group, error) {
 	var g Group
 	ok, err := getJSON(tx.Bucket(bGroups), wsKeyChecked(workspaceID, id), &g)
 	if err == nil && !ok {
@@ -87,7 +87,7 @@ func getGroup(tx *bolt.Tx, workspaceID, id string) (Group, error) {
 // Group returns a group by id.
 func (s *Store) Group(workspaceID, id string) (Group, error) {
 	var g Group
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		var err error
 		g, err = getGroup(tx, workspaceID, id)
 		return err
@@ -98,7 +98,7 @@ func (s *Store) Group(workspaceID, id string) (Group, error) {
 // GroupByName returns the group with that name (case-insensitive).
 func (s *Store) GroupByName(workspaceID, name string) (Group, error) {
 	var g Group
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok {
 			return errorf(ErrNotFound, "group not found")
 		}
@@ -116,7 +116,7 @@ func (s *Store) GroupByName(workspaceID, name string) (Group, error) {
 // Groups lists a workspace's groups by name.
 func (s *Store) Groups(workspaceID string) ([]Group, error) {
 	out := []Group{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}
@@ -128,7 +128,7 @@ func (s *Store) Groups(workspaceID string) ([]Group, error) {
 }
 
 // groupsIndexed returns the groups whose ids end the index keys under prefix, in key order.
-func groupsIndexed(tx *bolt.Tx, workspaceID string, index, prefix []byte) ([]Group, error) {
+func groupsIndexed(tx *kv.Tx, workspaceID string, index, prefix []byte) ([]Group, error) {
 	out := []Group{}
 	err := forEachPrefix(tx.Bucket(index), prefix, func(k, _ []byte) error {
 		g, err := getGroup(tx, workspaceID, idFromKey(k))
@@ -290,7 +290,7 @@ func (s *Store) RemoveFromGroup(workspaceID, groupID, contactID string) (bool, e
 // GroupMemberIDs lists the contact ids of a group, in id order.
 func (s *Store) GroupMemberIDs(workspaceID, groupID string) ([]string, error) {
 	var ids []string
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, err := getGroup(tx, workspaceID, groupID); err != nil {
 			return err
 		}
@@ -300,7 +300,7 @@ func (s *Store) GroupMemberIDs(workspaceID, groupID string) ([]string, error) {
 	return ids, err
 }
 
-func groupMembers(tx *bolt.Tx, workspaceID, groupID string) []string {
+func groupMembers(tx *kv.Tx, workspaceID, groupID string) []string {
 	var ids []string
 	p := append(idKey(workspaceID), idKey(groupID)...)
 	c := tx.Bucket(bGroupMembers).Cursor()
@@ -313,7 +313,7 @@ func groupMembers(tx *bolt.Tx, workspaceID, groupID string) []string {
 // ContactGroups lists the groups a contact is in, by name.
 func (s *Store) ContactGroups(workspaceID, contactID string) ([]Group, error) {
 	out := []Group{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}
@@ -331,7 +331,7 @@ func (s *Store) ContactGroups(workspaceID, contactID string) ([]Group, error) {
 // group that may hold 100,000 members without reading them all.
 func (s *Store) GroupMemberIDsFirst(workspaceID, groupID string, limit int) ([]string, error) {
 	ids := []string{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, err := getGroup(tx, workspaceID, groupID); err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // openGroup returns a group commit over a fresh database file, writing through the store's own
@@ -23,10 +24,11 @@ func openGroup(t *testing.T) (*groupCommit, *bolt.DB) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if err := db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("b")); return err }); err != nil {
+	if err := rawUpdate(db, func(tx *kv.Tx) error { _, err := tx.CreateBucket([]byte("b")); return err }); err != nil {
 		t.Fatal(err)
 	}
-	s := &Store{db: db, idx: index.New(&indexLayout, setMembers, index.DefaultBounds(ImportBatchSize))}
+	s := &Store{idx: index.New(&indexLayout, setMembers, index.DefaultBounds(ImportBatchSize))}
+	s.h.Store(newHandle(db, 0))
 	return &groupCommit{write: s.writeTx, arrived: make(chan struct{}, 1)}, db
 }
 
@@ -108,7 +110,7 @@ func TestGroupCommitSharesTransaction(t *testing.T) {
 			t.Fatalf("writer %d ran in transaction %d; want all %d queued writers in one transaction after %d", i, id, n, firstTx)
 		}
 	}
-	err := db.View(func(tx *bolt.Tx) error {
+	err := rawView(db, func(tx *kv.Tx) error {
 		for i := range n {
 			if tx.Bucket([]byte("b")).Get(fmt.Append(nil, "k", i)) == nil {
 				return fmt.Errorf("k%d not stored", i)
@@ -161,7 +163,7 @@ func TestGroupCommitFailureRunsAlone(t *testing.T) {
 	if v, _ := badRuns.Load(2); *v.(*int) != 2 {
 		t.Fatalf("the failing function ran %d times; want 2 (in the batch, then alone)", *v.(*int))
 	}
-	_ = db.View(func(tx *bolt.Tx) error {
+	_ = rawView(db, func(tx *kv.Tx) error {
 		for i := range 5 {
 			if got := tx.Bucket([]byte("b")).Get(fmt.Append(nil, "k", i)) != nil; got != (i != 2) {
 				t.Errorf("k%d stored: %v", i, got)

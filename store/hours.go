@@ -4,8 +4,7 @@ import (
 	"time"
 
 	"switchboard/automation"
-
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Business hours are kept in the workspace's routing: the workspace's week and holidays, and
@@ -69,7 +68,7 @@ func (s *Store) SetHours(workspaceID, numberID string, in *HoursInput) (automati
 
 // routedNumber is the routing entry of the workspace's number numberID (created when the
 // number sets nothing yet); an unknown number is ErrNotFound.
-func routedNumber(tx *bolt.Tx, workspaceID, numberID string, rt *Routing) (*NumberRouting, error) {
+func routedNumber(tx *kv.Tx, workspaceID, numberID string, rt *Routing) (*NumberRouting, error) {
 	if tx.Bucket(bNumbers).Get(wsKeyChecked(workspaceID, numberID)) == nil {
 		return nil, errorf(ErrNotFound, "number not found")
 	}
@@ -99,7 +98,7 @@ type OpenState struct {
 // they open next: the inbox header's "Open" or "Closed · opens Mon 09:00".
 func (s *Store) OpenNow(workspaceID string) (OpenState, error) {
 	var st OpenState
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		w, err := getWorkspace(tx, workspaceID)
 		if err != nil {
 			return err

@@ -7,7 +7,7 @@ import (
 	"io"
 	"slices"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // ImportBatchSize is how many rows one import transaction writes at most. Each contact, its
@@ -121,7 +121,7 @@ func (s *Store) importContacts(workspaceID string, r io.Reader, progress func(Im
 	rep := ImportReport{Errors: []ImportRowError{}}
 	var types map[string]string
 	var ws Workspace
-	if err := s.db.View(func(tx *bolt.Tx) error {
+	if err := s.view(func(tx *kv.Tx) error {
 		var err error
 		if ws, err = getWorkspace(tx, workspaceID); err != nil {
 			return err

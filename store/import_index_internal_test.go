@@ -7,11 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
-
 	"switchboard/internal/benchgen"
 
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // TestImportIndexIsConsistent imports a file whose postings are written term by term at the
@@ -48,7 +47,7 @@ func TestImportIndexIsConsistent(t *testing.T) {
 func checkContactIndex(t *testing.T, s *Store, workspaceID string) {
 	t.Helper()
 	ws := idKey(workspaceID)
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		want := map[string][]uint32{}
 		tenant := tenantOf(tx)
 		// The phone, e-mail and order entries the records call for, each exactly once.
@@ -124,7 +123,7 @@ func checkContactIndex(t *testing.T, s *Store, workspaceID string) {
 		checkEntries("order", indexLayout.Order, wantOrder, nil)
 		// The postings of both parts: within a part a term's chunks ascend; a num is in one part.
 		got := map[string][]uint32{}
-		for _, b := range []*bolt.Bucket{index.WsBucket(tx, bContactTerms, ws), index.WsBucket(tx, bContactTermsRecent, ws)} {
+		for _, b := range []*kv.Bucket{index.WsBucket(tx, bContactTerms, ws), index.WsBucket(tx, bContactTermsRecent, ws)} {
 			if b == nil {
 				continue
 			}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // ImportJob is a contact import started in the browser: its file waits in the data directory
@@ -54,7 +54,7 @@ func (s *Store) CreateImportJob(j ImportJob) (ImportJob, error) {
 // ImportJobByID returns a job of the workspace.
 func (s *Store) ImportJobByID(workspaceID, id string) (ImportJob, error) {
 	var j ImportJob
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		ok, err := getJSON(tx.Bucket(bImportJobs), wsKeyChecked(workspaceID, id), &j)
 		if err == nil && !ok {
 			err = errorf(ErrNotFound, "import not found")
@@ -67,7 +67,7 @@ func (s *Store) ImportJobByID(workspaceID, id string) (ImportJob, error) {
 // ImportJobs lists the workspace's last limit import jobs, newest first.
 func (s *Store) ImportJobs(workspaceID string, limit int) ([]ImportJob, error) {
 	out := []ImportJob{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}
@@ -153,7 +153,7 @@ type ImportPreviewRow struct {
 func (s *Store) PreviewImport(workspaceID string, header []string, rows [][]string) ([]ImportPreviewRow, error) {
 	var types map[string]string
 	var ws Workspace
-	if err := s.db.View(func(tx *bolt.Tx) error {
+	if err := s.view(func(tx *kv.Tx) error {
 		var err error
 		if ws, err = getWorkspace(tx, workspaceID); err != nil {
 			return err

@@ -15,7 +15,7 @@ import (
 
 	"switchboard/internal/phone"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // The columns and rows of an import file: mapping header cells and validating a row.
@@ -253,7 +253,7 @@ func (ig importGroups) add(s *Store, tx *wtx, workspaceID, name, contactID strin
 	return tx.Bucket(bContactGroups).Put(memberKey(workspaceID, contactID, g.ID), nil)
 }
 
-func (ig importGroups) flush(s *Store, tx *bolt.Tx) error {
+func (ig importGroups) flush(s *Store, tx *kv.Tx) error {
 	now := s.Now()
 	for _, g := range ig {
 		g.UpdatedAt = now

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // impStore opens a fresh store with one workspace that has the custom properties
@@ -44,7 +44,7 @@ func impWorkspace(t testing.TB, s *Store) string {
 func impCount(t testing.TB, s *Store, ws string) (contacts, indexEntries int) {
 	t.Helper()
 	wsID, _ := ParseID(ws)
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		contacts = countPrefix(tx.Bucket(bContacts).Bucket(wsID[:]), nil)
 		for _, b := range contactIndexBuckets {
 			indexEntries += countPrefix(tx.Bucket(b).Bucket(wsID[:]), nil)
@@ -57,7 +57,7 @@ func impCount(t testing.TB, s *Store, ws string) (contacts, indexEntries int) {
 	return contacts, indexEntries
 }
 
-func countPrefix(b *bolt.Bucket, prefix []byte) int {
+func countPrefix(b *kv.Bucket, prefix []byte) int {
 	n := 0
 	if b == nil {
 		return 0
@@ -339,7 +339,7 @@ func TestImportContactsBatches(t *testing.T) {
 		}
 	}
 	var deliveries int
-	s.db.View(func(tx *bolt.Tx) error {
+	s.view(func(tx *kv.Tx) error {
 		deliveries = tx.Bucket(bDeliveries).Stats().KeyN
 		return nil
 	})

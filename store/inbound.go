@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Keyword is the compliance keyword family an inbound text belongs to, and so the action it
@@ -260,7 +260,7 @@ func (s *Store) actOnKeyword(tx *wtx, w *Workspace, conv *Conversation, in Inbou
 // then stands: a STOP before the contact texted START again (they asked to be texted after all),
 // a START before any opt-out (the contact's STOP, a carrier's, the team's). HELP is never stale.
 // The consent history says when each change happened, dated by the text that made it.
-func staleKeyword(tx *bolt.Tx, workspaceID string, in InboundMessage) (bool, error) {
+func staleKeyword(tx *kv.Tx, workspaceID string, in InboundMessage) (bool, error) {
 	p := idxPrefix(workspaceID, in.From)
 	c := tx.Bucket(bConsents).Cursor()
 	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
@@ -362,7 +362,7 @@ func blockKey(workspaceID, phone string) []byte {
 	return append(idKey(workspaceID), phone...)
 }
 
-func isBlocked(tx *bolt.Tx, workspaceID, phone string) bool {
+func isBlocked(tx *kv.Tx, workspaceID, phone string) bool {
 	return tx.Bucket(bBlocked).Get(blockKey(workspaceID, phone)) != nil
 }
 
@@ -394,7 +394,7 @@ func (s *Store) SetBlocked(workspaceID, userID, phone string, blocked bool) erro
 // IsBlocked reports whether the workspace blocked phone.
 func (s *Store) IsBlocked(workspaceID, phone string) (bool, error) {
 	var out bool
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); ok {
 			out = isBlocked(tx, workspaceID, phone)
 		}

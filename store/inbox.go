@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"slices"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // The inbox reads conversations newest activity first from bConvActivity, whose keys are
@@ -34,7 +34,7 @@ type InboxFilter struct {
 }
 
 // see reads f.Viewer's hidden numbers in tx, for keeps.
-func (s *Store) see(tx *bolt.Tx, workspaceID string, f *InboxFilter) error {
+func (s *Store) see(tx *kv.Tx, workspaceID string, f *InboxFilter) error {
 	var err error
 	f.hidden, err = s.hiddenFrom(tx, workspaceID, f.Viewer)
 	return err
@@ -93,7 +93,7 @@ func (f *InboxFilter) keeps(c *Conversation) bool {
 
 // lastMessageText is the text of the conversation's newest message (ids are ULIDs, so the
 // index's last key under the conversation is the newest).
-func lastMessageText(tx *bolt.Tx, workspaceID, convID string) string {
+func lastMessageText(tx *kv.Tx, workspaceID, convID string) string {
 	p := idxPrefix(workspaceID, convID)
 	cur := tx.Bucket(bConvMessages).Cursor()
 	k, _ := cur.Seek(append(slices.Clone(p), bytes.Repeat([]byte{0xff}, 17)...))

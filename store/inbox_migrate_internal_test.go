@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // TestMigrateInboxSearch: a file of schema 5 (no message words, activity entries without the
@@ -37,7 +37,7 @@ func TestMigrateInboxSearch(t *testing.T) {
 	wordMigrateBatch = 2
 	defer func() { wordMigrateBatch = prev }()
 	// Back to what schema 5 wrote.
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = rawUpdate(s.DB(), func(tx *kv.Tx) error {
 		for _, name := range [][]byte{bMsgWords, bMsgSlots} {
 			if err := tx.DeleteBucket(name); err != nil {
 				return err

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // The inbox search has two plans for what was said, chosen by an estimate of the matching
@@ -50,7 +50,7 @@ type inboxWork struct {
 
 // inboxMatcher tests activity entries (conversation id, its contact's num) against a search.
 type inboxMatcher struct {
-	tx    *bolt.Tx
+	tx    *kv.Tx
 	ws    []byte
 	words []string // the query's message words; nil: the message test never passes
 	convs map[[16]byte]struct{}
@@ -63,7 +63,7 @@ type inboxMatcher struct {
 	work  inboxWork
 }
 
-func (s *Store) newInboxMatcher(tx *bolt.Tx, ws []byte, query string) (*inboxMatcher, error) {
+func (s *Store) newInboxMatcher(tx *kv.Tx, ws []byte, query string) (*inboxMatcher, error) {
 	m := &inboxMatcher{tx: tx, ws: ws, idx: s.idx}
 	if strings.TrimSpace(query) == "" {
 		m.all = true

@@ -7,9 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
-
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // Inbox search (/inbox?q=) covers every conversation of the workspace. A conversation matches
@@ -38,7 +37,7 @@ func (s *Store) inboxPageWork(workspaceID string, f InboxFilter) ([]InboxItem, s
 	f.Limit = min(f.Limit, 200)
 	out := []InboxItem{}
 	next := ""
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}
@@ -112,7 +111,7 @@ func (s *Store) inboxPageWork(workspaceID string, f InboxFilter) ([]InboxItem, s
 
 // activityValue is the value of c's activity index entry: the num of its 1:1 contact (four
 // bytes), or nothing for a group or a number with no contact.
-func activityValue(tx *bolt.Tx, c *Conversation) []byte {
+func activityValue(tx *kv.Tx, c *Conversation) []byte {
 	if c.IsGroup() || len(c.Addresses) != 1 {
 		return nil
 	}
@@ -124,7 +123,7 @@ func activityValue(tx *bolt.Tx, c *Conversation) []byte {
 
 // migrateInboxSearch gives every activity index entry its contact's num (the message words are
 // indexed before it, in batches: indexMessageWordBatches).
-func migrateInboxSearch(_ *Store, tx *bolt.Tx) error {
+func migrateInboxSearch(_ *Store, tx *kv.Tx) error {
 	var convs []Conversation
 	if err := tx.Bucket(bConversations).ForEach(func(_, v []byte) error {
 		var c Conversation

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Invitation asks someone by email to join a workspace; it expires after seven days.
@@ -136,7 +136,7 @@ func (s *Store) Invitations(workspaceID string) ([]InvitationEntry, error) {
 		return out, nil
 	}
 	now := s.Now()
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		return forEachPrefix(tx.Bucket(bInvitations), idKey(workspaceID), func(k, v []byte) error {
 			if len(k) != 32 {
 				return nil
@@ -180,7 +180,7 @@ func (s *Store) RevokeInvitation(workspaceID, id string) error {
 // token is ErrNotFound.
 func (s *Store) InvitationByToken(plain string) (InvitationEntry, error) {
 	var e InvitationEntry
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		rec, _, err := invitationByToken(tx, plain)
 		e = rec.current(s.Now())
 		return err
@@ -188,7 +188,7 @@ func (s *Store) InvitationByToken(plain string) (InvitationEntry, error) {
 	return e, err
 }
 
-func invitationByToken(tx *bolt.Tx, plain string) (invitationRecord, []byte, error) {
+func invitationByToken(tx *kv.Tx, plain string) (invitationRecord, []byte, error) {
 	var rec invitationRecord
 	b := tx.Bucket(bInvitations)
 	key := b.Get(invTokenKey(HashToken(plain)))
@@ -248,7 +248,7 @@ func (s *Store) AcceptInvitationNewUser(plain, name, password string) (User, Mem
 	return u, m, err
 }
 
-func checkInvitation(tx *bolt.Tx, now time.Time, plain string) error {
+func checkInvitation(tx *kv.Tx, now time.Time, plain string) error {
 	rec, _, err := invitationByToken(tx, plain)
 	if err != nil {
 		return err

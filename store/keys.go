@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Key encodings and JSON values shared by every entity. Records are keyed by their 16-byte ULID
@@ -21,10 +21,10 @@ func IDKey(id string) []byte { return idKey(id) }
 
 // PutJSON stores v as JSON at key; GetJSON decodes it back, copied out of the transaction, and
 // reports whether the key existed. Packages with buckets of their own (oauth) use these too.
-func PutJSON(b *bolt.Bucket, key []byte, v any) error { return putJSON(b, key, v) }
+func PutJSON(b *kv.Bucket, key []byte, v any) error { return putJSON(b, key, v) }
 
 // GetJSON: see PutJSON.
-func GetJSON(b *bolt.Bucket, key []byte, v any) (bool, error) { return getJSON(b, key, v) }
+func GetJSON(b *kv.Bucket, key []byte, v any) (bool, error) { return getJSON(b, key, v) }
 
 // noID is the key of every string that is not a ULID: sixteen zero bytes, the ULID of the
 // first millisecond of 1970, which NewID never makes. A lookup with it finds nothing and a prefix
@@ -75,7 +75,7 @@ func idFromKey(k []byte) string {
 }
 
 // idxFirst returns the first id indexed under exactly term, or "".
-func idxFirst(b *bolt.Bucket, ws, term string) string {
+func idxFirst(b *kv.Bucket, ws, term string) string {
 	p := idxPrefix(ws, term)
 	k, _ := b.Cursor().Seek(p)
 	if k != nil && bytes.HasPrefix(k, p) && len(k) == len(p)+16 {
@@ -85,7 +85,7 @@ func idxFirst(b *bolt.Bucket, ws, term string) string {
 }
 
 // idxIDs returns every id indexed under exactly term.
-func idxIDs(b *bolt.Bucket, ws, term string) []string {
+func idxIDs(b *kv.Bucket, ws, term string) []string {
 	p := idxPrefix(ws, term)
 	var ids []string
 	c := b.Cursor()
@@ -97,7 +97,7 @@ func idxIDs(b *bolt.Bucket, ws, term string) []string {
 	return ids
 }
 
-func putJSON(b *bolt.Bucket, key []byte, v any) error {
+func putJSON(b *kv.Bucket, key []byte, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("store: encode: %w", err)
@@ -107,7 +107,7 @@ func putJSON(b *bolt.Bucket, key []byte, v any) error {
 
 // getJSON decodes the value at key into v; false when absent. The decode copies out of the
 // transaction's memory, so v stays valid after the transaction.
-func getJSON(b *bolt.Bucket, key []byte, v any) (bool, error) {
+func getJSON(b *kv.Bucket, key []byte, v any) (bool, error) {
 	data := b.Get(key)
 	if data == nil {
 		return false, nil
@@ -137,7 +137,7 @@ func decodeUint(b []byte) uint64 {
 
 // hasKey reports whether key is in b. Get cannot tell: a key put with an empty value in the
 // same transaction reads back as nil.
-func hasKey(b *bolt.Bucket, key []byte) bool {
+func hasKey(b *kv.Bucket, key []byte) bool {
 	k, _ := b.Cursor().Seek(key)
 	return bytes.Equal(k, key)
 }

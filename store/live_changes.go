@@ -5,14 +5,14 @@ import (
 	"slices"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // The live events each kind of change records, in the change's transaction, and what an open
 // thread reads when one arrives.
 
 // members lists the user ids of a workspace's members.
-func members(tx *bolt.Tx, ws string) []string {
+func members(tx *kv.Tx, ws string) []string {
 	var ids []string
 	p := idKey(ws)
 	c := tx.Bucket(bMemberships).Cursor()
@@ -67,7 +67,7 @@ func (s *Store) notification(tx *wtx, c *Conversation, user, reason, title, body
 }
 
 // userName is a user's name, else their e-mail, else "Someone".
-func userName(tx *bolt.Tx, id string) string {
+func userName(tx *kv.Tx, id string) string {
 	if u, err := getUser(tx, id); err == nil {
 		if u.Name != "" {
 			return u.Name
@@ -137,7 +137,7 @@ func (s *Store) liveAssignedBy(tx *wtx, c *Conversation, before []string, actor,
 // It walks forward from afterID, so it reads only the items it returns.
 func (s *Store) ThreadAfter(workspaceID, conversationID, afterID string) ([]ThreadItem, error) {
 	var out []ThreadItem
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}

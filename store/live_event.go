@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // The live event log feeds the inbox's push stream (GET /events). Each workspace has its own
@@ -114,7 +114,7 @@ func (s *Store) liveData(tx *wtx, workspaceID string, kind int, target string, d
 
 // pruneLive removes the workspace's oldest entries that are both older than the time kept and
 // beyond the number kept, a few per call.
-func (s *Store) pruneLive(b *bolt.Bucket, wsk []byte, last uint64, now time.Time) error {
+func (s *Store) pruneLive(b *kv.Bucket, wsk []byte, last uint64, now time.Time) error {
 	c := b.Cursor()
 	for range livePrunePerWrite {
 		k, v := c.Seek(wsk)
@@ -147,7 +147,7 @@ func (fx *effects) wakeLive(workspaceID string) {
 // LastLiveEvent is the number of workspaceID's newest live event (0 when it has none).
 func (s *Store) LastLiveEvent(workspaceID string) (uint64, error) {
 	var last uint64
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		last = decodeUint(tx.Bucket(bLiveSeq).Get(idKey(workspaceID)))
 		return nil
 	})
@@ -159,7 +159,7 @@ func (s *Store) LastLiveEvent(workspaceID string) (uint64, error) {
 // already (or `after` is beyond the last number: it came from another log): the reader cannot
 // catch up and must start over from last.
 func (s *Store) LiveEventsAfter(workspaceID string, after uint64, max int) (evs []LiveEvent, last uint64, tooOld bool, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *kv.Tx) error {
 		wsk := idKey(workspaceID)
 		last = decodeUint(tx.Bucket(bLiveSeq).Get(wsk))
 		if after > last {

@@ -7,7 +7,7 @@ import (
 	"time"
 	"unicode"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Mail is an e-mail in the outbox. It is written in the transaction of the change that causes
@@ -49,18 +49,18 @@ func mailQueueKey(due time.Time, id string) []byte {
 }
 
 // queueMail writes m into the outbox inside tx, due now.
-func (s *Store) queueMail(tx *bolt.Tx, m *Mail) error {
+func (s *Store) queueMail(tx *kv.Tx, m *Mail) error {
 	return s.queueMailAt(tx, m, s.Now())
 }
 
 // queueMailAt writes m into the outbox inside tx, due at due.
-func (s *Store) queueMailAt(tx *bolt.Tx, m *Mail, due time.Time) error {
+func (s *Store) queueMailAt(tx *kv.Tx, m *Mail, due time.Time) error {
 	if addr, err := mail.ParseAddress(m.To); err != nil || addr.Address != m.To {
 		return ValidationError{{"to", "must be an email address such as ana@example.com"}}
 	}
 	m.ID, m.CreatedAt, m.DueAt = s.NewID(), s.Now(), due
 	if m.token != "" {
-		m.Link = s.sealer.seal(m.token, mailPurpose(m.ID))
+		m.Link = s.sealer.Load().seal(m.token, mailPurpose(m.ID))
 	}
 	if err := putJSON(tx.Bucket(bMail), idKey(m.ID), m); err != nil {
 		return err
@@ -72,7 +72,7 @@ func (s *Store) queueMailAt(tx *bolt.Tx, m *Mail, due time.Time) error {
 // or a nil e-mail, queues none). The token is not written in the body: it is kept sealed beside
 // it and put back when the e-mail is sent, so the outbox in a copy of the database holds no
 // link that works.
-func (s *Store) queueLinkMail(tx *bolt.Tx, mailFor MailFor, token string) error {
+func (s *Store) queueLinkMail(tx *kv.Tx, mailFor MailFor, token string) error {
 	if mailFor == nil {
 		return nil
 	}
@@ -90,7 +90,7 @@ func (s *Store) renderMail(m *Mail) {
 	if m.Link == "" {
 		return
 	}
-	token, err := s.sealer.open(m.Link, mailPurpose(m.ID))
+	token, err := s.sealer.Load().open(m.Link, mailPurpose(m.ID))
 	if err != nil {
 		token = "(this link could not be restored: ask for a new one)"
 	}
@@ -115,7 +115,7 @@ func (s *Store) QueueMail(to, subject, body string) (Mail, error) {
 func (s *Store) DueMail(now time.Time, limit int) ([]Mail, time.Time, error) {
 	var out []Mail
 	var next time.Time
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		c := tx.Bucket(bMailQueue).Cursor()
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
 			due := time.Unix(0, int64(decodeUint(k[:8])))

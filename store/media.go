@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+	"switchboard/store/kv"
 )
 
 // mediaChunk is the largest piece of a file kept in one value: bbolt stores a large value in
@@ -81,7 +81,7 @@ func mediaOwnerPrefix(ws, owner string) []byte { return wsKey(ws, owner) }
 
 // putMedia keeps up as a file of the owner (a message or a broadcast) and returns its URL,
 // inside the caller's transaction.
-func (s *Store) putMedia(tx *bolt.Tx, ws, owner, source string, up Upload) (string, error) {
+func (s *Store) putMedia(tx *kv.Tx, ws, owner, source string, up Upload) (string, error) {
 	rec := MediaRecord{Token: newMediaToken(), WorkspaceID: ws, OwnerID: owner, Name: up.Name, Type: up.Type,
 		Size: int64(len(up.Data)), Source: source, CreatedAt: s.Now()}
 	if err := putJSON(tx.Bucket(bMedia), []byte(rec.Token), rec); err != nil {
@@ -94,7 +94,7 @@ func (s *Store) putMedia(tx *bolt.Tx, ws, owner, source string, up Upload) (stri
 	if err != nil {
 		return "", fmt.Errorf("store: media %s: %w", rec.Token, err)
 	}
-	chunks.FillPercent = 1 // written once, in order
+	chunks.SetFillPercent(1) // written once, in order
 	for seq, off := uint32(0), 0; off < len(up.Data); seq, off = seq+1, off+mediaChunk {
 		end := min(off+mediaChunk, len(up.Data))
 		if err := chunks.Put(binary.BigEndian.AppendUint32(nil, seq), up.Data[off:end]); err != nil {
@@ -109,7 +109,7 @@ func (s *Store) putMedia(tx *bolt.Tx, ws, owner, source string, up Upload) (stri
 }
 
 // putUploads keeps every upload for owner and returns their URLs in order.
-func (s *Store) putUploads(tx *bolt.Tx, ws, owner string, ups []Upload) ([]string, error) {
+func (s *Store) putUploads(tx *kv.Tx, ws, owner string, ups []Upload) ([]string, error) {
 	urls := make([]string, 0, len(ups))
 	for _, up := range ups {
 		u, err := s.putMedia(tx, ws, owner, "", up)
@@ -122,7 +122,7 @@ func (s *Store) putUploads(tx *bolt.Tx, ws, owner string, ups []Upload) ([]strin
 }
 
 // deleteOwnerMedia deletes every file kept for owner (a message being deleted) with its bytes.
-func deleteOwnerMedia(tx *bolt.Tx, ws, owner string) error {
+func deleteOwnerMedia(tx *kv.Tx, ws, owner string) error {
 	idx := tx.Bucket(bMediaOwner)
 	p := mediaOwnerPrefix(ws, owner)
 	var doomed [][]byte
@@ -145,7 +145,7 @@ func deleteOwnerMedia(tx *bolt.Tx, ws, owner string) error {
 	return nil
 }
 
-func deleteMediaBytes(tx *bolt.Tx, token []byte) error {
+func deleteMediaBytes(tx *kv.Tx, token []byte) error {
 	err := tx.Bucket(bMediaChunks).DeleteBucket(token)
 	if errors.Is(err, berrors.ErrBucketNotFound) {
 		return nil
@@ -157,7 +157,7 @@ func deleteMediaBytes(tx *bolt.Tx, token []byte) error {
 func (s *Store) MediaFile(token string) (MediaRecord, []byte, error) {
 	var rec MediaRecord
 	var data []byte
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		ok, err := getJSON(tx.Bucket(bMedia), []byte(token), &rec)
 		if err != nil {
 			return err
@@ -182,7 +182,7 @@ func (s *Store) MediaFile(token string) (MediaRecord, []byte, error) {
 // MediaInfo describes the kept files behind urls (those that point at one), by token.
 func (s *Store) MediaInfo(urls []string) (map[string]MediaRecord, error) {
 	out := map[string]MediaRecord{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		for _, u := range urls {
 			token := MediaToken(u)
 			if token == "" {
@@ -202,7 +202,7 @@ func (s *Store) MediaInfo(urls []string) (map[string]MediaRecord, error) {
 
 // MediaBytes reports how many files are kept and their total size (metrics, benchmarks).
 func (s *Store) MediaBytes() (files int, size int64, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *kv.Tx) error {
 		return tx.Bucket(bMedia).ForEach(func(_, v []byte) error {
 			var rec MediaRecord
 			if err := jsonUnmarshal(v, &rec); err != nil {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // MediaFetch is one inbound carrier media URL still to be fetched into the store: a row of the
@@ -30,7 +30,7 @@ func (s *Store) notifyMedia() {
 }
 
 // queueMediaFetches queues one fetch per media URL of an inbound message, due now.
-func (s *Store) queueMediaFetches(tx *bolt.Tx, m *Message) error {
+func (s *Store) queueMediaFetches(tx *kv.Tx, m *Message) error {
 	q := tx.Bucket(bMediaFetch)
 	for i, u := range m.Media {
 		f := MediaFetch{ID: s.NewID(), WorkspaceID: m.WorkspaceID, MessageID: m.ID, Index: i, URL: u, NextAt: m.CreatedAt}
@@ -46,7 +46,7 @@ func (s *Store) queueMediaFetches(tx *bolt.Tx, m *Message) error {
 func (s *Store) DueMediaFetches(now time.Time, limit int) ([]MediaFetch, time.Time, error) {
 	var out []MediaFetch
 	var next time.Time
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		c := tx.Bucket(bMediaFetch).Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
 			var f MediaFetch
@@ -67,13 +67,13 @@ func (s *Store) DueMediaFetches(now time.Time, limit int) ([]MediaFetch, time.Ti
 // MediaFetchDepth is how many fetches are queued.
 func (s *Store) MediaFetchDepth() (int, error) {
 	n := 0
-	err := s.db.View(func(tx *bolt.Tx) error { n = tx.Bucket(bMediaFetch).Stats().KeyN; return nil })
+	err := s.view(func(tx *kv.Tx) error { n = tx.Bucket(bMediaFetch).Stats().KeyN; return nil })
 	return n, err
 }
 
 // takeFetch removes f's queue row; false when it is gone (done by another worker) or its message
 // no longer holds f's URL at f's place (deleted by retention or erasure).
-func takeFetch(tx *bolt.Tx, f *MediaFetch) (Message, bool, error) {
+func takeFetch(tx *kv.Tx, f *MediaFetch) (Message, bool, error) {
 	q := tx.Bucket(bMediaFetch)
 	var m Message
 	if !hasKey(q, fetchKey(f)) {

@@ -3,7 +3,7 @@ package store
 import (
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Membership makes a user a member of a workspace.
@@ -73,7 +73,7 @@ func (s *Store) AddMember(workspaceID, userID, role string) (Membership, error) 
 	return m, err
 }
 
-func (s *Store) addMembership(tx *bolt.Tx, workspaceID, userID, role string) (Membership, error) {
+func (s *Store) addMembership(tx *kv.Tx, workspaceID, userID, role string) (Membership, error) {
 	var m Membership
 	if _, err := getWorkspace(tx, workspaceID); err != nil {
 		return m, err
@@ -132,7 +132,7 @@ func (s *Store) RemoveMember(workspaceID, userID string) error {
 // Members lists the memberships of a workspace.
 func (s *Store) Members(workspaceID string) ([]Membership, error) {
 	var out []Membership
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}
@@ -151,10 +151,10 @@ func (s *Store) Members(workspaceID string) ([]Membership, error) {
 // Authorize checks, in this order, that the workspace exists (ErrNotFound, "workspace not
 // found") and that userID is a member of it (ErrForbidden).
 func (s *Store) Authorize(workspaceID, userID string) error {
-	return s.db.View(func(tx *bolt.Tx) error { return authorize(tx, workspaceID, userID) })
+	return s.view(func(tx *kv.Tx) error { return authorize(tx, workspaceID, userID) })
 }
 
-func authorize(tx *bolt.Tx, workspaceID, userID string) error {
+func authorize(tx *kv.Tx, workspaceID, userID string) error {
 	if _, ok := ParseID(workspaceID); !ok || tx.Bucket(bWorkspaces).Get(idKey(workspaceID)) == nil {
 		return errorf(ErrNotFound, "workspace not found")
 	}
@@ -164,7 +164,7 @@ func authorize(tx *bolt.Tx, workspaceID, userID string) error {
 	return nil
 }
 
-func isMember(tx *bolt.Tx, workspaceID, userID string) bool {
+func isMember(tx *kv.Tx, workspaceID, userID string) bool {
 	_, ok := ParseID(userID)
 	return ok && tx.Bucket(bMemberships).Get(wsKey(workspaceID, userID)) != nil
 }
@@ -172,7 +172,7 @@ func isMember(tx *bolt.Tx, workspaceID, userID string) bool {
 // MemberRole is userID's role in workspaceID (admin or member); ErrForbidden when not a member.
 func (s *Store) MemberRole(workspaceID, userID string) (string, error) {
 	var m Membership
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		ok, err := getJSON(tx.Bucket(bMemberships), wsKeyChecked(workspaceID, userID), &m)
 		if err == nil && !ok {
 			err = errorf(ErrForbidden, "you are not a member of this workspace")

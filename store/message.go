@@ -5,9 +5,8 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // Message is one SMS/MMS, inbound or outbound. Stored as JSON without its empty fields (results
@@ -213,7 +212,7 @@ func (s *Store) sendTx(tx *wtx, workspaceID string, in SendInput, m *Message) er
 
 // renderFor fills a text's merge tags from the contact of a 1:1 recipient; a group message has
 // no one contact, so its tags take their fallbacks.
-func renderFor(tx *bolt.Tx, workspaceID, text string, to []string) (string, error) {
+func renderFor(tx *kv.Tx, workspaceID, text string, to []string) (string, error) {
 	if !strings.Contains(text, "{{") {
 		return text, nil
 	}
@@ -319,7 +318,7 @@ func putMessageWith(tx *wtx, m *Message, buf *index.MsgBlocks) error {
 // Message returns a message by id.
 func (s *Store) Message(workspaceID, id string) (Message, error) {
 	var m Message
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		ok, err := getJSON(tx.Bucket(bMessages), wsKey(workspaceID, id), &m)
 		if err == nil && !ok {
 			err = errorf(ErrNotFound, "message not found")
@@ -332,7 +331,7 @@ func (s *Store) Message(workspaceID, id string) (Message, error) {
 // ConversationMessages lists a conversation's messages, oldest first.
 func (s *Store) ConversationMessages(workspaceID, conversationID string) ([]Message, error) {
 	out := []Message{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		for _, id := range idxIDs(tx.Bucket(bConvMessages), workspaceID, conversationID) {
 			var m Message
 			if ok, err := getJSON(tx.Bucket(bMessages), wsKey(workspaceID, id), &m); err != nil {
@@ -360,7 +359,7 @@ type MessageFilter struct {
 // conversation is ErrNotFound.
 func (s *Store) ListMessages(workspaceID string, f MessageFilter) ([]Message, error) {
 	out := []Message{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok {
 			return errorf(ErrNotFound, "workspace not found")
 		}
@@ -406,7 +405,7 @@ func (s *Store) ListMessages(workspaceID string, f MessageFilter) ([]Message, er
 }
 
 // reverseScan calls fn for every key with prefix p, last first, until fn says stop.
-func reverseScan(b *bolt.Bucket, p []byte, fn func(k []byte) (stop bool, err error)) error {
+func reverseScan(b *kv.Bucket, p []byte, fn func(k []byte) (stop bool, err error)) error {
 	c := b.Cursor()
 	k, _ := c.Seek(nextPrefix(p))
 	if k == nil {

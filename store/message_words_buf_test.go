@@ -6,9 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
-
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // TestSharedTransactionSendsAreSearchable: sends that share one group-commit transaction (their
@@ -103,7 +102,7 @@ func TestWordBufferDropsMessageDeletedInItsTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	idx := index.New(&indexLayout, setMembers, index.DefaultBounds(ImportBatchSize))
-	_ = db.View(func(tx *bolt.Tx) error {
+	_ = rawView(db, func(tx *kv.Tx) error {
 		for word, want := range map[string]int{"hello": 1, "kept": 1, "gone": 0} {
 			got, _, err := idx.MessageMatches(tx, ws, []string{word})
 			if err != nil {

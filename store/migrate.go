@@ -3,7 +3,7 @@ package store
 import (
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // migration brings a file from schema version v to v+1, where v is its index in migrations plus
@@ -18,7 +18,7 @@ type migration struct {
 	// its transactions leaves work that the next start finishes. run then completes the step
 	// in the transaction that records the new version.
 	batches func(s *Store) error
-	run     func(s *Store, tx *bolt.Tx) error
+	run     func(s *Store, tx *kv.Tx) error
 }
 
 // migrations is the ordered list of schema changes; SchemaVersion is one more than its length.
@@ -26,7 +26,7 @@ type migration struct {
 var migrations = []migration{
 	{name: "compact contact records, per-workspace contact indexes", batches: migrateContactBatches, run: migrateCompactContacts}, // 1→2
 	{name: "installation-wide phone index; outbox keyed by number", run: migrateCarrier},                                          // 2→3
-	{name: "webhook subscription owners and pending-delivery indexes", run: func(s *Store, tx *bolt.Tx) error { // 3→4
+	{name: "webhook subscription owners and pending-delivery indexes", run: func(s *Store, tx *kv.Tx) error { // 3→4
 		if err := indexPendingDeliveries(s, tx); err != nil {
 			return err
 		}
@@ -38,7 +38,7 @@ var migrations = []migration{
 	{name: "group conversations indexed under each member", run: indexGroupMembers},                                      // 7→8
 	// The recent parts are created with every bucket at open and start empty; the step marks
 	// files whose contacts may be in them, which an older binary would not read.
-	{name: "recent parts of the contact indexes", run: func(*Store, *bolt.Tx) error { return nil }},     // 8→9
+	{name: "recent parts of the contact indexes", run: func(*Store, *kv.Tx) error { return nil }},       // 8→9
 	{name: "two-factor secrets and e-mailed links sealed with the secret key", run: migrateSealSecrets}, // 9→10
 	{name: "open assigned conversations by member, for auto-assignment", run: indexOpenAssigned},        // 10→11
 	{name: "sends awaiting their delivery receipt", run: indexAwaitingReceipts},                         // 11→12
@@ -111,7 +111,7 @@ func (s *Store) migrate() error {
 // SchemaVersion reports the version stored in the meta bucket.
 func (s *Store) SchemaVersion() (int, error) {
 	var v uint64
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		v = decodeUint(tx.Bucket(bMeta).Get(metaSchemaVersion))
 		return nil
 	})

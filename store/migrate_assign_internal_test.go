@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // TestMigrateOpenAssigned: a file of the schema before its step (no index of open assigned
@@ -40,7 +40,7 @@ func TestMigrateOpenAssigned(t *testing.T) {
 	}
 	// Back to what the schema before the step wrote: no index, its version.
 	before := schemaBefore(t, "open assigned conversations by member, for auto-assignment")
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = rawUpdate(s.DB(), func(tx *kv.Tx) error {
 		if err := tx.DeleteBucket(bAssignedOpen); err != nil {
 			return err
 		}

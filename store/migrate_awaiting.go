@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // awaitingLookback is how far back the migration looks for sends still waiting for their
@@ -16,7 +16,7 @@ const awaitingLookback = 3 * 24 * time.Hour
 // before it existed holds as sent, so that their receipts, if they came while the server was
 // being upgraded, are asked for too. It reads each workspace's messages of the last days only,
 // by their ids' time.
-func indexAwaitingReceipts(s *Store, tx *bolt.Tx) error {
+func indexAwaitingReceipts(s *Store, tx *kv.Tx) error {
 	if _, err := tx.CreateBucketIfNotExists(bMsgAwaiting); err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 
 	"switchboard/internal/testutil"
 )
@@ -39,7 +39,7 @@ func TestMigrateAwaitingReceipts(t *testing.T) {
 	accept("+14155550103", "SMsent")
 	clock.Set(time.Date(2025, 3, 4, 12, 0, 0, 0, time.UTC))
 	before := schemaBefore(t, "sends awaiting their delivery receipt")
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = rawUpdate(s.DB(), func(tx *kv.Tx) error {
 		if err := tx.DeleteBucket(bMsgAwaiting); err != nil {
 			return err
 		}

@@ -5,12 +5,12 @@ import (
 	"slices"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // migrateCarrier builds the installation-wide number index and moves queued messages of the
 // old outbox (priority|message id → ws|message id) into the per-number queue.
-func migrateCarrier(s *Store, tx *bolt.Tx) error {
+func migrateCarrier(s *Store, tx *kv.Tx) error {
 	if err := migrateGlobalNumberIndex(s, tx); err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func migrateCarrier(s *Store, tx *bolt.Tx) error {
 // migrateGlobalNumberIndex builds the installation-wide phone index from the numbers bucket.
 // Files from before it could hold one phone in two workspaces: the oldest number keeps it, the
 // others are deactivated (they could not have received anything reliably anyway).
-func migrateGlobalNumberIndex(_ *Store, tx *bolt.Tx) error {
+func migrateGlobalNumberIndex(_ *Store, tx *kv.Tx) error {
 	global, err := tx.CreateBucketIfNotExists(bNumberGlobal)
 	if err != nil {
 		return err

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // migrateBatch is how many schema-1 contacts one migration transaction converts.
@@ -62,7 +62,7 @@ func migrateContactBatches(s *Store) error {
 
 // migrateCompactContacts completes the step, with the version bump: it drops the schema-1
 // buckets, whose contacts migrateContactBatches has moved.
-func migrateCompactContacts(_ *Store, tx *bolt.Tx) error {
+func migrateCompactContacts(_ *Store, tx *kv.Tx) error {
 	if old := tx.Bucket(v1Contacts); old != nil {
 		if k, _ := old.Cursor().First(); k != nil {
 			return fmt.Errorf("schema-1 contact %x was not migrated", k)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // TestMigrateCompactContacts writes a schema-1 file (contacts as JSON under workspace|id, the
@@ -59,7 +60,7 @@ func TestMigrateCompactContacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = db.Update(func(tx *bolt.Tx) error {
+	err = rawUpdate(db, func(tx *kv.Tx) error {
 		for _, name := range [][]byte{bContacts, bContactPhone, bContactEmail, bContactTerms, bContactOrder, bContactNums} {
 			if err := tx.DeleteBucket(name); err != nil {
 				return err
@@ -134,7 +135,7 @@ func TestMigrateCompactContacts(t *testing.T) {
 			t.Errorf("search %q after migration = %v, want %v", q, ids, wantIDs)
 		}
 	}
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *kv.Tx) error {
 		for _, name := range append([][]byte{v1Contacts}, v1ContactIndex...) {
 			if tx.Bucket(name) != nil {
 				t.Errorf("schema-1 bucket %s is still there", name)

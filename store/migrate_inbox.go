@@ -1,10 +1,10 @@
 package store
 
-import bolt "go.etcd.io/bbolt"
+import "switchboard/store/kv"
 
 // indexConversationActivity is the migration that builds bConvActivity for files written before
 // it existed.
-func indexConversationActivity(_ *Store, tx *bolt.Tx) error {
+func indexConversationActivity(_ *Store, tx *kv.Tx) error {
 	b, err := tx.CreateBucketIfNotExists(bConvActivity)
 	if err != nil {
 		return err

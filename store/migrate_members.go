@@ -1,12 +1,12 @@
 package store
 
-import bolt "go.etcd.io/bbolt"
+import "switchboard/store/kv"
 
 // indexGroupMembers is the migration that indexes every group conversation under each of its
 // addresses, for files written before a contact's history included its group conversations.
 // Conversations are few next to messages: one transaction holds them all. Writing an entry that
 // is there already changes nothing, so the step can run again safely.
-func indexGroupMembers(_ *Store, tx *bolt.Tx) error {
+func indexGroupMembers(_ *Store, tx *kv.Tx) error {
 	idx := tx.Bucket(bConvKey)
 	return tx.Bucket(bConversations).ForEach(func(_, v []byte) error {
 		var c Conversation

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // TestMigrateGroupMembers writes a schema-7 file (group conversations without member entries),
@@ -59,7 +60,7 @@ func TestMigrateGroupMembers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	memberKeys := func(tx *bolt.Tx) [][]byte {
+	memberKeys := func(tx *kv.Tx) [][]byte {
 		var ks [][]byte
 		p := append(idKey(w.ID), 0, 'm')
 		_ = forEachPrefix(tx.Bucket(bConvKey), p, func(k, _ []byte) error {
@@ -69,7 +70,7 @@ func TestMigrateGroupMembers(t *testing.T) {
 		return ks
 	}
 	var had [][]byte
-	err = db.Update(func(tx *bolt.Tx) error {
+	err = rawUpdate(db, func(tx *kv.Tx) error {
 		had = memberKeys(tx)
 		for _, k := range had {
 			if err := tx.Bucket(bConvKey).Delete(k); err != nil {
@@ -99,17 +100,17 @@ func TestMigrateGroupMembers(t *testing.T) {
 			t.Errorf("after the upgrade %s's history is %q, want %q", p, got, w)
 		}
 	}
-	_ = s.db.View(func(tx *bolt.Tx) error {
+	_ = s.view(func(tx *kv.Tx) error {
 		if got := memberKeys(tx); !slices.EqualFunc(got, had, bytes.Equal) {
 			t.Errorf("after the upgrade: %d member entries, want the %d written at creation", len(got), len(had))
 		}
 		return nil
 	})
 	// The step is safe to run again (a crash before its version bump would repeat it).
-	if err := s.db.Update(func(tx *bolt.Tx) error { return indexGroupMembers(s, tx) }); err != nil {
+	if err := rawUpdate(s.DB(), func(tx *kv.Tx) error { return indexGroupMembers(s, tx) }); err != nil {
 		t.Fatal(err)
 	}
-	_ = s.db.View(func(tx *bolt.Tx) error {
+	_ = s.view(func(tx *kv.Tx) error {
 		if got := memberKeys(tx); len(got) != len(had) {
 			t.Errorf("after a second run: %d member entries, want %d", len(got), len(had))
 		}

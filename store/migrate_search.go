@@ -3,15 +3,14 @@ package store
 import (
 	"slices"
 
-	bolt "go.etcd.io/bbolt"
-
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // indexPhoneMasks is the migration that adds every contact's mask term (the set of its phone's
 // distinct digits) to its workspace's postings, for files written before one-digit words were
 // decided by them. The phone index gives each phone's num without reading a record.
-func indexPhoneMasks(_ *Store, tx *bolt.Tx) error {
+func indexPhoneMasks(_ *Store, tx *kv.Tx) error {
 	phones := tx.Bucket(bContactPhone)
 	return phones.ForEachBucket(func(ws []byte) error {
 		byTerm := map[string][]uint32{}

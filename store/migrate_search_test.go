@@ -10,6 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // TestMigratePhoneMasks writes a schema-6 file (postings without digit-mask terms), opens it,
@@ -52,7 +53,7 @@ func TestMigratePhoneMasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = db.Update(func(tx *bolt.Tx) error {
+	err = rawUpdate(db, func(tx *kv.Tx) error {
 		b := index.WsBucket(tx, bContactTerms, idKey(w.ID))
 		c := b.Cursor()
 		for k, _ := c.Seek([]byte("m")); k != nil && k[0] == 'm'; k, _ = c.Seek([]byte("m")) {

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // linkTokenRe finds a reset or invitation link's token in an e-mail body written before links
@@ -18,7 +18,7 @@ var errNeedSecretKey = errors.New("two-factor secrets and e-mailed links are to 
 // outbox that earlier versions kept in clear. With no key given (a random one for
 // this process) it refuses when there is anything to seal: sealed with that key, it would be
 // lost when the process ends.
-func migrateSealSecrets(s *Store, tx *bolt.Tx) error {
+func migrateSealSecrets(s *Store, tx *kv.Tx) error {
 	type change struct {
 		k []byte
 		v any
@@ -32,7 +32,7 @@ func migrateSealSecrets(s *Store, tx *bolt.Tx) error {
 		user, changed := idFromKey(k), false
 		for _, f := range []*string{&tf.Secret, &tf.Pending} {
 			if *f != "" && !isSealed(*f) {
-				*f, changed = s.sealer.seal(*f, totpPurpose(user)), true
+				*f, changed = s.sealer.Load().seal(*f, totpPurpose(user)), true
 			}
 		}
 		if changed {
@@ -53,14 +53,14 @@ func migrateSealSecrets(s *Store, tx *bolt.Tx) error {
 			return nil
 		}
 		m.Body = strings.ReplaceAll(m.Body, token, linkMarker)
-		m.Link = s.sealer.seal(token, mailPurpose(m.ID))
+		m.Link = s.sealer.Load().seal(token, mailPurpose(m.ID))
 		changes = append(changes, change{append([]byte(nil), k...), m})
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if len(changes) > 0 && s.sealer.ephemeral {
+	if len(changes) > 0 && s.sealer.Load().ephemeral {
 		return errNeedSecretKey
 	}
 	for _, c := range changes {

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/pquerna/otp/totp"
-	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/kv"
 )
 
 // TestMigrateSealsSecrets writes a schema-9 file (a two-factor secret and a pending one in
@@ -31,7 +32,7 @@ func TestMigrateSealsSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	const secret, pending = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP", "KRSXG5CTMVRXEZLUKRSXG5CTMVRXEZLU"
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = rawUpdate(s.DB(), func(tx *kv.Tx) error {
 		if err := putJSON(tx.Bucket(bTwoFactor), idKey(ana.ID), twoFactor{Secret: secret}); err != nil {
 			return err
 		}
@@ -55,7 +56,7 @@ func TestMigrateSealsSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = rawView(s.DB(), func(tx *kv.Tx) error {
 		var a, b twoFactor
 		getJSON(tx.Bucket(bTwoFactor), idKey(ana.ID), &a)
 		getJSON(tx.Bucket(bTwoFactor), idKey(bo.ID), &b)

@@ -1,10 +1,10 @@
 package store
 
-import bolt "go.etcd.io/bbolt"
+import "switchboard/store/kv"
 
 // indexPendingDeliveries is a migration step: it builds the pending indexes and count of
 // PutDelivery from the queue, for files written before they existed.
-func indexPendingDeliveries(_ *Store, tx *bolt.Tx) error {
+func indexPendingDeliveries(_ *Store, tx *kv.Tx) error {
 	var pending []Delivery
 	deliveries := tx.Bucket(bDeliveries)
 	if err := tx.Bucket(bDeliveryQueue).ForEach(func(k, _ []byte) error {
@@ -37,7 +37,7 @@ func indexPendingDeliveries(_ *Store, tx *bolt.Tx) error {
 // their membership entry (they carry no credential), so removing the member ends them too. Those
 // whose user had already left the workspace (RemoveMember used to leave them) are deleted, and
 // their pending deliveries cancelled; it runs after indexPendingDeliveries for that.
-func indexSubscriptionOwners(s *Store, tx *bolt.Tx) error {
+func indexSubscriptionOwners(s *Store, tx *kv.Tx) error {
 	var subs []Subscription
 	if err := tx.Bucket(bSubs).ForEach(func(_, v []byte) error {
 		var sub Subscription

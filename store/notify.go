@@ -5,9 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
-
 	"switchboard/internal/phone"
+	"switchboard/store/kv"
 )
 
 // Notifications: an inbound text, a mention or an assignment tells the users it concerns, in
@@ -50,7 +49,7 @@ type recipient struct {
 // number are told (hearers: a number limited to teams tells its teams' members and the
 // admins), and the user who made the change never is. This is the one place that decides who
 // is notified of what: the live event, the e-mail and the push all go to its answer.
-func (s *Store) notified(tx *bolt.Tx, n *notice) ([]recipient, error) {
+func (s *Store) notified(tx *kv.Tx, n *notice) ([]recipient, error) {
 	may, err := s.hearers(tx, n.conv)
 	if err != nil {
 		return nil, err
@@ -187,7 +186,7 @@ func pushBody(n *notice, showText bool) string {
 
 // conversationTitle names a conversation as a notification's title: its name, else each
 // contact's name or, for a number with no named contact, the number in the workspace's format.
-func conversationTitle(tx *bolt.Tx, c *Conversation, country string) string {
+func conversationTitle(tx *kv.Tx, c *Conversation, country string) string {
 	if c.Name != "" {
 		return c.Name
 	}
@@ -203,7 +202,7 @@ func conversationTitle(tx *bolt.Tx, c *Conversation, country string) string {
 }
 
 // contactName is the full name of the workspace's contact with that phone, "" when none.
-func contactName(tx *bolt.Tx, ws, phone string) string {
+func contactName(tx *kv.Tx, ws, phone string) string {
 	if id := contactIDByPhone(tx, ws, phone); id != "" {
 		if ct, err := getContact(tx, ws, id); err == nil {
 			return strings.TrimSpace(ct.FirstName + " " + ct.LastName)

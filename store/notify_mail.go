@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Notification e-mails: a mention or an assignment also e-mails the user it is for when they
@@ -168,7 +168,7 @@ func (st *mailNotifyState) render(base string) (subject, body string) {
 
 // conversationLabel names a conversation for an e-mail: its name, else its contacts' names or
 // numbers, and the workspace: "José Núñez (+14155550123) in Acme Dental".
-func conversationLabel(tx *bolt.Tx, c *Conversation) string {
+func conversationLabel(tx *kv.Tx, c *Conversation) string {
 	who := c.Name
 	if who == "" {
 		var names []string

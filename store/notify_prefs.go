@@ -3,7 +3,7 @@ package store
 import (
 	"slices"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Which inbound messages notify a user (mentions and assignments to them always do).
@@ -40,7 +40,7 @@ func (p NotificationPrefs) wantsInbound(c *Conversation, user string) bool {
 	}
 }
 
-func notificationPrefs(tx *bolt.Tx, user string) (NotificationPrefs, error) {
+func notificationPrefs(tx *kv.Tx, user string) (NotificationPrefs, error) {
 	p := DefaultNotificationPrefs
 	_, err := getJSON(tx.Bucket(bNotifyPrefs), idKey(user), &p)
 	return p, err
@@ -49,7 +49,7 @@ func notificationPrefs(tx *bolt.Tx, user string) (NotificationPrefs, error) {
 // NotificationPrefs returns userID's notification preferences (the defaults when never set).
 func (s *Store) NotificationPrefs(userID string) (NotificationPrefs, error) {
 	var p NotificationPrefs
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		var err error
 		p, err = notificationPrefs(tx, userID)
 		return err

@@ -3,7 +3,7 @@ package store
 import (
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // CarrierLink ties a number to its resource in the connected carrier account, and keeps what
@@ -57,7 +57,7 @@ func (s *Store) RemoveNumber(workspaceID, id string) (PhoneNumber, error) {
 // PhonesInUse reports which of phones belong to a workspace, by the installation-wide index.
 func (s *Store) PhonesInUse(phones []string) (map[string]bool, error) {
 	used := map[string]bool{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		for _, p := range phones {
 			if ws, _ := numberOwner(tx, p); ws != "" {
 				used[p] = true
@@ -69,7 +69,7 @@ func (s *Store) PhonesInUse(phones []string) (map[string]bool, error) {
 }
 
 // numberOf reads a workspace's number by an id from outside; ErrNotFound when there is none.
-func numberOf(tx *bolt.Tx, workspaceID, id string) (PhoneNumber, error) {
+func numberOf(tx *kv.Tx, workspaceID, id string) (PhoneNumber, error) {
 	var n PhoneNumber
 	ok, err := getJSON(tx.Bucket(bNumbers), wsKeyChecked(workspaceID, id), &n)
 	if err == nil && !ok {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/bits-and-blooms/bloom/v3"
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // OptOut records that a number asked not to be texted by a workspace.
@@ -75,7 +75,7 @@ func (o *optFilter) test(phone string) bool {
 
 // buildOptOutFilters reads every opt-out once at start.
 func (s *Store) buildOptOutFilters() error {
-	return s.db.View(s.loadOptOutFilters)
+	return s.view(s.loadOptOutFilters)
 }
 
 // rebuildOptOutFilters replaces the filters with ones sized for twice their count. It reads in a
@@ -87,7 +87,7 @@ func (s *Store) rebuildOptOutFilters() error {
 }
 
 // loadOptOutFilters builds every workspace's filter from the opt-outs tx sees and installs them.
-func (s *Store) loadOptOutFilters(tx *bolt.Tx) error {
+func (s *Store) loadOptOutFilters(tx *kv.Tx) error {
 	byWS := map[ulid.ULID][]string{}
 	// The phone index holds every opt-out's number in its key (workspace | 0x00 | phone | 0x00 |
 	// id): reading keys instead of decoding records keeps start-up cheap with many opt-outs.
@@ -143,7 +143,7 @@ func (s *Store) addOptOutFilter(workspaceID, phone string) {
 }
 
 // isOptedOut consults the filter, then the index.
-func (s *Store) isOptedOut(tx *bolt.Tx, workspaceID, phone string) (bool, error) {
+func (s *Store) isOptedOut(tx *kv.Tx, workspaceID, phone string) (bool, error) {
 	if f := s.optFilterOf(workspaceID); f == nil || !f.test(phone) {
 		return false, nil
 	}
@@ -153,7 +153,7 @@ func (s *Store) isOptedOut(tx *bolt.Tx, workspaceID, phone string) (bool, error)
 // IsOptedOut reports whether phone opted out of the workspace.
 func (s *Store) IsOptedOut(workspaceID, phone string) (bool, error) {
 	var out bool
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		var err error
 		out, err = s.isOptedOut(tx, workspaceID, phone)
 		return err
@@ -253,7 +253,7 @@ func removeOptOut(tx *wtx, workspaceID, phone string) (bool, error) {
 // OptOuts lists a workspace's opt-outs, oldest first.
 func (s *Store) OptOuts(workspaceID string) ([]OptOut, error) {
 	out := []OptOut{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}

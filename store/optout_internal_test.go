@@ -35,9 +35,9 @@ func TestOptOutFilterGrowthKeepsUncommittedOptOuts(t *testing.T) {
 	s.optBloom[ws] = full
 	s.optMu.Unlock()
 
-	tx := beginWrite(t, s)
+	tx, btx := beginWrite(t, s)
 	if _, created, err := s.createOptOut(tx, w.ID, "", "+14155550002", OptOutKeyword, optOutSource{}); err != nil || !created {
-		tx.Rollback()
+		btx.Rollback()
 		t.Fatalf("createOptOut = %v, %v", created, err)
 	}
 	// Let the rebuild go as far as it can before the commit: a rebuild that does not wait for
@@ -46,7 +46,7 @@ func TestOptOutFilterGrowthKeepsUncommittedOptOuts(t *testing.T) {
 	waitUntil(t, "the rebuild finishes or waits for the writer", func() bool {
 		return s.optFilterOf(w.ID) != full || waitingToWrite("rebuildOptOutFilters")
 	})
-	if err := tx.Commit(); err != nil {
+	if err := btx.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, "the full filter is rebuilt", func() bool { return s.optFilterOf(w.ID) != full })

@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // OptOutLift records that a workspace admin lifted an opt-out: who, when, why, and which
@@ -33,7 +33,7 @@ func LiftableByAdmin(reason string) bool { return reason == OptOutAdmin || reaso
 func (s *Store) OptOutOf(workspaceID, phone string) (OptOut, bool, error) {
 	var o OptOut
 	ok := false
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, valid := ParseID(workspaceID); !valid {
 			return nil
 		}
@@ -96,7 +96,7 @@ func (s *Store) LiftOptOut(workspaceID, userID, phone string, confirmed bool, re
 // OptOutLifts lists the lifts of phone's opt-outs, oldest first.
 func (s *Store) OptOutLifts(workspaceID, phone string) ([]OptOutLift, error) {
 	out := []OptOutLift{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok || phone == "" {
 			return nil
 		}

@@ -3,7 +3,7 @@ package store
 import (
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // The outbox is the durable send queue: a message queued survives a crash and is sent once the
@@ -94,7 +94,7 @@ type cachedBroadcast struct {
 }
 
 // get decodes m's broadcast once per transaction; nil for a message of no (or a gone) broadcast.
-func (bc broadcastCache) get(tx *bolt.Tx, m *Message) (*cachedBroadcast, error) {
+func (bc broadcastCache) get(tx *kv.Tx, m *Message) (*cachedBroadcast, error) {
 	if m.BroadcastID == "" {
 		return nil, nil
 	}
@@ -110,7 +110,7 @@ func (bc broadcastCache) get(tx *bolt.Tx, m *Message) (*cachedBroadcast, error) 
 	return cb, nil
 }
 
-func (bc broadcastCache) update(tx *bolt.Tx, m *Message, fn func(b *Broadcast)) error {
+func (bc broadcastCache) update(tx *kv.Tx, m *Message, fn func(b *Broadcast)) error {
 	cb, err := bc.get(tx, m)
 	if cb != nil {
 		fn(&cb.Broadcast)
@@ -123,7 +123,7 @@ func (bc broadcastCache) update(tx *bolt.Tx, m *Message, fn func(b *Broadcast)) 
 }
 
 // status is the status of m's broadcast ("" for none).
-func (bc broadcastCache) status(tx *bolt.Tx, m *Message) (string, error) {
+func (bc broadcastCache) status(tx *kv.Tx, m *Message) (string, error) {
 	cb, err := bc.get(tx, m)
 	if cb == nil {
 		return "", err
@@ -133,7 +133,7 @@ func (bc broadcastCache) status(tx *bolt.Tx, m *Message) (string, error) {
 
 // flush writes the changed broadcasts, finishing those with no copy queued or sending any more:
 // sent, or failed when every copy failed.
-func (bc broadcastCache) flush(tx *bolt.Tx, now time.Time) error {
+func (bc broadcastCache) flush(tx *kv.Tx, now time.Time) error {
 	for _, cb := range bc {
 		if !cb.changed {
 			continue
@@ -163,7 +163,7 @@ func (s *Store) OutboxDepth() int64 { return s.depth.Load() }
 
 // countOutbox counts the queue once, at open.
 func (s *Store) countOutbox() error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *kv.Tx) error {
 		var n int64
 		for _, name := range [][]byte{bOutbox, bOutboxSending, bOutboxDelayed, bBroadcastHeld} {
 			n += int64(tx.Bucket(name).Stats().KeyN)
@@ -185,7 +185,7 @@ type OutboxEntry struct {
 // (priority, then age). Retries waiting for their time and messages at the carrier are not in it.
 func (s *Store) Outbox(limit int) ([]OutboxEntry, error) {
 	var out []OutboxEntry
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		c := tx.Bucket(bOutbox).Cursor()
 		for k, v := c.First(); k != nil && len(out) < limit; k, v = c.Next() {
 			if len(k) != 33 || len(v) < 16 {

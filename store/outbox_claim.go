@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Claim is a batch of outbound messages of one number, marked sending, for the dispatcher.
@@ -197,7 +197,7 @@ func (s *Store) skipOptedOut(tx *wtx, bc broadcastCache, m *Message, now time.Ti
 // bucketEmpty reports whether a bucket has no keys, in a read transaction.
 func (s *Store) bucketEmpty(name []byte) bool {
 	empty := true
-	_ = s.db.View(func(tx *bolt.Tx) error {
+	_ = s.view(func(tx *kv.Tx) error {
 		k, _ := tx.Bucket(name).Cursor().First()
 		empty = k == nil
 		return nil
@@ -221,7 +221,7 @@ func nextPrefix(p []byte) []byte {
 // reports when the next one is due (zero when none waits).
 func (s *Store) PromoteDue(now time.Time, max int) (moved int, next time.Time, err error) {
 	// Nothing due is the common case: answer it from a read transaction.
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *kv.Tx) error {
 		k, _ := tx.Bucket(bOutboxDelayed).Cursor().First()
 		if k != nil && len(k) == 24 {
 			next = time.Unix(0, int64(decodeUint(k[:8])))

@@ -12,6 +12,7 @@ import (
 
 	"switchboard/internal/testutil"
 	"switchboard/store"
+	"switchboard/store/kv"
 )
 
 // claimAll claims with no rate limit.
@@ -411,12 +412,12 @@ func TestMigrationFromSchema1(t *testing.T) {
 	}
 	var gNumber store.PhoneNumber
 	err = s.DB().Update(func(tx *bolt.Tx) error {
-		if err := store.DowngradeToSchema1(tx); err != nil {
+		if err := store.DowngradeToSchema1(kv.Wrap(tx, 0, nil)); err != nil {
 			return err
 		}
 		// Schema 1 let the second workspace hold the first one's phone too.
 		gNumber = store.PhoneNumber{ID: s.NewID(), WorkspaceID: g.ws, Phone: f.number, Active: true, CreatedAt: s.Now()}
-		return store.PutRawNumber(tx, gNumber)
+		return store.PutRawNumber(kv.Wrap(tx, 0, nil), gNumber)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // PhoneNumber is a workspace's outbound channel. A phone belongs to one workspace in the whole
@@ -134,7 +134,7 @@ func (s *Store) CreateNumber(workspaceID string, in NumberInput) (PhoneNumber, e
 }
 
 // putNumber writes a number with its workspace index entry and its installation-wide entry.
-func putNumber(tx *bolt.Tx, n *PhoneNumber) error {
+func putNumber(tx *kv.Tx, n *PhoneNumber) error {
 	if err := tx.Bucket(bNumberPhone).Put(idxKey(n.WorkspaceID, n.Phone, n.ID), nil); err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func putNumber(tx *bolt.Tx, n *PhoneNumber) error {
 }
 
 // numberOwner returns the workspace and number id that hold phone anywhere in the installation.
-func numberOwner(tx *bolt.Tx, phone string) (ws, id string) {
+func numberOwner(tx *kv.Tx, phone string) (ws, id string) {
 	v := tx.Bucket(bNumberGlobal).Get([]byte(phone))
 	if len(v) != 32 {
 		return "", ""
@@ -199,7 +199,7 @@ func (s *Store) AllNumbers() ([]PhoneNumber, error) { return s.numbersUnder(nil)
 // numbersUnder lists the numbers whose keys start with prefix (nil: all).
 func (s *Store) numbersUnder(prefix []byte) ([]PhoneNumber, error) {
 	out := []PhoneNumber{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		return forEachPrefix(tx.Bucket(bNumbers), prefix, func(_, v []byte) error {
 			var n PhoneNumber
 			if err := jsonUnmarshal(v, &n); err != nil {
@@ -213,7 +213,7 @@ func (s *Store) numbersUnder(prefix []byte) ([]PhoneNumber, error) {
 }
 
 // activeNumber returns the workspace's active number with that phone, or false.
-func activeNumber(tx *bolt.Tx, workspaceID, phone string) (PhoneNumber, bool, error) {
+func activeNumber(tx *kv.Tx, workspaceID, phone string) (PhoneNumber, bool, error) {
 	var n PhoneNumber
 	id := idxFirst(tx.Bucket(bNumberPhone), workspaceID, phone)
 	if id == "" {
@@ -225,7 +225,7 @@ func activeNumber(tx *bolt.Tx, workspaceID, phone string) (PhoneNumber, bool, er
 
 // isActiveNumber is activeNumber for callers that need only the answer: it decodes just the
 // active flag, not the whole record.
-func isActiveNumber(tx *bolt.Tx, workspaceID, phone string) (bool, error) {
+func isActiveNumber(tx *kv.Tx, workspaceID, phone string) (bool, error) {
 	id := idxFirst(tx.Bucket(bNumberPhone), workspaceID, phone)
 	if id == "" {
 		return false, nil
@@ -241,7 +241,7 @@ func isActiveNumber(tx *bolt.Tx, workspaceID, phone string) (bool, error) {
 // (inbound routing), by the installation-wide index.
 func (s *Store) NumberByPhone(phone string) (PhoneNumber, error) {
 	var n PhoneNumber
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		ws, id := numberOwner(tx, phone)
 		ok := false
 		if ws != "" {
@@ -261,7 +261,7 @@ func (s *Store) NumberByPhone(phone string) (PhoneNumber, error) {
 // Number returns a workspace's number by id.
 func (s *Store) Number(workspaceID, id string) (PhoneNumber, error) {
 	var n PhoneNumber
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		ok, err := getJSON(tx.Bucket(bNumbers), wsKeyChecked(workspaceID, id), &n)
 		if err == nil && !ok {
 			err = errorf(ErrNotFound, "number not found")

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // PropertyTypes lists the custom property types in the order forms show them.
@@ -65,7 +65,7 @@ func (s *Store) AddProperty(workspaceID, name, typ string) (Property, error) {
 // Properties lists a workspace's custom contact properties, oldest first.
 func (s *Store) Properties(workspaceID string) ([]Property, error) {
 	var out []Property
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		var err error
 		out, err = properties(tx, workspaceID)
 		return err
@@ -73,7 +73,7 @@ func (s *Store) Properties(workspaceID string) ([]Property, error) {
 	return out, err
 }
 
-func properties(tx *bolt.Tx, workspaceID string) ([]Property, error) {
+func properties(tx *kv.Tx, workspaceID string) ([]Property, error) {
 	out := []Property{}
 	if _, ok := ParseID(workspaceID); !ok {
 		return out, nil
@@ -90,7 +90,7 @@ func properties(tx *bolt.Tx, workspaceID string) ([]Property, error) {
 }
 
 // propertyTypes maps a workspace's property names to their types.
-func propertyTypes(tx *bolt.Tx, workspaceID string) (map[string]string, error) {
+func propertyTypes(tx *kv.Tx, workspaceID string) (map[string]string, error) {
 	props, err := properties(tx, workspaceID)
 	if err != nil {
 		return nil, err

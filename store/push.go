@@ -5,7 +5,7 @@ import (
 	"crypto/sha256"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // PushSubscription is one device's Web Push subscription (RFC 8030): where its browser's push
@@ -88,7 +88,7 @@ func (s *Store) AddPushSubscription(in NewPushSubscription) (PushSubscription, e
 	return out, err
 }
 
-func putPushSub(tx *bolt.Tx, sub PushSubscription) error {
+func putPushSub(tx *kv.Tx, sub PushSubscription) error {
 	if err := putJSON(tx.Bucket(bPushSubs), idKey(sub.ID), sub); err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func putPushSub(tx *bolt.Tx, sub PushSubscription) error {
 }
 
 // idsUnder lists the ids that follow prefix (16 bytes) in the keys of an index bucket.
-func idsUnder(b *bolt.Bucket, prefix []byte) []string {
+func idsUnder(b *kv.Bucket, prefix []byte) []string {
 	var ids []string
 	c := b.Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
@@ -113,13 +113,13 @@ func idsUnder(b *bolt.Bucket, prefix []byte) []string {
 	return ids
 }
 
-func userPushSubIDs(tx *bolt.Tx, userID string) []string {
+func userPushSubIDs(tx *kv.Tx, userID string) []string {
 	return idsUnder(tx.Bucket(bPushSubUser), idKey(userID))
 }
 
 // deletePushSub deletes a subscription, its index entries and the pushes still queued for it.
 // An unknown id is no error.
-func deletePushSub(tx *bolt.Tx, id string) error {
+func deletePushSub(tx *kv.Tx, id string) error {
 	var sub PushSubscription
 	ok, err := getJSON(tx.Bucket(bPushSubs), idKey(id), &sub)
 	if err != nil || !ok {
@@ -145,7 +145,7 @@ func deletePushSub(tx *bolt.Tx, id string) error {
 }
 
 // deleteSessionPushSubs deletes the subscriptions a session made: the session is ending in tx.
-func deleteSessionPushSubs(tx *bolt.Tx, sessionID string) error {
+func deleteSessionPushSubs(tx *kv.Tx, sessionID string) error {
 	for _, id := range idsUnder(tx.Bucket(bPushSubSession), idKey(sessionID)) {
 		if err := deletePushSub(tx, id); err != nil {
 			return err
@@ -156,7 +156,7 @@ func deleteSessionPushSubs(tx *bolt.Tx, sessionID string) error {
 
 // deleteUserPushSubs deletes every subscription of a user, in the transaction of a change that
 // ends what they may be told (their removal from a workspace).
-func deleteUserPushSubs(tx *bolt.Tx, userID string) error {
+func deleteUserPushSubs(tx *kv.Tx, userID string) error {
 	for _, id := range userPushSubIDs(tx, userID) {
 		if err := deletePushSub(tx, id); err != nil {
 			return err
@@ -168,7 +168,7 @@ func deleteUserPushSubs(tx *bolt.Tx, userID string) error {
 // UserPushSubscriptions lists the user's devices with notifications on, oldest first.
 func (s *Store) UserPushSubscriptions(userID string) ([]PushSubscription, error) {
 	var out []PushSubscription
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		for _, id := range userPushSubIDs(tx, userID) {
 			var sub PushSubscription
 			if ok, err := getJSON(tx.Bucket(bPushSubs), idKey(id), &sub); err != nil {

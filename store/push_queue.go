@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // The push outbox: one job per device and notification, written in the transaction of the
@@ -42,7 +42,7 @@ func pushQueueKey(due time.Time, id string) []byte {
 	return append(encodeUint(uint64(due.UnixNano())), idKey(id)...)
 }
 
-func addPushDepth(tx *bolt.Tx, d int64) error {
+func addPushDepth(tx *kv.Tx, d int64) error {
 	meta := tx.Bucket(bMeta)
 	n := int64(decodeUint(meta.Get(metaPushDepth))) + d
 	return meta.Put(metaPushDepth, encodeUint(uint64(max(n, 0))))
@@ -60,7 +60,7 @@ func (s *Store) queuePushJob(tx *wtx, j PushJob) error {
 	return addPushDepth(tx.Tx, 1)
 }
 
-func putPushJob(tx *bolt.Tx, j PushJob) error {
+func putPushJob(tx *kv.Tx, j PushJob) error {
 	if err := putJSON(tx.Bucket(bPushJobs), idKey(j.ID), j); err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func putPushJob(tx *bolt.Tx, j PushJob) error {
 
 // takePushJob deletes the job from the outbox and returns it as stored; ok is false when it is
 // gone already (its subscription was deleted meanwhile), and then nothing is written.
-func takePushJob(tx *bolt.Tx, id string) (PushJob, bool, error) {
+func takePushJob(tx *kv.Tx, id string) (PushJob, bool, error) {
 	var j PushJob
 	ok, err := getJSON(tx.Bucket(bPushJobs), idKey(id), &j)
 	if err != nil || !ok {
@@ -89,7 +89,7 @@ func takePushJob(tx *bolt.Tx, id string) (PushJob, bool, error) {
 }
 
 // deleteSubPushJobs deletes every job queued for a subscription.
-func deleteSubPushJobs(tx *bolt.Tx, subID string) error {
+func deleteSubPushJobs(tx *kv.Tx, subID string) error {
 	p := idKey(subID)
 	var ids []string
 	c := tx.Bucket(bPushSubJobs).Cursor()
@@ -114,7 +114,7 @@ func deleteSubPushJobs(tx *bolt.Tx, subID string) error {
 func (s *Store) DuePushes(now time.Time, limit int, skip func(id string) bool) ([]DuePush, time.Time, error) {
 	var out []DuePush
 	var next time.Time
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		c := tx.Bucket(bPushQueue).Cursor()
 		for k, _ := c.First(); k != nil && len(out) < limit; k, _ = c.Next() {
 			if len(k) != 24 {
@@ -205,7 +205,7 @@ func (s *Store) PushGone(subscriptionID string) error {
 // PushQueueDepth is how many pushes wait in the outbox, due now or later.
 func (s *Store) PushQueueDepth() (int, error) {
 	var n uint64
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		n = decodeUint(tx.Bucket(bMeta).Get(metaPushDepth))
 		return nil
 	})

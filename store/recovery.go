@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // What the inbound recovery keeps: each carrier's last check (what it looked back to, what it
@@ -34,7 +34,7 @@ type RecoveryCheck struct {
 // RecoveryChecks are the carriers' last checks, by carrier name.
 func (s *Store) RecoveryChecks() (map[string]RecoveryCheck, error) {
 	out := map[string]RecoveryCheck{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		return decodeRecoveryChecks(tx.Bucket(bMeta).Get(metaRecovery), out)
 	})
 	return out, err
@@ -77,7 +77,7 @@ func (s *Store) RecordRecoveryCheck(carrier string, c RecoveryCheck) (RecoveryCh
 // inbound text or as a send).
 func (s *Store) KnownProviderIDs(provider string, ids []string) (map[string]bool, error) {
 	known := map[string]bool{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		b := tx.Bucket(bMsgProvider)
 		for _, id := range ids {
 			if b.Get(providerKey(provider, id)) != nil {
@@ -107,14 +107,14 @@ func awaitPrefix(provider string, t time.Time) []byte {
 
 // markAwaiting notes a send the carrier accepted whose outcome is still to come; unmarkAwaiting
 // forgets it once the outcome is known.
-func markAwaiting(tx *bolt.Tx, m *Message) error {
+func markAwaiting(tx *kv.Tx, m *Message) error {
 	if m.Status != MessageSent || m.ProviderID == "" || m.SentAt == nil || m.Provider == ProviderSandbox {
 		return nil
 	}
 	return tx.Bucket(bMsgAwaiting).Put(awaitKey(m), nil)
 }
 
-func unmarkAwaiting(tx *bolt.Tx, m *Message) error {
+func unmarkAwaiting(tx *kv.Tx, m *Message) error {
 	if m.SentAt == nil || m.Provider == "" {
 		return nil
 	}
@@ -125,7 +125,7 @@ func unmarkAwaiting(tx *bolt.Tx, m *Message) error {
 // delivery receipt yet), oldest first, at most limit of them.
 func (s *Store) AwaitingReceipts(provider string, since time.Time, limit int) ([]Message, error) {
 	var out []Message
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		head := append([]byte(provider), 0)
 		c := tx.Bucket(bMsgAwaiting).Cursor()
 		for k, _ := c.Seek(awaitPrefix(provider, since)); k != nil && bytes.HasPrefix(k, head) && len(out) < limit; k, _ = c.Next() {
@@ -148,7 +148,7 @@ func (s *Store) AwaitingReceipts(provider string, since time.Time, limit int) ([
 // writes only when there is something to forget.
 func (s *Store) SweepAwaiting(provider string, before time.Time) (int, error) {
 	var gone [][]byte
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		head := append([]byte(provider), 0)
 		cut := awaitPrefix(provider, before)
 		c := tx.Bucket(bMsgAwaiting).Cursor()

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // ReportQuery asks for a workspace's figures over the days From to To (both included, in the
@@ -100,7 +100,7 @@ func CheckReportRange(from, to Date) ValidationError {
 }
 
 // checkReportFilter checks a report's number and member against the workspace.
-func checkReportFilter(tx *bolt.Tx, workspaceID, numberID, memberID string) ValidationError {
+func checkReportFilter(tx *kv.Tx, workspaceID, numberID, memberID string) ValidationError {
 	var errs ValidationError
 	if numberID != "" && tx.Bucket(bNumbers).Get(wsKeyChecked(workspaceID, numberID)) == nil {
 		errs = append(errs, FieldError{"numberId", "is not a number of this workspace"})
@@ -113,7 +113,7 @@ func checkReportFilter(tx *bolt.Tx, workspaceID, numberID, memberID string) Vali
 
 // teamMembers is the members of the workspace's team teamID (from its routing), and whether
 // the team exists.
-func (s *Store) teamMembers(tx *bolt.Tx, workspaceID, teamID string) ([]string, bool, error) {
+func (s *Store) teamMembers(tx *kv.Tx, workspaceID, teamID string) ([]string, bool, error) {
 	r, err := s.routingOf(tx, workspaceID)
 	if err != nil {
 		return nil, false, err
@@ -135,7 +135,7 @@ func (s *Store) Report(workspaceID string, q ReportQuery) (Report, error) {
 	for i := range rep.Days {
 		rep.Days[i].Date = q.From + Date(i)
 	}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return err
 		}
@@ -200,7 +200,7 @@ type reportSelection struct {
 	memberOf map[ulid.ULID]int  // index in listed
 }
 
-func newReportSelection(tx *bolt.Tx, workspaceID string, q ReportQuery, team []string, hidden map[string]bool) (*reportSelection, error) {
+func newReportSelection(tx *kv.Tx, workspaceID string, q ReportQuery, team []string, hidden map[string]bool) (*reportSelection, error) {
 	sel := &reportSelection{ws: uid(workspaceID), q: q, number: uid(q.NumberID), memberOf: map[ulid.ULID]int{}}
 	for id := range hidden {
 		if sel.hidden == nil {
@@ -252,7 +252,7 @@ func (sel *reportSelection) forTotals(member ulid.ULID) bool {
 
 // scan calls fn for each key of bucket name under the workspace from day from to day to whose
 // number the query sees, with the key's day, member and value.
-func (sel *reportSelection) scan(tx *bolt.Tx, name []byte, from, to Date, fn func(day Date, member ulid.ULID, k, v []byte) error) error {
+func (sel *reportSelection) scan(tx *kv.Tx, name []byte, from, to Date, fn func(day Date, member ulid.ULID, k, v []byte) error) error {
 	fk, tk := from.key(), to.key()
 	c := tx.Bucket(name).Cursor()
 	for k, v := c.Seek(append(sel.ws[:], fk[:]...)); k != nil && bytes.HasPrefix(k, sel.ws[:]); k, v = c.Next() {
@@ -273,7 +273,7 @@ func (sel *reportSelection) scan(tx *bolt.Tx, name []byte, from, to Date, fn fun
 }
 
 // readRows adds the day rows of both periods into rep.
-func (sel *reportSelection) readRows(tx *bolt.Tx, rep *Report) error {
+func (sel *reportSelection) readRows(tx *kv.Tx, rep *Report) error {
 	rep.Members = make([]ReportMember, len(sel.listed))
 	for i, u := range sel.listed {
 		rep.Members[i].UserID = u.String()
@@ -344,7 +344,7 @@ func addTotals(t *ReportTotals, row *dayRow) {
 }
 
 // readSamples summarises the durations of both periods into rep.
-func (sel *reportSelection) readSamples(tx *bolt.Tx, rep *Report) error {
+func (sel *reportSelection) readSamples(tx *kv.Tx, rep *Report) error {
 	var cur, prev [4][]uint32
 	days := make([][2][]uint32, len(rep.Days))
 	members := make([][]uint32, len(sel.listed))
@@ -406,7 +406,7 @@ func (sel *reportSelection) readSamples(tx *bolt.Tx, rep *Report) error {
 }
 
 // readBroadcasts lists the broadcasts started in the range, newest first, with their figures.
-func (sel *reportSelection) readBroadcasts(tx *bolt.Tx, rep *Report, loc *time.Location) error {
+func (sel *reportSelection) readBroadcasts(tx *kv.Tx, rep *Report, loc *time.Location) error {
 	rows := tx.Bucket(bReportBcasts)
 	err := forEachPrefix(tx.Bucket(bBroadcasts), sel.ws[:], func(k, v []byte) error {
 		var b Broadcast

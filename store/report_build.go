@@ -9,7 +9,7 @@ import (
 	"switchboard/automation"
 
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Building the rollups from the records: for the data a file held before the rollups existed
@@ -117,7 +117,7 @@ func buildKey(ws ulid.ULID) []byte { return append(slices.Clip(metaReportBuild),
 
 // readWSReport reads the workspace's zone, business hours (route: the store's routingOf) and
 // build state.
-func readWSReport(tx *bolt.Tx, ws ulid.ULID, route func(*bolt.Tx, string) (*routing, error)) (*wsReport, error) {
+func readWSReport(tx *kv.Tx, ws ulid.ULID, route func(*kv.Tx, string) (*routing, error)) (*wsReport, error) {
 	var w Workspace
 	if _, err := getJSON(tx.Bucket(bWorkspaces), ws[:], &w); err != nil {
 		return nil, err
@@ -196,7 +196,7 @@ func (tx *wtx) requestReportBuild(wsID string) error {
 }
 
 // migrateReports starts the build of every workspace's rollups from the records it holds.
-func migrateReports(_ *Store, tx *bolt.Tx) error {
+func migrateReports(_ *Store, tx *kv.Tx) error {
 	return tx.Bucket(bWorkspaces).ForEach(func(k, _ []byte) error {
 		if len(k) != 16 {
 			return nil
@@ -210,7 +210,7 @@ func migrateReports(_ *Store, tx *bolt.Tx) error {
 }
 
 // holdsAny reports whether any of the buckets holds a key of the workspace.
-func holdsAny(tx *bolt.Tx, ws ulid.ULID, buckets ...[]byte) bool {
+func holdsAny(tx *kv.Tx, ws ulid.ULID, buckets ...[]byte) bool {
 	for _, b := range buckets {
 		if k, _ := tx.Bucket(b).Cursor().Seek(ws[:]); k != nil && bytes.HasPrefix(k, ws[:]) {
 			return true
@@ -220,7 +220,7 @@ func holdsAny(tx *bolt.Tx, ws ulid.ULID, buckets ...[]byte) bool {
 }
 
 // countWS is how many conversations and opt-outs the workspace has: a build's total.
-func countWS(tx *bolt.Tx, ws ulid.ULID) uint64 {
+func countWS(tx *kv.Tx, ws ulid.ULID) uint64 {
 	var n uint64
 	for _, b := range [][]byte{bConversations, bOptOuts} {
 		_ = forEachPrefix(tx.Bucket(b), ws[:], func(_, _ []byte) error { n++; return nil })
@@ -231,7 +231,7 @@ func countWS(tx *bolt.Tx, ws ulid.ULID) uint64 {
 // ReportBuild says whether the workspace's rollups are being built and how far: records
 // counted of total.
 func (s *Store) ReportBuild(workspaceID string) (building bool, done, total uint64, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *kv.Tx) error {
 		r, err := readWSReport(tx, uid(workspaceID), s.routingOf)
 		if err != nil {
 			return err
@@ -250,7 +250,7 @@ func (s *Store) BuildReports(steps int) (int, error) {
 	for range steps {
 		var ws ulid.ULID
 		found := false
-		if err := s.db.View(func(tx *bolt.Tx) error {
+		if err := s.view(func(tx *kv.Tx) error {
 			k, _ := tx.Bucket(bMeta).Cursor().Seek(metaReportBuild)
 			if found = k != nil && bytes.HasPrefix(k, metaReportBuild) && len(k) == len(metaReportBuild)+16; found {
 				copy(ws[:], k[len(metaReportBuild):])
@@ -331,7 +331,7 @@ func clearReports(tx *wtx, ws ulid.ULID) (bool, error) {
 }
 
 // after yields the keys of bucket b under ws that come after cursor, at most max of them.
-func after(b *bolt.Bucket, ws, cursor ulid.ULID, max int, fn func(k, v []byte) error) (more bool, err error) {
+func after(b *kv.Bucket, ws, cursor ulid.ULID, max int, fn func(k, v []byte) error) (more bool, err error) {
 	c := b.Cursor()
 	k, v := c.Seek(append(ws[:], cursor[:]...))
 	if k != nil && bytes.Equal(k[16:], cursor[:]) {
@@ -386,7 +386,7 @@ func (tx *wtx) buildConversations(ws ulid.ULID, r *wsReport) (int, bool, error) 
 // startedByBroadcast tells, for a conversation from before the rollups (which did not record
 // it), whether a broadcast copy created it: its first message is a copy written within a second
 // of the conversation.
-func startedByBroadcast(tx *bolt.Tx, c *Conversation) bool {
+func startedByBroadcast(tx *kv.Tx, c *Conversation) bool {
 	ids := idxIDs(tx.Bucket(bConvMessages), c.WorkspaceID, c.ID)
 	if len(ids) == 0 {
 		return false

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // What a conversation counts in the reports follows from its records read in the order they
@@ -265,7 +265,7 @@ func factsKey(ws, conv ulid.ULID) []byte { return append(ws[:], conv[:]...) }
 
 // replayConversation runs a fresh machine over every record of the conversation c of workspace
 // ws, counting into t, and returns where it stands.
-func replayConversation(tx *bolt.Tx, t *tally, c *Conversation) (convFacts, error) {
+func replayConversation(tx *kv.Tx, t *tally, c *Conversation) (convFacts, error) {
 	var f convFacts
 	f.start(t, c)
 	idx, msgs, entries := tx.Bucket(bConvMessages), tx.Bucket(bMessages), tx.Bucket(bConvEntries)
@@ -301,7 +301,7 @@ func replayConversation(tx *bolt.Tx, t *tally, c *Conversation) (convFacts, erro
 // latestTeamBroadcast is the broadcast whose copy is the team's latest text in a conversation
 // (a member's text after it, or none at all: ""), as the machine's bcast says: the broadcast an
 // opt-out texted now answers.
-func latestTeamBroadcast(tx *bolt.Tx, workspaceID, convID string) (string, error) {
+func latestTeamBroadcast(tx *kv.Tx, workspaceID, convID string) (string, error) {
 	msgs := tx.Bucket(bMessages)
 	p := idxPrefix(workspaceID, convID)
 	found := ""

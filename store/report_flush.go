@@ -6,7 +6,7 @@ import (
 	"errors"
 	"slices"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Writing a transaction's rollup changes, and the encodings of the rollup records.
@@ -111,7 +111,7 @@ func encodeRow(r []int64) []byte {
 // putRow writes a row, or deletes it when every counter is zero. A counter never goes below
 // zero: taking back what was never counted would be a bug of the rollups, which the tests that
 // recount every figure catch; a send must not fail for it.
-func putRow(b *bolt.Bucket, k []byte, r []int64) error {
+func putRow(b *kv.Bucket, k []byte, r []int64) error {
 	for i, v := range r {
 		r[i] = max(v, 0)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // RecountReports counts every workspace's rollups again from its records, with a fresh machine
@@ -15,7 +15,7 @@ import (
 // broadcast rows and each conversation's facts, exactly. It returns what differs, or that a
 // build is still running (there is nothing to compare then).
 func RecountReports(s *Store) error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *kv.Tx) error {
 		want := newReportBuf()
 		facts := map[string][]byte{}
 		err := tx.Bucket(bWorkspaces).ForEach(func(k, _ []byte) error {

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // ReferenceReport computes the report of q from the raw records alone, the slow way and apart
@@ -16,7 +16,7 @@ func ReferenceReport(s *Store, workspaceID string, q ReportQuery) (Report, error
 	var members []string
 	var loc *time.Location
 	var rt Routing
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		w, err := getWorkspace(tx, workspaceID)
 		if err != nil {
 			return err
@@ -99,7 +99,7 @@ type refItem struct {
 	out bool
 }
 
-func refConversation(tx *bolt.Tx, c *Conversation, business func(number string, start, end time.Time) (uint32, bool)) ([]refEvent, error) {
+func refConversation(tx *kv.Tx, c *Conversation, business func(number string, start, end time.Time) (uint32, bool)) ([]refEvent, error) {
 	var items []refItem
 	for _, id := range idxIDs(tx.Bucket(bConvMessages), c.WorkspaceID, c.ID) {
 		var m Message

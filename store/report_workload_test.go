@@ -33,7 +33,12 @@ var reportStart = time.Date(2026, 3, 6, 14, 0, 0, 0, time.UTC)
 func newReportWorld(t testing.TB, path string) *reportWorld {
 	t.Helper()
 	clk := testutil.NewClock(reportStart)
-	s := openStoreAt(t, path, store.Options{Now: clk.Now})
+	return newReportWorldOn(t, openStoreAt(t, path, store.Options{Now: clk.Now}), path, clk)
+}
+
+// newReportWorldOn sets up the world in s, a store at path on clk (at reportStart).
+func newReportWorldOn(t testing.TB, s *store.Store, path string, clk *testutil.Clock) *reportWorld {
+	t.Helper()
 	w := &reportWorld{s: s, path: path, clk: clk, convs: map[string]string{}}
 	w.loc, _ = time.LoadLocation("America/New_York")
 	ws, err := s.CreateWorkspace("Acme Dental")

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // ResetTTL is how long a password reset link works.
@@ -34,7 +34,7 @@ func (s *Store) CreateReset(userID string, now time.Time) (string, error) {
 
 // putReset stores a reset link for userID under its token's hash, inside tx, and deletes the
 // user's older links: only the newest link works.
-func putReset(tx *bolt.Tx, userID, plain string, now time.Time) error {
+func putReset(tx *kv.Tx, userID, plain string, now time.Time) error {
 	return putUserLink(tx.Bucket(bResets), userID, plain, PasswordReset{UserID: userID, CreatedAt: now, ExpiresAt: now.Add(ResetTTL)})
 }
 
@@ -47,7 +47,7 @@ type linkHead struct {
 
 // putUserLink writes a one-time link record v of userID into b under its token's hash and
 // deletes the user's other records of b: only the newest link of a kind works.
-func putUserLink(b *bolt.Bucket, userID, plain string, v any) error {
+func putUserLink(b *kv.Bucket, userID, plain string, v any) error {
 	if _, err := deleteLinks(b, func(h linkHead) bool { return h.UserID == userID }); err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func putUserLink(b *bolt.Bucket, userID, plain string, v any) error {
 
 // deleteLinks deletes the link records of b that match and returns how many. A bucket of links
 // holds at most one per user, so the pass is short.
-func deleteLinks(b *bolt.Bucket, match func(linkHead) bool) (int, error) {
+func deleteLinks(b *kv.Bucket, match func(linkHead) bool) (int, error) {
 	var gone [][]byte
 	err := b.ForEach(func(k, v []byte) error {
 		var h linkHead
@@ -85,7 +85,7 @@ func (s *Store) SweepExpiredLinks(now time.Time) (int, error) {
 	n := 0
 	err := s.update(func(tx *wtx) error {
 		n = 0
-		for _, b := range []*bolt.Bucket{tx.Bucket(bResets), tx.Bucket(bEmailChange)} {
+		for _, b := range []*kv.Bucket{tx.Bucket(bResets), tx.Bucket(bEmailChange)} {
 			gone, err := deleteLinks(b, func(h linkHead) bool { return !now.Before(h.ExpiresAt) })
 			if err != nil {
 				return err
@@ -101,7 +101,7 @@ func (s *Store) SweepExpiredLinks(now time.Time) (int, error) {
 // ErrNotFound.
 func (s *Store) ResetUser(plain string, now time.Time) (User, error) {
 	var u User
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		var r PasswordReset
 		ok, err := getJSON(tx.Bucket(bResets), HashToken(plain), &r)
 		if err != nil {

@@ -7,8 +7,7 @@ import (
 	"slices"
 
 	"switchboard/automation"
-
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // A workspace's routing — business hours, automatic replies, teams, who may use each number,
@@ -197,7 +196,7 @@ func compileRouting(version []byte, rt Routing) *routing {
 }
 
 // routingOf is workspaceID's routing in tx: the compiled copy of its version.
-func (s *Store) routingOf(tx *bolt.Tx, workspaceID string) (*routing, error) {
+func (s *Store) routingOf(tx *kv.Tx, workspaceID string) (*routing, error) {
 	v := tx.Bucket(bRouting).Get(idKey(workspaceID))
 	if len(v) < 16 {
 		return noRouting, nil
@@ -217,7 +216,7 @@ func (s *Store) routingOf(tx *bolt.Tx, workspaceID string) (*routing, error) {
 }
 
 // readRouting decodes workspaceID's routing afresh: a copy the caller may change.
-func readRouting(tx *bolt.Tx, workspaceID string) (Routing, error) {
+func readRouting(tx *kv.Tx, workspaceID string) (Routing, error) {
 	var rt Routing
 	v := tx.Bucket(bRouting).Get(idKey(workspaceID))
 	if len(v) < 16 {
@@ -264,7 +263,7 @@ func (s *Store) changeRouting(workspaceID string, change func(tx *wtx, rt *Routi
 	return out, err
 }
 
-func (s *Store) putRouting(tx *bolt.Tx, workspaceID string, rt Routing) error {
+func (s *Store) putRouting(tx *kv.Tx, workspaceID string, rt Routing) error {
 	data, err := json.Marshal(rt)
 	if err != nil {
 		return fmt.Errorf("store: encode routing: %w", err)
@@ -286,7 +285,7 @@ func cloneRouting(rt Routing) Routing {
 // RoutingOf returns workspaceID's routing (a copy the caller may keep).
 func (s *Store) RoutingOf(workspaceID string) (Routing, error) {
 	var rt Routing
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, err := getWorkspace(tx, workspaceID); err != nil {
 			return err
 		}

@@ -7,8 +7,7 @@ import (
 	"strings"
 
 	"switchboard/automation"
-
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // A workspace's rules are kept, in their order, in its routing. Every way in — the rules page,
@@ -18,7 +17,7 @@ import (
 
 // ruleRefs answers automation.Refs from a transaction.
 type ruleRefs struct {
-	tx    *bolt.Tx
+	tx    *kv.Tx
 	ws    string
 	rt    *Routing
 	types map[string]string
@@ -83,7 +82,7 @@ func normalizeRule(rule automation.Rule) (automation.Rule, ValidationError) {
 }
 
 // checkRuleRefs checks rule's references to the workspace.
-func checkRuleRefs(tx *bolt.Tx, ws string, rt *Routing, rule *automation.Rule) (ValidationError, error) {
+func checkRuleRefs(tx *kv.Tx, ws string, rt *Routing, rule *automation.Rule) (ValidationError, error) {
 	types, err := propertyTypes(tx, ws)
 	if err != nil {
 		return nil, err

@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"switchboard/automation"
-
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Rules fire inside the write transaction of the event that fired them: the automation
@@ -38,7 +37,7 @@ type ruleEvent struct {
 }
 
 // loadContact is the conversation's one contact (nil for a group or an unknown number).
-func (ev *ruleEvent) loadContact(tx *bolt.Tx) *Contact {
+func (ev *ruleEvent) loadContact(tx *kv.Tx) *Contact {
 	if ev.contactLoaded {
 		return ev.contact
 	}
@@ -56,7 +55,7 @@ func (ev *ruleEvent) loadContact(tx *bolt.Tx) *Contact {
 
 // facts answers the interpreter's questions about ev from tx.
 type facts struct {
-	tx        *bolt.Tx
+	tx        *kv.Tx
 	ev        *ruleEvent
 	words     []string
 	wordsDone bool
@@ -64,7 +63,7 @@ type facts struct {
 	open      int8 // 0 unknown, 1 open, -1 closed
 }
 
-func (s *Store) facts(tx *bolt.Tx, ev *ruleEvent) *facts { return &facts{tx: tx, ev: ev} }
+func (s *Store) facts(tx *kv.Tx, ev *ruleEvent) *facts { return &facts{tx: tx, ev: ev} }
 
 func (f *facts) Number() (string, string) { return f.ev.conv.OutboundChannelID, f.ev.conv.From }
 
@@ -332,7 +331,7 @@ func (s *Store) addComment(tx *wtx, c *Conversation, cm *Comment) error {
 // saveAutomated writes conversation c after automations changed it from before: its record,
 // and its open-assigned index entries when its status or assignees changed. Nothing is written
 // when nothing changed.
-func (s *Store) saveAutomated(tx *bolt.Tx, c, before *Conversation) error {
+func (s *Store) saveAutomated(tx *kv.Tx, c, before *Conversation) error {
 	if c.Status == before.Status && slices.Equal(c.AssignedUserIDs, before.AssignedUserIDs) &&
 		slices.Equal(c.Labels, before.Labels) && sameTime(c.SnoozedUntil, before.SnoozedUntil) &&
 		sameTime(c.AwaitingSince, before.AwaitingSince) && sameTime(c.FirstResponseDue, before.FirstResponseDue) &&

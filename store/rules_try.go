@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"switchboard/automation"
-
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // "Test" on the rules page runs a rule against the workspace's latest conversations without
@@ -45,7 +44,7 @@ func (s *Store) TryRule(workspaceID, viewer string, rule automation.Rule) ([]Rul
 	}
 	compiled := automation.CompileRule(norm)
 	var out []RuleTrial
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		w, err := getWorkspace(tx, workspaceID)
 		if err != nil {
 			return err
@@ -78,7 +77,7 @@ func (s *Store) TryRule(workspaceID, viewer string, rule automation.Rule) ([]Rul
 }
 
 // tryOn tests rule on conversation c as its trigger would find it.
-func (s *Store) tryOn(tx *bolt.Tx, w *Workspace, r *routing, c *Conversation, rule *automation.Compiled) RuleTrial {
+func (s *Store) tryOn(tx *kv.Tx, w *Workspace, r *routing, c *Conversation, rule *automation.Compiled) RuleTrial {
 	ev := &ruleEvent{trigger: rule.Rule.Trigger, w: w, r: r, conv: c, now: s.Now()}
 	if rule.Rule.Trigger == automation.TriggerLabelAdded {
 		ev.added = c.Labels
@@ -105,7 +104,7 @@ func (s *Store) tryOn(tx *bolt.Tx, w *Workspace, r *routing, c *Conversation, ru
 }
 
 // firstInboundOf reports whether the message id is the conversation's first inbound one.
-func firstInboundOf(tx *bolt.Tx, ws, convID, id string) bool {
+func firstInboundOf(tx *kv.Tx, ws, convID, id string) bool {
 	p := idxPrefix(ws, convID)
 	c := tx.Bucket(bConvMessages).Cursor()
 	for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
@@ -124,7 +123,7 @@ func firstInboundOf(tx *bolt.Tx, ws, convID, id string) bool {
 }
 
 // describeAction says what action a would do in ev, without doing it.
-func (s *Store) describeAction(tx *bolt.Tx, ev *ruleEvent, a automation.Action) string {
+func (s *Store) describeAction(tx *kv.Tx, ev *ruleEvent, a automation.Action) string {
 	switch a.Type {
 	case automation.ActAssign:
 		return "assign to " + userName(tx, a.UserID)

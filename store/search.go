@@ -2,9 +2,9 @@ package store
 
 import (
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // SearchLimit is the most contacts a search returns.
@@ -27,7 +27,7 @@ func (s *Store) searchContacts(workspaceID, searchText string) ([]Contact, index
 		return out, work, nil
 	}
 	q := index.ParseQuery(searchText)
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		ws := wsID[:]
 		recs := index.WsBucket(tx, bContacts, ws)
 		if recs == nil {

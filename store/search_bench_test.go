@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // BenchmarkSearch1M runs find-contact queries against the 1M-contact workspace and reports the
@@ -124,7 +124,7 @@ var contactIndexBuckets = [][]byte{bContactPhone, bContactEmail, bContactTerms, 
 // measureIndex sums the contact index buckets against the contacts bucket.
 func measureIndex(s *Store) (indexSizes, error) {
 	var sz indexSizes
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		for _, name := range append([][]byte{bContacts}, contactIndexBuckets...) {
 			b := tx.Bucket(name)
 			var kv, n int64

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // The store keeps as hashes every secret it only has to recognise (session, reset, invitation
@@ -98,21 +98,53 @@ const keyCheckPurpose = "key-check"
 // checkSecretKey records, in a file that has none, a value sealed with the key this start was
 // given, and otherwise learns whether that key opens it (SecretKeyMatches). A random key for
 // the process records nothing.
-func (s *Store) checkSecretKey(meta *bolt.Bucket) error {
-	if s.sealer.ephemeral {
+func (s *Store) checkSecretKey(meta *kv.Bucket) error {
+	k := s.sealer.Load()
+	if k.ephemeral {
 		return nil
 	}
-	v := meta.Get(metaKeyCheck)
-	if v == nil {
-		return meta.Put(metaKeyCheck, []byte(s.sealer.seal("switchboard", keyCheckPurpose)))
+	if meta.Get(metaKeyCheck) == nil {
+		return meta.Put(metaKeyCheck, []byte(k.seal("switchboard", keyCheckPurpose)))
 	}
-	_, err := s.sealer.open(string(v), keyCheckPurpose)
-	s.keyMismatch = err != nil
+	s.matchSecretKey(meta)
 	return nil
+}
+
+// matchSecretKey learns whether the store's key opens the key check of the file whose meta
+// bucket is meta; a file without one, or a random key for the process, counts as matching.
+func (s *Store) matchSecretKey(meta *kv.Bucket) {
+	k := s.sealer.Load()
+	v := meta.Get(metaKeyCheck)
+	if k.ephemeral || v == nil {
+		s.keyMismatch.Store(false)
+		return
+	}
+	_, err := k.open(string(v), keyCheckPurpose)
+	s.keyMismatch.Store(err != nil)
+}
+
+// UseSecretKey replaces the key of a store opened without one: a cluster's node that starts
+// from another node's copy takes the cluster's key with it, after the store is open. Call it
+// before the store serves requests.
+func (s *Store) UseSecretKey(key []byte) error {
+	if key == nil {
+		return errors.New("store: no secret key")
+	}
+	k, err := newSealer(key)
+	if err != nil {
+		return err
+	}
+	s.sealer.Store(k)
+	return s.view(func(tx *kv.Tx) error {
+		if b := tx.Bucket(bMeta); b != nil {
+			s.matchSecretKey(b)
+		}
+		return nil
+	})
 }
 
 // SecretKeyMatches reports whether the secret key this store was opened with is the one the
 // database's secrets were sealed with. When it is not (the data directory's secret.key was lost
 // or replaced), two-factor secrets and the links of queued e-mail cannot be read: users with
 // two-factor sign in with a recovery code, or an administrator turns it off (reset-2fa).
-func (s *Store) SecretKeyMatches() bool { return !s.keyMismatch }
+func (s *Store) SecretKeyMatches() bool { return !s.keyMismatch.Load() }

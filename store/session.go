@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Session is a signed-in browser. The browser holds a random token (in the session cookie);
@@ -72,7 +72,7 @@ func (s *Store) CreateSession(in NewSession) (Session, string, error) {
 	return ss, plain, err
 }
 
-func putSession(tx *bolt.Tx, hash []byte, ss Session) error {
+func putSession(tx *kv.Tx, hash []byte, ss Session) error {
 	if err := putJSON(tx.Bucket(bSessions), hash, ss); err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func clip(s string, n int) string {
 func (s *Store) SessionByToken(plain string) (Session, User, error) {
 	var ss Session
 	var u User
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		ok, err := getJSON(tx.Bucket(bSessions), HashToken(plain), &ss)
 		if err != nil {
 			return err
@@ -138,7 +138,7 @@ func (s *Store) DeleteSession(plain string) error {
 	})
 }
 
-func deleteSessionByHash(tx *bolt.Tx, hash []byte) error {
+func deleteSessionByHash(tx *kv.Tx, hash []byte) error {
 	var ss Session
 	ok, err := getJSON(tx.Bucket(bSessions), hash, &ss)
 	if err != nil || !ok {
@@ -157,7 +157,7 @@ func deleteSessionByHash(tx *bolt.Tx, hash []byte) error {
 // UserSessions lists userID's sessions, oldest first.
 func (s *Store) UserSessions(userID string) ([]Session, error) {
 	var out []Session
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		p := idKey(userID)
 		c := tx.Bucket(bSessionUser).Cursor()
 		for k, h := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, h = c.Next() {
@@ -191,7 +191,7 @@ func (s *Store) EndUserSessions(userID, keep string) error {
 
 // endSessions deletes userID's sessions but keep inside tx: a password change, a disabled
 // user and a removed superuser flag call it in the transaction of their change.
-func endSessions(tx *bolt.Tx, userID, keep string) error {
+func endSessions(tx *kv.Tx, userID, keep string) error {
 	p := idKey(userID)
 	var hashes [][]byte
 	c := tx.Bucket(bSessionUser).Cursor()

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Snippet is a workspace's saved reply: a name, the shortcut typed after "/" in the reply box,
@@ -90,7 +90,7 @@ func (s *Store) SaveSnippet(workspaceID string, in Snippet) (Snippet, error) {
 func (s *Store) Snippets(workspaceID string) ([]Snippet, error) {
 	out := []Snippet{}
 	prefix := idKey(workspaceID)
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		c := tx.Bucket(bSnippets).Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 			var sn Snippet
@@ -109,7 +109,7 @@ func (s *Store) Snippets(workspaceID string) ([]Snippet, error) {
 func (s *Store) SnippetByShortcut(workspaceID, shortcut string) (Snippet, error) {
 	shortcut = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(shortcut), "/"))
 	var sn Snippet
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		ok, err := getJSON(tx.Bucket(bSnippets), snippetKey(workspaceID, shortcut), &sn)
 		if err == nil && !ok {
 			err = errorf(ErrNotFound, "there is no snippet /%s", shortcut)

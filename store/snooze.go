@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // A snoozed conversation with a time waits in idx_conversation_snooze, keyed
@@ -23,7 +23,7 @@ func snoozeKey(c *Conversation) []byte {
 
 // setStatus gives c status (snoozed until until, when both are set) and keeps the snooze
 // index in step. It writes only the index; the caller writes c.
-func setStatus(tx *bolt.Tx, c *Conversation, status string, until *time.Time) error {
+func setStatus(tx *kv.Tx, c *Conversation, status string, until *time.Time) error {
 	if c.SnoozedUntil != nil {
 		if err := tx.Bucket(bConvSnooze).Delete(snoozeKey(c)); err != nil {
 			return err
@@ -58,7 +58,7 @@ func checkSnooze(until *time.Time, now time.Time) *FieldError {
 func (s *Store) WakeSnoozed(now time.Time, max int) (woken int, next time.Time, err error) {
 	// Nothing due is the common case: answer it from a read transaction (a write one is an
 	// fsync, and the sweep asks every few seconds).
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *kv.Tx) error {
 		if k, _ := tx.Bucket(bConvSnooze).Cursor().First(); len(k) == 40 {
 			next = time.Unix(0, int64(binary.BigEndian.Uint64(k[:8])))
 		}

@@ -18,6 +18,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
 // Options configure Open.
@@ -28,6 +29,11 @@ type Options struct {
 	Timeout time.Duration
 	// ReadOnly opens without the write lock.
 	ReadOnly bool
+	// Replay makes every write run in a transaction that is rolled back and commit only its
+	// recorded write set, as a cluster's node applies the leader's: a test of the recording
+	// (a write that escaped it is lost). Building with the storereplay tag turns it on for
+	// every store.
+	Replay bool
 	// LiveKeepEvents and LiveKeepFor bound the live event log of each workspace: an event is
 	// pruned once it is beyond both (0: 10,000 events, 24 hours).
 	LiveKeepEvents uint64
@@ -41,8 +47,10 @@ type Options struct {
 
 // Store is the one handle on the database.
 type Store struct {
-	db  *bolt.DB
-	now func() time.Time
+	h    atomic.Pointer[dbHandle] // the open file; a snapshot's installation replaces it
+	path string
+	opts Options
+	now  func() time.Time
 
 	optMu    sync.RWMutex
 	optBloom map[ulid.ULID]*optFilter
@@ -64,13 +72,18 @@ type Store struct {
 	liveKeepEvents uint64        // see Options.LiveKeepEvents
 	liveKeepFor    time.Duration // see Options.LiveKeepFor
 
-	noReports   atomic.Bool // the report rollups are not kept: set only by the benchmarks of their cost
-	sealer      *sealer     // see Options.SecretKey
-	keyMismatch bool        // the key does not open the file's key check (SecretKeyMatches)
+	noReports   atomic.Bool            // the report rollups are not kept: set only by the benchmarks of their cost
+	sealer      atomic.Pointer[sealer] // see Options.SecretKey and UseSecretKey
+	keyMismatch atomic.Bool            // the key does not open the file's key check (SecretKeyMatches)
 
 	routes   sync.Map // workspace id -> *routing, the compiled routing of its last version read
 	presence presence // who has a live stream open, for availability
+
+	replication // how writes commit when they are recorded (Replicate, Options.Replay)
 }
+
+// openTimeout is how long Open waits for the file's lock by default.
+const openTimeout = time.Second
 
 // initialMmapSize is how much of the file is mapped when it is opened (see Open).
 const initialMmapSize = 1 << 30
@@ -82,7 +95,7 @@ func Open(path string, opts Options) (*Store, error) {
 		opts.Now = time.Now
 	}
 	if opts.Timeout == 0 {
-		opts.Timeout = time.Second
+		opts.Timeout = openTimeout
 	}
 	sealer, err := newSealer(opts.SecretKey)
 	if err != nil {
@@ -91,21 +104,19 @@ func Open(path string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("store: create data directory: %w", err)
 	}
-	// A write that grows the file past the mapped size remaps it, and a remap waits for every
-	// open read transaction (an export's, a held snapshot's) to end: mapping the first GiB at
-	// once (address space, not memory) keeps writes from waiting on readers until then.
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.Timeout, ReadOnly: opts.ReadOnly, FreelistType: bolt.FreelistMapType,
-		InitialMmapSize: initialMmapSize})
+	db, err := openFile(path, opts)
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
-			return nil, fmt.Errorf("store: %s: %w (is a server running? stop it or use its admin endpoint)", path, ErrLocked)
-		}
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, err
 	}
-	s := &Store{db: db, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{},
+	s := &Store{path: path, opts: opts, now: opts.Now, optBloom: map[ulid.ULID]*optFilter{},
 		idx:       index.New(&indexLayout, setMembers, index.DefaultBounds(ImportBatchSize)),
-		idEntropy: ulid.Monotonic(rand.Reader, 0), liveKeepEvents: opts.LiveKeepEvents, liveKeepFor: opts.LiveKeepFor, sealer: sealer}
+		idEntropy: ulid.Monotonic(rand.Reader, 0), liveKeepEvents: opts.LiveKeepEvents, liveKeepFor: opts.LiveKeepFor}
+	s.sealer.Store(sealer)
+	s.h.Store(newHandle(db, 0))
 	s.group = groupCommit{write: s.writeTx, arrived: make(chan struct{}, 1)}
+	if opts.Replay || replayAll {
+		s.replay()
+	}
 	if s.liveKeepEvents == 0 {
 		s.liveKeepEvents = defaultLiveKeepEvents
 	}
@@ -122,33 +133,72 @@ func Open(path string, opts Options) (*Store, error) {
 			return nil, err
 		}
 	}
-	if err := s.db.View(func(tx *bolt.Tx) error {
-		if b := tx.Bucket(bMeta); b != nil {
-			s.tenantID = string(b.Get(metaTenantID))
-		}
-		return nil
-	}); err != nil {
-		s.Close()
-		return nil, err
-	}
-	if err := s.buildOptOutFilters(); err != nil {
-		s.Close()
-		return nil, err
-	}
-	if err := s.countOutbox(); err != nil {
+	if err := s.loadMemory(); err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// Close closes the database.
-func (s *Store) Close() error {
-	return s.db.Close()
+// openFile opens the bbolt file at path with the store's options.
+func openFile(path string, opts Options) (*bolt.DB, error) {
+	// A write that grows the file past the mapped size remaps it, and a remap waits for every
+	// open read transaction (an export's, a held snapshot's) to end: mapping the first GiB at
+	// once (address space, not memory) keeps writes from waiting on readers until then.
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.Timeout, ReadOnly: opts.ReadOnly, FreelistType: bolt.FreelistMapType,
+		InitialMmapSize: initialMmapSize})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("store: %s: %w (is a server running? stop it or use its admin endpoint)", path, ErrLocked)
+		}
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	return db, nil
 }
 
-// DB exposes the bbolt handle to packages that keep their own buckets (oauth).
-func (s *Store) DB() *bolt.DB { return s.db }
+// loadMemory builds what the store keeps in memory beside the file, from the file: the tenant,
+// the opt-out filters, the outbox depth, the applied log index, whether the secret key opens
+// the file's secrets. Open calls it, and so does the installation of a snapshot, which replaces
+// the file.
+func (s *Store) loadMemory() error {
+	if err := s.view(func(tx *kv.Tx) error {
+		if b := tx.Bucket(bMeta); b != nil {
+			s.tenantID = string(b.Get(metaTenantID))
+			s.applied.Store(decodeUint(b.Get(metaAppliedIndex)))
+			s.matchSecretKey(b)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := s.buildOptOutFilters(); err != nil {
+		return err
+	}
+	return s.countOutbox()
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	return s.h.Load().db.Close()
+}
+
+// DB exposes the bbolt handle for tests that inspect or damage the file directly; the
+// product reads through View and writes through Write.
+func (s *Store) DB() *bolt.DB { return s.h.Load().db }
+
+// Path is the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// View runs fn in a read transaction, for the packages that keep records in the store's file
+// (oauth).
+func (s *Store) View(fn func(tx *kv.Tx) error) error { return s.view(fn) }
+
+// view runs fn in a read transaction of the open file.
+func (s *Store) view(fn func(tx *kv.Tx) error) error {
+	h := s.acquire()
+	defer h.release()
+	return h.db.View(func(tx *bolt.Tx) error { return fn(kv.Wrap(tx, h.epoch, nil)) })
+}
 
 // Now is the store's clock.
 func (s *Store) Now() time.Time { return s.now().UTC() }
@@ -224,7 +274,7 @@ func ParseID(s string) (ulid.ULID, bool) {
 // size, when not nil, learns the copy's length before the first byte is written.
 func (s *Store) Backup(w io.Writer, size func(int64)) (int64, error) {
 	var n int64
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if size != nil {
 			size(tx.Size())
 		}

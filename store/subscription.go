@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Subscription is a webhook subscription of a workspace to one event name. TokenID, or GrantID
@@ -91,7 +91,7 @@ func (s *Store) SubscribeAs(tok Token, workspaceID, eventName, hookURL string) (
 }
 
 // activeSubscriptions counts the active subscriptions of a workspace to one event.
-func activeSubscriptions(tx *bolt.Tx, workspaceID, eventName string) (int, error) {
+func activeSubscriptions(tx *kv.Tx, workspaceID, eventName string) (int, error) {
 	n := 0
 	for _, id := range idxIDs(tx.Bucket(bSubEvent), workspaceID, eventName) {
 		sub, ok, err := getSubscription(tx, workspaceID, id)
@@ -105,7 +105,7 @@ func activeSubscriptions(tx *bolt.Tx, workspaceID, eventName string) (int, error
 	return n, nil
 }
 
-func putNewSubscription(tx *bolt.Tx, sub Subscription) error {
+func putNewSubscription(tx *kv.Tx, sub Subscription) error {
 	if err := tx.Bucket(bSubEvent).Put(idxKey(sub.WorkspaceID, sub.EventName, sub.ID), nil); err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func ownerKeys(sub Subscription) [][]byte {
 
 // endSubscriptions deletes every subscription indexed under an owner prefix and cancels their
 // pending deliveries, inside tx. It returns how many it deleted.
-func (s *Store) endSubscriptions(tx *bolt.Tx, prefix []byte, reason string) (int, error) {
+func (s *Store) endSubscriptions(tx *kv.Tx, prefix []byte, reason string) (int, error) {
 	var subs [][2]string // workspace, subscription
 	c := tx.Bucket(bSubOwner).Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
@@ -194,7 +194,7 @@ func (s *Store) endSubscriptions(tx *bolt.Tx, prefix []byte, reason string) (int
 
 // EndGrantSubscriptions deletes, inside the caller's transaction, the subscriptions made through
 // an OAuth grant and cancels their pending deliveries (the grant is being revoked).
-func (s *Store) EndGrantSubscriptions(tx *bolt.Tx, grantID string) (int, error) {
+func (s *Store) EndGrantSubscriptions(tx *kv.Tx, grantID string) (int, error) {
 	if _, ok := ParseID(grantID); !ok {
 		return 0, nil
 	}
@@ -204,7 +204,7 @@ func (s *Store) EndGrantSubscriptions(tx *bolt.Tx, grantID string) (int, error) 
 // EndClientSubscriptions deletes, inside the caller's transaction, the subscriptions made
 // through any grant of an OAuth client and cancels their pending deliveries (the client is
 // being deleted).
-func (s *Store) EndClientSubscriptions(tx *bolt.Tx, clientID string) (int, error) {
+func (s *Store) EndClientSubscriptions(tx *kv.Tx, clientID string) (int, error) {
 	if _, ok := ParseID(clientID); !ok {
 		return 0, nil
 	}
@@ -227,7 +227,7 @@ func (s *Store) Unsubscribe(workspaceID, id string) error {
 
 // DeleteSubscription removes a subscription and its index entries inside tx. Its pending
 // deliveries are the caller's to cancel (cancelPending).
-func DeleteSubscription(tx *bolt.Tx, workspaceID, id string) error {
+func DeleteSubscription(tx *kv.Tx, workspaceID, id string) error {
 	sub, ok, err := getSubscription(tx, workspaceID, id)
 	if err != nil {
 		return err
@@ -246,7 +246,7 @@ func DeleteSubscription(tx *bolt.Tx, workspaceID, id string) error {
 	return tx.Bucket(bSubs).Delete(wsKey(workspaceID, id))
 }
 
-func getSubscription(tx *bolt.Tx, workspaceID, id string) (Subscription, bool, error) {
+func getSubscription(tx *kv.Tx, workspaceID, id string) (Subscription, bool, error) {
 	var sub Subscription
 	if _, ok := ParseID(id); !ok {
 		return sub, false, nil
@@ -259,20 +259,20 @@ func getSubscription(tx *bolt.Tx, workspaceID, id string) (Subscription, bool, e
 }
 
 // GetSubscription returns a subscription inside tx.
-func GetSubscription(tx *bolt.Tx, workspaceID, id string) (Subscription, bool, error) {
+func GetSubscription(tx *kv.Tx, workspaceID, id string) (Subscription, bool, error) {
 	return getSubscription(tx, workspaceID, id)
 }
 
 // PutSubscription rewrites an existing subscription's state inside tx (the webhooks package
 // records failures); its event, owner and credential never change, so its index entries stand.
-func PutSubscription(tx *bolt.Tx, sub Subscription) error {
+func PutSubscription(tx *kv.Tx, sub Subscription) error {
 	return putJSON(tx.Bucket(bSubs), wsKey(sub.WorkspaceID, sub.ID), sub)
 }
 
 // Subscriptions lists subscriptions of one workspace, or of all when workspaceID is "".
 func (s *Store) Subscriptions(workspaceID string) ([]Subscription, error) {
 	out := []Subscription{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		var prefix []byte
 		if workspaceID != "" {
 			if _, ok := ParseID(workspaceID); !ok {
@@ -354,7 +354,7 @@ func (s *Store) EnableSubscription(id string) (sub Subscription, changed bool, e
 }
 
 // findSubscription finds a subscription by id alone (its key starts with the workspace id).
-func findSubscription(tx *bolt.Tx, id string) (Subscription, bool, error) {
+func findSubscription(tx *kv.Tx, id string) (Subscription, bool, error) {
 	var sub Subscription
 	if _, ok := ParseID(id); !ok {
 		return sub, false, nil
@@ -372,7 +372,7 @@ func findSubscription(tx *bolt.Tx, id string) (Subscription, bool, error) {
 // FindSubscription returns a subscription by id, whatever its workspace.
 func (s *Store) FindSubscription(id string) (Subscription, error) {
 	var sub Subscription
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		var ok bool
 		var err error
 		sub, ok, err = findSubscription(tx, id)

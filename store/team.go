@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Teams are named sets of a workspace's members (kept in its routing). A number limited to
@@ -35,7 +35,7 @@ func ValidAssign(mode string) bool {
 
 // checkTeam validates in against the workspace (members) and its other teams (name), and
 // returns it normalized.
-func checkTeam(tx *bolt.Tx, workspaceID, id string, in TeamInput, rt *Routing) (TeamInput, ValidationError) {
+func checkTeam(tx *kv.Tx, workspaceID, id string, in TeamInput, rt *Routing) (TeamInput, ValidationError) {
 	var errs ValidationError
 	in.Name = strings.TrimSpace(in.Name)
 	switch n := runeLen(in.Name); {
@@ -203,7 +203,7 @@ func (s *Store) SetNumberAccess(workspaceID, numberID string, in NumberAccess) (
 
 // mayUse reports whether user may see and use numberID under rt: the number is limited to no
 // team, or user is in one of its teams, or an admin of the workspace or a superuser.
-func mayUse(tx *bolt.Tx, rt *Routing, workspaceID, numberID, user string) bool {
+func mayUse(tx *kv.Tx, rt *Routing, workspaceID, numberID, user string) bool {
 	n := rt.Numbers[numberID]
 	if n == nil || len(n.Teams) == 0 {
 		return true
@@ -217,7 +217,7 @@ func mayUse(tx *bolt.Tx, rt *Routing, workspaceID, numberID, user string) bool {
 }
 
 // workspaceAdmin reports whether user is an admin member of the workspace or a superuser.
-func workspaceAdmin(tx *bolt.Tx, workspaceID, user string) bool {
+func workspaceAdmin(tx *kv.Tx, workspaceID, user string) bool {
 	var m Membership
 	if ok, err := getJSON(tx.Bucket(bMemberships), wsKeyChecked(workspaceID, user), &m); err == nil && ok && m.Role == "admin" {
 		return true

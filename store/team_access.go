@@ -3,7 +3,7 @@ package store
 import (
 	"bytes"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Number access: a number limited to teams is used — its conversations seen, its texts sent —
@@ -21,7 +21,7 @@ const (
 // hiddenFrom is the set of number ids whose conversations user may not see in the workspace:
 // nil when none (the number is limited to no team, or user is in its teams, or an admin or a
 // superuser). A viewer "" hides nothing (the system, the API's own checks).
-func (s *Store) hiddenFrom(tx *bolt.Tx, workspaceID, user string) (map[string]bool, error) {
+func (s *Store) hiddenFrom(tx *kv.Tx, workspaceID, user string) (map[string]bool, error) {
 	if user == "" {
 		return nil, nil
 	}
@@ -56,7 +56,7 @@ func (s *Store) hiddenFrom(tx *bolt.Tx, workspaceID, user string) (map[string]bo
 // (nil when none): the pages leave them out of their lists and choices.
 func (s *Store) HiddenNumbers(workspaceID, userID string) (map[string]bool, error) {
 	var out map[string]bool
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		var err error
 		out, err = s.hiddenFrom(tx, workspaceID, userID)
 		return err
@@ -66,7 +66,7 @@ func (s *Store) HiddenNumbers(workspaceID, userID string) (map[string]bool, erro
 
 // checkNumberUse refuses (ErrForbidden, "not allowed to use this number") a user outside the
 // teams number n is limited to; user "" is the system and always may.
-func (s *Store) checkNumberUse(tx *bolt.Tx, workspaceID, numberID, user string) error {
+func (s *Store) checkNumberUse(tx *kv.Tx, workspaceID, numberID, user string) error {
 	hidden, err := s.hiddenFrom(tx, workspaceID, user)
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ func (s *Store) checkNumberUse(tx *bolt.Tx, workspaceID, numberID, user string) 
 // the pages check it before they act from a number. An unknown number passes (the action that
 // follows refuses it in its own words).
 func (s *Store) CheckNumberUse(workspaceID, userID, phoneOrID string) error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *kv.Tx) error {
 		id := phoneOrID
 		if nid := idxFirst(tx.Bucket(bNumberPhone), workspaceID, phoneOrID); nid != "" {
 			id = nid
@@ -96,7 +96,7 @@ func (s *Store) CheckNumberUse(workspaceID, userID, phoneOrID string) error {
 // unread marks and mentions ask it, and so does notified, which picks the recipients of the
 // live notifications, notification e-mails and pushes. It returns a test of a user: a member
 // who may see c's number (nil test: every member may).
-func (s *Store) hearers(tx *bolt.Tx, c *Conversation) (func(user string) bool, error) {
+func (s *Store) hearers(tx *kv.Tx, c *Conversation) (func(user string) bool, error) {
 	r, err := s.routingOf(tx, c.WorkspaceID)
 	if err != nil {
 		return nil, err
@@ -111,7 +111,7 @@ func (s *Store) hearers(tx *bolt.Tx, c *Conversation) (func(user string) bool, e
 // forgetHidden clears the unread marks members lose sight of when a change of routing (a
 // number limited to teams, a member leaving a team) hides a number from them, so their counts
 // hold only what they may open. It walks only the conversations of numbers someone lost.
-func (s *Store) forgetHidden(tx *bolt.Tx, workspaceID string, before, after *Routing) error {
+func (s *Store) forgetHidden(tx *kv.Tx, workspaceID string, before, after *Routing) error {
 	var all []string
 	for numberID, n := range after.Numbers {
 		if len(n.Teams) == 0 {
@@ -160,7 +160,7 @@ func (s *Store) forgetHidden(tx *bolt.Tx, workspaceID string, before, after *Rou
 // numbers with it.
 func (s *Store) ConversationNumbers(workspaceID string, ids []string) (map[string]string, error) {
 	out := make(map[string]string, len(ids))
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		for _, id := range ids {
 			var c struct {
 				OutboundChannelID string `json:"outboundChannelId"`
@@ -180,7 +180,7 @@ func (s *Store) ConversationNumbers(workspaceID string, ids []string) (map[strin
 
 // checkAssignees refuses to assign c to a member outside the teams its number is limited to
 // (they could not see it); members assigned already stay.
-func (s *Store) checkAssignees(tx *bolt.Tx, c *Conversation, ids []string) error {
+func (s *Store) checkAssignees(tx *kv.Tx, c *Conversation, ids []string) error {
 	added, _ := diff(c.AssignedUserIDs, ids)
 	if len(added) == 0 {
 		return nil

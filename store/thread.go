@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // A thread is read as a window: the thread index (bConvMessages) holds a conversation's
@@ -59,7 +59,7 @@ func (s *Store) Thread(workspaceID, conversationID string, q ThreadQuery) (Threa
 			stop, limit = id[:], ThreadMax
 		}
 	}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}

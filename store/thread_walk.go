@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // threadWalk merges the three parts of a thread index (messages under the conversation's id,
@@ -21,7 +21,7 @@ type threadWalk struct {
 
 // newThreadWalk starts a walk of a conversation's thread at from (an item id, exclusive; nil:
 // from the start when forward, from the newest item when backward).
-func newThreadWalk(idx *bolt.Bucket, workspaceID, conversationID string, forward bool, from []byte) *threadWalk {
+func newThreadWalk(idx *kv.Bucket, workspaceID, conversationID string, forward bool, from []byte) *threadWalk {
 	w := &threadWalk{forward: forward}
 	for _, part := range []struct {
 		term string
@@ -69,7 +69,7 @@ func (w *threadWalk) head() *threadCursor {
 // Keys of the part are its prefix and a 16-byte ULID; a longer or shorter key under the same
 // prefix belongs to another term and is skipped.
 type threadCursor struct {
-	c       *bolt.Cursor
+	c       *kv.Cursor
 	p       []byte
 	kind    byte
 	forward bool
@@ -77,7 +77,7 @@ type threadCursor struct {
 	id      []byte
 }
 
-func newThreadCursor(b *bolt.Bucket, p []byte, kind byte, forward bool, from []byte) *threadCursor {
+func newThreadCursor(b *kv.Bucket, p []byte, kind byte, forward bool, from []byte) *threadCursor {
 	t := &threadCursor{c: b.Cursor(), p: p, kind: kind, forward: forward, from: from}
 	if forward {
 		k, _ := t.c.Seek(append(slices.Clone(p), from...))
@@ -127,7 +127,7 @@ func (t *threadCursor) set(k []byte) {
 
 // loadThreadItem reads the item of the given kind and id; false when the index names an item
 // that is gone.
-func loadThreadItem(tx *bolt.Tx, workspaceID string, kind byte, rawID []byte) (ThreadItem, bool, error) {
+func loadThreadItem(tx *kv.Tx, workspaceID string, kind byte, rawID []byte) (ThreadItem, bool, error) {
 	id := ulid.ULID(rawID).String()
 	key := wsKey(workspaceID, id)
 	it := ThreadItem{ID: id}

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Token kinds.
@@ -32,7 +32,7 @@ type Token struct {
 // not kept).
 func (s *Store) UserTokens(userID string) ([]Token, error) {
 	out := []Token{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		return tx.Bucket(bTokens).ForEach(func(_, v []byte) error {
 			var t Token
 			if err := jsonUnmarshal(v, &t); err != nil {
@@ -86,7 +86,7 @@ func (s *Store) RevokeUserTokens(userID string) (int, error) {
 }
 
 // revokePersonalTokens deletes userID's personal tokens inside tx, with their subscriptions.
-func (s *Store) revokePersonalTokens(tx *bolt.Tx, userID string) (int, error) {
+func (s *Store) revokePersonalTokens(tx *kv.Tx, userID string) (int, error) {
 	var ids []string
 	err := tx.Bucket(bTokens).ForEach(func(_, v []byte) error {
 		var t Token
@@ -144,7 +144,7 @@ func (s *Store) CreateToken(userID, name string) (Token, string, error) {
 }
 
 // PutToken stores t under the hash of plain inside tx (used by the OAuth provider too).
-func PutToken(tx *bolt.Tx, plain string, t Token) error {
+func PutToken(tx *kv.Tx, plain string, t Token) error {
 	h := HashToken(plain)
 	if err := putJSON(tx.Bucket(bTokens), h, t); err != nil {
 		return err
@@ -153,7 +153,7 @@ func PutToken(tx *bolt.Tx, plain string, t Token) error {
 }
 
 // DeleteTokenByID removes a token by its id inside tx; missing is not an error.
-func DeleteTokenByID(tx *bolt.Tx, id string) error {
+func DeleteTokenByID(tx *kv.Tx, id string) error {
 	ids := tx.Bucket(bTokenIDs)
 	h := ids.Get(idKey(id))
 	if h == nil {
@@ -196,7 +196,7 @@ func (s *Store) RevokeToken(plain string) (Token, error) {
 // tokens are ErrNotFound.
 func (s *Store) Authenticate(plain string) (Token, error) {
 	var t Token
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		ok, err := getJSON(tx.Bucket(bTokens), HashToken(plain), &t)
 		if err != nil {
 			return err

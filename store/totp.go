@@ -10,7 +10,7 @@ import (
 
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Two-factor sign-in is TOTP (RFC 6238): 6 digits, a 30-second step, SHA-1 (what every
@@ -36,7 +36,7 @@ type twoFactor struct {
 // TwoFactorRequired reports whether a superuser requires two-factor for every user.
 func (s *Store) TwoFactorRequired() (bool, error) {
 	on := false
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		on = tx.Bucket(bMeta).Get(metaRequire2FA) != nil
 		return nil
 	})
@@ -63,7 +63,7 @@ func (s *Store) RequireEnrolment() error {
 	return s.update(func(tx *wtx) error { return requireEnrolment(tx.Tx) })
 }
 
-func requireEnrolment(tx *bolt.Tx) error {
+func requireEnrolment(tx *kv.Tx) error {
 	b := tx.Bucket(bSessions)
 	has := map[string]bool{} // user -> has two-factor
 	type change struct {
@@ -123,7 +123,7 @@ func (s *Store) StartTwoFactor(userID, issuer string) (uri, secret string, err e
 		if err != nil {
 			return err
 		}
-		tf.Pending, uri, secret = s.sealer.seal(key.Secret(), totpPurpose(userID)), key.URL(), key.Secret()
+		tf.Pending, uri, secret = s.sealer.Load().seal(key.Secret(), totpPurpose(userID)), key.URL(), key.Secret()
 		return putJSON(tx.Bucket(bTwoFactor), idKey(userID), tf)
 	})
 	return uri, secret, err
@@ -169,7 +169,7 @@ func (s *Store) ConfirmTwoFactor(userID, code string, now time.Time) ([]string, 
 		if tf.Pending == "" {
 			return tx.refuse(errorf(ErrConflict, "start the set-up again: no enrolment is waiting"))
 		}
-		pending, err := s.sealer.open(tf.Pending, totpPurpose(userID))
+		pending, err := s.sealer.Load().open(tf.Pending, totpPurpose(userID))
 		if err != nil {
 			return tx.refuse(errorf(ErrConflict, "start the set-up again: the waiting enrolment cannot be read"))
 		}
@@ -204,7 +204,7 @@ func (s *Store) CheckSecondFactor(userID, code string, now time.Time) (recovery 
 		if !ok || tf.Secret == "" {
 			return tx.refuse(errorf(ErrConflict, "two-factor is not on for this account"))
 		}
-		secret, err := s.sealer.open(tf.Secret, totpPurpose(userID))
+		secret, err := s.sealer.Load().open(tf.Secret, totpPurpose(userID))
 		if err != nil {
 			// The data directory's secret key is not the one the secret was sealed with: only a
 			// recovery code, or an administrator's reset-2fa, gets this user in.
@@ -233,7 +233,7 @@ func (s *Store) CheckSecondFactor(userID, code string, now time.Time) (recovery 
 // RecoveryCodesLeft is how many unused recovery codes userID has.
 func (s *Store) RecoveryCodesLeft(userID string) (int, error) {
 	var tf twoFactor
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		_, err := getJSON(tx.Bucket(bTwoFactor), idKey(userID), &tf)
 		return err
 	})

@@ -21,7 +21,7 @@
 //
 // Because bbolt may run a batch function more than once, it must start from fresh effects each
 // run, and the effects of a write (hooks to wake the dispatcher, webhook sender and scheduler,
-// the outbox depth, the opt-out filters) are applied only after the commit, by applyEffects.
+// the outbox depth) are applied only after the commit, by applyEffects.
 
 package store
 
@@ -31,14 +31,20 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"switchboard/store/internal/index"
+	"switchboard/store/kv"
 )
 
-// wtx is a write transaction: the bbolt transaction (embedded, so tx.Bucket and the rest read
-// as on a *bolt.Tx) and the state the write keeps until it commits. A batch's functions share
-// one wtx in turn; each starts with fresh effects.
+// wtx is a write transaction: the transaction seen through kv (embedded, so tx.Bucket and the
+// rest read as on a *kv.Tx, and every change it makes can be recorded) and the state the write
+// keeps until it commits. A batch's functions share one wtx in turn; each starts with fresh
+// effects.
 type wtx struct {
-	*bolt.Tx
+	*kv.Tx
 	effects // what the running write function did that others must hear of after the commit
+
+	// done gathers the effects of the functions of the transaction that did not refuse: what
+	// the whole transaction did, carried in its log entry when the store is replicated.
+	done effects
 
 	idx   *index.Engine   // the store's search and index engine
 	words index.WordBuf   // message postings, written term by term just before the commit
@@ -46,7 +52,7 @@ type wtx struct {
 	rep   *reportBuf      // what the transaction changes in the report rollups
 	// route is the store's compiled routing of a workspace (routingOf): the report rollups
 	// read its business hours.
-	route func(tx *bolt.Tx, workspaceID string) (*routing, error)
+	route func(tx *kv.Tx, workspaceID string) (*routing, error)
 	// noReports: the rollups are not kept (only the benchmarks that measure their cost set it).
 	noReports bool
 }
@@ -67,12 +73,11 @@ func (tx *wtx) settleSets() { tx.sets.Settle(tx.Tx) }
 type effects struct {
 	events    bool
 	outbox    bool
-	depth     int64 // change in the number of messages queued or sending
-	scheduled bool  // a broadcast was scheduled
-	mail      bool  // e-mail was queued for the notification worker (mailNotification)
-	push      bool  // Web Push was queued
-	due       bool  // an automation's due time was queued (putDue)
-	optOuts   []optOutRef
+	depth     int64    // change in the number of messages queued or sending
+	scheduled bool     // a broadcast was scheduled
+	mail      bool     // e-mail was queued for the notification worker (mailNotification)
+	push      bool     // Web Push was queued
+	due       bool     // an automation's due time was queued (putDue)
 	live      []string // workspaces whose live streams must be woken (wakeLive)
 	refused   error
 	// postings, when set (imports), collects new contacts' index entries to be written in key
@@ -90,28 +95,59 @@ func (fx *effects) refuse(err error) error {
 	return nil
 }
 
-type optOutRef struct{ ws, phone string }
+// add adds what o did to fx (the effects of a transaction's functions, together).
+func (fx *effects) add(o *effects) {
+	fx.events = fx.events || o.events
+	fx.outbox = fx.outbox || o.outbox
+	fx.scheduled = fx.scheduled || o.scheduled
+	fx.mail = fx.mail || o.mail
+	fx.push = fx.push || o.push
+	fx.due = fx.due || o.due
+	fx.depth += o.depth
+	for _, w := range o.live {
+		fx.wakeLive(w)
+	}
+}
 
-// writeTx runs fn in a new bbolt write transaction: the product's only DB.Update. What the
-// transaction buffered is written after fn, inside it; if it rolls back, what it recorded in
-// the kept list sets is taken back.
+// writeTx runs fn in a new write transaction: directly in a bbolt transaction (the product's only
+// DB.Update) on one node, or, when the store is replicated (Replicate) or replays its writes
+// (Options.Replay), recorded and committed as a write set (commitRecorded). What the transaction
+// buffered is written after fn, inside it; if it rolls back, what it recorded in the kept list
+// sets is taken back.
 func (s *Store) writeTx(fn func(tx *wtx) error) error {
+	h := s.acquire()
+	defer h.release()
+	if s.commit != nil {
+		return s.commitRecorded(h.db, fn)
+	}
 	var last *wtx
-	err := s.db.Update(func(btx *bolt.Tx) error {
-		tx := &wtx{Tx: btx, idx: s.idx, sets: s.idx.SetWriter(), route: s.routingOf, noReports: s.noReports.Load()}
+	err := h.db.Update(func(btx *bolt.Tx) error {
+		tx := s.newWtx(kv.Wrap(btx, h.epoch, nil))
 		last = tx
 		if err := fn(tx); err != nil {
 			return err
 		}
-		if err := tx.flushReports(); err != nil {
-			return err
-		}
-		return s.idx.FlushWords(btx, tx.words)
+		return tx.flush()
 	})
 	if err != nil && last != nil {
 		last.sets.RolledBack()
 	}
 	return err
+}
+
+// newWtx is a write transaction over ktx, with nothing buffered yet.
+func (s *Store) newWtx(ktx *kv.Tx) *wtx {
+	return &wtx{Tx: ktx, idx: s.idx, sets: s.idx.SetWriter(), route: s.routingOf, noReports: s.noReports.Load()}
+}
+
+// flush writes what tx buffered for the whole transaction (the report rollups' changes, then the
+// message postings), last, inside it: when the transaction records, these writes are in its
+// write set like any other, so every node of a cluster holds the same rollups and postings.
+func (tx *wtx) flush() error {
+	if err := tx.flushReports(); err != nil {
+		return err
+	}
+	return tx.idx.FlushWords(tx.Tx, tx.words)
 }
 
 // update runs fn in a batched write transaction (the group commit coalesces concurrent writers
@@ -132,6 +168,9 @@ func (s *Store) update(fn func(tx *wtx) error) error {
 			tx.settleSets()
 		}
 		fx, tx.effects = tx.effects, effects{}
+		if err == nil && fx.refused == nil {
+			tx.done.add(&fx)
+		}
 		return err
 	})
 	if runs > 1 {
@@ -143,7 +182,9 @@ func (s *Store) update(fn func(tx *wtx) error) error {
 	if fx.refused != nil {
 		return fx.refused
 	}
-	s.applyEffects(&fx)
+	if s.commit == nil {
+		s.applyEffects(&fx) // else the committed entry's application did
+	}
 	return nil
 }
 
@@ -156,6 +197,9 @@ func (s *Store) updateNow(fn func(tx *wtx) error) error {
 		}
 		tx.settleSets()
 		fx = tx.effects
+		if fx.refused == nil {
+			tx.done.add(&fx)
+		}
 		return nil
 	})
 	if err != nil {
@@ -164,7 +208,9 @@ func (s *Store) updateNow(fn func(tx *wtx) error) error {
 	if fx.refused != nil {
 		return fx.refused
 	}
-	s.applyEffects(&fx)
+	if s.commit == nil {
+		s.applyEffects(&fx) // else the committed entry's application did
+	}
 	return nil
 }
 
@@ -173,7 +219,7 @@ func (s *Store) updateNow(fn func(tx *wtx) error) error {
 // so it sets what it reports afresh on each run; a ValidationError or *Error it returns before
 // writing anything is a refusal, returned to this caller alone while the batch commits; any
 // other error rolls the transaction back.
-func (s *Store) Write(fn func(tx *bolt.Tx) error) error {
+func (s *Store) Write(fn func(tx *kv.Tx) error) error {
 	return s.update(func(tx *wtx) error { return fn(tx.Tx) })
 }
 
@@ -189,15 +235,12 @@ func isRefusal(err error) bool {
 	return errors.As(err, &verr) || errors.As(err, &serr)
 }
 
-// applyEffects tells the rest of the process what a committed write did: the outbox depth, the
-// opt-out filters, and the hooks of the dispatcher, webhook sender, scheduler, mail worker,
+// applyEffects tells the rest of the process what a committed write did: the outbox depth and
+// the hooks of the dispatcher, webhook sender, scheduler, mail worker,
 // stream broker, push worker and due timer. It runs after the commit and only then, so no one
 // acts on a write that was rolled back.
 func (s *Store) applyEffects(fx *effects) {
 	s.depth.Add(fx.depth)
-	for _, o := range fx.optOuts {
-		s.addOptOutFilter(o.ws, o.phone)
-	}
 	if !fx.events && !fx.outbox && !fx.scheduled && !fx.mail && !fx.push && !fx.due && len(fx.live) == 0 {
 		return
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+
+	"switchboard/store/kv"
 )
 
 // TestUpdateRefusalDoesNotRerunTheBatch: concurrent writers share a DB.Batch; one of them
@@ -58,7 +60,7 @@ func TestUpdateRefusalDoesNotRerunTheBatch(t *testing.T) {
 			}
 		}
 	}
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *kv.Tx) error {
 		for i := range n {
 			got := tx.Bucket(bMeta).Get([]byte{'t', byte(i)}) != nil
 			if want := i != 3 && i != 7; got != want {
@@ -73,12 +75,12 @@ func TestUpdateRefusalDoesNotRerunTheBatch(t *testing.T) {
 }
 
 // beginWrite opens a write transaction by hand, for a test that acts between a write and its
-// commit; the caller commits or rolls back tx itself.
-func beginWrite(t *testing.T, s *Store) *wtx {
+// commit; the caller commits or rolls back btx, its bbolt transaction, itself.
+func beginWrite(t *testing.T, s *Store) (tx *wtx, btx *bolt.Tx) {
 	t.Helper()
-	btx, err := s.db.Begin(true)
+	btx, err := s.DB().Begin(true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &wtx{Tx: btx, idx: s.idx, sets: s.idx.SetWriter(), route: s.routingOf}
+	return s.newWtx(kv.Wrap(btx, 0, nil)), btx
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Unread is kept per user and conversation: a conversation is unread for a member when an
@@ -27,7 +27,7 @@ func unreadKey(ws, user, conv string) []byte {
 }
 
 // setUnread adds or removes c from user's unread set; changed is false when it already was so.
-func setUnread(tx *bolt.Tx, ws, user, conv string, unread bool) (bool, error) {
+func setUnread(tx *kv.Tx, ws, user, conv string, unread bool) (bool, error) {
 	b, k := tx.Bucket(bUnread), unreadKey(ws, user, conv)
 	if hasKey(b, k) == unread {
 		return false, nil
@@ -59,7 +59,7 @@ func mentionPrefix(ws, user string) []byte {
 }
 
 // putMention moves conv to the top of user's mentions (bMentions, newest first).
-func putMention(tx *bolt.Tx, ws, user, conv string, at time.Time) error {
+func putMention(tx *kv.Tx, ws, user, conv string, at time.Time) error {
 	last, idx := tx.Bucket(bMentionLast), tx.Bucket(bMentions)
 	lk := unreadKey(ws, user, conv)
 	p := mentionPrefix(ws, user)
@@ -79,7 +79,7 @@ func putMention(tx *bolt.Tx, ws, user, conv string, at time.Time) error {
 // only when the conversation was unread, so opening a read thread costs no write.
 func (s *Store) MarkRead(workspaceID, userID, conversationID string) error {
 	var unread bool
-	if err := s.db.View(func(tx *bolt.Tx) error {
+	if err := s.view(func(tx *kv.Tx) error {
 		unread = hasKey(tx.Bucket(bUnread), unreadKey(workspaceID, userID, conversationID))
 		return nil
 	}); err != nil || !unread {
@@ -115,7 +115,7 @@ func (s *Store) setRead(ws, user, conv string, unread bool) error {
 // UnreadCount is how many of the workspace's conversations are unread for userID.
 func (s *Store) UnreadCount(workspaceID, userID string) (int, error) {
 	var n uint64
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		n = decodeUint(tx.Bucket(bUnreadCount).Get(unreadKey(workspaceID, userID, "")[:32]))
 		return nil
 	})
@@ -125,7 +125,7 @@ func (s *Store) UnreadCount(workspaceID, userID string) (int, error) {
 // UnreadOf reports which of conversationIDs are unread for userID.
 func (s *Store) UnreadOf(workspaceID, userID string, conversationIDs []string) (map[string]bool, error) {
 	out := map[string]bool{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		b := tx.Bucket(bUnread)
 		for _, id := range conversationIDs {
 			if hasKey(b, unreadKey(workspaceID, userID, id)) {
@@ -143,7 +143,7 @@ const maxUnreadList = 10_000
 // UnreadInbox is the inbox filtered to the conversations unread for userID (and f's other
 // filters), newest activity first, with the cursor of the next page ("" at the end).
 func (s *Store) UnreadInbox(workspaceID, userID string, f InboxFilter) ([]InboxItem, string, error) {
-	return s.setInbox(workspaceID, f, func(tx *bolt.Tx) []inboxRef {
+	return s.setInbox(workspaceID, f, func(tx *kv.Tx) []inboxRef {
 		var refs []inboxRef
 		p := mentionPrefix(workspaceID, userID)
 		c := tx.Bucket(bUnread).Cursor()
@@ -162,7 +162,7 @@ func (s *Store) UnreadInbox(workspaceID, userID string, f InboxFilter) ([]InboxI
 // MentionInbox is the inbox filtered to the conversations whose comments mention userID,
 // newest mention first.
 func (s *Store) MentionInbox(workspaceID, userID string, f InboxFilter) ([]InboxItem, string, error) {
-	return s.setInbox(workspaceID, f, func(tx *bolt.Tx) []inboxRef {
+	return s.setInbox(workspaceID, f, func(tx *kv.Tx) []inboxRef {
 		var refs []inboxRef
 		p := mentionPrefix(workspaceID, userID)
 		c := tx.Bucket(bMentions).Cursor()
@@ -187,7 +187,7 @@ type inboxRef struct {
 }
 
 // setInbox pages a set of conversations listed by collect, in descending order, applying f.
-func (s *Store) setInbox(workspaceID string, f InboxFilter, collect func(tx *bolt.Tx) []inboxRef) ([]InboxItem, string, error) {
+func (s *Store) setInbox(workspaceID string, f InboxFilter, collect func(tx *kv.Tx) []inboxRef) ([]InboxItem, string, error) {
 	if f.Limit <= 0 {
 		f.Limit = 50
 	}
@@ -195,7 +195,7 @@ func (s *Store) setInbox(workspaceID string, f InboxFilter, collect func(tx *bol
 	before, hasBefore := decodeCursor(f.Before)
 	out := []InboxItem{}
 	next := ""
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(workspaceID); !ok {
 			return nil
 		}
@@ -228,7 +228,7 @@ func (s *Store) setInbox(workspaceID string, f InboxFilter, collect func(tx *bol
 }
 
 // inboxItem builds an inbox row of c: its contact's name and newest message.
-func inboxItem(tx *bolt.Tx, workspaceID string, c Conversation) (InboxItem, error) {
+func inboxItem(tx *kv.Tx, workspaceID string, c Conversation) (InboxItem, error) {
 	item := InboxItem{Conversation: c}
 	if !c.IsGroup() && len(c.Addresses) == 1 {
 		if id := contactIDByPhone(tx, workspaceID, c.Addresses[0]); id != "" {
@@ -246,7 +246,7 @@ func inboxItem(tx *bolt.Tx, workspaceID string, c Conversation) (InboxItem, erro
 // forgetConversation removes conv from every user's unread set and mentions, as erasing it
 // must: an unread mark of a conversation that no longer exists would be counted for ever. It
 // walks the workspace's unread and mention marks (a few per user), not its conversations.
-func forgetConversation(tx *bolt.Tx, ws, conv string) error {
+func forgetConversation(tx *kv.Tx, ws, conv string) error {
 	suffix := idKey(conv)
 	var users [][]byte
 	c := tx.Bucket(bUnread).Cursor()

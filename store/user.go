@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
 	"golang.org/x/crypto/bcrypt"
+	"switchboard/store/kv"
 )
 
 // User is a person who signs in to the admin UI or acts through a token.
@@ -79,12 +79,12 @@ func newUserRecord(s *Store, in NewUser) (User, error) {
 	return u, nil
 }
 
-func emailTaken(tx *bolt.Tx, email string) bool {
+func emailTaken(tx *kv.Tx, email string) bool {
 	return tx.Bucket(bUserEmail).Get([]byte(strings.ToLower(email))) != nil
 }
 
 // putNewUser writes a new user and its email index entry (the caller checked emailTaken).
-func putNewUser(tx *bolt.Tx, u User) error {
+func putNewUser(tx *kv.Tx, u User) error {
 	if err := tx.Bucket(bUserEmail).Put([]byte(strings.ToLower(u.Email)), []byte(u.ID)); err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func putNewUser(tx *bolt.Tx, u User) error {
 // User returns a user by id.
 func (s *Store) User(id string) (User, error) {
 	var u User
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		var err error
 		u, err = getUser(tx, id)
 		return err
@@ -102,7 +102,7 @@ func (s *Store) User(id string) (User, error) {
 	return u, err
 }
 
-func getUser(tx *bolt.Tx, id string) (User, error) {
+func getUser(tx *kv.Tx, id string) (User, error) {
 	var u User
 	if _, ok := ParseID(id); !ok {
 		return u, errorf(ErrNotFound, "user not found")
@@ -117,7 +117,7 @@ func getUser(tx *bolt.Tx, id string) (User, error) {
 // UserByEmail finds a user by email, case-insensitively.
 func (s *Store) UserByEmail(email string) (User, error) {
 	var u User
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		id := tx.Bucket(bUserEmail).Get([]byte(strings.ToLower(strings.TrimSpace(email))))
 		if id == nil {
 			return errorf(ErrNotFound, "user not found")
@@ -140,7 +140,7 @@ func CheckPassword(u User, password string) bool {
 // HasSuperuser reports whether any superuser exists (first-run setup is offered until one does).
 func (s *Store) HasSuperuser() (bool, error) {
 	found := false
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		return tx.Bucket(bUsers).ForEach(func(_, v []byte) error {
 			var u User
 			if err := jsonUnmarshal(v, &u); err != nil {
@@ -158,7 +158,7 @@ func (s *Store) HasSuperuser() (bool, error) {
 // Users lists every user of the installation, oldest first; password hashes are not returned.
 func (s *Store) Users() ([]User, error) {
 	out := []User{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		return tx.Bucket(bUsers).ForEach(func(_, v []byte) error {
 			var u User
 			if err := jsonUnmarshal(v, &u); err != nil {

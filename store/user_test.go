@@ -9,6 +9,7 @@ import (
 
 	"switchboard/internal/testutil"
 	"switchboard/store"
+	"switchboard/store/kv"
 )
 
 func TestCreateUserValidation(t *testing.T) {
@@ -115,7 +116,7 @@ func TestExpiredTokenIsRefused(t *testing.T) {
 	exp := clock.Now().Add(time.Hour)
 	plain := store.RandomToken("sbo_")
 	tok := store.Token{ID: s.NewID(), UserID: u.ID, Kind: store.TokenOAuth, CreatedAt: clock.Now(), ExpiresAt: &exp}
-	if err := s.DB().Update(func(tx *bolt.Tx) error { return store.PutToken(tx, plain, tok) }); err != nil {
+	if err := s.DB().Update(func(tx *bolt.Tx) error { return store.PutToken(kv.Wrap(tx, 0, nil), plain, tok) }); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Authenticate(plain); err != nil {
@@ -133,7 +134,7 @@ func TestExpiredTokenIsRefused(t *testing.T) {
 	wantKind(t, err, store.ErrNotFound, "token expired")
 
 	// DeleteTokenByID removes it by id.
-	if err := s.DB().Update(func(tx *bolt.Tx) error { return store.DeleteTokenByID(tx, tok.ID) }); err != nil {
+	if err := s.DB().Update(func(tx *bolt.Tx) error { return store.DeleteTokenByID(kv.Wrap(tx, 0, nil), tok.ID) }); err != nil {
 		t.Fatal(err)
 	}
 	_, err = s.Authenticate(plain)

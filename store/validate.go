@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 var e164 = regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`)
@@ -119,7 +119,7 @@ func jsonUnmarshal(data []byte, v any) error {
 }
 
 // forEachPrefix calls fn for every key starting with prefix, in key order.
-func forEachPrefix(b *bolt.Bucket, prefix []byte, fn func(k, v []byte) error) error {
+func forEachPrefix(b *kv.Bucket, prefix []byte, fn func(k, v []byte) error) error {
 	c := b.Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		if err := fn(k, v); err != nil {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Delivery is one event on its way to one subscription. Its id is the webhook-id header,
@@ -40,7 +40,7 @@ type Attempt struct {
 // Delivery returns a delivery by id.
 func (s *Store) Delivery(id string) (Delivery, error) {
 	var d Delivery
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(id); !ok {
 			return errorf(ErrNotFound, "delivery not found")
 		}
@@ -57,7 +57,7 @@ func (s *Store) Delivery(id string) (Delivery, error) {
 // (limit ≤ 0: all that are kept).
 func (s *Store) SubscriptionDeliveries(subID string, limit int) ([]Delivery, error) {
 	out := []Delivery{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(subID); !ok {
 			return nil
 		}
@@ -96,7 +96,7 @@ func (s *Store) SubscriptionDeliveries(subID string, limit int) ([]Delivery, err
 // DeliveryAttempts lists a delivery's attempts, oldest first.
 func (s *Store) DeliveryAttempts(deliveryID string) ([]Attempt, error) {
 	out := []Attempt{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(deliveryID); !ok {
 			return nil
 		}
@@ -121,7 +121,7 @@ func attemptKey(deliveryID, attemptID string) []byte {
 // any older queue entry first. It also keeps the pending indexes (by subscription and by event)
 // and the pending count, so that cancelling a subscription's deliveries, purging events and the
 // queue-depth gauge never walk the delivery history.
-func PutDelivery(tx *bolt.Tx, d Delivery) error {
+func PutDelivery(tx *kv.Tx, d Delivery) error {
 	if err := putJSON(tx.Bucket(bDeliveries), idKey(d.ID), d); err != nil {
 		return err
 	}

@@ -1,11 +1,11 @@
 package store
 
-import bolt "go.etcd.io/bbolt"
+import "switchboard/store/kv"
 
 // SetConversationStatus rewrites a conversation's status, so that tests can check that an
 // inbound message reopens a closed one (no store function closes conversations yet).
 func SetConversationStatus(s *Store, workspaceID, id, status string) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return rawUpdate(s.DB(), func(tx *kv.Tx) error {
 		var c Conversation
 		ok, err := getJSON(tx.Bucket(bConversations), wsKey(workspaceID, id), &c)
 		if err != nil || !ok {
@@ -20,7 +20,7 @@ func SetConversationStatus(s *Store, workspaceID, id, status string) error {
 // invariant.
 func QueueKeys(s *Store, deliveryID string) int {
 	n := 0
-	_ = s.db.View(func(tx *bolt.Tx) error {
+	_ = s.view(func(tx *kv.Tx) error {
 		want := idKey(deliveryID)
 		return tx.Bucket(bDeliveryQueue).ForEach(func(k, _ []byte) error {
 			if len(k) == 24 && string(k[8:]) == string(want) {

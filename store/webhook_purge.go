@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // WebhookRetention is how long events, deliveries and attempts are kept (the delivery log).
@@ -132,7 +132,7 @@ func idKeyAt(t time.Time) []byte {
 	return k
 }
 
-func deletePrefix(b *bolt.Bucket, prefix []byte) error {
+func deletePrefix(b *kv.Bucket, prefix []byte) error {
 	var keys [][]byte
 	c := b.Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {

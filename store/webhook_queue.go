@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // The delivery queue (bucket webhook_queue) holds one key per pending delivery:
@@ -36,7 +36,7 @@ type DueDelivery struct {
 // attempt is recorded, so a crash mid-attempt leaves the delivery due). next is the due time of
 // the first entry it did not return, zero when there is none. One short read transaction.
 func (s *Store) DueDeliveries(now time.Time, limit int, skip func(id string) bool) (due []DueDelivery, next time.Time, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *kv.Tx) error {
 		due, next = due[:0], time.Time{}
 		c := tx.Bucket(bDeliveryQueue).Cursor()
 		deliveries, events := tx.Bucket(bDeliveries), tx.Bucket(bEvents)
@@ -197,7 +197,7 @@ func (s *Store) RecordAttempt(deliveryID string, r AttemptResult) (Delivery, boo
 // cancelPending cancels every pending delivery of a subscription except one (the delivery whose
 // attempt is being recorded, which its caller settles itself). It reads the pending index, so it
 // touches only pending deliveries, never the subscription's delivery history.
-func (s *Store) cancelPending(tx *bolt.Tx, subID, exceptID, reason string) error {
+func (s *Store) cancelPending(tx *kv.Tx, subID, exceptID, reason string) error {
 	prefix := idKey(subID)
 	var ids []string
 	if err := forEachPrefix(tx.Bucket(bSubPending), prefix, func(k, _ []byte) error {
@@ -226,7 +226,7 @@ func (s *Store) cancelPending(tx *bolt.Tx, subID, exceptID, reason string) error
 
 // cancelDelivery moves a pending delivery to cancelled and drops its queue entry; other states
 // are left alone. It reports whether it changed anything.
-func (s *Store) cancelDelivery(tx *bolt.Tx, id, reason string) (bool, error) {
+func (s *Store) cancelDelivery(tx *kv.Tx, id, reason string) (bool, error) {
 	var d Delivery
 	ok, err := getJSON(tx.Bucket(bDeliveries), idKey(id), &d)
 	if err != nil || !ok || d.Status != DeliveryPending {
@@ -318,7 +318,7 @@ func (s *Store) Redeliver(id string) (Delivery, error) {
 // metrics scrape costs one key, however long the queue.
 func (s *Store) QueueDepth() (int, error) {
 	n := 0
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		n = int(decodeUint(tx.Bucket(bMeta).Get(pendingCountKey)))
 		return nil
 	})
@@ -332,7 +332,7 @@ func queueKey(due time.Time, id string) []byte {
 }
 
 // setPending adds or removes d's entries in the pending indexes and counts the change.
-func setPending(tx *bolt.Tx, d Delivery, pending bool) error {
+func setPending(tx *kv.Tx, d Delivery, pending bool) error {
 	bySub, byEvent := tx.Bucket(bSubPending), tx.Bucket(bEventPending)
 	subKey := wsKey(d.SubscriptionID, d.ID)
 	was := hasKey(bySub, subKey)
@@ -358,7 +358,7 @@ func setPending(tx *bolt.Tx, d Delivery, pending bool) error {
 	return addPendingCount(tx, -1)
 }
 
-func addPendingCount(tx *bolt.Tx, delta int64) error {
+func addPendingCount(tx *kv.Tx, delta int64) error {
 	meta := tx.Bucket(bMeta)
 	n := int64(decodeUint(meta.Get(pendingCountKey))) + delta
 	if n < 0 {

@@ -1,6 +1,6 @@
 package store
 
-import bolt "go.etcd.io/bbolt"
+import "switchboard/store/kv"
 
 // RecheckDelivery is the check made right before each attempt of a claimed delivery: a claim
 // can be seconds old when its turn comes, and meanwhile a 410, an unsubscribe, a revoked grant
@@ -10,7 +10,7 @@ import bolt "go.etcd.io/bbolt"
 // pending reports whether the delivery is still pending (the caller then cancels it). One short
 // read transaction.
 func (s *Store) RecheckDelivery(deliveryID string) (sub Subscription, stale string, pending bool, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *kv.Tx) error {
 		var d Delivery
 		ok, err := getJSON(tx.Bucket(bDeliveries), idKey(deliveryID), &d)
 		if err != nil {
@@ -39,7 +39,7 @@ func (s *Store) RecheckDelivery(deliveryID string) (sub Subscription, stale stri
 // (ok false) or disabled, or its user is no longer a member of the workspace or is disabled.
 // Emitting an event and each attempt ask it, so a disabled user's subscriptions deliver
 // nothing while they are disabled and deliver again once they are enabled.
-func subscriptionStale(tx *bolt.Tx, sub Subscription, ok bool) string {
+func subscriptionStale(tx *kv.Tx, sub Subscription, ok bool) string {
 	switch {
 	case !ok:
 		return "subscription deleted"

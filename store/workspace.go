@@ -8,7 +8,7 @@ import (
 
 	"switchboard/internal/phone"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Workspace owns numbers, contacts, conversations and everything under them.
@@ -84,7 +84,7 @@ func (s *Store) CreateWorkspaceFor(name, adminID string) (Workspace, error) {
 // Workspace returns a workspace by id.
 func (s *Store) Workspace(id string) (Workspace, error) {
 	var w Workspace
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		var err error
 		w, err = getWorkspace(tx, id)
 		return err
@@ -92,7 +92,7 @@ func (s *Store) Workspace(id string) (Workspace, error) {
 	return w, err
 }
 
-func getWorkspace(tx *bolt.Tx, id string) (Workspace, error) {
+func getWorkspace(tx *kv.Tx, id string) (Workspace, error) {
 	var w Workspace
 	if _, ok := ParseID(id); !ok {
 		return w, errorf(ErrNotFound, "workspace not found")
@@ -107,7 +107,7 @@ func getWorkspace(tx *bolt.Tx, id string) (Workspace, error) {
 // Workspaces lists every workspace, oldest first.
 func (s *Store) Workspaces() ([]Workspace, error) {
 	var out []Workspace
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		var err error
 		out, err = s.workspacesIn(tx)
 		return err
@@ -118,7 +118,7 @@ func (s *Store) Workspaces() ([]Workspace, error) {
 // UserWorkspaces lists the workspaces userID is a member of, oldest first.
 func (s *Store) UserWorkspaces(userID string) ([]Workspace, error) {
 	var out []Workspace
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		if _, ok := ParseID(userID); !ok {
 			return nil
 		}
@@ -291,7 +291,7 @@ func (s *Store) SetWorkspaceArchived(id string, archived bool) error {
 // ArchivedWorkspaces is the set of archived workspace ids.
 func (s *Store) ArchivedWorkspaces() (map[string]bool, error) {
 	out := map[string]bool{}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *kv.Tx) error {
 		ws, err := s.workspacesIn(tx)
 		for _, w := range ws {
 			if tx.Bucket(bMeta).Get(archivedKey(w.ID)) != nil {
@@ -303,7 +303,7 @@ func (s *Store) ArchivedWorkspaces() (map[string]bool, error) {
 	return out, err
 }
 
-func (s *Store) workspacesIn(tx *bolt.Tx) ([]Workspace, error) {
+func (s *Store) workspacesIn(tx *kv.Tx) ([]Workspace, error) {
 	var out []Workspace
 	err := tx.Bucket(bWorkspaces).ForEach(func(_, v []byte) error {
 		var w Workspace

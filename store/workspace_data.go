@@ -1,8 +1,8 @@
 package store
 
-import (
-	bolt "go.etcd.io/bbolt"
-)
+import "switchboard/store/kv"
+
+import ()
 
 // WorkspaceData holds the fields of a request that refer to a workspace's data; they are
 // checked after the request's own shape and before the write, so a request whose shape is
@@ -34,7 +34,7 @@ func (d WorkspaceData) Empty() bool {
 // report. It lets a request that failed its own rules list the workspace-data failures in the
 // same 400.
 func (s *Store) CheckWorkspaceData(userID, workspaceID string, d WorkspaceData) error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *kv.Tx) error {
 		if err := authorize(tx, workspaceID, userID); err != nil {
 			return err
 		}
@@ -80,7 +80,7 @@ func (s *Store) CheckWorkspaceData(userID, workspaceID string, d WorkspaceData) 
 }
 
 // checkMentions reports the first mention that is not a member of the workspace.
-func checkMentions(tx *bolt.Tx, workspaceID string, mentions []string) (FieldError, bool) {
+func checkMentions(tx *kv.Tx, workspaceID string, mentions []string) (FieldError, bool) {
 	for _, u := range mentions {
 		if !isMember(tx, workspaceID, u) {
 			return FieldError{"mentions", "must be user ids of members of this workspace; " + u + " is not"}, false

@@ -15,8 +15,12 @@ import (
 // while a server holds the file: the same guard as /admin/backup (a direct loopback caller with
 // the server's backup token from DIR/server.json).
 
-// adminLocal answers and returns false unless r is a direct loopback call with the token.
+// adminLocal answers and returns false unless r is a direct loopback call with the token (or
+// was forwarded by the node of the cluster that checked that).
 func (h *Handler) adminLocal(w http.ResponseWriter, r *http.Request) bool {
+	if adminVerified(r) {
+		return true // the node that forwarded it checked its own token
+	}
 	if !directLoopback(r) {
 		writeError(w, http.StatusForbidden, "the admin endpoints answer only local callers")
 		return false
@@ -83,3 +87,26 @@ func (h *Handler) adminImportContacts(w http.ResponseWriter, r *http.Request) {
 // MaxImportBytes is the largest CSV an import takes (the browser's and the CLI's through the
 // server).
 const MaxImportBytes = 100 << 20
+
+// adminRun is POST /admin/run with {"args": [...], "stdin": "..."}: an admin command line run on
+// the server's store, answered {"stdout": ..., "error": ...} (200 either way: the command's
+// failure is its own error line).
+func (h *Handler) adminRun(w http.ResponseWriter, r *http.Request) {
+	if !h.adminLocal(w, r) {
+		return
+	}
+	var in struct {
+		Args  []string `json:"args"`
+		Stdin string   `json:"stdin"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&in); err != nil || len(in.Args) == 0 {
+		writeError(w, http.StatusBadRequest, "want {\"args\": [command, flags...]}")
+		return
+	}
+	out, err := h.cfg.AdminRun(in.Args, in.Stdin)
+	res := map[string]string{"stdout": out}
+	if err != nil {
+		res["error"] = err.Error()
+	}
+	writeJSON(w, http.StatusOK, res)
+}

@@ -105,6 +105,14 @@ func lastEventID(r *http.Request) (uint64, bool) {
 
 // events is GET /events: the signed-in user's stream of the current workspace's live events.
 func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
+	if c := h.cfg.Cluster; c != nil {
+		// Served by any node: first catch up with the leader, so that a session or a
+		// membership it just committed is here too.
+		if err := c.ReadBarrier(r.Context()); err != nil {
+			h.unavailable(w, r)
+			return
+		}
+	}
 	ss := h.cfg.Sessions
 	user, ok := ss.CurrentUser(r)
 	if !ok {

@@ -59,7 +59,7 @@ func (h *Handler) statusPages(mux *http.ServeMux) http.Handler {
 // machinePath reports whether path belongs to a caller that is not a person with a browser.
 func machinePath(path string) bool {
 	for _, p := range []string{"/oauth/token", "/oauth/revoke", "/carrier/", "/healthz", "/readyz", "/metrics", "/static/",
-		"/.well-known/", "/openapi.json", "/events", "/media/"} {
+		"/.well-known/", "/openapi.json", "/events", "/media/", "/cluster/"} {
 		if path == p || strings.HasPrefix(path, p) && strings.HasSuffix(p, "/") {
 			return true
 		}

@@ -41,11 +41,20 @@ func writeValidation(w http.ResponseWriter, errs store.ValidationError) {
 }
 
 // writeStoreError maps a store error to its status: validation 400, not found 404, forbidden
-// 403, conflict 409, opted out 422; anything else is logged and answered 500 without detail.
+// 403, conflict 409, opted out 422, a cluster without a leader 503; anything else is logged and answered 500 without detail.
 func writeStoreError(w http.ResponseWriter, r *http.Request, err error) {
 	var verrs store.ValidationError
 	if errors.As(err, &verrs) {
 		writeValidation(w, verrs)
+		return
+	}
+	if errors.Is(err, store.ErrUnavailable) {
+		w.Header().Set("Retry-After", "1")
+		if errors.Is(err, store.ErrUncertain) {
+			writeError(w, http.StatusServiceUnavailable, uncertainText)
+		} else {
+			writeError(w, http.StatusServiceUnavailable, unavailableText)
+		}
 		return
 	}
 	var se *store.Error

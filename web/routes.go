@@ -64,6 +64,9 @@ func (h *Handler) routes() http.Handler {
 	// ---- health and metrics ----
 	mux.HandleFunc("GET /healthz", h.healthz)
 	mux.HandleFunc("GET /readyz", h.readyz)
+	if h.cfg.Cluster != nil {
+		mux.HandleFunc("GET /cluster/peer", h.clusterPeer) // where `switchboard cluster` finds the peer channel
+	}
 	mux.Handle("GET /metrics", h.metrics.handler(h.cfg.Registry))
 
 	// ---- API documentation ----
@@ -104,6 +107,9 @@ func (h *Handler) routes() http.Handler {
 	// The CLI's contacts export and import while a server runs, guarded like the backup stream.
 	mux.HandleFunc("GET /admin/contacts/export", h.adminExportContacts)
 	mux.HandleFunc("POST /admin/contacts/import", h.adminImportContacts)
+	if h.cfg.AdminRun != nil {
+		mux.HandleFunc("POST /admin/run", h.adminRun) // `switchboard admin …` while the server holds the file
+	}
 
 	if ss := h.cfg.Sessions; ss != nil {
 		// ---- the browser session: sign-in, sign-out, first-run setup ----
@@ -321,8 +327,14 @@ func (h *Handler) routes() http.Handler {
 		m(mux)
 	}
 
-	// ---- middleware, outermost first: request id, access log and panic recovery ----
-	return h.withRequestID(h.withAssetVersion(h.statusPages(mux)))
+	// ---- middleware, outermost first: request id, access log and panic recovery; the
+	// assets' version for pages (the cluster's 503 page too); in a cluster, what the leader
+	// must answer goes to it ----
+	root := h.withRequestID(h.withAssetVersion(h.front(h.statusPages(mux))))
+	if h.cfg.Cluster != nil {
+		h.cfg.Cluster.SetApp(h.servePeer(root))
+	}
+	return root
 }
 
 // superuserOnly wraps a page so that only a superuser of the installation opens it; it

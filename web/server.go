@@ -84,6 +84,11 @@ type Config struct {
 	StreamAccess func(r *http.Request, userID string) bool
 	// Done, when closed, ends every open GET /events stream (server shutdown).
 	Done <-chan struct{}
+	// Cluster is this node's place in a cluster (§26); nil on one node.
+	Cluster Cluster
+	// AdminRun runs a `switchboard admin` command line on the server's store (POST /admin/run,
+	// the command's way in while the server holds the file): what it printed, and its error.
+	AdminRun func(args []string, stdin string) (stdout string, err error)
 	// PushKey is the VAPID public key (base64url) of Web Push, served at GET /push/key; ""
 	// leaves Web Push out (no /push/ routes, nothing about it on the profile).
 	PushKey string
@@ -348,12 +353,16 @@ func (h *Handler) refuseArchived(w http.ResponseWriter, r *http.Request, c *call
 	return false
 }
 
+// healthz answers that the process is alive, with its role: leader, follower or candidate in
+// a cluster, single on one node.
 func (h *Handler) healthz(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "role": h.role()})
 }
 
+// readyz answers 200 when the node can serve: its database reads, and in a cluster it knows a
+// leader and has applied every entry committed.
 func (h *Handler) readyz(w http.ResponseWriter, _ *http.Request) {
-	if _, err := h.store.SchemaVersion(); err != nil {
+	if _, err := h.store.SchemaVersion(); err != nil || h.cfg.Cluster != nil && !h.cfg.Cluster.Ready() {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 		return
 	}

@@ -45,6 +45,10 @@ type SessionConfig struct {
 	// Mail, when set and enabled, e-mails reset links and invitations; nil sends nothing and
 	// the pages show the links.
 	Mail Mailer
+	// SetupToken, when set, is the one-time /setup token instead of a random one: a cluster's
+	// nodes derive the same one from the cluster key, so the link any node prints works
+	// through every node until the first administrator exists.
+	SetupToken string
 }
 
 // Mailer is the e-mail outbox's worker (mail.Worker): the store queues the mail, Wake hurries

@@ -18,7 +18,10 @@ func (ss *Sessions) SetupURL() (string, error) {
 	if err != nil || has {
 		return "", err
 	}
-	token := store.RandomToken("")
+	token := ss.cfg.SetupToken
+	if token == "" {
+		token = store.RandomToken("")
+	}
 	ss.setupMu.Lock()
 	ss.setupHash = store.HashToken(token)
 	ss.setupMu.Unlock()

@@ -211,6 +211,8 @@ func (h *Handler) uiError(w http.ResponseWriter, r *http.Request, u *ui, err err
 		h.notFound(w, r, u, "such page")
 	case errors.Is(err, store.ErrForbidden):
 		h.forbidden(w, r, u, "You are not a member of this workspace.")
+	case errors.Is(err, store.ErrUnavailable):
+		h.refused(w, r, errors.Is(err, store.ErrUncertain))
 	default:
 		slog.ErrorContext(r.Context(), "ui", "request_id", requestID(r.Context()), "path", logPath(r.URL.Path), "error", err)
 		h.render(w, r, u, http.StatusInternalServerError, "Something went wrong", views.ErrorPage("Something went wrong", "Please try again."))

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"switchboard/internal/promreg"
 	"switchboard/store"
 )
 
@@ -40,10 +41,10 @@ func newMetrics(reg prometheus.Registerer, s *store.Store) *metrics {
 		}
 		return float64(n)
 	})
-	// A registry shared with other parts of the server: a second worker on it keeps the first's series.
-	for _, c := range []prometheus.Collector{m.outcomes, m.latency, depth} {
-		_ = reg.Register(c)
-	}
+	// A worker made again (a cluster's new leader) counts into the series already exported.
+	m.outcomes = promreg.Use(reg, m.outcomes)
+	m.latency = promreg.Use(reg, m.latency)
+	promreg.Use(reg, depth)
 	return m
 }
 

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // A contact's index entries: phone, email, search postings, display order and its num slot.
@@ -51,7 +51,7 @@ func emailHash(email string) []byte {
 }
 
 // NewNum gives a new contact of workspace ws its num: the next of the Nums bucket's sequence.
-func (e *Engine) NewNum(tx *bolt.Tx, ws []byte) (uint32, error) {
+func (e *Engine) NewNum(tx *kv.Tx, ws []byte) (uint32, error) {
 	nums, err := WsBucketW(tx, e.l.Nums, ws, FillAppend)
 	if err != nil {
 		return 0, err
@@ -69,7 +69,7 @@ func (e *Engine) NewNum(tx *bolt.Tx, ws []byte) (uint32, error) {
 // PutContact writes the index entries of contact c of workspace ws, with num, in tx; buf, when
 // not nil (an import batch), collects the entries to be written in key order at its flush.
 // Phones handed to a num are reported to the kept sets through sets.
-func (e *Engine) PutContact(tx *bolt.Tx, sets *SetWriter, ws []byte, c Entry, num uint32, d *Prep, buf *ImportBuf) error {
+func (e *Engine) PutContact(tx *kv.Tx, sets *SetWriter, ws []byte, c Entry, num uint32, d *Prep, buf *ImportBuf) error {
 	id := c.ID
 	sk := d.SortKey
 	orderK := binary.BigEndian.AppendUint32(slices.Clip(sk), num)
@@ -135,7 +135,7 @@ func (e *Engine) PutContact(tx *bolt.Tx, sets *SetWriter, ws []byte, c Entry, nu
 
 // DeleteContact removes the index entries of contact c (with num and doc d) of workspace ws;
 // its num slot is rewritten by PutContact, or freed by FreeNum.
-func (e *Engine) DeleteContact(tx *bolt.Tx, sets *SetWriter, ws []byte, c Entry, num uint32, d Doc) error {
+func (e *Engine) DeleteContact(tx *kv.Tx, sets *SetWriter, ws []byte, c Entry, num uint32, d Doc) error {
 	if p := c.Phone; p != "" {
 		if b := ReadSplit(tx, e.l.Phone, ws); bytes.Equal(b.Get([]byte(p)), NumKey(num)) {
 			sets.phoneOwnerChanged(tx, ws, p, num) // the list's kept sets map phones to nums
@@ -159,7 +159,7 @@ func (e *Engine) DeleteContact(tx *bolt.Tx, sets *SetWriter, ws []byte, c Entry,
 }
 
 // FreeNum empties num's slot: a num with no contact (a deleted one's; nums are never reused).
-func (e *Engine) FreeNum(tx *bolt.Tx, ws []byte, num uint32) error {
+func (e *Engine) FreeNum(tx *kv.Tx, ws []byte, num uint32) error {
 	if nums := WsBucket(tx, e.l.Nums, ws); nums != nil {
 		return putSlot(nums, num, [16]byte{}, [RankLen]byte{})
 	}
@@ -168,7 +168,7 @@ func (e *Engine) FreeNum(tx *bolt.Tx, ws []byte, num uint32) error {
 
 // PhoneID is the id of the contact of workspace ws whose phone is phone, from the phone index
 // and the num slots (no record is read).
-func (l *Layout) PhoneID(tx *bolt.Tx, ws []byte, phone string) ([16]byte, bool) {
+func (l *Layout) PhoneID(tx *kv.Tx, ws []byte, phone string) ([16]byte, bool) {
 	b, nums := ReadSplit(tx, l.Phone, ws), WsBucket(tx, l.Nums, ws)
 	if !b.Exists() || nums == nil {
 		return [16]byte{}, false

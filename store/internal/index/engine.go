@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Split names the two parts of a split index: the main bucket and its recent part.
@@ -110,19 +110,19 @@ const (
 )
 
 // WsBucket returns workspace ws's bucket in top, nil when it has none yet (nothing written).
-func WsBucket(tx *bolt.Tx, top, ws []byte) *bolt.Bucket {
+func WsBucket(tx *kv.Tx, top, ws []byte) *kv.Bucket {
 	return tx.Bucket(top).Bucket(ws)
 }
 
 // WsBucketW returns workspace ws's bucket in top for writing, creating it; fill, when above 0,
 // is its FillPercent.
-func WsBucketW(tx *bolt.Tx, top, ws []byte, fill float64) (*bolt.Bucket, error) {
+func WsBucketW(tx *kv.Tx, top, ws []byte, fill float64) (*kv.Bucket, error) {
 	b, err := tx.Bucket(top).CreateBucketIfNotExists(ws)
 	if err != nil {
 		return nil, err
 	}
 	if fill > 0 {
-		b.FillPercent = fill
+		b.SetFillPercent(fill)
 	}
 	return b, nil
 }
@@ -130,7 +130,7 @@ func WsBucketW(tx *bolt.Tx, top, ws []byte, fill float64) (*bolt.Bucket, error) 
 func u32(b []byte) uint32 { return binary.BigEndian.Uint32(b) }
 
 // hasKey reports whether b holds key (a key with an empty value, which Get cannot tell from none).
-func hasKey(b *bolt.Bucket, key []byte) bool {
+func hasKey(b *kv.Bucket, key []byte) bool {
 	k, _ := b.Cursor().Seek(key)
 	return bytes.Equal(k, key)
 }

@@ -5,7 +5,7 @@ import (
 	"cmp"
 	"slices"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // ImportBuf collects the index entries of contacts created in one transaction (an import
@@ -45,7 +45,7 @@ func (e *Engine) NewImportBuf() *ImportBuf {
 
 // putSlot writes num's slot as the function putSlot does, into the block p already holds for
 // this transaction.
-func (p *ImportBuf) putSlot(b *bolt.Bucket, num uint32, id [16]byte, rank [RankLen]byte) error {
+func (p *ImportBuf) putSlot(b *kv.Bucket, num uint32, id [16]byte, rank [RankLen]byte) error {
 	blk := num / numBlock
 	return putInBlock(b, p.blocks, blk, NumKey(blk), numBlock*slotLen, slotLen*int(num%numBlock), id[:], rank[:])
 }
@@ -55,7 +55,7 @@ func (p *ImportBuf) putSlot(b *bolt.Bucket, num uint32, id [16]byte, rank [RankL
 // Put (it does not copy it until the commit), so the block is changed in place and put again
 // instead of copied per entry; a block written meanwhile by another path (a different array is
 // in the bucket) is read afresh.
-func putInBlock(b *bolt.Bucket, blocks map[uint32][]byte, blk uint32, k []byte, size, off int, parts ...[]byte) error {
+func putInBlock(b *kv.Bucket, blocks map[uint32][]byte, blk uint32, k []byte, size, off int, parts ...[]byte) error {
 	cur := b.Get(k)
 	v, ok := blocks[blk]
 	if !ok || len(cur) == 0 || len(v) == 0 || &cur[0] != &v[0] {
@@ -113,7 +113,7 @@ func (p *ImportBuf) PendingPhone(phone string) bool {
 
 // Flush writes what p holds, in tx, and empties it; phones handed to nums are reported to the
 // kept sets through sets.
-func (p *ImportBuf) Flush(tx *bolt.Tx, sets *SetWriter) error {
+func (p *ImportBuf) Flush(tx *kv.Tx, sets *SetWriter) error {
 	if p == nil || p.ws == nil {
 		return nil
 	}
@@ -127,7 +127,8 @@ func (p *ImportBuf) Flush(tx *bolt.Tx, sets *SetWriter) error {
 	if err != nil {
 		return err
 	}
-	w.main.FillPercent, w.recent.FillPercent = FillPostings, FillPostings
+	w.main.SetFillPercent(FillPostings)
+	w.recent.SetFillPercent(FillPostings)
 	terms := make([]string, 0, len(p.terms))
 	for t := range p.terms {
 		terms = append(terms, t)
@@ -146,7 +147,7 @@ func (p *ImportBuf) Flush(tx *bolt.Tx, sets *SetWriter) error {
 
 // flushEntries writes the buffered phone, email and order entries into the recent parts of
 // their indexes, each in key order.
-func (p *ImportBuf) flushEntries(tx *bolt.Tx, sets *SetWriter) error {
+func (p *ImportBuf) flushEntries(tx *kv.Tx, sets *SetWriter) error {
 	if len(p.phones) > 0 {
 		w, err := p.e.openRecent(tx, p.e.l.Phone, p.ws)
 		if err != nil {

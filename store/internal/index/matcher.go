@@ -1,8 +1,8 @@
 package index
 
-import (
-	bolt "go.etcd.io/bbolt"
-)
+import "switchboard/store/kv"
+
+import ()
 
 // ContactMatcher tells whether a contact, by num, matches a query with the contact search's
 // rules (the inbox search's test of a conversation's contact). cands holds the contacts the
@@ -21,7 +21,7 @@ type ContactMatcher struct {
 // NewContactMatcher prepares the test of q on workspace ws's contacts in tx; text reads the
 // candidates the postings do not decide, and is nil when the workspace has no records (nothing
 // matches then). Release it when done.
-func (e *Engine) NewContactMatcher(tx *bolt.Tx, ws []byte, q Query, text TextFunc) (*ContactMatcher, error) {
+func (e *Engine) NewContactMatcher(tx *kv.Tx, ws []byte, q Query, text TextFunc) (*ContactMatcher, error) {
 	cm := &ContactMatcher{q: q, seen: map[uint32]bool{}}
 	terms, nums := ReadSplit(tx, e.l.Terms, ws), WsBucket(tx, e.l.Nums, ws)
 	if q.Empty() || !terms.Exists() || nums == nil || text == nil {

@@ -1,7 +1,7 @@
 package index
 
 import (
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // Patching the kept sets with a write's changes instead of dropping them, so that the first page
@@ -49,7 +49,7 @@ func (e *Engine) SetWriter() SetWriter { return SetWriter{e: e} }
 
 // txPatch is what one write transaction changes in the kept sets.
 type txPatch struct {
-	tx   *bolt.Tx
+	tx   *kv.Tx
 	id   int
 	prev map[SetKey]int // the last write's id that touched the set before this one
 	sets map[SetKey]*setPatch
@@ -69,7 +69,7 @@ func (sp *setPatch) touched() int { return len(sp.nums) + len(sp.ids) + len(sp.p
 
 // touch records that tx may change the set of k, and returns its patch, or nil when there is
 // nothing to record (the set is not kept or cannot be patched; the id is recorded anyway).
-func (w *SetWriter) touch(tx *bolt.Tx, k SetKey) *setPatch {
+func (w *SetWriter) touch(tx *kv.Tx, k SetKey) *setPatch {
 	c := w.e.sets
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -117,7 +117,7 @@ func (w *SetWriter) touch(tx *bolt.Tx, k SetKey) *setPatch {
 }
 
 // GroupMemberChanged: tx adds contact id to group of workspace ws or takes it out.
-func (w *SetWriter) GroupMemberChanged(tx *bolt.Tx, ws []byte, group string, id [16]byte) {
+func (w *SetWriter) GroupMemberChanged(tx *kv.Tx, ws []byte, group string, id [16]byte) {
 	sp := w.touch(tx, SetKey{string(ws), SetGroup, group})
 	if sp == nil {
 		return
@@ -132,21 +132,21 @@ func (w *SetWriter) GroupMemberChanged(tx *bolt.Tx, ws []byte, group string, id 
 }
 
 // GroupDropped: group of workspace ws is deleted.
-func (w *SetWriter) GroupDropped(tx *bolt.Tx, ws []byte, group string) {
+func (w *SetWriter) GroupDropped(tx *kv.Tx, ws []byte, group string) {
 	if sp := w.touch(tx, SetKey{string(ws), SetGroup, group}); sp != nil {
 		sp.noop = true
 	}
 }
 
 // OptOutChanged: an opt-out of phone is recorded or lifted in workspace ws.
-func (w *SetWriter) OptOutChanged(tx *bolt.Tx, ws []byte, phone string) {
+func (w *SetWriter) OptOutChanged(tx *kv.Tx, ws []byte, phone string) {
 	if sp := w.touch(tx, SetKey{string(ws), SetOptedOut, ""}); sp != nil {
 		sp.phones[phone] = struct{}{}
 	}
 }
 
 // ConvChanged: a conversation of workspace ws with addrs is created or erased.
-func (w *SetWriter) ConvChanged(tx *bolt.Tx, ws []byte, addrs []string, created bool) {
+func (w *SetWriter) ConvChanged(tx *kv.Tx, ws []byte, addrs []string, created bool) {
 	if sp := w.touch(tx, SetKey{string(ws), SetConversation, ""}); sp != nil {
 		for _, a := range addrs {
 			sp.phones[a] = struct{}{}
@@ -157,7 +157,7 @@ func (w *SetWriter) ConvChanged(tx *bolt.Tx, ws []byte, addrs []string, created 
 
 // phoneOwnerChanged: phone of workspace ws is given to or taken from num; the opt-out and
 // conversation sets map phones to nums.
-func (w *SetWriter) phoneOwnerChanged(tx *bolt.Tx, ws []byte, phone string, num uint32) {
+func (w *SetWriter) phoneOwnerChanged(tx *kv.Tx, ws []byte, phone string, num uint32) {
 	for _, kind := range []SetKind{SetOptedOut, SetConversation} {
 		if sp := w.touch(tx, SetKey{string(ws), kind, ""}); sp != nil {
 			sp.phones[phone] = struct{}{}
@@ -169,7 +169,7 @@ func (w *SetWriter) phoneOwnerChanged(tx *bolt.Tx, ws []byte, phone string, num 
 // Settle reads, before tx commits, the membership of every member tx touched. The store calls
 // it at the end of each write function (a batch runs several in one transaction: each settles
 // what it touched).
-func (w *SetWriter) Settle(tx *bolt.Tx) {
+func (w *SetWriter) Settle(tx *kv.Tx) {
 	p := w.p
 	if p == nil || p.tx != tx {
 		return
@@ -182,7 +182,7 @@ func (w *SetWriter) Settle(tx *bolt.Tx) {
 	}
 }
 
-func (sp *setPatch) settle(e *Engine, tx *bolt.Tx, k SetKey) {
+func (sp *setPatch) settle(e *Engine, tx *kv.Tx, k SetKey) {
 	ws := []byte(k.WS)
 	nums := WsBucket(tx, e.l.Nums, ws)
 	if nums == nil {
@@ -277,6 +277,16 @@ func (c *setCache) apply(p *txPatch) {
 	}
 	for c.bytes > setCacheBytes {
 		c.remove(c.lru.Back())
+	}
+}
+
+// Committed: the writer's transaction was rolled back, but its changes were committed by
+// another transaction of the same id (a replicated write runs, records its write set and rolls
+// back; the write set is applied next, in a transaction that gets the id the first had). The
+// sets it touched are patched as the first transaction's commit would have patched them.
+func (w *SetWriter) Committed() {
+	if w.p != nil {
+		w.e.sets.apply(w.p)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // TestWalkEstimateDoesNotFallShortOfABlockOfFirstNames: a common first-name prefix (`chr` at a
@@ -47,7 +48,7 @@ func TestWalkEstimateDoesNotFallShortOfABlockOfFirstNames(t *testing.T) {
 			}
 		}
 		var truth int
-		err := db.Update(func(tx *bolt.Tx) error {
+		err := rawUpdate(db, func(tx *kv.Tx) error {
 			_ = tx.DeleteBucket([]byte("nums"))
 			nb, err := tx.CreateBucket([]byte("nums"))
 			if err != nil {

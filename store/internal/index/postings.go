@@ -6,7 +6,7 @@ import (
 	"errors"
 	"slices"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // ErrBadChunk reports a postings chunk that does not decode.
@@ -69,7 +69,7 @@ func isChunkOf(k, p []byte) bool { return len(k) == len(p)+4 && bytes.HasPrefix(
 
 // addPosting adds num to term's postings. New contacts have the highest num, so the common case
 // appends to the term's last chunk.
-func addPosting(b *bolt.Bucket, term string, num uint32) error {
+func addPosting(b *kv.Bucket, term string, num uint32) error {
 	p := termKey(term, 0)
 	p = p[:len(p)-4]
 	c := b.Cursor()
@@ -131,7 +131,7 @@ func addPosting(b *bolt.Bucket, term string, num uint32) error {
 
 // AppendPostings adds nums (ascending) to term's postings: appended to its last chunk and new
 // chunks when they all come after it, else one by one.
-func AppendPostings(b *bolt.Bucket, term string, nums []uint32) error {
+func AppendPostings(b *kv.Bucket, term string, nums []uint32) error {
 	p := termKey(term, 0)
 	p = p[:len(p)-4]
 	c := b.Cursor()
@@ -179,7 +179,7 @@ func AppendPostings(b *bolt.Bucket, term string, nums []uint32) error {
 }
 
 // removePosting removes num from term's postings and reports whether it was there.
-func removePosting(b *bolt.Bucket, term string, num uint32) (bool, error) {
+func removePosting(b *kv.Bucket, term string, num uint32) (bool, error) {
 	p := termKey(term, 0)
 	p = p[:len(p)-4]
 	c := b.Cursor()
@@ -217,13 +217,13 @@ func removePosting(b *bolt.Bucket, term string, num uint32) (bool, error) {
 
 // addPostings adds to s the nums of every term starting with prefix (the term itself and
 // nothing else when exact): decoded straight into the bitset, with no list in between.
-func addPostings(b *bolt.Bucket, s Set, prefix string, exact bool) error {
+func addPostings(b *kv.Bucket, s Set, prefix string, exact bool) error {
 	_, err := addPostingsN(b, s, prefix, exact)
 	return err
 }
 
 // addPostingsN is addPostings also returning how many entries it decoded.
-func addPostingsN(b *bolt.Bucket, s Set, prefix string, exact bool) (entries int, err error) {
+func addPostingsN(b *kv.Bucket, s Set, prefix string, exact bool) (entries int, err error) {
 	p := []byte(prefix)
 	if exact {
 		p = append(p, 0)
@@ -245,7 +245,7 @@ func addPostingsN(b *bolt.Bucket, s Set, prefix string, exact bool) (entries int
 // addMaskPostings adds to s the nums of every mask term whose digits include all of mask's:
 // the contacts whose phones hold every one of those digits. The mask terms are at most 1,024,
 // next to each other: one pass over their chunks, decoding only those that qualify.
-func addMaskPostings(b *bolt.Bucket, s Set, mask uint16) (entries int, err error) {
+func addMaskPostings(b *kv.Bucket, s Set, mask uint16) (entries int, err error) {
 	c := b.Cursor()
 	for k, v := c.Seek([]byte("m")); k != nil && k[0] == 'm'; k, v = c.Next() {
 		if len(k) < 6 || k[len(k)-5] != 0 {

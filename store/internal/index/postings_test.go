@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // TestPostings adds and removes nums of a few terms in random order, in transactions of
@@ -29,7 +30,7 @@ func TestPostings(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	next := uint32(1)
 	for round := range 60 {
-		err := db.Update(func(tx *bolt.Tx) error {
+		err := rawUpdate(db, func(tx *kv.Tx) error {
 			b, err := tx.CreateBucketIfNotExists([]byte("terms"))
 			if err != nil {
 				return err
@@ -58,7 +59,7 @@ func TestPostings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		db.View(func(tx *bolt.Tx) error {
+		rawView(db, func(tx *kv.Tx) error {
 			b := tx.Bucket([]byte("terms"))
 			for _, term := range terms {
 				checkChunks(t, b, term)
@@ -107,7 +108,7 @@ func modelNums(m map[uint32]bool) []uint32 {
 	return out
 }
 
-func checkChunks(t *testing.T, b *bolt.Bucket, term string) {
+func checkChunks(t *testing.T, b *kv.Bucket, term string) {
 	t.Helper()
 	p := append([]byte(term), 0)
 	var prev uint32
@@ -168,7 +169,7 @@ func FuzzDecodeChunk(f *testing.F) {
 		if len(v) > 64 {
 			return // the set below is sized for small nums only
 		}
-		err2 := db.Update(func(tx *bolt.Tx) error {
+		err2 := rawUpdate(db, func(tx *kv.Tx) error {
 			_ = tx.DeleteBucket([]byte("p"))
 			b, err := tx.CreateBucket([]byte("p"))
 			if err != nil {

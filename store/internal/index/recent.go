@@ -4,19 +4,19 @@ import (
 	"bytes"
 	"slices"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // recentWriter puts an import batch's entries into the recent part of index top of workspace
 // ws and then moves the overflow into the main part.
 type recentWriter struct {
 	e            *Engine
-	tx           *bolt.Tx
+	tx           *kv.Tx
 	top, ws      []byte
-	main, recent *bolt.Bucket
+	main, recent *kv.Bucket
 }
 
-func (e *Engine) openRecent(tx *bolt.Tx, s Split, ws []byte) (*recentWriter, error) {
+func (e *Engine) openRecent(tx *kv.Tx, s Split, ws []byte) (*recentWriter, error) {
 	main, err := WsBucketW(tx, s.Main, ws, 0)
 	if err != nil {
 		return nil, err
@@ -215,7 +215,7 @@ func (x SplitIndex) removePosting(term string, num uint32) error {
 // else when exact), from both parts of the postings, and returns how many entries it decoded.
 func (x SplitIndex) AddPostings(s Set, prefix string, exact bool) (int, error) {
 	n := 0
-	for _, b := range [2]*bolt.Bucket{x.main, x.recent} {
+	for _, b := range [2]*kv.Bucket{x.main, x.recent} {
 		if b == nil {
 			continue
 		}
@@ -230,7 +230,7 @@ func (x SplitIndex) AddPostings(s Set, prefix string, exact bool) (int, error) {
 // addMaskPostings is addMaskPostings over both parts of the postings.
 func (x SplitIndex) addMaskPostings(s Set, mask uint16) (int, error) {
 	n := 0
-	for _, b := range [2]*bolt.Bucket{x.main, x.recent} {
+	for _, b := range [2]*kv.Bucket{x.main, x.recent} {
 		if b == nil {
 			continue
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"switchboard/internal/textfold"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // SearchLimit is the most contacts a search returns.
@@ -38,10 +38,10 @@ func sortHits(h []hit) {
 type searcher struct {
 	e                   *Engine
 	b                   *Bounds
-	tx                  *bolt.Tx
+	tx                  *kv.Tx
 	ws                  []byte
 	text                TextFunc
-	num                 *bolt.Bucket
+	num                 *kv.Bucket
 	email, order, terms SplitIndex
 	q                   Query
 	verify              bool // a query word the candidate sets do not decide exactly
@@ -84,7 +84,7 @@ func (s *searcher) check(id [16]byte, needSort bool) (sort []byte, ok bool) {
 // name, company or email, every digit word must occur in its phone's digits. Order: exact phone
 // or email equality first, then folded first name, last name, id; unnamed contacts last. text
 // reads the candidates the postings do not decide, and those equal to the query.
-func (e *Engine) Search(tx *bolt.Tx, ws []byte, q Query, text TextFunc) ([][16]byte, Work, error) {
+func (e *Engine) Search(tx *kv.Tx, ws []byte, q Query, text TextFunc) ([][16]byte, Work, error) {
 	sr := &searcher{e: e, b: &e.Bounds, tx: tx, ws: ws, text: text, q: q,
 		email: ReadSplit(tx, e.l.Email, ws), terms: ReadSplit(tx, e.l.Terms, ws), order: ReadSplit(tx, e.l.Order, ws),
 		num: WsBucket(tx, e.l.Nums, ws)}

@@ -4,7 +4,7 @@ import (
 	"math/bits"
 	"strconv"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // A search in the contacts list is a filter like the others: the search's matches become one
@@ -17,7 +17,7 @@ import (
 // digits); an empty query keeps every contact. The matches are found afresh for tx (any write
 // to a contact may change them, so they are not kept). From then on the selection's count is
 // the matches' count and its pages are read from them; sets added later narrow them too.
-func (sel *Selection) AddSearch(tx *bolt.Tx, q Query) error {
+func (sel *Selection) AddSearch(tx *kv.Tx, q Query) error {
 	if q.Empty() {
 		return nil
 	}
@@ -42,7 +42,7 @@ func (sel *Selection) AddSearch(tx *bolt.Tx, q Query) error {
 // the same way, or in one pass over the phone index when reading the candidates would cost
 // more (Bounds.RecordCost). No other record is read: the set costs what its postings do,
 // whatever page of the list is shown.
-func (e *Engine) searchSet(tx *bolt.Tx, ws []byte, maxNum uint32, q Query, text TextFunc) (Set, error) {
+func (e *Engine) searchSet(tx *kv.Tx, ws []byte, maxNum uint32, q Query, text TextFunc) (Set, error) {
 	sr := &searcher{e: e, b: &e.Bounds, tx: tx, ws: ws, text: text, q: q,
 		terms: ReadSplit(tx, e.l.Terms, ws), num: WsBucket(tx, e.l.Nums, ws)}
 	if sr.num == nil || !sr.terms.Exists() || text == nil {

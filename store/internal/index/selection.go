@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/oklog/ulid/v2"
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // ErrBadCursor is a list cursor that no page of this list gave.
@@ -24,7 +24,7 @@ type Selection struct {
 	minNum uint32
 	ws     []byte
 	text   TextFunc
-	nums   *bolt.Bucket
+	nums   *kv.Bucket
 	order  SplitIndex
 	// matches, after AddSearch, says sets[0] is the search's matches narrowed by every other
 	// set and the creation bound: exactly the contacts sel keeps, so counts and pages read it.
@@ -48,7 +48,7 @@ func (sel *Selection) keeps(num uint32) bool {
 // bitsets of nums stay valid (a num never changes contact; a deleted one has an empty slot), so
 // a long export or bulk action resolves its filter once, not once per chunk. ok is false when
 // the contacts are gone.
-func (sel *Selection) Rebind(tx *bolt.Tx, text TextFunc) bool {
+func (sel *Selection) Rebind(tx *kv.Tx, text TextFunc) bool {
 	sel.text, sel.nums, sel.order = text, WsBucket(tx, sel.e.l.Nums, sel.ws), ReadSplit(tx, sel.e.l.Order, sel.ws)
 	return sel.nums != nil && sel.order.Exists()
 }
@@ -66,7 +66,7 @@ func (sel *Selection) Release() {
 // text reads a contact's names (a sparse page orders by them). ok is false when the workspace
 // has no contacts. The caller adds the filter's sets (AddSet), its creation bound
 // (CreatedSince) and its search (AddSearch), and releases the selection when done.
-func (e *Engine) Select(tx *bolt.Tx, ws []byte, text TextFunc) (*Selection, bool) {
+func (e *Engine) Select(tx *kv.Tx, ws []byte, text TextFunc) (*Selection, bool) {
 	sel := &Selection{e: e, ws: ws, text: text}
 	ok := sel.Rebind(tx, text)
 	return sel, ok
@@ -78,7 +78,7 @@ func (sel *Selection) MaxNum() uint32 { return uint32(min(sel.nums.Sequence(), 1
 // AddSet puts the set of k in sel, negated when neg: the kept one when it is exact for tx, else
 // one built by fill (from the store's indexes, at one lookup per member), then kept for later
 // reads.
-func (sel *Selection) AddSet(tx *bolt.Tx, k SetKey, neg bool, fill func(s Set) error) error {
+func (sel *Selection) AddSet(tx *kv.Tx, k SetKey, neg bool, fill func(s Set) error) error {
 	cache := sel.e.sets
 	s, kept := cache.get(tx, k)
 	if !kept {
@@ -107,7 +107,7 @@ func (sel *Selection) CreatedSince(ms uint64) {
 // firstNumSince is the first num whose contact was created at or after ms (Unix milliseconds),
 // or past the last num. Nums are given in creation order and ids carry their creation time, so
 // the nums at or after it are exactly the contacts created since.
-func firstNumSince(nums *bolt.Bucket, ms uint64) uint32 {
+func firstNumSince(nums *kv.Bucket, ms uint64) uint32 {
 	c := nums.Cursor()
 	var last uint32
 	for k, v := c.First(); k != nil; k, v = c.Next() {

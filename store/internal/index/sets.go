@@ -4,7 +4,7 @@ import (
 	"container/list"
 	"sync"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // The contacts list's set filters (a group, opted out, has a conversation) are bitsets of nums
@@ -52,9 +52,9 @@ type SetKey struct {
 // transaction tx leaves them: the num of a stored contact, whether a contact is in a group,
 // whether a phone is in a set of phones (opted out, with a conversation).
 type Members struct {
-	Num      func(tx *bolt.Tx, ws []byte, id [16]byte) (uint32, bool)
-	InGroup  func(tx *bolt.Tx, ws []byte, group string, id [16]byte) bool
-	HasPhone func(tx *bolt.Tx, ws []byte, kind SetKind, phone string) bool
+	Num      func(tx *kv.Tx, ws []byte, id [16]byte) (uint32, bool)
+	InGroup  func(tx *kv.Tx, ws []byte, group string, id [16]byte) bool
+	HasPhone func(tx *kv.Tx, ws []byte, kind SetKind, phone string) bool
 }
 
 type setEntry struct {
@@ -74,6 +74,10 @@ type setCache struct {
 	lru     list.List // of *setEntry, most recently used first
 	bytes   int
 	cur     *txPatch // the changes of the latest write transaction (SetWriter)
+	// epoch is the file the sets were built from (kv.Tx.Epoch); floor the id of the first
+	// snapshot a set must be built from to be used (ForgetSets).
+	epoch uint64
+	floor int
 }
 
 // newSetCache returns an empty cache; an engine keeps one for its database.
@@ -82,7 +86,7 @@ func newSetCache() *setCache {
 }
 
 // get returns the kept set of k when it is exact for the read transaction tx.
-func (c *setCache) get(tx *bolt.Tx, k SetKey) (Set, bool) {
+func (c *setCache) get(tx *kv.Tx, k SetKey) (Set, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.entries[k]
@@ -90,7 +94,7 @@ func (c *setCache) get(tx *bolt.Tx, k SetKey) (Set, bool) {
 		return nil, false
 	}
 	e := el.Value.(*setEntry)
-	if e.built > tx.ID() || c.changed[k] > e.built {
+	if tx.Epoch() != c.epoch || e.built < c.floor || e.built > tx.ID() || c.changed[k] > e.built {
 		return nil, false
 	}
 	c.lru.MoveToFront(el)
@@ -100,7 +104,7 @@ func (c *setCache) get(tx *bolt.Tx, k SetKey) (Set, bool) {
 // put keeps s, built from the read transaction tx, unless a write has changed its workspace
 // since that snapshot or a set of a later snapshot is already kept. It reports whether s is
 // kept (then it is shared and must not be recycled).
-func (c *setCache) put(tx *bolt.Tx, k SetKey, s Set) bool {
+func (c *setCache) put(tx *kv.Tx, k SetKey, s Set) bool {
 	size := entrySize(s)
 	if size > setCacheBytes/4 {
 		return false
@@ -108,7 +112,7 @@ func (c *setCache) put(tx *bolt.Tx, k SetKey, s Set) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	built := tx.ID()
-	if c.changed[k] > built {
+	if tx.Epoch() != c.epoch || built < c.floor || c.changed[k] > built {
 		return false
 	}
 	if el, ok := c.entries[k]; ok {
@@ -133,9 +137,28 @@ func (c *setCache) remove(el *list.Element) {
 
 // KeptSet is the kept set of k when it is exact for the read transaction tx: the set a list
 // read in tx would use instead of building it.
-func (e *Engine) KeptSet(tx *bolt.Tx, k SetKey) (Set, bool) { return e.sets.get(tx, k) }
+func (e *Engine) KeptSet(tx *kv.Tx, k SetKey) (Set, bool) { return e.sets.get(tx, k) }
 
 // KeepSet keeps s, the set of k built from the read transaction tx, as a list read does, unless
 // a write has changed it since that snapshot or a set of a later snapshot is kept; it reports
 // whether s is kept (then it is shared and must not be recycled).
-func (e *Engine) KeepSet(tx *bolt.Tx, k SetKey, s Set) bool { return e.sets.put(tx, k, s) }
+func (e *Engine) KeepSet(tx *kv.Tx, k SetKey, s Set) bool { return e.sets.put(tx, k, s) }
+
+// ForgetSets makes every set kept so far unusable from the snapshot id of file epoch on: a
+// write the sets' writer did not see (applied from another node's write set) committed there.
+// A new epoch (another file) forgets everything the cache holds.
+func (e *Engine) ForgetSets(epoch uint64, id int) {
+	c := e.sets
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if epoch != c.epoch {
+		c.changed = map[SetKey]int{}
+		c.entries = map[SetKey]*list.Element{}
+		c.lru.Init()
+		c.bytes = 0
+		c.cur = nil
+		c.epoch, c.floor = epoch, id
+		return
+	}
+	c.floor = max(c.floor, id)
+}

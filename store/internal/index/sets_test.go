@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // TestKeptSetsStayWithinTheirBudget: however many sets are kept, their memory stays within
@@ -18,7 +19,7 @@ func TestKeptSetsStayWithinTheirBudget(t *testing.T) {
 	c := newSetCache()
 	const maxNum = 1_000_000 // 125 KB a set
 	first := SetKey{"w", SetGroup, "g0a"}
-	err = db.View(func(tx *bolt.Tx) error {
+	err = rawView(db, func(tx *kv.Tx) error {
 		for i := range 300 {
 			c.put(tx, SetKey{"w", SetGroup, "g" + string(rune('0'+i%10)) + string(rune('a'+i/10))}, NewSet(maxNum))
 		}

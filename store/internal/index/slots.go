@@ -3,7 +3,7 @@ package index
 import (
 	"encoding/binary"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 const (
@@ -33,7 +33,7 @@ func RankOf(sortKey []byte) [RankLen]byte {
 }
 
 // putSlot writes num's id and rank into its block.
-func putSlot(b *bolt.Bucket, num uint32, id [16]byte, rank [RankLen]byte) error {
+func putSlot(b *kv.Bucket, num uint32, id [16]byte, rank [RankLen]byte) error {
 	k := NumKey(num / numBlock)
 	old := b.Get(k)
 	v := make([]byte, max(len(old), slotLen*int(num%numBlock+1)))
@@ -46,7 +46,7 @@ func putSlot(b *bolt.Bucket, num uint32, id [16]byte, rank [RankLen]byte) error 
 
 // SlotReader reads slots of nums, one block fetch per block; ascending nums step the cursor.
 type SlotReader struct {
-	c     *bolt.Cursor
+	c     *kv.Cursor
 	block uint32
 	v     []byte
 	at    []byte // the cursor's key, nil past the end
@@ -54,7 +54,7 @@ type SlotReader struct {
 }
 
 // NewSlotReader reads the slots of Nums bucket b.
-func NewSlotReader(b *bolt.Bucket) *SlotReader { return &SlotReader{c: b.Cursor()} }
+func NewSlotReader(b *kv.Bucket) *SlotReader { return &SlotReader{c: b.Cursor()} }
 
 // Slot returns num's id and rank; ok is false for a num with no contact.
 func (r *SlotReader) Slot(num uint32) (id [16]byte, rank [RankLen]byte, ok bool) {

@@ -3,7 +3,7 @@ package index
 import (
 	"bytes"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // The phone, e-mail and name-order indexes take keys all over their range, and every one of
@@ -26,10 +26,10 @@ import (
 // in both, its cursor merges them in key order, and the postings of both parts go into one set.
 
 // SplitIndex is a workspace's index in its two parts; either may be nil (nothing written yet).
-type SplitIndex struct{ main, recent *bolt.Bucket }
+type SplitIndex struct{ main, recent *kv.Bucket }
 
 // ReadSplit returns workspace ws's index named by s.
-func ReadSplit(tx *bolt.Tx, s Split, ws []byte) SplitIndex {
+func ReadSplit(tx *kv.Tx, s Split, ws []byte) SplitIndex {
 	return SplitIndex{main: WsBucket(tx, s.Main, ws), recent: WsBucket(tx, s.Recent, ws)}
 }
 
@@ -80,7 +80,7 @@ func (x SplitIndex) Cursor() *SplitCursor {
 // SplitCursor is a forward cursor over the two parts of a SplitIndex. Keys and values are valid
 // for the transaction, as a bolt cursor's are.
 type SplitCursor struct {
-	a, b       *bolt.Cursor
+	a, b       *kv.Cursor
 	ka, va     []byte
 	kb, vb     []byte
 	fromA      bool // the last key returned came from a

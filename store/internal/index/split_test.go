@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // TestSplitCursorMergesInKeyOrder spreads random keys over the two parts of an index (some in
@@ -30,13 +31,13 @@ func TestSplitCursorMergesInKeyOrder(t *testing.T) {
 	}
 	for round := range 200 {
 		var union [][]byte
-		err := db.Update(func(tx *bolt.Tx) error {
+		err := rawUpdate(db, func(tx *kv.Tx) error {
 			for _, name := range []string{"main", "recent"} {
 				_ = tx.DeleteBucket([]byte(name))
 			}
 			main, _ := tx.CreateBucket([]byte("main"))
 			recent, _ := tx.CreateBucket([]byte("recent"))
-			parts := []*bolt.Bucket{main, recent}
+			parts := []*kv.Bucket{main, recent}
 			for range rng.IntN(40) {
 				k := key()
 				switch rng.IntN(5) {
@@ -55,7 +56,7 @@ func TestSplitCursorMergesInKeyOrder(t *testing.T) {
 		}
 		slices.SortFunc(union, bytes.Compare)
 		union = slices.CompactFunc(union, bytes.Equal)
-		db.View(func(tx *bolt.Tx) error {
+		rawView(db, func(tx *kv.Tx) error {
 			x := SplitIndex{main: tx.Bucket([]byte("main")), recent: tx.Bucket([]byte("recent"))}
 			if round%7 == 0 {
 				x.recent = nil // a workspace no import wrote to

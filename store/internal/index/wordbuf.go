@@ -3,7 +3,7 @@ package index
 import (
 	"slices"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // A group commit's transaction holds the sends of many writers, and their texts share words
@@ -49,7 +49,7 @@ func (b WordBuf) remove(ws []byte, words []string, num uint32) {
 
 // FlushWords writes the postings buf holds, words in key order (neighbouring words share
 // pages). It runs inside tx, before the commit.
-func (e *Engine) FlushWords(tx *bolt.Tx, buf WordBuf) error {
+func (e *Engine) FlushWords(tx *kv.Tx, buf WordBuf) error {
 	for ws, terms := range buf {
 		b, err := WsBucketW(tx, e.l.Words, []byte(ws), FillPostings)
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	bolt "go.etcd.io/bbolt"
+	"switchboard/store/kv"
 )
 
 // The message-word index lets the inbox search what was said. Two buckets hold one nested
@@ -66,7 +66,7 @@ func cutWord(w string) string {
 // as MessageWords makes them), its num, and writes its slot (into blocks when not nil: a
 // fan-out's copies) and buffers its postings in wb, written by FlushWords before the commit.
 // The num is 0 when the workspace has used every num: the message is then not indexed.
-func (e *Engine) IndexMessage(tx *bolt.Tx, ws, conv []byte, words []string, blocks *MsgBlocks, wb WordBuf) (uint32, error) {
+func (e *Engine) IndexMessage(tx *kv.Tx, ws, conv []byte, words []string, blocks *MsgBlocks, wb WordBuf) (uint32, error) {
 	slots, err := WsBucketW(tx, e.l.Slots, ws, FillAppend)
 	if err != nil {
 		return 0, err
@@ -103,14 +103,14 @@ type MsgBlocks struct {
 func NewMsgBlocks() *MsgBlocks { return &MsgBlocks{blocks: map[uint32][]byte{}} }
 
 // putSlot is putMsgSlot writing into the block buf already holds for this transaction.
-func (buf *MsgBlocks) putSlot(b *bolt.Bucket, num uint32, conv []byte) error {
+func (buf *MsgBlocks) putSlot(b *kv.Bucket, num uint32, conv []byte) error {
 	blk := num / msgSlotBlock
 	return putInBlock(b, buf.blocks, blk, binary.BigEndian.AppendUint32(nil, blk), 16*msgSlotBlock, 16*int(num%msgSlotBlock), conv)
 }
 
 // UnindexMessage removes the postings (words, as MessageWords made them) and slot of the message
 // of workspace ws with num, from the index and from wb (a message stored in this transaction).
-func (e *Engine) UnindexMessage(tx *bolt.Tx, ws []byte, words []string, num uint32, wb WordBuf) error {
+func (e *Engine) UnindexMessage(tx *kv.Tx, ws []byte, words []string, num uint32, wb WordBuf) error {
 	wb.remove(ws, words, num)
 	if terms := WsBucket(tx, e.l.Words, ws); terms != nil {
 		for _, w := range words {
@@ -125,7 +125,7 @@ func (e *Engine) UnindexMessage(tx *bolt.Tx, ws []byte, words []string, num uint
 	return nil
 }
 
-func putMsgSlot(b *bolt.Bucket, num uint32, conv []byte) error {
+func putMsgSlot(b *kv.Bucket, num uint32, conv []byte) error {
 	k := binary.BigEndian.AppendUint32(nil, num/msgSlotBlock)
 	old := b.Get(k)
 	v := make([]byte, max(len(old), 16*int(num%msgSlotBlock+1)))
@@ -136,7 +136,7 @@ func putMsgSlot(b *bolt.Bucket, num uint32, conv []byte) error {
 
 // MsgSlotReader maps nums (read in ascending order) to conversation ids, a block at a time.
 type MsgSlotReader struct {
-	c     *bolt.Cursor
+	c     *kv.Cursor
 	block uint32
 	v     []byte
 	valid bool
@@ -164,7 +164,7 @@ func (r *MsgSlotReader) Conv(num uint32) ([16]byte, bool) {
 // MessageMatches returns the conversations of workspace ws having a message in which every query word (as
 // MessageWords makes them) is a prefix of a word, as a set of conversation ids, and how many
 // postings entries it decoded; nil when there are no words.
-func (e *Engine) MessageMatches(tx *bolt.Tx, ws []byte, words []string) (map[[16]byte]struct{}, int, error) {
+func (e *Engine) MessageMatches(tx *kv.Tx, ws []byte, words []string) (map[[16]byte]struct{}, int, error) {
 	if len(words) == 0 {
 		return nil, 0, nil
 	}
@@ -193,7 +193,7 @@ func (e *Engine) MessageMatches(tx *bolt.Tx, ws []byte, words []string) (map[[16
 // MessageNums returns the nums of the messages in which every one of words (at least one) is
 // a prefix of a word, from the postings, and how many entries it decoded; nil when the
 // workspace has no index. The caller puts the set back (PutSet).
-func (e *Engine) MessageNums(tx *bolt.Tx, ws []byte, words []string) (Set, int, error) {
+func (e *Engine) MessageNums(tx *kv.Tx, ws []byte, words []string) (Set, int, error) {
 	terms, slots := WsBucket(tx, e.l.Words, ws), WsBucket(tx, e.l.Slots, ws)
 	if terms == nil || slots == nil {
 		return nil, 0, nil
@@ -227,7 +227,7 @@ func (e *Engine) MessageNums(tx *bolt.Tx, ws []byte, words []string) (Set, int, 
 }
 
 // MsgSlots reads the message slots of workspace ws; ok is false when it has none.
-func (e *Engine) MsgSlots(tx *bolt.Tx, ws []byte) (*MsgSlotReader, bool) {
+func (e *Engine) MsgSlots(tx *kv.Tx, ws []byte) (*MsgSlotReader, bool) {
 	slots := WsBucket(tx, e.l.Slots, ws)
 	if slots == nil {
 		return nil, false
@@ -240,7 +240,7 @@ func (e *Engine) MsgSlots(tx *bolt.Tx, ws []byte) (*MsgSlotReader, bool) {
 // per entry after its first, so bytes plus chunks bound the entries), up to 20 × limit; words
 // are taken as independent, so the estimate is the messages times the product of each word's
 // share of them.
-func (e *Engine) EstimateMessageMatches(tx *bolt.Tx, ws []byte, words []string, limit int) int {
+func (e *Engine) EstimateMessageMatches(tx *kv.Tx, ws []byte, words []string, limit int) int {
 	terms, slots := WsBucket(tx, e.l.Words, ws), WsBucket(tx, e.l.Slots, ws)
 	if terms == nil || slots == nil {
 		return 0

@@ -1,0 +1,6 @@
+//go:build !storereplay
+
+package store
+
+// replayAll is off: writes commit as Options.Replay says.
+const replayAll = false
