@@ -69,6 +69,10 @@ type Store struct {
 
 	routes   sync.Map // workspace id -> *routing, the compiled routing of its last version read
 	presence presence // who has a live stream open, for availability
+
+	tokenMemo    recordMemo[Token] // Authenticate's decoded tokens, by hash
+	disabledMemo recordMemo[bool]  // Authenticate's decoded user flags, by user key
+	activeMemo   recordMemo[bool]  // activeNumberID's decoded number flags, by number key
 }
 
 // initialMmapSize is how much of the file is mapped when it is opened (see Open).
