@@ -49,7 +49,8 @@ func serveInProcess(b *testing.B) servedAPI {
 		b.Fatal(err)
 	}
 	prev := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(logFile, nil)))
+	logOut := newLineWriter(logFile)
+	slog.SetDefault(slog.New(slog.NewTextHandler(logOut, nil)))
 	s, err := openStore(cfg.Data, store.Options{Timeout: time.Second})
 	if err != nil {
 		b.Fatal(err)
@@ -70,6 +71,7 @@ func serveInProcess(b *testing.B) servedAPI {
 		srv.Close()
 		a.stop()
 		s.Close()
+		logOut.Close()
 		logFile.Close()
 		slog.SetDefault(prev)
 	})
