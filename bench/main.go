@@ -174,8 +174,10 @@ func run(c config) error {
 		return err
 	}
 	r := &report{cores: runtime.NumCPU(), n: c.n}
+	r.note("load average at the start: " + loadAvg())
 	r.row("import", fmt.Sprintf("%.0f rows/s (%s for %d rows)", float64(c.n)/importTime.Seconds(), importTime.Round(time.Second), c.n), "", "≥ 10,000 rows/s")
-	r.row("database file ÷ contacts", fmt.Sprintf("%.0f B (%d MB file, CSV %d MB)", float64(dbInfo.Size())/float64(c.n), dbInfo.Size()>>20, csvInfo.Size()>>20), "", "≤ 512 B")
+	bytesPerContact := fmt.Sprintf("%.0f B (%d MB file, CSV %d MB)", float64(dbInfo.Size())/float64(c.n), dbInfo.Size()>>20, csvInfo.Size()>>20)
+	r.row("database file ÷ contacts", bytesPerContact, "", "≤ 512 B (§8), ≤ 400 B (§29)")
 
 	// The server.
 	addr, err := freeAddr()
@@ -228,12 +230,19 @@ func run(c config) error {
 				d := time.Since(t0)
 				if pass > 0 {
 					results[k.name][pass-1] = append(results[k.name][pass-1], d)
-					slowest = append(slowest, timed{k.name + " " + q, d})
+					slowest = append(slowest, timed{k.name + " \x00" + q, d})
 				}
 			}
 		}
 	}
 	r.note("load average after the searches: " + loadAvg())
+	ours := map[string]kindFigures{}
+	for _, s := range slowest {
+		name, q, _ := strings.Cut(s.what, " \x00")
+		if f := ours[name]; s.d > f.max {
+			ours[name] = kindFigures{max: s.d, slowest: q}
+		}
+	}
 	for _, k := range kinds {
 		var worstP50, worstP99, worstMax time.Duration
 		var all []string
@@ -242,6 +251,9 @@ func run(c config) error {
 			worstP50, worstP99, worstMax = max(worstP50, p50), max(worstP99, p99), max(worstMax, maxd)
 			all = append(all, ms(p99))
 		}
+		f := ours[k.name]
+		f.p99 = worstP99
+		ours[k.name] = f
 		target := "p99 ≤ 10 ms"
 		if strings.HasPrefix(k.name, "adversarial") {
 			target = "p99 ≤ 10 ms, max ≤ 50 ms"
@@ -251,7 +263,8 @@ func run(c config) error {
 	}
 	slices.SortFunc(slowest, func(a, b timed) int { return int(b.d - a.d) })
 	for _, s := range slowest[:min(8, len(slowest))] {
-		r.note(fmt.Sprintf("slow search: %-32q %s", s.what, ms(s.d)))
+		name, q, _ := strings.Cut(s.what, " \x00")
+		r.note(fmt.Sprintf("slow search: %-32q %s", name+" "+q, ms(s.d)))
 	}
 
 	// send-message, durable, to new and existing recipients, at concurrency 32, against raw
@@ -310,20 +323,33 @@ func run(c config) error {
 	defer stopBare()
 	bare := &apiClient{http: api.http, base: bareURL + "/", token: token, ws: ws}
 	bareFn := func() error { return bare.post("x", pair, http.StatusOK) }
-	bareBefore, err := rateFor(convConc, c.rateDur/2, bareFn)
-	if err != nil {
-		return err
+	// Three runs, each the bare handler before and after create-conversation (averaged, so that
+	// a change of the machine's load falls on both); the worst run's ratio is the figure.
+	conv, worstRatio := "", 0.0
+	var ratios []string
+	for run := range 3 {
+		bareBefore, err := rateFor(convConc, c.rateDur/2, bareFn)
+		if err != nil {
+			return err
+		}
+		convRate, err := rateFor(convConc, c.rateDur, func() error { return api.post("create-conversation-action", pair, http.StatusOK) })
+		if err != nil {
+			return fmt.Errorf("create-conversation: %w", err)
+		}
+		bareAfter, err := rateFor(convConc, c.rateDur/2, bareFn)
+		if err != nil {
+			return err
+		}
+		bareRate := (bareBefore + bareAfter) / 2
+		ratio := convRate / bareRate
+		ratios = append(ratios, fmt.Sprintf("%.2f×", ratio))
+		if run == 0 || ratio < worstRatio {
+			worstRatio = ratio
+			conv = fmt.Sprintf("%.0f req/s = %.2f× bare net/http (%.0f req/s)", convRate, ratio, bareRate)
+		}
 	}
-	convRate, err := rateFor(convConc, c.rateDur, func() error { return api.post("create-conversation-action", pair, http.StatusOK) })
-	if err != nil {
-		return fmt.Errorf("create-conversation: %w", err)
-	}
-	bareAfter, err := rateFor(convConc, c.rateDur/2, bareFn)
-	if err != nil {
-		return err
-	}
-	bareRate := (bareBefore + bareAfter) / 2
-	r.row("create-conversation, existing pair", fmt.Sprintf("%.0f req/s = %.2f× bare net/http (%.0f req/s)", convRate, convRate/bareRate, bareRate), "", "≥ 0.5×")
+	conv += " worst of 3 runs: " + strings.Join(ratios, ", ") + "; load " + loadAvg()
+	r.row("create-conversation, existing pair", conv, "", "≥ 0.5× (§9), ≥ 0.6× (§29)")
 
 	cancel()
 	_ = serve.Wait()
@@ -342,12 +368,15 @@ func run(c config) error {
 			return fmt.Errorf("live rows: %w", err)
 		}
 	}
+	lite := map[string]kindFigures{}
+	liteBytes := ""
 	if c.sqlite {
 		logf("loading SQLite FTS5")
-		if err := sqliteSide(r, dir, csvPath, c.n, kinds); err != nil {
+		if lite, liteBytes, err = sqliteSide(r, dir, csvPath, c.n, kinds); err != nil {
 			return fmt.Errorf("sqlite: %w", err)
 		}
 	}
+	r.focusRows(ours, lite, conv, bytesPerContact, liteBytes)
 	r.print(os.Stdout)
 	return nil
 }

@@ -86,7 +86,11 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 		}
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	// Log lines are written by a goroutine of their own (lineWriter): a request does not wait
+	// for its line's write. What waits is written when serve returns.
+	logOut := newLineWriter(stderr)
+	defer logOut.Close()
+	logger := slog.New(slog.NewTextHandler(logOut, nil))
 	slog.SetDefault(logger)
 
 	s, keyless, err := openServeStore(cfg)

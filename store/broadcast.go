@@ -143,7 +143,7 @@ func (s *Store) SendBroadcast(workspaceID string, in BroadcastInput) (Broadcast,
 			return err
 		}
 		var errs ValidationError
-		if ok, err := isActiveNumber(tx, workspaceID, in.From); err != nil {
+		if ok, err := s.isActiveNumber(tx, workspaceID, in.From); err != nil {
 			return err
 		} else if !ok {
 			errs = append(errs, fromNumberError(in.From)...)
@@ -299,7 +299,7 @@ func (s *Store) StartScheduledBroadcast(d DueBroadcast) error {
 		}
 		started = true
 		now := s.Now()
-		if ok, err := isActiveNumber(tx.Tx, workspaceID, cur.From); err != nil {
+		if ok, err := s.isActiveNumber(tx.Tx, workspaceID, cur.From); err != nil {
 			return err
 		} else if !ok {
 			cur.Status, cur.UpdatedAt = BroadcastFailed, now

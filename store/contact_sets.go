@@ -75,12 +75,18 @@ func contactText(recs *kv.Bucket) index.TextFunc {
 		if v == nil {
 			return index.Text{}, false
 		}
-		first, last, company, email, phone, err := recordText(v)
-		if err != nil {
-			return index.Text{}, false
-		}
-		return index.Text{First: first, Last: last, Company: company, Email: email, Phone: phone}, true
+		return recordTextOf(v)
 	}
+}
+
+// recordTextOf is the text a search matches in the contact record rec; ok is false when rec does
+// not decode.
+func recordTextOf(rec []byte) (index.Text, bool) {
+	first, last, company, email, phone, err := recordText(rec)
+	if err != nil {
+		return index.Text{}, false
+	}
+	return index.Text{First: first, Last: last, Company: company, Email: email, Phone: phone}, true
 }
 
 // docOf is the folded text c is searched by.

@@ -149,13 +149,13 @@ func (s *Store) LookupConversation(userID, workspaceID, from, to string) (string
 		if tx.Bucket(bMeta).Get(archivedKey(workspaceID)) != nil {
 			return errorf(ErrForbidden, "workspace is archived")
 		}
-		if ok, err := isActiveNumber(tx, workspaceID, from); err != nil || !ok {
+		nid, ok, err := s.activeNumberID(tx, workspaceID, from)
+		if err != nil || !ok {
 			if err == nil {
 				err = fromNumberError(from)
 			}
 			return err
 		}
-		nid := idxFirst(tx.Bucket(bNumberPhone), workspaceID, from)
 		if err := s.checkNumberUse(tx, workspaceID, nid, userID); err != nil {
 			return err
 		}

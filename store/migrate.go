@@ -44,6 +44,10 @@ var migrations = []migration{
 	{name: "sends awaiting their delivery receipt", run: indexAwaitingReceipts},                         // 11→12
 	// The rollups are built in the background from the records (BuildReports), not at start.
 	{name: "report rollups", run: migrateReports}, // 12→13
+	// Contact records written from here on carry their channel id and creation time in short
+	// forms (new record tags), which an older binary would not read: the step
+	// marks the file so that one refuses it instead of misreading it.
+	{name: "contact records with short channel ids and creation times", run: func(*Store, *kv.Tx) error { return nil }}, // 13→14
 }
 
 // SchemaVersion is the version this binary writes; migrations bring older files forward.

@@ -165,6 +165,12 @@ func FuzzContactRecord(f *testing.F) {
 	f.Add("José", "Núñez", "ana+vip@example.com", "+14155550123", "01JD0000000000000000000000", int64(1_700_000_000_123_456_789), int64(0), true)
 	f.Add("", "", "", "", "not-a-ulid", int64(-5), int64(1), false)
 	f.Add("\x00", "\xff", "a", "+1", "", int64(0), int64(-1), true)
+	// Channel ids just after the contact's (written as their distance), one carrying into the
+	// next byte, one far after, one before it (both written whole).
+	f.Add("Ana", "", "", "+14155550123", "01JD00000000000000000000AC", int64(1), int64(0), false)
+	f.Add("Ana", "", "", "+14155550123", "01JD000000000000000000ZZZZ", int64(1), int64(0), false)
+	f.Add("Ana", "", "", "+14155550123", "01JD00000000000ZZZZZZZZZZZ", int64(1), int64(0), false)
+	f.Add("Ana", "", "", "+14155550123", "01JD00000000000000000000AA", int64(1), int64(0), false)
 	f.Fuzz(func(t *testing.T, first, last, email, phone, chID string, created, updatedDelta int64, blocked bool) {
 		at := time.Unix(0, created).UTC()
 		c := Contact{ID: "01JD00000000000000000000AB", WorkspaceID: "01JD00000000000000000000WS", TenantID: "t",
@@ -259,5 +265,44 @@ func TestMigrateSchema1File(t *testing.T) {
 		if got := names(q); !slices.Equal(got, want) {
 			t.Errorf("search %q = %q, want %q", q, got, want)
 		}
+	}
+}
+
+// A new contact's default channel id is made right after the contact's, and its CreatedAt in
+// the same millisecond as its id: its record keeps the distances, a few bytes, not the 16 of an
+// id and the 9 of a time, and reads back the same.
+func TestChannelIDAfterTheContactsIsShort(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "switchboard.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Unix(1_700_000_000, 0).UTC()
+	id, chID := s.NewID(), s.NewID()
+	c := Contact{ID: id, WorkspaceID: "01JD00000000000000000000WS", TenantID: "t", FirstName: "Ana", Flags: []string{},
+		Properties: map[string]any{}, Source: SourceImport, Addresses: []Address{}, CreatedAt: at, UpdatedAt: at,
+		InboundChannels: []InboundChannel{{ID: chID, Address: "+14155550123", CommunicationType: CommSMS,
+			ContactID: id, IsDefault: true, CreatedAt: at, UpdatedAt: at}}}
+	short, err := encodeContact(&c, 7, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	far := c
+	far.InboundChannels = []InboundChannel{c.InboundChannels[0]}
+	far.InboundChannels[0].ID = "01JD00000000000000000000AA" // before the contact's: written whole
+	long, err := encodeContact(&far, 7, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(long)-len(short) < 8 {
+		t.Errorf("record %d bytes with the channel id just after the contact's, %d with another: want 8 or more saved", len(short), len(long))
+	}
+	got, _, err := decodeContact(short, id, c.WorkspaceID, "t")
+	if err != nil || got.InboundChannels[0].ID != chID {
+		t.Fatalf("channel id read back as %+v, %v; want %s", got.InboundChannels, err, chID)
+	}
+	// CreatedAt is kept as its distance from the id's millisecond, whatever that distance is.
+	if !got.CreatedAt.Equal(at) {
+		t.Errorf("created at %s, want %s", got.CreatedAt, at)
 	}
 }

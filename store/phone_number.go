@@ -225,16 +225,36 @@ func activeNumber(tx *kv.Tx, workspaceID, phone string) (PhoneNumber, bool, erro
 
 // isActiveNumber is activeNumber for callers that need only the answer: it decodes just the
 // active flag, not the whole record.
-func isActiveNumber(tx *kv.Tx, workspaceID, phone string) (bool, error) {
+func (s *Store) isActiveNumber(tx *kv.Tx, workspaceID, phone string) (bool, error) {
+	_, ok, err := s.activeNumberID(tx, workspaceID, phone)
+	return ok, err
+}
+
+// activeNumberID is the id of the workspace's number with phone, and whether it is active
+// ("" when the workspace has no such number). The record is read every time; its flag's
+// decoding is kept while its bytes stay the same (recordMemo): every send and
+// create-conversation asks.
+func (s *Store) activeNumberID(tx *kv.Tx, workspaceID, phone string) (string, bool, error) {
 	id := idxFirst(tx.Bucket(bNumberPhone), workspaceID, phone)
 	if id == "" {
-		return false, nil
+		return "", false, nil
 	}
+	key := wsKey(workspaceID, id)
+	raw := tx.Bucket(bNumbers).Get(key)
+	if raw == nil {
+		return id, false, nil
+	}
+	active, err := s.activeMemo.decode(key, raw, decodeActive)
+	return id, active, err
+}
+
+// decodeActive decodes only a number record's active flag.
+func decodeActive(raw []byte) (bool, error) {
 	var n struct {
 		Active bool `json:"active"`
 	}
-	ok, err := getJSON(tx.Bucket(bNumbers), wsKey(workspaceID, id), &n)
-	return ok && n.Active, err
+	err := jsonUnmarshal(raw, &n)
+	return n.Active, err
 }
 
 // NumberByPhone finds the active number with that phone and so the workspace that owns it

@@ -225,7 +225,7 @@ func (s *Store) commitRecorded(db *bolt.DB, fn func(tx *wtx) error) error {
 // record runs fn in a recording transaction of db, rolls it back, and returns the log entry of
 // what it wrote (nil when it wrote nothing).
 func (s *Store) record(db *bolt.DB, fn func(tx *wtx) error) ([]byte, *wtx, error) {
-	btx, err := db.Begin(true)
+	btx, err := beginRecording(db)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -257,7 +257,7 @@ func (s *Store) ApplyEntries(es []Entry) []error {
 	var fx effects
 	var foreign [][]byte
 	upTo := len(es) // the entries applied (or skipped for good) are es[:upTo]
-	err := h.db.Update(func(btx *bolt.Tx) error {
+	err := applyTx(h.db, func(btx *bolt.Tx) error {
 		fx, foreign = effects{}, nil
 		return s.applyEntries(btx, h.epoch, es, errs, &fx, &foreign, false)
 	})
@@ -267,7 +267,7 @@ func (s *Store) ApplyEntries(es []Entry) []error {
 		for i := range es {
 			var efx effects
 			var ef [][]byte
-			err := h.db.Update(func(btx *bolt.Tx) error {
+			err := applyTx(h.db, func(btx *bolt.Tx) error {
 				return s.applyEntries(btx, h.epoch, es[i:i+1], errs[i:i+1], &efx, &ef, false)
 			})
 			if errors.Is(err, ErrNewerEntry) {
@@ -280,7 +280,7 @@ func (s *Store) ApplyEntries(es []Entry) []error {
 			}
 			if err != nil {
 				errs[i] = err
-				err = h.db.Update(func(btx *bolt.Tx) error {
+				err = applyTx(h.db, func(btx *bolt.Tx) error {
 					return s.applyEntries(btx, h.epoch, es[i:i+1], nil, nil, nil, true)
 				})
 			}

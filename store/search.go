@@ -34,13 +34,30 @@ func (s *Store) searchContacts(workspaceID, searchText string) ([]Contact, index
 			return nil
 		}
 		tenant := tenantOf(tx)
-		ids, w, err := s.idx.Search(tx, ws, q, contactText(recs))
+		// The records the search read to order its candidates are nearly always the ones it
+		// returns: they are kept (the transaction's own bytes) and decoded from there, not
+		// looked up again.
+		read := map[[16]byte][]byte{}
+		text := func(id [16]byte) (index.Text, bool) {
+			v := recs.Get(id[:])
+			if v == nil {
+				return index.Text{}, false
+			}
+			if len(read) < 4*index.SearchLimit {
+				read[id] = v
+			}
+			return recordTextOf(v)
+		}
+		ids, w, err := s.idx.Search(tx, ws, q, text)
 		work = w
 		if err != nil {
 			return err
 		}
 		for _, id := range ids {
-			v := recs.Get(id[:])
+			v, ok := read[id]
+			if !ok {
+				v = recs.Get(id[:])
+			}
 			if v == nil {
 				continue
 			}

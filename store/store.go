@@ -80,6 +80,9 @@ type Store struct {
 	presence presence // who has a live stream open, for availability
 
 	replication // how writes commit when they are recorded (Replicate, Options.Replay)
+	tokenMemo    recordMemo[Token] // Authenticate's decoded tokens, by hash
+	disabledMemo recordMemo[bool]  // Authenticate's decoded user flags, by user key
+	activeMemo   recordMemo[bool]  // activeNumberID's decoded number flags, by number key
 }
 
 // openTimeout is how long Open waits for the file's lock by default.

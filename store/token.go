@@ -193,32 +193,59 @@ func (s *Store) RevokeToken(plain string) (Token, error) {
 }
 
 // Authenticate resolves a bearer token to its record in one read. Unknown and expired
-// tokens are ErrNotFound.
+// tokens are ErrNotFound. The token and its user's flag are read in the transaction every
+// time; their decoding is kept for as long as the stored bytes stay the same (recordMemo),
+// since this runs on every API request.
 func (s *Store) Authenticate(plain string) (Token, error) {
 	var t Token
+	hash := sha256.Sum256([]byte(plain))
 	err := s.view(func(tx *kv.Tx) error {
-		ok, err := getJSON(tx.Bucket(bTokens), HashToken(plain), &t)
-		if err != nil {
-			return err
-		}
-		if !ok {
+		raw := tx.Bucket(bTokens).Get(hash[:])
+		if raw == nil {
 			return errorf(ErrNotFound, "invalid token")
 		}
-		// A disabled user's tokens, personal and OAuth alike, stop working at once.
-		// Only the flag is decoded: this runs on every API request.
-		var u struct {
-			Disabled bool `json:"disabled"`
+		var err error
+		if t, err = s.tokenMemo.decode(hash[:], raw, decodeToken); err != nil {
+			return err
 		}
+		// A disabled user's tokens, personal and OAuth alike, stop working at once.
 		if _, ok := ParseID(t.UserID); !ok {
 			return errorf(ErrNotFound, "invalid token")
 		}
-		if ok, err := getJSON(tx.Bucket(bUsers), idKey(t.UserID), &u); err != nil || !ok || u.Disabled {
+		key := idKey(t.UserID)
+		user := tx.Bucket(bUsers).Get(key)
+		if user == nil {
+			return errorf(ErrNotFound, "invalid token")
+		}
+		if disabled, err := s.disabledMemo.decode(key, user, decodeDisabled); err != nil || disabled {
 			return errorf(ErrNotFound, "invalid token")
 		}
 		return nil
 	})
-	if err == nil && t.ExpiresAt != nil && !s.Now().Before(*t.ExpiresAt) {
-		return Token{}, errorf(ErrNotFound, "token expired")
+	if err != nil {
+		return Token{}, err
 	}
+	if t.ExpiresAt != nil {
+		if !s.Now().Before(*t.ExpiresAt) {
+			return Token{}, errorf(ErrNotFound, "token expired")
+		}
+		at := *t.ExpiresAt // the memo's copy stays the memo's
+		t.ExpiresAt = &at
+	}
+	return t, nil
+}
+
+func decodeToken(raw []byte) (Token, error) {
+	var t Token
+	err := jsonUnmarshal(raw, &t)
 	return t, err
+}
+
+// decodeDisabled decodes only a user record's disabled flag.
+func decodeDisabled(raw []byte) (bool, error) {
+	var u struct {
+		Disabled bool `json:"disabled"`
+	}
+	err := jsonUnmarshal(raw, &u)
+	return u.Disabled, err
 }

@@ -260,3 +260,12 @@ func (s *Store) applyEffects(fx *effects) {
 	call(fx.scheduled, h.Schedule)
 	call(fx.due, h.Due)
 }
+
+// applyTx runs fn in a bbolt write transaction of a follower (or a restarting node) applying
+// committed log entries (ApplyEntries). It, writeTx and beginRecording are the only places a write
+// transaction of the product opens.
+func applyTx(db *bolt.DB, fn func(btx *bolt.Tx) error) error { return db.Update(fn) }
+
+// beginRecording opens the write transaction a write set is recorded in (record): it is rolled
+// back, never committed; the recorded entry commits through the log.
+func beginRecording(db *bolt.DB) (*bolt.Tx, error) { return db.Begin(true) }

@@ -40,7 +40,7 @@ func (s *Store) CheckWorkspaceData(userID, workspaceID string, d WorkspaceData) 
 		}
 		var errs ValidationError
 		if d.From != "" {
-			ok, err := isActiveNumber(tx, workspaceID, d.From)
+			ok, err := s.isActiveNumber(tx, workspaceID, d.From)
 			if err != nil {
 				return err
 			}

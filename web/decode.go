@@ -31,6 +31,13 @@ type fields struct {
 // parseObject parses body as a JSON object; anything else is a validation error on "body".
 func parseObject(body []byte) (*fields, store.ValidationError) {
 	var raw map[string]json.RawMessage
+	// The common case first: body is one JSON object and nothing but white space around it,
+	// which is what json.Unmarshal accepts. Anything else is read again below, for the words
+	// of its error.
+	if err := json.Unmarshal(body, &raw); err == nil && raw != nil {
+		return &fields{raw: raw}, nil
+	}
+	raw = nil
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&raw); err != nil || raw == nil {
 		msg := "must be a JSON object"
@@ -44,7 +51,7 @@ func parseObject(body []byte) (*fields, store.ValidationError) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, store.ValidationError{{Field: "body", Message: "must hold exactly one JSON object"}}
 	}
-	return &fields{raw: raw, seen: map[string]bool{}}, nil
+	return &fields{raw: raw}, nil
 }
 
 func jsonErrorText(err error) string {
@@ -61,6 +68,9 @@ func (f *fields) fail(name, msg string) {
 	if f.seen[name] {
 		return
 	}
+	if f.seen == nil {
+		f.seen = map[string]bool{}
+	}
 	f.seen[name] = true
 	f.errs = append(f.errs, store.FieldError{Field: name, Message: msg})
 }
@@ -75,7 +85,8 @@ func (f *fields) present(name string) bool {
 func (f *fields) str(name string, required bool, max int) string {
 	var s string
 	if f.present(name) {
-		if err := json.Unmarshal(f.raw[name], &s); err != nil {
+		var err error
+		if s, err = jsonString(f.raw[name]); err != nil {
 			f.fail(name, "must be a string")
 			return ""
 		}
@@ -90,6 +101,27 @@ func (f *fields) str(name string, required bool, max int) string {
 		f.fail(name, fmt.Sprintf("must be at most %d characters", max))
 	}
 	return s
+}
+
+// jsonString decodes a JSON string. The common one, ASCII with no escapes, is its bytes
+// between the quotes, as encoding/json would decode it; any other goes through encoding/json.
+func jsonString(raw []byte) (string, error) {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
+		inner := raw[1 : n-1]
+		plain := true
+		for _, c := range inner {
+			if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return string(inner), nil
+		}
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
 }
 
 // optStr is str for fields whose absence differs from a value (create-or-update); "" is absent.

@@ -315,6 +315,35 @@ func FuzzDecodeFields(f *testing.F) {
 	})
 }
 
+// FuzzParseObject holds the decoding of the API's bodies to encoding/json's: the object's fields
+// decode to the strings json.Unmarshal gives (the short cut for plain strings included), and a
+// body is accepted exactly when it is one JSON object.
+func FuzzParseObject(f *testing.F) {
+	f.Add([]byte(`{"from":"+14155550100","to":"a\u00e9\"b","text":"\u0000","n":1,"x":null} `))
+	f.Add([]byte(`{"a":"\ud800","b":"\t"} {}`))
+	f.Add([]byte("{\"a\":\"\xff\xfe\",\"b\":\"caf\xc3\xa9\"}"))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fields, verrs := parseObject(body)
+		var want map[string]json.RawMessage
+		wantOK := json.Unmarshal(body, &want) == nil && want != nil
+		if wantOK != (verrs == nil) {
+			t.Fatalf("parseObject(%q) accepted %v, json.Unmarshal %v", body, verrs == nil, wantOK)
+		}
+		if !wantOK {
+			return
+		}
+		for name, raw := range want {
+			var s string
+			strErr := json.Unmarshal(raw, &s)
+			got, err := jsonString(fields.raw[name])
+			if (err == nil) != (strErr == nil) || got != s {
+				t.Fatalf("field %q = %q (%v), encoding/json: %q (%v)", name, got, err, s, strErr)
+			}
+		}
+	})
+}
+
 // FuzzHandler posts arbitrary bodies to every action through the real handler over a real
 // store: the answer is never a 500 (nor a panic, which the middleware would turn into one).
 func FuzzHandler(f *testing.F) {

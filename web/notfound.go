@@ -18,7 +18,14 @@ import (
 // document, the carrier callbacks, health and metrics, static files, the push stream and media
 // files — keep the plain answers their callers parse.
 func (h *Handler) statusPages(mux *http.ServeMux) http.Handler {
+	// Every path under the API's stage has a route (its catch-all answers JSON), so the mux is
+	// asked once, not twice, for those.
+	api := "/" + h.cfg.Stage + "/"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, api) {
+			mux.ServeHTTP(w, r)
+			return
+		}
 		if _, pattern := mux.Handler(r); pattern != "" || machinePath(r.URL.Path) {
 			mux.ServeHTTP(w, r)
 			return

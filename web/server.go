@@ -256,6 +256,9 @@ func (h *Handler) api(fn func(http.ResponseWriter, *http.Request, *call)) http.H
 }
 
 func isJSON(contentType string) bool {
+	if contentType == "application/json" { // what nearly every client sends
+		return true
+	}
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
 		return false

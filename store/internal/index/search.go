@@ -67,6 +67,9 @@ func (s *searcher) check(id [16]byte, needSort bool) (sort []byte, ok bool) {
 	}
 	// Fold only what is asked: the names for text words or the sort key, the rest for text words.
 	d := Doc{Digits: Digits(t.Phone)}
+	if s.verify && len(s.q.Text) == 0 && !d.Matches(s.q) {
+		return nil, false // digit words alone: the phone decides before any name is folded
+	}
 	if needSort || len(s.q.Text) > 0 {
 		d.First, d.Last = textfold.Fold(t.First), textfold.Fold(t.Last)
 	}
