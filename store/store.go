@@ -79,7 +79,7 @@ type Store struct {
 	routes   sync.Map // workspace id -> *routing, the compiled routing of its last version read
 	presence presence // who has a live stream open, for availability
 
-	replication // how writes commit when they are recorded (Replicate, Options.Replay)
+	replication                    // how writes commit when they are recorded (Replicate, Options.Replay)
 	tokenMemo    recordMemo[Token] // Authenticate's decoded tokens, by hash
 	disabledMemo recordMemo[bool]  // Authenticate's decoded user flags, by user key
 	activeMemo   recordMemo[bool]  // activeNumberID's decoded number flags, by number key
