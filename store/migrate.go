@@ -48,6 +48,7 @@ var migrations = []migration{
 	// forms (new record tags), which an older binary would not read: the step
 	// marks the file so that one refuses it instead of misreading it.
 	{name: "contact records with short channel ids and creation times", run: func(*Store, *kv.Tx) error { return nil }}, // 13→14
+	{name: "phone digit masks with the phone's length", run: migrateMaskLengths},                                       // 14→15
 }
 
 // SchemaVersion is the version this binary writes; migrations bring older files forward.

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -56,7 +57,7 @@ func TestMigratePhoneMasks(t *testing.T) {
 	err = rawUpdate(db, func(tx *kv.Tx) error {
 		b := index.WsBucket(tx, bContactTerms, idKey(w.ID))
 		c := b.Cursor()
-		for k, _ := c.Seek([]byte("m")); k != nil && k[0] == 'm'; k, _ = c.Seek([]byte("m")) {
+		for k, _ := c.Seek([]byte("l")); k != nil && k[0] == 'l'; k, _ = c.Seek([]byte("l")) {
 			if err := b.Delete(bytes.Clone(k)); err != nil {
 				return err
 			}
@@ -88,5 +89,128 @@ func TestMigratePhoneMasks(t *testing.T) {
 		if !slices.Equal(got, want[q]) || work.Phones != 0 {
 			t.Errorf("after the upgrade %q found %v with %+v, want %v and no phone pass", q, got, work, want[q])
 		}
+	}
+}
+
+// TestMigrateMaskLengths writes a schema-14 file (mask terms without the phone's length), opens
+// it, and expects every digit search to find what it found before the upgrade, and a digit
+// word longer than every phone to read no record.
+func TestMigrateMaskLengths(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v14.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.CreateWorkspace("Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	str := func(v string) *string { return &v }
+	var phones []string
+	for i := range 60 {
+		phone := fmt.Sprintf("+1499999%04d", i*37) // 11 digits
+		switch i % 3 {
+		case 1:
+			phone = fmt.Sprintf("+44799999%04d", i) // 12 digits
+		case 2:
+			phone = fmt.Sprintf("+861399999%04d", i) // 13 digits
+		}
+		phones = append(phones, phone)
+		if _, err := s.CreateContact(w.ID, ContactInput{Phone: phone, FirstName: str(fmt.Sprint("n", i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	queries := []string{"7", "0 3", "9999", "99999", "799999", "1399999", "8613999990", "9999999999999", "99999999999999", "9999999999999999", "4 9999"}
+	search := func(s *Store) map[string][]string {
+		got := map[string][]string{}
+		for _, q := range queries {
+			cs, err := s.SearchContacts(w.ID, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cs {
+				got[q] = append(got[q], c.ID)
+			}
+		}
+		return got
+	}
+	want := search(s)
+	if len(want["99999"]) != 60 || len(want["8613999990"]) != 20 || len(want["9999999999999"]) != 0 {
+		t.Fatalf("fixture: %d, %d and %d found, want 60, 20 and 0", len(want["99999"]), len(want["8613999990"]), len(want["9999999999999"]))
+	}
+	s.Close()
+
+	// Rewrite the file as schema 14 wrote it: 'm' and the distinct digits.
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = rawUpdate(db, func(tx *kv.Tx) error {
+		ws := idKey(w.ID)
+		for _, top := range [][]byte{bContactTerms, bContactTermsRecent} {
+			b := index.WsBucket(tx, top, ws)
+			if b == nil {
+				continue
+			}
+			c := b.Cursor()
+			for k, _ := c.Seek([]byte("l")); k != nil && k[0] == 'l'; k, _ = c.Seek([]byte("l")) {
+				if err := b.Delete(bytes.Clone(k)); err != nil {
+					return err
+				}
+			}
+		}
+		old := map[string][]uint32{}
+		for _, phone := range phones {
+			v := index.ReadSplit(tx, indexLayout.Phone, ws).Get([]byte(phone))
+			if len(v) != 4 {
+				return fmt.Errorf("no num for %s", phone)
+			}
+			num := u32(v)
+			digits := []byte(index.Digits(phone))
+			slices.Sort(digits)
+			old["m"+string(slices.Compact(digits))] = append(old["m"+string(slices.Compact(digits))], num)
+		}
+		terms, err := index.WsBucketW(tx, bContactTerms, ws, 0)
+		if err != nil {
+			return err
+		}
+		if err := appendTermPostings(terms, old); err != nil {
+			return err
+		}
+		return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(14))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if v, err := s.SchemaVersion(); err != nil || v != SchemaVersion {
+		t.Fatalf("schema %d (%v), want %d", v, err, SchemaVersion)
+	}
+	if got := search(s); !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("after the upgrade found %v, want %v", got, want)
+	}
+	for _, q := range []string{"99999999999999", "9999999999999999"} {
+		if _, work, err := s.searchContacts(w.ID, q); err != nil || work.Records != 0 {
+			t.Errorf("%q after the upgrade read %d records (%v), want none: no phone is that long", q, work.Records, err)
+		}
+	}
+	err = s.view(func(tx *kv.Tx) error {
+		for _, top := range [][]byte{bContactTerms, bContactTermsRecent} {
+			if b := index.WsBucket(tx, top, idKey(w.ID)); b != nil {
+				if k, _ := b.Cursor().Seek([]byte("m")); k != nil && k[0] == 'm' {
+					return fmt.Errorf("an old mask term is left: %q", k)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
 	}
 }

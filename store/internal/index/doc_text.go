@@ -126,7 +126,8 @@ func digitGrams(w string) []string {
 // Terms are the contact's search index terms: 't'+word for each text word and 'd'+gram for each
 // run of digitGram digits of its phone, so a digit word's occurrence anywhere in the phone is
 // found through its grams; a phone too short for a gram is 's'+its digits; and the phone's
-// set of distinct digits, maskTerm, which decides one-digit words.
+// length and set of distinct digits, maskTerm, which decides one-digit words and rules out the
+// phones too short for a long digit word.
 func (d Doc) Terms() []string {
 	var t []string
 	for _, w := range d.Words() {
@@ -139,7 +140,7 @@ func (d Doc) Terms() []string {
 		t = append(t, "s"+d.Digits)
 	}
 	if m := digitMask(d.Digits); m != 0 {
-		t = append(t, maskTerm(m))
+		t = append(t, maskTerm(len(d.Digits), m))
 	}
 	return dedupe(t)
 }
@@ -156,12 +157,13 @@ func digitMask(s string) uint16 {
 	return m
 }
 
-// maskTerm is the term of the contacts whose phone's distinct digits are exactly m: 'm' and
-// those digits in ascending order ("m0145"). Every phone is under one such term, so the contacts
-// holding a set of one-digit words are the union of the terms whose masks contain it.
-func maskTerm(m uint16) string {
-	b := make([]byte, 1, 11)
-	b[0] = 'm'
+// maskTerm is the term of the contacts whose phones have n digits, of which the distinct ones
+// are exactly m: 'l', n as two digits, and those digits in ascending order ("l110145"). Every
+// phone is under one such term, the terms in order of length: the contacts holding a set of
+// digits are the union of the terms whose masks contain it, and those whose phones are long
+// enough for a digit word of n digits are under the terms from "l"+n on (maskPrefix).
+func maskTerm(n int, m uint16) string {
+	b := maskPrefix(n)
 	for i := range 10 {
 		if m&(1<<i) != 0 {
 			b = append(b, byte('0'+i))
@@ -170,7 +172,17 @@ func maskTerm(m uint16) string {
 	return string(b)
 }
 
-// termMask is maskTerm's inverse on a term's digits (the key after 'm', up to the 0x00).
+// maskPrefix is the start of the mask terms of phones of n digits, n at most 99.
+func maskPrefix(n int) []byte {
+	n = min(max(n, 0), 99)
+	return append(make([]byte, 0, 13), 'l', byte('0'+n/10), byte('0'+n%10))
+}
+
+// maskTermLen is the number of digits of the phones under a mask term's key k (after the 'l').
+func maskTermLen(k []byte) int { return int(k[1]-'0')*10 + int(k[2]-'0') }
+
+// termMask is maskTerm's inverse on a term's digits (the key after 'l' and the length, up to
+// the 0x00).
 func termMask(digits []byte) uint16 {
 	var m uint16
 	for _, c := range digits {
@@ -193,11 +205,11 @@ func shortDigitTerms(w string) []string {
 	return append(t, "s"+w)
 }
 
-// MaskTermOf is the mask term of a phone (maskTerm of its distinct digits), "" when it has no
-// digit.
+// MaskTermOf is the mask term of a phone (maskTerm of its digits' count and distinct digits),
+// "" when it has no digit.
 func MaskTermOf(phone string) string {
 	if m := digitMask(phone); m != 0 {
-		return maskTerm(m)
+		return maskTerm(len(Digits(phone)), m)
 	}
 	return ""
 }

@@ -30,12 +30,13 @@ func FuzzDocRoundTrip(f *testing.F) {
 		// digit mask (exactly one when it has digits).
 		masks := 0
 		for _, term := range d.Terms() {
-			if len(term) < 2 || !strings.ContainsRune("tdsm", rune(term[0])) || strings.ContainsRune(term, 0) {
+			if len(term) < 2 || !strings.ContainsRune("tdsl", rune(term[0])) || strings.ContainsRune(term, 0) {
 				t.Fatalf("bad index term %q", term)
 			}
-			if term[0] == 'm' {
+			if term[0] == 'l' {
 				masks++
-				if term != maskTerm(digitMask(d.Digits)) || termMask([]byte(term[1:])) != digitMask(d.Digits) {
+				if term != maskTerm(len(d.Digits), digitMask(d.Digits)) || termMask([]byte(term[3:])) != digitMask(d.Digits) ||
+					maskTermLen([]byte(term)) != min(len(d.Digits), 99) {
 					t.Fatalf("mask term %q of digits %q", term, d.Digits)
 				}
 			}

@@ -16,12 +16,13 @@ type termSet struct {
 }
 
 // postingWord is a query word's candidates: the union of its sets, or (mask set) of the mask
-// terms that contain mask. cost estimates how many postings it reads, in units of one digit
-// gram's.
+// terms that contain mask, of phones of minLen digits or more. cost estimates how many
+// postings it reads, in units of one digit gram's.
 type postingWord struct {
-	sets []termSet
-	mask uint16
-	cost int
+	sets   []termSet
+	mask   uint16
+	minLen int
+	cost   int
 }
 
 // phoneShare estimates the share of phones holding every digit of mask: of phones of eleven
@@ -113,11 +114,38 @@ func (s *searcher) postingWords() (words []postingWord, undecided bool) {
 		m = all
 	}
 	words = append(words, longer...)
+	if w, ok := s.lengthWord(all, longer); ok {
+		// Its mask holds every digit asked: it replaces the one-digit words' mask.
+		words, m = append(words, w), 0
+	}
 	if m != 0 {
 		words = append(words, postingWord{mask: m, cost: maskCost(m)})
 	}
 	slices.SortStableFunc(words, cmpCost)
 	return words, undecided
+}
+
+// lengthWord is the mask word of the phones long enough for the query's longest digit word
+// and holding all its digits, when that word is longer than a gram (its grams only say that
+// each occurs somewhere: a long word of few distinct grams, "9999999999999", has the
+// candidates of one gram, every one read to verify) and the mask terms of such phones hold
+// fewer postings than the cheapest of the longer words. Phones mostly have 10 to 13 digits:
+// for a longer word they are few or none, and counting them costs a seek and a chunk or two.
+func (s *searcher) lengthWord(all uint16, longer []postingWord) (postingWord, bool) {
+	n := 0
+	for _, d := range s.q.Digits {
+		n = max(n, len(d))
+	}
+	if n <= digitGram || len(longer) == 0 || s.num == nil {
+		return postingWord{}, false
+	}
+	maxNum := max(int(s.num.Sequence()), 1)
+	cheapest := slices.MinFunc(longer, cmpCost)
+	entries, ok, err := s.terms.maskEntries(all, n, max(cheapest.postings(uint32(maxNum)), s.b.VerifyDirect))
+	if err != nil || !ok {
+		return postingWord{}, false
+	}
+	return postingWord{mask: all, minLen: n, cost: entries * 1250 / maxNum}, true
 }
 
 func cmpCost(a, b postingWord) int { return cmp.Compare(a.cost, b.cost) }
@@ -150,7 +178,7 @@ func (s *searcher) addPostings(set Set, prefix string, exact bool) error {
 // addWord adds the candidates of w to set.
 func (s *searcher) addWord(set Set, w postingWord) error {
 	if w.mask != 0 {
-		n, err := s.terms.addMaskPostings(set, w.mask)
+		n, err := s.terms.addMaskPostings(set, w.mask, w.minLen)
 		s.work.Postings += n
 		return err
 	}

@@ -242,25 +242,48 @@ func addPostingsN(b *kv.Bucket, s Set, prefix string, exact bool) (entries int, 
 	return entries, nil
 }
 
-// addMaskPostings adds to s the nums of every mask term whose digits include all of mask's:
-// the contacts whose phones hold every one of those digits. The mask terms are at most 1,024,
-// next to each other: one pass over their chunks, decoding only those that qualify.
-func addMaskPostings(b *kv.Bucket, s Set, mask uint16) (entries int, err error) {
+// addMaskPostings adds to s the nums of every mask term whose digits include all of mask's and
+// whose phones have at least minLen digits: the contacts whose phones hold every one of those
+// digits and are long enough. The mask terms are at most 1,024 a length, next to each other in
+// order of length: one pass from the first of minLen digits, decoding only the chunks that
+// qualify.
+func addMaskPostings(b *kv.Bucket, s Set, mask uint16, minLen int) (entries int, err error) {
+	err = maskChunks(b, mask, minLen, func(k, v []byte) bool {
+		var n int
+		n, err = addChunk(s, chunkFirst(k), v)
+		entries += n
+		return err == nil
+	})
+	return entries, err
+}
+
+// maskEntries estimates the entries addMaskPostings would decode (a chunk's first num and a
+// byte a delta, most deltas of a mask term being one byte) without decoding any, giving up with
+// ok false once they pass budget.
+func maskEntries(b *kv.Bucket, mask uint16, minLen, budget int) (n int, ok bool, err error) {
+	err = maskChunks(b, mask, minLen, func(_, v []byte) bool {
+		n += 1 + len(v)
+		return n <= budget
+	})
+	return n, n <= budget, err
+}
+
+// maskChunks calls f with each chunk of the mask terms that qualify for mask and minLen, in key
+// order, until f returns false.
+func maskChunks(b *kv.Bucket, mask uint16, minLen int, f func(k, v []byte) bool) error {
 	c := b.Cursor()
-	for k, v := c.Seek([]byte("m")); k != nil && k[0] == 'm'; k, v = c.Next() {
-		if len(k) < 6 || k[len(k)-5] != 0 {
-			return entries, ErrBadChunk
+	for k, v := c.Seek(maskPrefix(minLen)); k != nil && k[0] == 'l'; k, v = c.Next() {
+		if len(k) < 9 || k[len(k)-5] != 0 {
+			return ErrBadChunk
 		}
-		if termMask(k[1:len(k)-5])&mask != mask {
+		if termMask(k[3:len(k)-5])&mask != mask {
 			continue
 		}
-		n, err := addChunk(s, chunkFirst(k), v)
-		entries += n
-		if err != nil {
-			return entries, err
+		if !f(k, v) {
+			return nil
 		}
 	}
-	return entries, nil
+	return nil
 }
 
 // addChunk adds the nums of the chunk starting at first with deltas v to s, decoded straight

@@ -228,16 +228,31 @@ func (x SplitIndex) AddPostings(s Set, prefix string, exact bool) (int, error) {
 }
 
 // addMaskPostings is addMaskPostings over both parts of the postings.
-func (x SplitIndex) addMaskPostings(s Set, mask uint16) (int, error) {
+func (x SplitIndex) addMaskPostings(s Set, mask uint16, minLen int) (int, error) {
 	n := 0
 	for _, b := range [2]*kv.Bucket{x.main, x.recent} {
 		if b == nil {
 			continue
 		}
-		m, err := addMaskPostings(b, s, mask)
+		m, err := addMaskPostings(b, s, mask, minLen)
 		if n += m; err != nil {
 			return n, err
 		}
 	}
 	return n, nil
+}
+
+// maskEntries is maskEntries over both parts of the postings.
+func (x SplitIndex) maskEntries(mask uint16, minLen, budget int) (int, bool, error) {
+	n := 0
+	for _, b := range [2]*kv.Bucket{x.main, x.recent} {
+		if b == nil {
+			continue
+		}
+		m, ok, err := maskEntries(b, mask, minLen, budget-n)
+		if n += m; err != nil || !ok {
+			return n, false, err
+		}
+	}
+	return n, true, nil
 }
