@@ -162,7 +162,7 @@ func TestMigrateToRecentParts(t *testing.T) {
 				return err
 			}
 		}
-		return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(8))
+		return putSchema(tx, 8)
 	})
 	s.Close()
 	if err != nil {

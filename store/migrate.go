@@ -1,7 +1,10 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
+
+	"switchboard/store/internal/index"
 
 	"switchboard/store/kv"
 )
@@ -48,7 +51,20 @@ var migrations = []migration{
 	// forms (new record tags), which an older binary would not read: the step
 	// marks the file so that one refuses it instead of misreading it.
 	{name: "contact records with short channel ids and creation times", run: func(*Store, *kv.Tx) error { return nil }}, // 13→14
-	{name: "phone digit masks with the phone's length", run: migrateMaskLengths},                                       // 14→15
+	{name: "phone digit masks with the phone's length", run: migrateMaskLengths},                                        // 14→15
+	{name: "contact num blocks of 291 slots, two full pages each", run: func(_ *Store, tx *kv.Tx) error { // 15→16
+		nums := tx.Bucket(bContactNums)
+		var wss [][]byte
+		if err := nums.ForEachBucket(func(ws []byte) error { wss = append(wss, bytes.Clone(ws)); return nil }); err != nil {
+			return err
+		}
+		for _, ws := range wss {
+			if err := index.ReblockNums(nums.Bucket(ws)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
 }
 
 // SchemaVersion is the version this binary writes; migrations bring older files forward.

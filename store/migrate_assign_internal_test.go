@@ -44,7 +44,7 @@ func TestMigrateOpenAssigned(t *testing.T) {
 		if err := tx.DeleteBucket(bAssignedOpen); err != nil {
 			return err
 		}
-		return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(before))
+		return putSchema(tx, before)
 	})
 	s.Close()
 	if err != nil {

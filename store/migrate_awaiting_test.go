@@ -43,7 +43,7 @@ func TestMigrateAwaitingReceipts(t *testing.T) {
 		if err := tx.DeleteBucket(bMsgAwaiting); err != nil {
 			return err
 		}
-		return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(before))
+		return putSchema(tx, before)
 	})
 	testutil.NoErr(t, err)
 	s.Close()

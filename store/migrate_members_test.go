@@ -77,7 +77,7 @@ func TestMigrateGroupMembers(t *testing.T) {
 				return err
 			}
 		}
-		return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(7))
+		return putSchema(tx, 7)
 	})
 	db.Close()
 	if err != nil {

@@ -62,7 +62,7 @@ func TestMigratePhoneMasks(t *testing.T) {
 				return err
 			}
 		}
-		return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(6))
+		return putSchema(tx, 6)
 	})
 	db.Close()
 	if err != nil {
@@ -177,7 +177,7 @@ func TestMigrateMaskLengths(t *testing.T) {
 		if err := appendTermPostings(terms, old); err != nil {
 			return err
 		}
-		return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(14))
+		return putSchema(tx, 14)
 	})
 	db.Close()
 	if err != nil {
@@ -212,5 +212,113 @@ func TestMigrateMaskLengths(t *testing.T) {
 	})
 	if err != nil {
 		t.Error(err)
+	}
+}
+
+// TestMigrateNumBlocks writes a schema-15 file (contact num blocks of 256 slots) with contacts
+// over several blocks and a deleted one, opens it, and expects the contacts list, its search
+// and find-contact to show what they showed before the upgrade, from blocks of 291 slots.
+func TestMigrateNumBlocks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v15.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.CreateWorkspace("Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	str := func(v string) *string { return &v }
+	for i := range 700 {
+		first, last := fmt.Sprintf("n%03d", (i*7919)%700), []string{"Garcia", "Smith", "Nguyen"}[i%3]
+		if _, err := s.CreateContact(w.ID, ContactInput{Phone: fmt.Sprintf("+1415555%04d", i), FirstName: str(first), LastName: str(last)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, phone := range []string{"+14155550300", "+14155550599"} { // in the second and third old blocks
+		if _, err := s.DeleteContact(w.ID, phone, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type view struct {
+		pages  [][]string
+		totals []int
+		found  [][]string
+	}
+	look := func(s *Store) view {
+		var v view
+		for _, f := range []ContactFilter{{}, {Newest: true}, {Search: "smi"}, {Search: "n6 ngu", Newest: true}} {
+			var ids []string
+			total, cursor := 0, ""
+			for {
+				p, err := s.ListContacts(w.ID, f, cursor, 250)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range p.Contacts {
+					ids = append(ids, c.ID)
+				}
+				total = p.Total
+				if cursor = p.Next; cursor == "" {
+					break
+				}
+			}
+			v.pages, v.totals = append(v.pages, ids), append(v.totals, total)
+		}
+		for _, q := range []string{"n69", "gar", "5550650", "n1 smith"} {
+			cs, err := s.SearchContacts(w.ID, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, c := range cs {
+				ids = append(ids, c.ID)
+			}
+			v.found = append(v.found, ids)
+		}
+		return v
+	}
+	want := look(s)
+	if want.totals[0] != 698 || len(want.pages[0]) != 698 || want.totals[2] != 233 || len(want.found[2]) != 1 {
+		t.Fatalf("fixture: totals %v, %d listed, %d found by phone", want.totals, len(want.pages[0]), len(want.found[2]))
+	}
+	s.Close()
+
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = rawUpdate(db, func(tx *kv.Tx) error { return putSchema(tx, 15) })
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if v, err := s.SchemaVersion(); err != nil || v != SchemaVersion {
+		t.Fatalf("schema %d (%v), want %d", v, err, SchemaVersion)
+	}
+	got := look(s)
+	for i := range want.pages {
+		if !slices.Equal(got.pages[i], want.pages[i]) || got.totals[i] != want.totals[i] {
+			t.Errorf("list %d after the upgrade: %d of %d, want %d of %d as before", i, len(got.pages[i]), got.totals[i], len(want.pages[i]), want.totals[i])
+		}
+	}
+	for i := range want.found {
+		if !slices.Equal(got.found[i], want.found[i]) {
+			t.Errorf("search %d after the upgrade found %v, want %v", i, got.found[i], want.found[i])
+		}
+	}
+	// A contact created after the upgrade takes the next num, in the new blocks.
+	c, err := s.CreateContact(w.ID, ContactInput{Phone: "+14155559999", FirstName: str("Zed")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs, err := s.SearchContacts(w.ID, "zed"); err != nil || len(cs) != 1 || cs[0].ID != c.ID {
+		t.Errorf("the new contact: found %v (%v)", cs, err)
 	}
 }

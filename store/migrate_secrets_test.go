@@ -39,7 +39,7 @@ func TestMigrateSealsSecrets(t *testing.T) {
 		if err := putJSON(tx.Bucket(bTwoFactor), idKey(bo.ID), twoFactor{Pending: pending}); err != nil {
 			return err
 		}
-		return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(9))
+		return putSchema(tx, 9)
 	})
 	if err != nil {
 		t.Fatal(err)

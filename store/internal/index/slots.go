@@ -1,15 +1,22 @@
 package index
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
 
 	"switchboard/store/kv"
 )
 
 const (
 	// numBlock is how many nums one key of the Nums bucket holds: ranking candidates reads
-	// their blocks in order, so fewer, bigger blocks mean fewer cursor steps (7 KB each).
-	numBlock = 256
+	// their blocks in order, so fewer, bigger blocks mean fewer cursor steps. A block is a
+	// leaf of its own spanning two 4 KB pages: 291 slots of 28 bytes, its 4-byte key and the
+	// page and element headers (32 bytes) make 8,184 bytes, where 256 slots left 12 % of
+	// the pages empty (files before schema 16; ReblockNums).
+	numBlock = 291
+	// oldNumBlock is numBlock of files before schema 16.
+	oldNumBlock = 256
 	// RankLen is the bytes of the sort key kept as a contact's rank: the flag, a first name of up
 	// to 9 letters and the start of the last name.
 	RankLen = 12
@@ -81,4 +88,53 @@ func (r *SlotReader) Slot(num uint32) (id [16]byte, rank [RankLen]byte, ok bool)
 	copy(id[:], r.v[i:i+16])
 	copy(rank[:], r.v[i+16:i+slotLen])
 	return id, rank, id != [16]byte{}
+}
+
+// ReblockNums rewrites Nums bucket b, written with blocks of 256 slots (files before schema
+// 16), into blocks of numBlock: every slot keeps its num, id and rank; the bucket's sequence is
+// kept. A block with no contact in it is not written.
+func ReblockNums(b *kv.Bucket) error { return reblock(b, oldNumBlock, numBlock) }
+
+// UnblockNums is ReblockNums backwards: b as a file before schema 16 held it (for the tests of
+// the upgrade).
+func UnblockNums(b *kv.Bucket) error { return reblock(b, numBlock, oldNumBlock) }
+
+// errBadBlock reports a Nums entry that is not a block.
+var errBadBlock = errors.New("store: corrupt contact num block")
+
+func reblock(b *kv.Bucket, from, to int) error {
+	var flat []byte // every slot by num
+	var keys [][]byte
+	c := b.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if len(k) != 4 || v == nil || len(v) > from*slotLen || len(v)%slotLen != 0 {
+			return errBadBlock
+		}
+		start := int(u32(k)) * from * slotLen
+		if end := start + len(v); end > len(flat) {
+			flat = append(flat, make([]byte, end-len(flat))...)
+		}
+		copy(flat[start:], v)
+		keys = append(keys, bytes.Clone(k))
+	}
+	for _, k := range keys {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	size := to * slotLen
+	for start := 0; start < len(flat); start += size {
+		v := flat[start:min(start+size, len(flat))]
+		empty := true
+		for i := 0; i+16 <= len(v) && empty; i += slotLen {
+			empty = [16]byte(v[i:i+16]) == [16]byte{}
+		}
+		if empty {
+			continue
+		}
+		if err := b.Put(NumKey(uint32(start/size)), v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
