@@ -286,7 +286,11 @@ func (s *Store) putContact(tx *wtx, c *Contact, old *Contact) error {
 // instead of writing them at once.
 func (s *Store) putContactWith(tx *wtx, c *Contact, old *Contact, buf *index.ImportBuf) error {
 	ws := idKey(c.WorkspaceID)
-	recs, err := index.WsBucketW(tx.Tx, bContacts, ws, index.FillAppend)
+	fill := index.FillAppend
+	if buf != nil {
+		fill = index.FillBulk // an import's records fill their pages
+	}
+	recs, err := index.WsBucketW(tx.Tx, bContacts, ws, fill)
 	if err != nil {
 		return err
 	}

@@ -103,9 +103,13 @@ func New(l *Layout, m Members, b Bounds) *Engine {
 }
 
 // Fill factors: the records and the nums blocks grow at their end (ULIDs and nums ascend), so
-// their pages are filled before they split; the postings take keys all over their range.
+// their pages are filled before they split, leaving a twentieth for records that grow in
+// place; an import's records (FillBulk) fill them whole: a bulk load is read far more than
+// edited, and an edit that outgrows its page splits it once, leaving room for its neighbours.
+// The postings take keys all over their range.
 const (
 	FillAppend   = 0.95
+	FillBulk     = 1.0
 	FillPostings = 0.9
 )
 
