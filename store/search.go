@@ -2,6 +2,7 @@ package store
 
 import (
 	"github.com/oklog/ulid/v2"
+	"slices"
 
 	"switchboard/store/internal/index"
 	"switchboard/store/kv"
@@ -37,7 +38,7 @@ func (s *Store) searchContacts(workspaceID, searchText string) ([]Contact, index
 		// The records the search read to order its candidates are nearly always the ones it
 		// returns: they are kept (the transaction's own bytes) and decoded from there, not
 		// looked up again.
-		read := map[[16]byte][]byte{}
+		read := make(map[[16]byte][]byte, index.SearchLimit)
 		text := func(id [16]byte) (index.Text, bool) {
 			v := recs.Get(id[:])
 			if v == nil {
@@ -53,6 +54,7 @@ func (s *Store) searchContacts(workspaceID, searchText string) ([]Contact, index
 		if err != nil {
 			return err
 		}
+		out = slices.Grow(out, len(ids))
 		for _, id := range ids {
 			v, ok := read[id]
 			if !ok {

@@ -293,10 +293,14 @@ func addChunk(s Set, first uint32, v []byte) (entries int, err error) {
 	s.Add(first)
 	entries++
 	for i := 0; i < len(v); {
-		// Most deltas of a common term are one byte: decoded inline, the rest by Uvarint.
+		// Most deltas are one byte (a common term's) or two (a rarer term's, up to 16,383):
+		// decoded inline, the rest by Uvarint.
 		if b := v[i]; b < 0x80 && b > 0 {
 			n += uint64(b)
 			i++
+		} else if i+1 < len(v) && b >= 0x80 && v[i+1] < 0x80 && v[i+1] > 0 {
+			n += uint64(b&0x7f) | uint64(v[i+1])<<7
+			i += 2
 		} else {
 			d, w := binary.Uvarint(v[i:])
 			if w <= 0 || d == 0 {
