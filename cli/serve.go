@@ -153,6 +153,7 @@ func serve(args []string, stdout, stderr io.Writer, assets Assets) error {
 	defer os.Remove(serverInfoPath(cfg.Data))
 
 	printBanner(stdout, cfg, app)
+	tuneGC()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(clients) }()
 	select {
