@@ -410,3 +410,32 @@ func TestSearchMatchesReference(t *testing.T) {
 	}
 	check()
 }
+
+// TestSearchOrdersEqualRanks: contacts whose first 12 bytes of sort key are alike (first names
+// of more than nine letters sharing them, last names sharing their first two) come out in full
+// name order, the same as the reference, whether few or many share a rank and whether the
+// query's words decide the match alone or a record must be read to verify it.
+func TestSearchOrdersEqualRanks(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	rng := rand.New(rand.NewPCG(3, 5))
+	firsts := []string{"Christopher", "Christophe", "Christophers", "Christina", "Chris"}
+	lasts := []string{"Jones", "Johnson", "Jo", "Jordan", "Joyce", "Jost", "Jonas", "Garcia"}
+	var ins []store.ContactInput
+	for i := range 400 {
+		n := 1 + rng.IntN(3) // a few of a rank, or many (Christopher Jo…)
+		if i%5 == 0 {
+			n = 1
+		}
+		ins = append(ins, store.ContactInput{Phone: fmt.Sprintf("+1415%07d", 5550000+i),
+			FirstName: ptr(firsts[rng.IntN(len(firsts)-n+1)]), LastName: ptr(lasts[rng.IntN(len(lasts))])})
+	}
+	all, err := store.BulkContacts(f.s, f.ws, ins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := refPrepare(all)
+	for _, q := range []string{"chr", "christoph jo", "chr jon", "christopher", "jo", "chr 415", "chris jo 5550"} {
+		wantSameAsReference(t, f.s, f.ws, ref, q)
+	}
+}
