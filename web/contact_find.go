@@ -33,9 +33,5 @@ func (h *Handler) findContact(w http.ResponseWriter, r *http.Request, c *call) {
 		writeStoreError(w, r, err)
 		return
 	}
-	out := make([]contactResult, 0, len(contacts))
-	for _, ct := range contacts {
-		out = append(out, newContactResult(ct))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeContacts(w, http.StatusOK, contacts)
 }
