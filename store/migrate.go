@@ -53,18 +53,23 @@ var migrations = []migration{
 	{name: "contact records with short channel ids and creation times", run: func(*Store, *kv.Tx) error { return nil }}, // 13→14
 	{name: "phone digit masks with the phone's length", run: migrateMaskLengths},                                        // 14→15
 	{name: "contact num blocks of 291 slots, two full pages each", run: func(_ *Store, tx *kv.Tx) error { // 15→16
-		nums := tx.Bucket(bContactNums)
-		var wss [][]byte
-		if err := nums.ForEachBucket(func(ws []byte) error { wss = append(wss, bytes.Clone(ws)); return nil }); err != nil {
+		return eachNested(tx.Bucket(bContactNums), index.ReblockNums)
+	}},
+}
+
+// eachNested calls fn with each bucket nested in top, the keys read first so that fn may
+// write to the bucket it is given.
+func eachNested(top *kv.Bucket, fn func(*kv.Bucket) error) error {
+	var names [][]byte
+	if err := top.ForEachBucket(func(name []byte) error { names = append(names, bytes.Clone(name)); return nil }); err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := fn(top.Bucket(name)); err != nil {
 			return err
 		}
-		for _, ws := range wss {
-			if err := index.ReblockNums(nums.Bucket(ws)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}},
+	}
+	return nil
 }
 
 // SchemaVersion is the version this binary writes; migrations bring older files forward.

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"testing"
 
 	"switchboard/store/internal/index"
@@ -25,16 +24,8 @@ func schemaBefore(t *testing.T, name string) uint64 {
 // way no newer file tells apart: the contact num blocks of 256 slots (before 16).
 func putSchema[V int | uint64](tx *kv.Tx, v V) error {
 	if v < 16 {
-		nums := tx.Bucket(bContactNums)
-		var wss [][]byte
-		err := nums.ForEachBucket(func(ws []byte) error { wss = append(wss, bytes.Clone(ws)); return nil })
-		if err != nil {
+		if err := eachNested(tx.Bucket(bContactNums), index.UnblockNums); err != nil {
 			return err
-		}
-		for _, ws := range wss {
-			if err := index.UnblockNums(nums.Bucket(ws)); err != nil {
-				return err
-			}
 		}
 	}
 	return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(uint64(v)))
