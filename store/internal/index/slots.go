@@ -92,8 +92,21 @@ func (r *SlotReader) Slot(num uint32) (id [16]byte, rank [RankLen]byte, ok bool)
 
 // ReblockNums rewrites Nums bucket b, written with blocks of 256 slots (files before schema
 // 16), into blocks of numBlock: every slot keeps its num, id and rank; the bucket's sequence is
-// kept. A block with no contact in it is not written.
-func ReblockNums(b *kv.Bucket) error { return reblock(b, oldNumBlock, numBlock) }
+// kept. A block with no contact in it is not written. A bucket already in blocks of numBlock
+// is left as it is: an upgrade from schema 1 writes its nums with this binary's blocks before
+// this step runs. The last block tells which: it ends at the slot of the bucket's sequence,
+// the last num given.
+func ReblockNums(b *kv.Bucket) error {
+	k, v := b.Cursor().Last()
+	if k == nil || len(k) != 4 || len(v) < slotLen {
+		return nil // no contact yet, or nothing a block layout could be read from
+	}
+	last := uint64(len(v)/slotLen - 1)
+	if uint64(u32(k))*numBlock+last == b.Sequence() {
+		return nil // already in blocks of numBlock (also when one block holds every num)
+	}
+	return reblock(b, oldNumBlock, numBlock)
+}
 
 // UnblockNums is ReblockNums backwards: b as a file before schema 16 held it (for the tests of
 // the upgrade).
