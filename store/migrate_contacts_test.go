@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
 	"switchboard/store/kv"
 )
 
@@ -56,11 +55,7 @@ func TestMigrateCompactContacts(t *testing.T) {
 	s.Close()
 
 	// Rewrite the file as schema 1 wrote it.
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = rawUpdate(db, func(tx *kv.Tx) error {
+	rewriteFile(t, path, func(tx *kv.Tx) error {
 		for _, name := range [][]byte{bContacts, bContactPhone, bContactEmail, bContactTerms, bContactOrder, bContactNums} {
 			if err := tx.DeleteBucket(name); err != nil {
 				return err
@@ -90,10 +85,6 @@ func TestMigrateCompactContacts(t *testing.T) {
 		}
 		return tx.Bucket(bMeta).Put([]byte("schema_version"), encodeUint(1))
 	})
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	s, err = Open(path, Options{})
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
 	"switchboard/store/kv"
 )
 
@@ -56,10 +55,6 @@ func TestMigrateGroupMembers(t *testing.T) {
 	s.Close()
 
 	// Rewrite the file as schema 7 wrote it: no member entries.
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	memberKeys := func(tx *kv.Tx) [][]byte {
 		var ks [][]byte
 		p := append(idKey(w.ID), 0, 'm')
@@ -70,7 +65,7 @@ func TestMigrateGroupMembers(t *testing.T) {
 		return ks
 	}
 	var had [][]byte
-	err = rawUpdate(db, func(tx *kv.Tx) error {
+	rewriteFile(t, path, func(tx *kv.Tx) error {
 		had = memberKeys(tx)
 		for _, k := range had {
 			if err := tx.Bucket(bConvKey).Delete(k); err != nil {
@@ -79,10 +74,6 @@ func TestMigrateGroupMembers(t *testing.T) {
 		}
 		return putSchema(tx, 7)
 	})
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(had) != 5 {
 		t.Fatalf("before the rewrite: %d member entries, want 5 (2 + 3 members of two groups)", len(had))
 	}

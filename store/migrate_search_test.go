@@ -8,8 +8,6 @@ import (
 	"slices"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
-
 	"switchboard/store/internal/index"
 	"switchboard/store/kv"
 )
@@ -50,11 +48,7 @@ func TestMigratePhoneMasks(t *testing.T) {
 	s.Close()
 
 	// Rewrite the file as schema 6 wrote it: no mask terms.
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = rawUpdate(db, func(tx *kv.Tx) error {
+	rewriteFile(t, path, func(tx *kv.Tx) error {
 		b := index.WsBucket(tx, bContactTerms, idKey(w.ID))
 		c := b.Cursor()
 		for k, _ := c.Seek([]byte("l")); k != nil && k[0] == 'l'; k, _ = c.Seek([]byte("l")) {
@@ -64,10 +58,6 @@ func TestMigratePhoneMasks(t *testing.T) {
 		}
 		return putSchema(tx, 6)
 	})
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	s, err = Open(path, Options{})
 	if err != nil {
@@ -141,11 +131,7 @@ func TestMigrateMaskLengths(t *testing.T) {
 	s.Close()
 
 	// Rewrite the file as schema 14 wrote it: 'm' and the distinct digits.
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = rawUpdate(db, func(tx *kv.Tx) error {
+	rewriteFile(t, path, func(tx *kv.Tx) error {
 		ws := idKey(w.ID)
 		for _, top := range [][]byte{bContactTerms, bContactTermsRecent} {
 			b := index.WsBucket(tx, top, ws)
@@ -179,10 +165,6 @@ func TestMigrateMaskLengths(t *testing.T) {
 		}
 		return putSchema(tx, 14)
 	})
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	s, err = Open(path, Options{})
 	if err != nil {
@@ -284,15 +266,7 @@ func TestMigrateNumBlocks(t *testing.T) {
 	}
 	s.Close()
 
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = rawUpdate(db, func(tx *kv.Tx) error { return putSchema(tx, 15) })
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rewriteFile(t, path, func(tx *kv.Tx) error { return putSchema(tx, 15) })
 
 	s, err = Open(path, Options{})
 	if err != nil {
@@ -326,15 +300,7 @@ func TestMigrateNumBlocks(t *testing.T) {
 
 	// An upgrade from schema 1 writes the nums in the new blocks before the step runs: the
 	// step leaves blocks already of 291 slots as they are.
-	db, err = bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = rawUpdate(db, func(tx *kv.Tx) error { return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(15)) })
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rewriteFile(t, path, func(tx *kv.Tx) error { return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(15)) })
 	s, err = Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,8 @@ package store
 import (
 	"testing"
 
+	bolt "go.etcd.io/bbolt"
+
 	"switchboard/store/internal/index"
 	"switchboard/store/kv"
 )
@@ -29,4 +31,21 @@ func putSchema[V int | uint64](tx *kv.Tx, v V) error {
 		}
 	}
 	return tx.Bucket(bMeta).Put(metaSchemaVersion, encodeUint(uint64(v)))
+}
+
+// rewriteFile changes the closed database file at path with fn in one raw bbolt transaction
+// (no store, no migration), as a test writes a file an older version left.
+func rewriteFile(t *testing.T, path string, fn func(tx *kv.Tx) error) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = rawUpdate(db, fn)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
