@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -230,5 +231,40 @@ func TestImportFillsRecordPages(t *testing.T) {
 	if imp, one := fill(imported.ID), fill(oneByOne.ID); imp < 0.98 || imp <= one {
 		t.Errorf("record pages %.1f %% in use after an import, %.1f %% written one by one; want the import's above 98 %% and fuller",
 			100*imp, 100*one)
+	}
+}
+
+// TestFileGrowsInSmallSteps: the file on disk runs at most 4 MiB past the pages in use (bbolt's
+// default step left up to 16 MiB never written at its end).
+func TestFileGrowsInSmallSteps(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "grow.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.CreateWorkspace("Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("phone,firstName,lastName,email\n")
+	for i := range 3000 {
+		fmt.Fprintf(&b, "+1415%07d,Name%d,Surname%d,person%d@example.com\n", 5000000+i, i, i, i)
+	}
+	impRun(t, s, w.ID, b.String())
+	s.Close()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var used int64
+	_ = db.View(func(tx *bolt.Tx) error { used = tx.Size(); return nil })
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tail := info.Size() - used; tail > growStep || tail < 0 {
+		t.Errorf("the file is %d bytes past its %d bytes of pages, want at most %d", tail, used, growStep)
 	}
 }
