@@ -212,3 +212,10 @@ func SetInboxWalk(postings, messages int) (restore func()) {
 	inboxWalkPostings, inboxWalkMessages = postings, messages
 	return func() { inboxWalkPostings, inboxWalkMessages = p, m }
 }
+
+// KeptRanks waits for a rank table being built, if any, and reports whether the workspace's
+// searches have a kept table of ranks.
+func KeptRanks(s *Store, workspaceID string) bool {
+	_, ok := s.idx.KeptRanks(idKey(workspaceID))
+	return ok
+}

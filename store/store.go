@@ -116,6 +116,7 @@ func Open(path string, opts Options) (*Store, error) {
 		idEntropy: ulid.Monotonic(rand.Reader, 0), liveKeepEvents: opts.LiveKeepEvents, liveKeepFor: opts.LiveKeepFor}
 	s.sealer.Store(sealer)
 	s.h.Store(newHandle(db, 0))
+	s.idx.SetView(s.view)
 	s.group = groupCommit{write: s.writeTx, arrived: make(chan struct{}, 1)}
 	if opts.Replay || replayAll {
 		s.replay()
@@ -190,6 +191,7 @@ func (s *Store) loadMemory() error {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.idx.Close()
 	return s.h.Load().db.Close()
 }
 

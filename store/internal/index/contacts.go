@@ -85,6 +85,7 @@ func (e *Engine) PutContact(tx *kv.Tx, sets *SetWriter, ws []byte, c Entry, num 
 		if err != nil {
 			return err
 		}
+		e.ranks.mark(tx, ws, num)
 		return buf.putSlot(nums, num, id, RankOf(sk))
 	}
 	if p := c.Phone; p != "" {
@@ -130,6 +131,7 @@ func (e *Engine) PutContact(tx *kv.Tx, sets *SetWriter, ws []byte, c Entry, num 
 	if err != nil {
 		return err
 	}
+	e.ranks.mark(tx, ws, num)
 	return putSlot(nums, num, id, RankOf(sk))
 }
 
@@ -161,6 +163,7 @@ func (e *Engine) DeleteContact(tx *kv.Tx, sets *SetWriter, ws []byte, c Entry, n
 // FreeNum empties num's slot: a num with no contact (a deleted one's; nums are never reused).
 func (e *Engine) FreeNum(tx *kv.Tx, ws []byte, num uint32) error {
 	if nums := WsBucket(tx, e.l.Nums, ws); nums != nil {
+		e.ranks.mark(tx, ws, num)
 		return putSlot(nums, num, [16]byte{}, [RankLen]byte{})
 	}
 	return nil

@@ -86,20 +86,21 @@ func DefaultBounds(importBatch int) Bounds {
 	}
 }
 
-// Engine is the engine over one database: where its indexes live, its bounds, and the contacts
-// list's kept sets. The store keeps one.
+// Engine is the engine over one database: where its indexes live, its bounds, the contacts
+// list's kept sets and the searches' kept ranks. The store keeps one.
 type Engine struct {
 	l *Layout
 	// Bounds may be changed only while nothing uses the engine (tests).
 	Bounds Bounds
 	sets   *setCache
+	ranks  *rankKeeper
 	m      Members
 }
 
 // New returns the engine over the buckets of l, with m to read the store's records and indexes
 // for the kept sets, and the bounds given.
 func New(l *Layout, m Members, b Bounds) *Engine {
-	return &Engine{l: l, Bounds: b, sets: newSetCache(), m: m}
+	return &Engine{l: l, Bounds: b, sets: newSetCache(), ranks: newRankKeeper(l.Nums), m: m}
 }
 
 // Fill factors: the records and the nums blocks grow at their end (ULIDs and nums ascend), so

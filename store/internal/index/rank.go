@@ -9,7 +9,8 @@ import (
 	"sync"
 )
 
-// byRank returns the first limit candidates in display order that are not skipped and match q.
+// byRank returns the first limit candidates in display order that are not skipped (skip may be
+// nil: nothing to skip) and match q.
 // Ranks order the candidates without reading them: only those ranked among the first target
 // (ties included) are read and sorted by their full sort key, then, if some of them failed
 // verification, the next ones, twice as many each time. Every candidate not read ranks after
@@ -19,11 +20,18 @@ func (s *searcher) byRank(cands Set, n int, skip func([16]byte) bool, limit int)
 	defer putRanked(all)
 	rs := all
 	sl := NewSlotReader(s.num)
+	// A kept table gives the ranks of most candidates without their blocks (kept_ranks.go);
+	// their ids are read for those taken only.
+	kept := s.keptRanks(uint32(s.num.Sequence()), n)
 	for i, w := range cands {
 		for w != 0 {
 			b := uint32(i*64) + uint32(bits.TrailingZeros64(w))
 			w &= w - 1
-			if id, rank, ok := sl.Slot(b); ok && !skip(id) {
+			if rank, ok := kept.rank(b); ok {
+				if rank != ([RankLen]byte{}) {
+					rs = append(rs, ranked{rank: rank, num: b})
+				}
+			} else if id, rank, ok := sl.Slot(b); ok && (skip == nil || !skip(id)) {
 				rs = append(rs, ranked{rank, id, b})
 			}
 		}
@@ -45,6 +53,9 @@ func (s *searcher) byRank(cands Set, n int, skip func([16]byte) bool, limit int)
 				}
 			}
 			take, rs = rs[:k], rs[k:]
+		}
+		if kept != nil {
+			take = s.takeIDs(take, skip)
 		}
 		var batch []hit
 		if !s.verify {
@@ -68,11 +79,32 @@ func (s *searcher) byRank(cands Set, n int, skip func([16]byte) bool, limit int)
 	return out
 }
 
-// ranked is a candidate with its rank.
+// ranked is a candidate with its rank, and its id once read (zero before).
 type ranked struct {
 	rank [RankLen]byte
 	id   [16]byte
 	num  uint32
+}
+
+// takeIDs reads the ids of the candidates of take whose rank came from a kept table, in num
+// order (one block fetch per block), and drops those skipped; it reuses take's array.
+func (s *searcher) takeIDs(take []ranked, skip func([16]byte) bool) []ranked {
+	slices.SortFunc(take, func(a, b ranked) int { return cmp.Compare(a.num, b.num) })
+	sl := NewSlotReader(s.num)
+	out := take[:0]
+	for _, r := range take {
+		if r.id == ([16]byte{}) {
+			id, _, ok := sl.Slot(r.num)
+			if !ok {
+				continue
+			}
+			r.id = id
+		}
+		if skip == nil || !skip(r.id) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // tieStepsPerRecord is how many display-order index entries a search walks to order

@@ -142,7 +142,10 @@ func (s *searcher) search() ([][16]byte, error) {
 	if len(exact) > SearchLimit {
 		exact = exact[:SearchLimit]
 	}
-	skip := func(id [16]byte) bool { return slices.ContainsFunc(exact, func(h hit) bool { return h.id == id }) }
+	var skip func([16]byte) bool // nil: nothing to skip
+	if len(exact) > 0 {
+		skip = func(id [16]byte) bool { return slices.ContainsFunc(exact, func(h hit) bool { return h.id == id }) }
+	}
 	limit := SearchLimit - len(exact)
 
 	// The candidates: the contacts having, for each text word, a term it prefixes, and for
@@ -256,12 +259,20 @@ func (s *searcher) walkEstimate(cands Set, n int, maxNum uint32, limit int) (int
 	}
 	const sampleN = 256
 	sl := NewSlotReader(s.num)
+	kept := s.keptRanks(maxNum, n)
+	slot := func(num uint32) ([RankLen]byte, bool) {
+		if rank, ok := kept.rank(num); ok {
+			return rank, rank != [RankLen]byte{}
+		}
+		_, rank, ok := sl.Slot(num)
+		return rank, ok
+	}
 	// Nums are given in creation order, which has nothing to do with names: the first
 	// candidates by num are a fair sample of them.
 	var cr [][RankLen]byte
 	for i := 0; i < len(cands) && len(cr) < sampleN; i++ {
 		for w := cands[i]; w != 0 && len(cr) < sampleN; w &= w - 1 {
-			if _, rank, ok := sl.Slot(uint32(i*64 + bits.TrailingZeros64(w))); ok {
+			if rank, ok := slot(uint32(i*64 + bits.TrailingZeros64(w))); ok {
 				cr = append(cr, rank)
 			}
 		}
@@ -285,7 +296,7 @@ func (s *searcher) walkEstimate(cands Set, n int, maxNum uint32, limit int) (int
 	for i := range uint32(8) {
 		b := i * blocks / 8
 		for j := range uint32(numBlock) {
-			if _, rank, ok := sl.Slot(b*numBlock + j); ok {
+			if rank, ok := slot(b*numBlock + j); ok {
 				total++
 				if cmpRank(rank, bound) <= 0 {
 					below++
@@ -297,6 +308,15 @@ func (s *searcher) walkEstimate(cands Set, n int, maxNum uint32, limit int) (int
 		return 0, false
 	}
 	return int(uint64(below+1) * uint64(maxNum) / uint64(total)), true
+}
+
+// keptRanks is the view of the workspace's kept ranks this search may use, nil when none
+// answers (kept_ranks.go); n candidates are to be ranked.
+func (s *searcher) keptRanks(maxNum uint32, n int) *rankView {
+	if s.e == nil || s.tx == nil {
+		return nil // a searcher of the engine's tests
+	}
+	return s.e.ranks.get(s.tx, s.ws, maxNum, n)
 }
 
 // walkN is walk giving up (ok false) after budget contacts that are not candidates, or after

@@ -144,10 +144,11 @@ func (e *Engine) KeptSet(tx *kv.Tx, k SetKey) (Set, bool) { return e.sets.get(tx
 // whether s is kept (then it is shared and must not be recycled).
 func (e *Engine) KeepSet(tx *kv.Tx, k SetKey, s Set) bool { return e.sets.put(tx, k, s) }
 
-// ForgetSets makes every set kept so far unusable from the snapshot id of file epoch on: a
-// write the sets' writer did not see (applied from another node's write set) committed there.
-// A new epoch (another file) forgets everything the cache holds.
+// ForgetSets makes every set and rank table kept so far unusable from the snapshot id of file
+// epoch on: a write the sets' writer did not see (applied from another node's write set)
+// committed there. A new epoch (another file) forgets everything the caches hold.
 func (e *Engine) ForgetSets(epoch uint64, id int) {
+	e.ranks.forget(epoch, id)
 	c := e.sets
 	c.mu.Lock()
 	defer c.mu.Unlock()
