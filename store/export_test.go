@@ -219,3 +219,12 @@ func KeptRanks(s *Store, workspaceID string) bool {
 	_, ok := s.idx.KeptRanks(idKey(workspaceID))
 	return ok
 }
+
+// SetKeptPrefixMin sets the fewest postings entries of a prefix kept with its workspace's ranks
+// until restore is called.
+func SetKeptPrefixMin(s *Store, n int) (restore func()) {
+	b := &s.idx.Bounds
+	old := b.KeptPrefixMin
+	b.KeptPrefixMin = n
+	return func() { b.KeptPrefixMin = old }
+}

@@ -11,11 +11,14 @@ import (
 )
 
 // TestSearchWithKeptRanksSeesEveryWrite: once a search has ranked enough candidates to have
-// its workspace's ranks kept in memory, renames that move contacts in the order, deletions and
-// new contacts are all seen by the searches after them, exactly as the reference orders them.
+// its workspace's ranks and common prefixes kept in memory, renames that move contacts in the
+// order or out of a prefix, deletions and new contacts are all seen by the searches after them,
+// exactly as the reference finds and orders them.
 func TestSearchWithKeptRanksSeesEveryWrite(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
+	// Every prefix in a 32nd of the contacts is kept ("chr", "mar", "wil", "jon"…).
+	defer store.SetKeptPrefixMin(f.s, 1)()
 	rng := rand.New(rand.NewPCG(9, 4))
 	firsts := []string{"Christopher", "Christina", "Chris", "Charles", "Mary", "Maria"}
 	lasts := []string{"Jones", "Johnson", "Jordan", "Williams", "Wilson", "Garcia"}
@@ -43,7 +46,7 @@ func TestSearchWithKeptRanksSeesEveryWrite(t *testing.T) {
 			first = "Zoe"
 		}
 		in := ins[rng.IntN(len(ins))]
-		in.FirstName, in.LastName = ptr(first), ptr([]string{"Chrjones", "Marwil", "Jolly"}[i%3])
+		in.FirstName, in.LastName = ptr(first), ptr([]string{"Chrjones", "Marwil", "Jolly", "Wilmar"}[i%4])
 		if _, _, err := f.s.UpsertContact(f.ws, in); err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +64,7 @@ func TestSearchWithKeptRanksSeesEveryWrite(t *testing.T) {
 	}
 	all := allContacts(t, f.s, f.ws)
 	ref := refPrepare(all)
-	for _, q := range append(queries, "aaron", "zoe mar", "abe chr") {
+	for _, q := range append(queries, "aaron", "zoe mar", "abe chr", "wil mar", "chr wil", "mar") {
 		wantSameAsReference(t, f.s, f.ws, ref, q)
 	}
 	// Again once the searches above have had the table rebuilt.

@@ -68,6 +68,10 @@ type Bounds struct {
 	// RecentMaxPostings how many nums the recent part of the postings holds (a contact has
 	// 12–16 terms).
 	RecentMax, RecentMaxPostings int
+	// KeptPrefixMin is the fewest postings entries a prefix of keptPrefixLen bytes has for its
+	// set to be kept with its workspace's ranks (kept_prefixes.go), when more than a 64th of
+	// the workspace's contacts.
+	KeptPrefixMin int
 	// SparseStepCost weighs reading a list member's rank from its num slot against a step of the
 	// walk in name order (a slot read is a cursor move to a random block, a step the next key of
 	// a page).
@@ -82,7 +86,7 @@ func DefaultBounds(importBatch int) Bounds {
 		WalkBudget: 5_000, RankDirect: 2_000, WalkStepCost: 1, RankCost: 5,
 		VerifyDirect: 1_500, RecordPostings: 300, TinyWalkBudget: 2_000, RecordCost: 10,
 		RecentMax: recent, RecentMaxPostings: 14 * recent,
-		SparseStepCost: 8,
+		SparseStepCost: 8, KeptPrefixMin: 4096,
 	}
 }
 
@@ -100,7 +104,7 @@ type Engine struct {
 // New returns the engine over the buckets of l, with m to read the store's records and indexes
 // for the kept sets, and the bounds given.
 func New(l *Layout, m Members, b Bounds) *Engine {
-	return &Engine{l: l, Bounds: b, sets: newSetCache(), ranks: newRankKeeper(l.Nums), m: m}
+	return &Engine{l: l, Bounds: b, sets: newSetCache(), ranks: newRankKeeper(l.Nums, l.Terms), m: m}
 }
 
 // Fill factors: the records and the nums blocks grow at their end (ULIDs and nums ascend), so

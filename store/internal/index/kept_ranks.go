@@ -16,7 +16,7 @@ import (
 // array is RankLen bytes a num (12 MB at a million), read with no seek and no page touched.
 //
 // The rule that keeps it exact is the kept sets' (sets.go): every write of a slot records its
-// write transaction's id against the slot's range of nums (rankRange of them) before it
+// write transaction's id against the slot's range of nums (1 << rankRangeShift) before it
 // commits. A table built from snapshot b answers for a read of snapshot r ≥ b every num whose
 // range no write has recorded an id above b for; the others, and nums beyond the table (made
 // after b), are read from their blocks as before. The ids are recorded whether or not a table is
@@ -28,7 +28,9 @@ import (
 // ranges or new nums exceed an eighth of it); the search itself goes on reading blocks. Builds
 // run one at a time, and a workspace's next build waits ten times as long as its last took, so
 // that a stream of writes read from another node (which forgets the tables, ForgetSets) costs at
-// most a tenth of a core. Tables are evicted least recently used beyond keptRanksBytes.
+// most a tenth of a core. Tables are evicted least recently used beyond keptRanksBytes, and a
+// table that could take more than half of it (ranks and keptPrefixesMax sets: 20 bytes a num,
+// over 1.6 million contacts) is not built.
 
 // rankRangeShift: a write marks 1 << rankRangeShift nums (1,024) as changed.
 const rankRangeShift = 10
@@ -38,20 +40,29 @@ const rankRangeShift = 10
 const keepRanksFrom = 256
 
 // keptRanksBytes is the most memory the kept rank tables of one store use (a million contacts'
-// table is 12 MB).
-const keptRanksBytes = 48 << 20
+// ranks are 12 MB, their common prefixes 7 MB).
+const keptRanksBytes = 64 << 20
 
-// rankTable is one workspace's ranks by num as of snapshot built (a zero rank: no contact).
+// rankTable is one workspace's ranks by num as of snapshot built (a zero rank: no contact), and
+// its common prefixes' sets (kept_prefixes.go).
 type rankTable struct {
-	built int
-	ranks [][RankLen]byte
-	used  uint64 // the keeper's clock at its last use
+	built    int
+	ranks    [][RankLen]byte
+	prefixes map[string]Set // term prefix ("t" and keptPrefixLen bytes) → the nums of its terms
+	used     uint64         // the keeper's clock at its last use
 }
 
-func (t *rankTable) size() int { return len(t.ranks) * RankLen }
+func (t *rankTable) size() int {
+	n := len(t.ranks) * RankLen
+	for _, s := range t.prefixes {
+		n += entrySize(s)
+	}
+	return n
+}
 
 type rankKeeper struct {
 	mu      sync.Mutex
+	terms   Split            // the postings, whose common prefixes are kept with the ranks
 	marks   map[string][]int // workspace → per range of nums, the id of the last write to a slot there
 	tables  map[string]*rankTable
 	bytes   int
@@ -68,8 +79,8 @@ type rankKeeper struct {
 	nums    []byte                               // the Nums bucket
 }
 
-func newRankKeeper(nums []byte) *rankKeeper {
-	return &rankKeeper{marks: map[string][]int{}, tables: map[string]*rankTable{}, next: map[string]time.Time{}, nums: nums,
+func newRankKeeper(nums []byte, terms Split) *rankKeeper {
+	return &rankKeeper{terms: terms, marks: map[string][]int{}, tables: map[string]*rankTable{}, next: map[string]time.Time{}, nums: nums,
 		budget: keptRanksBytes, now: time.Now}
 }
 
@@ -88,10 +99,12 @@ func (k *rankKeeper) mark(tx *kv.Tx, ws []byte, num uint32) {
 }
 
 // rankView is what one read transaction may take from a kept table: the ranks of the nums below
-// len(ranks) whose range is not stale.
+// len(ranks) whose range is not stale, and the common prefixes' sets for the same nums.
 type rankView struct {
-	ranks [][RankLen]byte
-	stale []bool
+	ranks    [][RankLen]byte
+	stale    []bool
+	staleAt  []uint32 // the stale ranges, ascending
+	prefixes map[string]Set
 }
 
 // rank returns num's rank when the view answers for it; a zero rank is a num with no contact.
@@ -105,7 +118,7 @@ func (v *rankView) rank(num uint32) ([RankLen]byte, bool) {
 // get returns the view of ws's kept table that answers for the read transaction tx, nil when
 // none does. want is how many candidates the search ranks: from keepRanksFrom, a workspace with
 // no table that answers, or one mostly stale, gets one built for the searches after it.
-func (k *rankKeeper) get(tx *kv.Tx, ws []byte, maxNum uint32, want int) *rankView {
+func (k *rankKeeper) get(tx *kv.Tx, ws []byte, maxNum uint32, want int, prefixMin int) *rankView {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	t := k.tables[string(ws)]
@@ -117,25 +130,26 @@ func (k *rankKeeper) get(tx *kv.Tx, ws []byte, maxNum uint32, want int) *rankVie
 	if t != nil {
 		k.clock++
 		t.used = k.clock
-		v = &rankView{ranks: t.ranks, stale: make([]bool, (len(t.ranks)>>rankRangeShift)+1)}
+		v = &rankView{ranks: t.ranks, stale: make([]bool, (len(t.ranks)>>rankRangeShift)+1), prefixes: t.prefixes}
 		uncovered = max(0, int(maxNum)+1-len(t.ranks))
 		for r, id := range k.marks[string(ws)] {
 			if r < len(v.stale) && id > t.built {
 				v.stale[r] = true
+				v.staleAt = append(v.staleAt, uint32(r))
 				uncovered += 1 << rankRangeShift
 			}
 		}
 	}
 	if want >= keepRanksFrom && uncovered > int(maxNum)/8 {
-		k.buildLocked(string(ws), int(maxNum)+1)
+		k.buildLocked(string(ws), int(maxNum)+1, prefixMin)
 	}
 	return v
 }
 
 // buildLocked starts building ws's table unless a build is running, the store is closing, the
 // table would not fit the budget, or ws's last build was too recent.
-func (k *rankKeeper) buildLocked(ws string, nums int) {
-	if k.running || k.closed || k.view == nil || nums*RankLen > k.budget/2 || k.now().Before(k.next[ws]) {
+func (k *rankKeeper) buildLocked(ws string, nums, prefixMin int) {
+	if k.running || k.closed || k.view == nil || nums*(RankLen+keptPrefixesMax/8) > k.budget/2 || k.now().Before(k.next[ws]) {
 		return
 	}
 	k.running = true
@@ -143,7 +157,7 @@ func (k *rankKeeper) buildLocked(ws string, nums int) {
 	go func() {
 		defer k.wg.Done()
 		start := k.now()
-		t, epoch, err := k.build(ws)
+		t, epoch, err := k.build(ws, prefixMin)
 		k.mu.Lock()
 		defer k.mu.Unlock()
 		k.running = false
@@ -155,8 +169,9 @@ func (k *rankKeeper) buildLocked(ws string, nums int) {
 	}()
 }
 
-// build reads ws's slots into a table, in a read transaction of its own.
-func (k *rankKeeper) build(ws string) (t *rankTable, epoch uint64, err error) {
+// build reads ws's slots into a table, with the sets of the prefixes of at least prefixMin
+// postings entries, in a read transaction of its own.
+func (k *rankKeeper) build(ws string, prefixMin int) (t *rankTable, epoch uint64, err error) {
 	err = k.view(func(tx *kv.Tx) error {
 		b := WsBucket(tx, k.nums, []byte(ws))
 		if b == nil {
@@ -176,7 +191,8 @@ func (k *rankKeeper) build(ws string) (t *rankTable, epoch uint64, err error) {
 				}
 			}
 		}
-		return nil
+		t.prefixes, err = commonPrefixes(ReadSplit(tx, k.terms, []byte(ws)), uint32(b.Sequence()), prefixMin)
+		return err
 	})
 	return t, epoch, err
 }

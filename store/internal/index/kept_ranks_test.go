@@ -2,7 +2,9 @@ package index
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -20,7 +22,10 @@ type keptFixture struct {
 	epoch uint64
 }
 
-var keptNums = []byte("nums")
+var (
+	keptNums  = []byte("nums")
+	keptTerms = Split{Main: []byte("terms"), Recent: []byte("terms-recent")}
+)
 
 func newKeptFixture(t *testing.T) *keptFixture {
 	// Mapped large enough from the start: a write that grows the mapping waits for every read
@@ -30,7 +35,7 @@ func newKeptFixture(t *testing.T) *keptFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	f := &keptFixture{t: t, db: db, k: newRankKeeper(keptNums), clock: time.Unix(1e9, 0)}
+	f := &keptFixture{t: t, db: db, k: newRankKeeper(keptNums, keptTerms), clock: time.Unix(1e9, 0)}
 	f.k.now = func() time.Time { return f.clock }
 	f.k.view = func(fn func(tx *kv.Tx) error) error {
 		return db.View(func(tx *bolt.Tx) error { return fn(kv.Wrap(tx, f.epoch, nil)) })
@@ -46,6 +51,11 @@ func (f *keptFixture) put(ws string, name string, nums ...uint32) {
 	f.t.Helper()
 	err := f.db.Update(func(btx *bolt.Tx) error {
 		tx := kv.Wrap(btx, f.epoch, nil)
+		for _, name := range [][]byte{keptTerms.Main, keptTerms.Recent} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
 		top, err := tx.CreateBucketIfNotExists(keptNums)
 		if err != nil {
 			return err
@@ -77,7 +87,7 @@ func (f *keptFixture) put(ws string, name string, nums ...uint32) {
 func (f *keptFixture) view(ws string, maxNum uint32, want int) (v *rankView, id int) {
 	err := f.db.View(func(btx *bolt.Tx) error {
 		tx := kv.Wrap(btx, f.epoch, nil)
-		v, id = f.k.get(tx, []byte(ws), maxNum, want), tx.ID()
+		v, id = f.k.get(tx, []byte(ws), maxNum, want, 4096), tx.ID()
 		return nil
 	})
 	if err != nil {
@@ -140,7 +150,7 @@ func TestKeptRanksAnswerOnlyForUnchangedSlots(t *testing.T) {
 		if built <= old.ID() {
 			t.Fatalf("the table was not rebuilt (built %d, old read %d)", built, old.ID())
 		}
-		if v := f.k.get(old, []byte("ws1"), 3001, 0); v != nil {
+		if v := f.k.get(old, []byte("ws1"), 3001, 0, 4096); v != nil {
 			t.Error("a read older than the table got a view of it")
 		}
 		return nil
@@ -212,23 +222,214 @@ func TestKeptRanksBuildsAreSpacedAndBudgeted(t *testing.T) {
 		t.Error("not rebuilt after ten times the last build's time")
 	}
 
-	// A budget of two tables: a third evicts the least recently used.
+	// A budget that three tables fit: a fourth evicts the least recently used.
 	f.put("ws3", "cat", 1, 2000)
-	f.k.budget = 2 * 2001 * RankLen
+	f.put("ws4", "dan", 1, 2000)
+	f.k.budget = 2 * 2001 * (RankLen + keptPrefixesMax/8)
 	f.view("ws2", 2000, keepRanksFrom)
-	f.view("ws1", 2000, 0) // used after ws2
 	f.view("ws3", 2000, keepRanksFrom)
-	for ws, want := range map[string]bool{"ws1": true, "ws2": false, "ws3": true} {
+	f.view("ws1", 2000, 0) // used after ws2
+	f.view("ws3", 2000, 0)
+	f.view("ws4", 2000, keepRanksFrom)
+	for ws, want := range map[string]bool{"ws1": true, "ws2": false, "ws3": true, "ws4": true} {
 		if _, ok := f.tableBuilt(ws); ok != want {
 			t.Errorf("%s kept: %v, want %v", ws, ok, want)
 		}
 	}
-	// A table of more than half the budget is not built.
+	// A table that could take more than half the budget is not built.
 	f.k.budget = 2001 * RankLen
 	f.k.forget(f.epoch+1, 0)
 	f.epoch++
 	f.view("ws1", 2000, keepRanksFrom)
 	if _, ok := f.tableBuilt("ws1"); ok {
 		t.Error("a table of more than half the budget was built")
+	}
+}
+
+// TestKeptPrefixMatchesThePostings: a kept prefix's set, with the chunks of the nums it does
+// not decide (ranges written since its snapshot, nums made after it), adds exactly what decoding
+// every term of the prefix adds, round after round of writes to both parts of the postings.
+func TestKeptPrefixMatchesThePostings(t *testing.T) {
+	f := newKeptFixture(t)
+	r := rand.New(rand.NewPCG(5, 8))
+	terms := []string{"tmar", "tmaria", "tmark", "tmartin", "tmary", "tmo", "tmaz", "tlmar"}
+	const ws = "ws1"
+	seq := uint32(0)
+	// write runs one write transaction over ws's slots and postings.
+	write := func(fn func(tx *kv.Tx, nums, main, recent *kv.Bucket)) {
+		t.Helper()
+		err := f.db.Update(func(btx *bolt.Tx) error {
+			tx := kv.Wrap(btx, f.epoch, nil)
+			for _, name := range [][]byte{keptNums, keptTerms.Main, keptTerms.Recent} {
+				if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+					return err
+				}
+			}
+			nums, err := WsBucketW(tx, keptNums, []byte(ws), 0)
+			if err != nil {
+				return err
+			}
+			main, err := WsBucketW(tx, keptTerms.Main, []byte(ws), 0)
+			if err != nil {
+				return err
+			}
+			recent, err := WsBucketW(tx, keptTerms.Recent, []byte(ws), 0)
+			if err != nil {
+				return err
+			}
+			fn(tx, nums, main, recent)
+			return nums.SetSequence(uint64(seq))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// add makes nums from..to contacts, each in a few random terms; the recent part takes
+	// some terms' nums (as an import writes them).
+	add := func(from, to uint32) {
+		write(func(tx *kv.Tx, nums, main, recent *kv.Bucket) {
+			byTerm := map[string][]uint32{}
+			for n := from; n <= to; n++ {
+				f.k.mark(tx, []byte(ws), n)
+				if err := putSlot(nums, n, [16]byte{1, byte(n >> 8), byte(n)}, testRank("x")); err != nil {
+					t.Fatal(err)
+				}
+				for _, term := range terms {
+					if r.IntN(3) == 0 {
+						byTerm[term] = append(byTerm[term], n)
+					}
+				}
+				seq = max(seq, n)
+			}
+			for term, ns := range byTerm {
+				if r.IntN(4) == 0 {
+					if err := AppendPostings(recent, term, ns); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				for _, n := range ns {
+					if err := addPosting(main, term, n); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+	add(1, 6000)
+	check := func(round int) {
+		t.Helper()
+		err := f.db.View(func(btx *bolt.Tx) error {
+			tx := kv.Wrap(btx, f.epoch, nil)
+			v := f.k.get(tx, []byte(ws), seq, 0, 1)
+			if v == nil {
+				t.Fatalf("round %d: no table", round)
+			}
+			x := ReadSplit(tx, keptTerms, []byte(ws))
+			for _, p := range []string{"tmar", "tma"} {
+				got, want := NewSet(seq), NewSet(seq)
+				n, ok, err := x.keptPrefix(got, v, p, seq)
+				if err != nil || ok != (p == "tmar") {
+					t.Fatalf("round %d: keptPrefix(%q) = %v, %v", round, p, ok, err)
+				}
+				all, err := x.AddPostings(want, p, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ok {
+					continue
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("round %d: the kept %q and its postings differ (%d and %d nums)", round, p, got.Count(), want.Count())
+				}
+				// Nothing is undecided at first; later rounds' edits leave more ranges to the
+				// postings (no rebuild here), until every one is.
+				if round == 0 && n != 0 || round == 1 && n >= all {
+					t.Errorf("round %d: the kept %q decoded %d of its %d entries", round, p, n, all)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Build with a low floor: "tmar" (every tmar… term) is kept, "tma" is not (a prefix of
+	// keptPrefixLen bytes only).
+	err := f.db.View(func(btx *bolt.Tx) error {
+		f.k.get(kv.Wrap(btx, f.epoch, nil), []byte(ws), seq, keepRanksFrom, 1)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.k.wg.Wait()
+	check(0)
+	for round := 1; round <= 8; round++ {
+		// Edits in one or two ranges: nums leave and join terms of the prefix.
+		write(func(tx *kv.Tx, nums, main, recent *kv.Bucket) {
+			for range 1 + r.IntN(2) {
+				base := uint32(r.IntN(5)) << rankRangeShift
+				for range 20 {
+					n := base + uint32(r.IntN(1<<rankRangeShift)) + 1
+					f.k.mark(tx, []byte(ws), n)
+					term := terms[r.IntN(len(terms))]
+					if r.IntN(2) == 0 {
+						if _, err := removePosting(main, term, n); err != nil {
+							t.Fatal(err)
+						}
+					} else if err := addPosting(main, term, n); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		})
+		add(seq+1, seq+uint32(1+r.IntN(300))) // new contacts past the table
+		check(round)
+	}
+}
+
+// TestAnswerIDsOrdersEqualKeysByID: of candidates with equal full sort keys (two Mary Davises),
+// the answer keeps the smallest ids, whatever their nums, when the ids were not read yet (their
+// ranks came from a kept table).
+func TestAnswerIDsOrdersEqualKeysByID(t *testing.T) {
+	f := newKeptFixture(t)
+	f.put("ws1", "mary", 1, 2, 3, 4, 5, 6)
+	err := f.db.Update(func(btx *bolt.Tx) error {
+		tx := kv.Wrap(btx, f.epoch, nil)
+		b := WsBucket(tx, keptNums, []byte("ws1"))
+		for n := uint32(1); n <= 6; n++ { // ids descend as nums ascend
+			if err := putSlot(b, n, [16]byte{byte(20 - n)}, testRank("mary")); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = f.db.View(func(btx *bolt.Tx) error {
+		tx := kv.Wrap(btx, f.epoch, nil)
+		s := &searcher{tx: tx, num: WsBucket(tx, keptNums, []byte("ws1"))}
+		key := []byte("\x01mary\x00davis\x00")
+		var batch []hit
+		for n := uint32(1); n <= 6; n++ {
+			batch = append(batch, hit{num: n, sort: key})
+		}
+		batch = append(batch, hit{num: 7, sort: []byte("\x01zed\x00")})
+		got := s.answerIDs(batch, 2)
+		sortHits(got)
+		if len(got) < 2 || got[0].id != [16]byte{14} || got[1].id != [16]byte{15} {
+			t.Errorf("the first 2 of six equal keys: %v, want the ids 14 and 15 (nums 6 and 5)", got)
+		}
+		for _, h := range got {
+			if h.num == 7 {
+				t.Error("a candidate past the answer and its equals had its id read")
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

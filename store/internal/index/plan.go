@@ -183,6 +183,16 @@ func (s *searcher) addWord(set Set, w postingWord) error {
 		return err
 	}
 	for _, st := range w.sets {
+		if !st.exact {
+			n, ok, err := s.terms.keptPrefix(set, s.kept, st.prefix, uint32(s.num.Sequence()))
+			s.work.Postings += n
+			if err != nil {
+				return err
+			}
+			if ok {
+				continue
+			}
+		}
 		if err := s.addPostings(set, st.prefix, st.exact); err != nil {
 			return err
 		}

@@ -10,32 +10,46 @@ import (
 )
 
 // byRank returns the first limit candidates in display order that are not skipped (skip may be
-// nil: nothing to skip) and match q.
-// Ranks order the candidates without reading them: only those ranked among the first target
-// (ties included) are read and sorted by their full sort key, then, if some of them failed
-// verification, the next ones, twice as many each time. Every candidate not read ranks after
-// every one read, so the first limit read are the first limit of all.
+// nil) and match q. Ranks order the candidates without reading them: only those ranked among the
+// first target (ties included) are read and sorted by their full sort key, then, if some of them
+// failed verification, the next ones, twice as many each time. Every candidate not read ranks
+// after every one read, so the first limit read are the first limit of all.
 func (s *searcher) byRank(cands Set, n int, skip func([16]byte) bool, limit int) [][16]byte {
 	all := getRanked(n)
 	defer putRanked(all)
 	rs := all
 	sl := NewSlotReader(s.num)
 	// A kept table gives the ranks of most candidates without their blocks (kept_ranks.go);
-	// their ids are read for those taken only.
+	// their ids are read later, for those that make the answer only. The candidates are listed
+	// first and looked up after, in a loop whose reads of the table overlap.
 	kept := s.keptRanks(uint32(s.num.Sequence()), n)
 	for i, w := range cands {
 		for w != 0 {
 			b := uint32(i*64) + uint32(bits.TrailingZeros64(w))
 			w &= w - 1
-			if rank, ok := kept.rank(b); ok {
-				if rank != ([RankLen]byte{}) {
-					rs = append(rs, ranked{rank: rank, num: b})
-				}
-			} else if id, rank, ok := sl.Slot(b); ok && (skip == nil || !skip(id)) {
-				rs = append(rs, ranked{rank, id, b})
-			}
+			rs = append(rs, ranked{num: b})
 		}
 	}
+	k := 0
+	for _, r := range rs {
+		rank, ok := kept.rank(r.num)
+		if !ok {
+			var id [16]byte
+			if id, rank, ok = sl.Slot(r.num); !ok || (skip != nil && skip(id)) {
+				continue
+			}
+			r.id = id
+		} else if rank == ([RankLen]byte{}) {
+			continue // no contact
+		}
+		r.rank = rank
+		rs[k] = r
+		k++
+	}
+	rs = rs[:k]
+	// Ids are wanted before the answer when a candidate is verified on its record or may be
+	// skipped.
+	early := s.verify || skip != nil
 	var found []hit
 	for target := limit; len(rs) > 0 && len(found) < limit; target *= 2 {
 		// Move the candidates ranked up to the target-th smallest rank (ties included) to the
@@ -54,7 +68,7 @@ func (s *searcher) byRank(cands Set, n int, skip func([16]byte) bool, limit int)
 			}
 			take, rs = rs[:k], rs[k:]
 		}
-		if kept != nil {
+		if kept != nil && early {
 			take = s.takeIDs(take, skip)
 		}
 		var batch []hit
@@ -65,9 +79,12 @@ func (s *searcher) byRank(cands Set, n int, skip func([16]byte) bool, limit int)
 		} else {
 			for _, r := range take {
 				if sk, ok := s.check(r.id, true); ok {
-					batch = append(batch, hit{id: r.id, sort: sk})
+					batch = append(batch, hit{num: r.num, id: r.id, sort: sk})
 				}
 			}
+		}
+		if !early {
+			batch = s.answerIDs(batch, limit-len(found))
 		}
 		sortHits(batch)
 		found = append(found, batch...)
@@ -87,7 +104,8 @@ type ranked struct {
 }
 
 // takeIDs reads the ids of the candidates of take whose rank came from a kept table, in num
-// order (one block fetch per block), and drops those skipped; it reuses take's array.
+// order (one block fetch per block), and drops those skipped (skip may be nil); it reuses
+// take's array.
 func (s *searcher) takeIDs(take []ranked, skip func([16]byte) bool) []ranked {
 	slices.SortFunc(take, func(a, b ranked) int { return cmp.Compare(a.num, b.num) })
 	sl := NewSlotReader(s.num)
@@ -102,6 +120,45 @@ func (s *searcher) takeIDs(take []ranked, skip func([16]byte) bool) []ranked {
 		}
 		if skip == nil || !skip(r.id) {
 			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// answerIDs keeps the first need hits of batch by sort key, and the hits whose key equals the
+// last of those (ids order equal keys), reading the ids not read yet, in num order.
+func (s *searcher) answerIDs(batch []hit, need int) []hit {
+	slices.SortFunc(batch, func(a, b hit) int {
+		if c := bytes.Compare(a.sort, b.sort); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.num, b.num)
+	})
+	cut := min(need, len(batch))
+	for cut > 0 && cut < len(batch) && bytes.Equal(batch[cut].sort, batch[cut-1].sort) {
+		cut++
+	}
+	batch = batch[:cut]
+	var missing []int
+	for i, h := range batch {
+		if h.id == ([16]byte{}) {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) == 0 {
+		return batch
+	}
+	slices.SortFunc(missing, func(a, b int) int { return cmp.Compare(batch[a].num, batch[b].num) })
+	sl := NewSlotReader(s.num)
+	out := batch[:0]
+	for _, i := range missing {
+		if id, _, ok := sl.Slot(batch[i].num); ok {
+			batch[i].id = id
+		}
+	}
+	for _, h := range batch {
+		if h.id != ([16]byte{}) {
+			out = append(out, h)
 		}
 	}
 	return out
@@ -137,6 +194,14 @@ func (s *searcher) orderTaken(take []ranked) []hit {
 			continue
 		}
 		for _, r := range group {
+			if r.id == ([16]byte{}) {
+				// Its rank came from a kept table: its id is read now.
+				id, _, ok := NewSlotReader(s.num).Slot(r.num)
+				if !ok {
+					continue
+				}
+				r.id = id
+			}
 			if sk, ok := s.check(r.id, true); ok {
 				out = append(out, hit{num: r.num, id: r.id, sort: sk})
 			}

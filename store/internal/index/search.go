@@ -46,6 +46,7 @@ type searcher struct {
 	q                   Query
 	verify              bool // a query word the candidate sets do not decide exactly
 	work                Work
+	kept                *rankView // the kept ranks and prefixes that answer for tx, nil when none
 }
 
 // Work counts what one search read: postings entries decoded, records read to verify
@@ -156,6 +157,9 @@ func (s *searcher) search() ([][16]byte, error) {
 		s.verify = true
 	}
 	maxNum := uint32(s.num.Sequence())
+	if len(q.Text) > 0 {
+		s.kept = s.keptRanks(maxNum, 0)
+	}
 	if len(q.Text) == 0 && len(words) == 1 && words[0].mask != 0 && !s.verify {
 		// Only one-digit words. When few digits are asked most phones hold them all: a walk
 		// in display order reading records finds the first page sooner than decoding the mask
@@ -316,7 +320,7 @@ func (s *searcher) keptRanks(maxNum uint32, n int) *rankView {
 	if s.e == nil || s.tx == nil {
 		return nil // a searcher of the engine's tests
 	}
-	return s.e.ranks.get(s.tx, s.ws, maxNum, n)
+	return s.e.ranks.get(s.tx, s.ws, maxNum, n, s.b.KeptPrefixMin)
 }
 
 // walkN is walk giving up (ok false) after budget contacts that are not candidates, or after
