@@ -23,9 +23,13 @@ func writeContacts(w http.ResponseWriter, status int, contacts []store.Contact) 
 		writeJSON(w, http.StatusInternalServerError, errorBody{"internal error"})
 		return
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	buf = append(buf, '\n')
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	// The whole answer is at hand: its length lets net/http send it as it is, not in chunks.
+	h.Set("Content-Length", strconv.Itoa(len(buf)))
 	w.WriteHeader(status)
-	_, _ = w.Write(append(buf, '\n'))
+	_, _ = w.Write(buf)
 }
 
 // appendContacts appends the JSON array of the contacts' records (contactResult's fields in
