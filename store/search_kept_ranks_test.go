@@ -17,7 +17,7 @@ import (
 func TestSearchWithKeptRanksSeesEveryWrite(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	// Every prefix in a 32nd of the contacts is kept ("chr", "mar", "wil", "jon"…).
+	// Every prefix in a 128th of the contacts is kept ("chr", "mar", "wil", "jon"…).
 	defer store.SetKeptPrefixMin(f.s, 1)()
 	rng := rand.New(rand.NewPCG(9, 4))
 	firsts := []string{"Christopher", "Christina", "Chris", "Charles", "Mary", "Maria"}

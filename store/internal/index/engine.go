@@ -69,7 +69,7 @@ type Bounds struct {
 	// 12–16 terms).
 	RecentMax, RecentMaxPostings int
 	// KeptPrefixMin is the fewest postings entries a prefix of keptPrefixLen bytes has for its
-	// set to be kept with its workspace's ranks (kept_prefixes.go), when more than a 64th of
+	// set to be kept with its workspace's ranks (kept_prefixes.go), when more than a 128th of
 	// the workspace's contacts.
 	KeptPrefixMin int
 	// SparseStepCost weighs reading a list member's rank from its num slot against a step of the

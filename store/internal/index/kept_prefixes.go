@@ -13,10 +13,11 @@ import (
 // prefixes. A query word of three letters is a prefix of many terms ("mar": maria, mark, martin,
 // martinez…), and a common one is a large part of all postings: "mar" and "wil" are 108,000
 // entries at a million contacts, decoded on every search for them (0.35 ms of the 0.8 a
-// "mar wil" costs). The prefixes of keptPrefixLen bytes with more entries than a 64th of the
-// contacts (and at least Bounds.KeptPrefixMin) are decoded once, when the table is built, into
-// bitsets (a bit a contact: 125 KB at a million; 58 prefixes of the bench's million, a dozen
-// of them e-mail domains: 7 MB), and a search ORs the set instead of decoding the terms.
+// "mar wil" costs). The prefixes of keptPrefixLen bytes with more entries than a 128th of the
+// contacts (and at least Bounds.KeptPrefixMin), the keptPrefixesMax commonest, are decoded once,
+// when the table is built, into bitsets (a bit a contact: 125 KB at a million; 64 prefixes of
+// the bench's million, a dozen of them e-mail domains: 8 MB), and a search ORs the set instead
+// of decoding the terms.
 //
 // A set is exact where the table's ranks are: for the nums below the table's length whose range
 // no write has marked since the table's snapshot (every write of a contact's terms writes its
@@ -35,12 +36,12 @@ const keptPrefixLen = 3
 const keptPrefixesMax = 64
 
 // commonPrefixes decodes the text prefixes of keptPrefixLen bytes of x whose postings hold at
-// least max(maxNum/64, floor) entries (the keptPrefixesMax commonest) into sets of nums up to
+// least max(maxNum/128, floor) entries (the keptPrefixesMax commonest) into sets of nums up to
 // maxNum. A chunk's entries are
 // counted from its length (a delta is one or two bytes; two thirds of a common prefix's are
 // one), which errs toward keeping.
 func commonPrefixes(x SplitIndex, maxNum uint32, floor int) (map[string]Set, error) {
-	limit := max(int(maxNum)/64, floor)
+	limit := max(int(maxNum)/128, floor)
 	count := map[string]int{}
 	for _, b := range [2]*kv.Bucket{x.main, x.recent} {
 		if b == nil {

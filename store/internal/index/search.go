@@ -158,7 +158,7 @@ func (s *searcher) search() ([][16]byte, error) {
 	}
 	maxNum := uint32(s.num.Sequence())
 	if len(q.Text) > 0 {
-		s.kept = s.keptRanks(maxNum, 0)
+		s.keptRanks(maxNum, 0)
 	}
 	if len(q.Text) == 0 && len(words) == 1 && words[0].mask != 0 && !s.verify {
 		// Only one-digit words. When few digits are asked most phones hold them all: a walk
@@ -317,10 +317,11 @@ func (s *searcher) walkEstimate(cands Set, n int, maxNum uint32, limit int) (int
 // keptRanks is the view of the workspace's kept ranks this search may use, nil when none
 // answers (kept_ranks.go); n candidates are to be ranked.
 func (s *searcher) keptRanks(maxNum uint32, n int) *rankView {
-	if s.e == nil || s.tx == nil {
-		return nil // a searcher of the engine's tests
+	if s.kept != nil || s.e == nil || s.tx == nil {
+		return s.kept // one view a search (nil for a searcher of the engine's tests)
 	}
-	return s.e.ranks.get(s.tx, s.ws, maxNum, n, s.b.KeptPrefixMin)
+	s.kept = s.e.ranks.get(s.tx, s.ws, maxNum, n, s.b.KeptPrefixMin)
+	return s.kept
 }
 
 // walkN is walk giving up (ok false) after budget contacts that are not candidates, or after
