@@ -103,30 +103,43 @@ type ranked struct {
 	num  uint32
 }
 
-// takeIDs reads the ids of the candidates of take whose rank came from a kept table, in num
-// order (one block fetch per block), and drops those skipped (skip may be nil); it reuses
-// take's array.
-func (s *searcher) takeIDs(take []ranked, skip func([16]byte) bool) []ranked {
-	slices.SortFunc(take, func(a, b ranked) int { return cmp.Compare(a.num, b.num) })
-	sl := NewSlotReader(s.num)
-	out := take[:0]
-	for _, r := range take {
-		if r.id == ([16]byte{}) {
-			id, _, ok := sl.Slot(r.num)
-			if !ok {
-				continue
-			}
-			r.id = id
-		}
-		if skip == nil || !skip(r.id) {
-			out = append(out, r)
+// readIDs reads the ids still zero among xs (id gives an item's) from the num slots, in num
+// order (one block fetch per block); an item whose num has no contact keeps a zero id.
+func readIDs[T any](s *searcher, xs []T, num func(*T) uint32, id func(*T) *[16]byte) {
+	var missing []int
+	for i := range xs {
+		if *id(&xs[i]) == ([16]byte{}) {
+			missing = append(missing, i)
 		}
 	}
-	return out
+	if len(missing) == 0 {
+		return
+	}
+	slices.SortFunc(missing, func(a, b int) int { return cmp.Compare(num(&xs[a]), num(&xs[b])) })
+	sl := NewSlotReader(s.num)
+	for _, i := range missing {
+		if v, _, ok := sl.Slot(num(&xs[i])); ok {
+			*id(&xs[i]) = v
+		}
+	}
+}
+
+func rankedNum(r *ranked) uint32   { return r.num }
+func rankedID(r *ranked) *[16]byte { return &r.id }
+func hitNum(h *hit) uint32         { return h.num }
+func hitID(h *hit) *[16]byte       { return &h.id }
+
+// takeIDs reads the ids of the candidates of take whose rank came from a kept table and drops
+// those with no contact or skipped (skip may be nil); it reuses take's array.
+func (s *searcher) takeIDs(take []ranked, skip func([16]byte) bool) []ranked {
+	readIDs(s, take, rankedNum, rankedID)
+	return slices.DeleteFunc(take, func(r ranked) bool {
+		return r.id == ([16]byte{}) || skip != nil && skip(r.id)
+	})
 }
 
 // answerIDs keeps the first need hits of batch by sort key, and the hits whose key equals the
-// last of those (ids order equal keys), reading the ids not read yet, in num order.
+// last of those (ids order equal keys), reading the ids not read yet.
 func (s *searcher) answerIDs(batch []hit, need int) []hit {
 	slices.SortFunc(batch, func(a, b hit) int {
 		if c := bytes.Compare(a.sort, b.sort); c != 0 {
@@ -139,29 +152,8 @@ func (s *searcher) answerIDs(batch []hit, need int) []hit {
 		cut++
 	}
 	batch = batch[:cut]
-	var missing []int
-	for i, h := range batch {
-		if h.id == ([16]byte{}) {
-			missing = append(missing, i)
-		}
-	}
-	if len(missing) == 0 {
-		return batch
-	}
-	slices.SortFunc(missing, func(a, b int) int { return cmp.Compare(batch[a].num, batch[b].num) })
-	sl := NewSlotReader(s.num)
-	out := batch[:0]
-	for _, i := range missing {
-		if id, _, ok := sl.Slot(batch[i].num); ok {
-			batch[i].id = id
-		}
-	}
-	for _, h := range batch {
-		if h.id != ([16]byte{}) {
-			out = append(out, h)
-		}
-	}
-	return out
+	readIDs(s, batch, hitNum, hitID)
+	return slices.DeleteFunc(batch, func(h hit) bool { return h.id == ([16]byte{}) })
 }
 
 // tieStepsPerRecord is how many display-order index entries a search walks to order
@@ -193,15 +185,8 @@ func (s *searcher) orderTaken(take []ranked) []hit {
 			out = append(out, hits...)
 			continue
 		}
+		readIDs(s, group, rankedNum, rankedID) // those whose rank came from a kept table
 		for _, r := range group {
-			if r.id == ([16]byte{}) {
-				// Its rank came from a kept table: its id is read now.
-				id, _, ok := NewSlotReader(s.num).Slot(r.num)
-				if !ok {
-					continue
-				}
-				r.id = id
-			}
 			if sk, ok := s.check(r.id, true); ok {
 				out = append(out, hit{num: r.num, id: r.id, sort: sk})
 			}
