@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -187,25 +186,12 @@ func checkContactIndex(t *testing.T, s *Store, workspaceID string) {
 // far more than edited), where records written one at a time keep a twentieth of each page
 // for growth; the file of an import is that much smaller.
 func TestImportFillsRecordPages(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fill.db")
-	s, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	imported, err := s.CreateWorkspace("Imported")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, imported, path := impStoreAt(t)
 	oneByOne, err := s.CreateWorkspace("One by one")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	b.WriteString("phone,firstName,lastName,email\n")
-	for i := range 4000 {
-		fmt.Fprintf(&b, "+1415%07d,Name%d,Surname%d,person%d@example.com\n", 5000000+i, i, i, i)
-	}
-	impRun(t, s, imported.ID, b.String())
+	impRun(t, s, imported, personsCSV(4000))
 	for i := range 4000 {
 		first, last, email := fmt.Sprint("Name", i), fmt.Sprint("Surname", i), fmt.Sprintf("person%d@example.com", i)
 		if _, err := s.CreateContact(oneByOne.ID, ContactInput{Phone: fmt.Sprintf("+1415%07d", 5000000+i),
@@ -228,7 +214,7 @@ func TestImportFillsRecordPages(t *testing.T) {
 		})
 		return f
 	}
-	if imp, one := fill(imported.ID), fill(oneByOne.ID); imp < 0.98 || imp <= one {
+	if imp, one := fill(imported), fill(oneByOne.ID); imp < 0.98 || imp <= one {
 		t.Errorf("record pages %.1f %% in use after an import, %.1f %% written one by one; want the import's above 98 %% and fuller",
 			100*imp, 100*one)
 	}
@@ -237,21 +223,8 @@ func TestImportFillsRecordPages(t *testing.T) {
 // TestFileGrowsInSmallSteps: the file on disk runs at most 4 MiB past the pages in use (bbolt's
 // default step left up to 16 MiB never written at its end).
 func TestFileGrowsInSmallSteps(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "grow.db")
-	s, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := s.CreateWorkspace("Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	b.WriteString("phone,firstName,lastName,email\n")
-	for i := range 3000 {
-		fmt.Fprintf(&b, "+1415%07d,Name%d,Surname%d,person%d@example.com\n", 5000000+i, i, i, i)
-	}
-	impRun(t, s, w.ID, b.String())
+	s, ws, path := impStoreAt(t)
+	impRun(t, s, ws, personsCSV(3000))
 	s.Close()
 	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
 	if err != nil {

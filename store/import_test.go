@@ -18,12 +18,32 @@ import (
 // plan (text), score (number), vip (boolean) and since (date).
 func impStore(t testing.TB) (*Store, string) {
 	t.Helper()
-	s, err := Open(filepath.Join(t.TempDir(), "import.db"), Options{})
+	s, ws, _ := impStoreAt(t)
+	return s, ws
+}
+
+// impStoreAt is impStore also returning the file's path, for tests that read it raw once they
+// have closed the store (closing it again when the test ends does nothing).
+func impStoreAt(t testing.TB) (*Store, string, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "import.db")
+	s, err := Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return s, impWorkspace(t, s)
+	return s, impWorkspace(t, s), path
+}
+
+// personsCSV is an import of n contacts, numbered from +14155000000 on, each with a name and
+// an email of its own.
+func personsCSV(n int) string {
+	var b strings.Builder
+	b.WriteString("phone,firstName,lastName,email\n")
+	for i := range n {
+		fmt.Fprintf(&b, "+1415%07d,Name%d,Surname%d,person%d@example.com\n", 5000000+i, i, i, i)
+	}
+	return b.String()
 }
 
 func impWorkspace(t testing.TB, s *Store) string {

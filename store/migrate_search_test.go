@@ -317,29 +317,21 @@ func TestMigrateNumBlocks(t *testing.T) {
 // TestLongDigitWordReadsNoRecord: in a file written now, a digit word longer than every phone
 // finds nothing without reading a record, and one as long as some phones still finds those.
 func TestLongDigitWordReadsNoRecord(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "s.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	w, err := s.CreateWorkspace("Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, ws := impStore(t)
 	for i := range 300 {
 		phone := fmt.Sprintf("+1999999%04d", i) // 11 digits, every one holding 9999
 		if i%50 == 0 {
 			phone = fmt.Sprintf("+861999999%04d", i) // 13 digits
 		}
-		if _, err := s.CreateContact(w.ID, ContactInput{Phone: phone}); err != nil {
+		if _, err := s.CreateContact(ws, ContactInput{Phone: phone}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cs, work, err := s.searchContacts(w.ID, "99999999999999") // 14 digits
+	cs, work, err := s.searchContacts(ws, "99999999999999") // 14 digits
 	if err != nil || len(cs) != 0 || work.Records != 0 {
 		t.Errorf("a 14-digit word found %d and read %d records (%v), want none of either", len(cs), work.Records, err)
 	}
-	if cs, _, err := s.searchContacts(w.ID, "8619999"); err != nil || len(cs) != 6 {
+	if cs, _, err := s.searchContacts(ws, "8619999"); err != nil || len(cs) != 6 {
 		t.Errorf("a 7-digit word in the 13-digit phones found %d (%v), want 6", len(cs), err)
 	}
 }

@@ -46,24 +46,34 @@ func newKeptFixture(t *testing.T) *keptFixture {
 
 func testRank(name string) [RankLen]byte { return RankOf(append([]byte{1}, name...)) }
 
-// put writes the slots of nums in ws with rank name+num, marking them as the engine's writes do.
-func (f *keptFixture) put(ws string, name string, nums ...uint32) {
+// update runs fn in a write transaction of the fixture's file, with ws's Nums bucket and both
+// parts of its postings.
+func (f *keptFixture) update(ws string, fn func(tx *kv.Tx, nums, main, recent *kv.Bucket) error) {
 	f.t.Helper()
 	err := f.db.Update(func(btx *bolt.Tx) error {
 		tx := kv.Wrap(btx, f.epoch, nil)
-		for _, name := range [][]byte{keptTerms.Main, keptTerms.Recent} {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+		var bs [3]*kv.Bucket
+		for i, top := range [][]byte{keptNums, keptTerms.Main, keptTerms.Recent} {
+			if _, err := tx.CreateBucketIfNotExists(top); err != nil {
 				return err
 			}
+			b, err := WsBucketW(tx, top, []byte(ws), 0)
+			if err != nil {
+				return err
+			}
+			bs[i] = b
 		}
-		top, err := tx.CreateBucketIfNotExists(keptNums)
-		if err != nil {
-			return err
-		}
-		b, err := top.CreateBucketIfNotExists([]byte(ws))
-		if err != nil {
-			return err
-		}
+		return fn(tx, bs[0], bs[1], bs[2])
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// put writes the slots of nums in ws with rank name+num, marking them as the engine's writes do.
+func (f *keptFixture) put(ws string, name string, nums ...uint32) {
+	f.t.Helper()
+	f.update(ws, func(tx *kv.Tx, b, _, _ *kv.Bucket) error {
 		for _, n := range nums {
 			if uint64(n) > b.Sequence() {
 				if err := b.SetSequence(uint64(n)); err != nil {
@@ -77,9 +87,6 @@ func (f *keptFixture) put(ws string, name string, nums ...uint32) {
 		}
 		return nil
 	})
-	if err != nil {
-		f.t.Fatal(err)
-	}
 }
 
 // view returns the view of ws's table a read transaction gets now (building one when asked
@@ -258,31 +265,10 @@ func TestKeptPrefixMatchesThePostings(t *testing.T) {
 	// write runs one write transaction over ws's slots and postings.
 	write := func(fn func(tx *kv.Tx, nums, main, recent *kv.Bucket)) {
 		t.Helper()
-		err := f.db.Update(func(btx *bolt.Tx) error {
-			tx := kv.Wrap(btx, f.epoch, nil)
-			for _, name := range [][]byte{keptNums, keptTerms.Main, keptTerms.Recent} {
-				if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-					return err
-				}
-			}
-			nums, err := WsBucketW(tx, keptNums, []byte(ws), 0)
-			if err != nil {
-				return err
-			}
-			main, err := WsBucketW(tx, keptTerms.Main, []byte(ws), 0)
-			if err != nil {
-				return err
-			}
-			recent, err := WsBucketW(tx, keptTerms.Recent, []byte(ws), 0)
-			if err != nil {
-				return err
-			}
+		f.update(ws, func(tx *kv.Tx, nums, main, recent *kv.Bucket) error {
 			fn(tx, nums, main, recent)
 			return nums.SetSequence(uint64(seq))
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 	}
 	// add makes nums from..to contacts, each in a few random terms; the recent part takes
 	// some terms' nums (as an import writes them).
@@ -395,9 +381,7 @@ func TestKeptPrefixMatchesThePostings(t *testing.T) {
 func TestAnswerIDsOrdersEqualKeysByID(t *testing.T) {
 	f := newKeptFixture(t)
 	f.put("ws1", "mary", 1, 2, 3, 4, 5, 6)
-	err := f.db.Update(func(btx *bolt.Tx) error {
-		tx := kv.Wrap(btx, f.epoch, nil)
-		b := WsBucket(tx, keptNums, []byte("ws1"))
+	f.update("ws1", func(_ *kv.Tx, b, _, _ *kv.Bucket) error {
 		for n := uint32(1); n <= 6; n++ { // ids descend as nums ascend
 			if err := putSlot(b, n, [16]byte{byte(20 - n)}, testRank("mary")); err != nil {
 				return err
@@ -405,10 +389,7 @@ func TestAnswerIDsOrdersEqualKeysByID(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = f.db.View(func(btx *bolt.Tx) error {
+	err := f.db.View(func(btx *bolt.Tx) error {
 		tx := kv.Wrap(btx, f.epoch, nil)
 		s := &searcher{tx: tx, num: WsBucket(tx, keptNums, []byte("ws1"))}
 		key := []byte("\x01mary\x00davis\x00")
