@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -74,7 +75,12 @@ func TestFindContactLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var list []map[string]any
-	e.post(t, "find-contact-action", e.body(obj{"searchText": "smith"})).want(t, http.StatusOK).decode(t, &list)
+	r := e.post(t, "find-contact-action", e.body(obj{"searchText": "smith"})).want(t, http.StatusOK)
+	r.decode(t, &list)
+	// A full answer (~20 KB) is sent whole, with its length, not in chunks.
+	if n := r.header.Get("Content-Length"); n != strconv.Itoa(len(r.raw)) {
+		t.Errorf("Content-Length %q for a %d-byte answer", n, len(r.raw))
+	}
 	if len(list) != store.SearchLimit {
 		t.Fatalf("%d results, want at most %d", len(list), store.SearchLimit)
 	}
