@@ -220,6 +220,20 @@ func KeptRanks(s *Store, workspaceID string) bool {
 	return ok
 }
 
+// KeptRanksSnapshot waits for a rank table being built, if any, and returns the snapshot the
+// workspace's kept table was built from (0: none).
+func KeptRanksSnapshot(s *Store, workspaceID string) int {
+	built, _ := s.idx.KeptRanks(idKey(workspaceID))
+	return built
+}
+
+// HoldKeptRanks keeps the workspace's kept ranks from being rebuilt until release is called,
+// waiting for a build under way first.
+func HoldKeptRanks(s *Store) (release func()) {
+	s.idx.HoldRankBuilds(true)
+	return func() { s.idx.HoldRankBuilds(false) }
+}
+
 // SetKeptPrefixMin sets the fewest postings entries of a prefix kept with its workspace's ranks
 // until restore is called.
 func SetKeptPrefixMin(s *Store, n int) (restore func()) {

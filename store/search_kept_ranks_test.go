@@ -38,8 +38,18 @@ func TestSearchWithKeptRanksSeesEveryWrite(t *testing.T) {
 		t.Fatal("no kept ranks after searches ranking thousands of candidates")
 	}
 
-	// Renames to the front and to the back of the order (in a few of the table's ranges),
-	// deletions, and new contacts past the table.
+	// The first matches of queries the kept order answers renamed out of them, renames to the
+	// front and to the back of the order (in a few of the table's ranges), deletions, and new
+	// contacts past the table; searched first with the table as it was (no rebuild starts).
+	built := store.KeptRanksSnapshot(f.s, f.ws)
+	release := store.HoldKeptRanks(f.s)
+	for _, q := range []string{"mar wil", "chr"} {
+		for _, c := range search(t, f.s, f.ws, q)[:3] {
+			if _, _, err := f.s.UpsertContact(f.ws, store.ContactInput{Phone: c.Phone(), FirstName: ptr("Aaron"), LastName: ptr("Jolly")}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	for i := 0; i < 40; i++ {
 		first := "Aaron"
 		if i%2 == 1 {
@@ -64,11 +74,16 @@ func TestSearchWithKeptRanksSeesEveryWrite(t *testing.T) {
 	}
 	all := allContacts(t, f.s, f.ws)
 	ref := refPrepare(all)
-	for _, q := range append(queries, "aaron", "zoe mar", "abe chr", "wil mar", "chr wil", "mar") {
+	queries = append(queries, "aaron", "zoe mar", "abe chr", "wil mar", "chr wil", "mar", "zoe jol")
+	for _, q := range queries {
 		wantSameAsReference(t, f.s, f.ws, ref, q)
 	}
-	// Again once the searches above have had the table rebuilt.
-	store.KeptRanks(f.s, f.ws)
+	// Again once a search the kept order answers has had the table rebuilt.
+	release()
+	search(t, f.s, f.ws, "mar wil")
+	if store.KeptRanksSnapshot(f.s, f.ws) <= built {
+		t.Error("a search of a mostly stale table did not have it rebuilt")
+	}
 	for _, q := range queries {
 		wantSameAsReference(t, f.s, f.ws, ref, q)
 	}

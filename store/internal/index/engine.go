@@ -104,7 +104,7 @@ type Engine struct {
 // New returns the engine over the buckets of l, with m to read the store's records and indexes
 // for the kept sets, and the bounds given.
 func New(l *Layout, m Members, b Bounds) *Engine {
-	return &Engine{l: l, Bounds: b, sets: newSetCache(), ranks: newRankKeeper(l.Nums, l.Terms), m: m}
+	return &Engine{l: l, Bounds: b, sets: newSetCache(), ranks: newRankKeeper(l.Nums, l.Terms, l.Order), m: m}
 }
 
 // Fill factors: the records and the nums blocks grow at their end (ULIDs and nums ascend), so

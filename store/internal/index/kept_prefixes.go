@@ -92,11 +92,18 @@ func (x SplitIndex) keptPrefix(s Set, v *rankView, prefix string, maxNum uint32)
 			s[i] |= kept[i]
 		}
 	}
-	// The nums the set does not decide: its stale ranges, and those past the table (the last
-	// chunk of every term may hold some, when there are any).
+	entries, err = x.addUndecided(s, v, prefix, maxNum)
+	return entries, true, err
+}
+
+// addUndecided adds to s the nums of every term starting with prefix from the postings' chunks
+// that can hold nums v does not decide: its stale ranges, and those past the table (the last
+// chunk of every term may hold some, when there are any). It returns how many postings entries
+// it decoded.
+func (x SplitIndex) addUndecided(s Set, v *rankView, prefix string, maxNum uint32) (entries int, err error) {
 	covered := uint64(len(v.ranks))
 	if len(v.staleAt) == 0 && uint64(maxNum) < covered {
-		return 0, true, nil // none: no chunk to read
+		return 0, nil // none: no chunk to read
 	}
 	undecided := func(first, end uint64) bool { // [first, end)
 		if end > covered && uint64(maxNum) >= covered {
@@ -115,7 +122,7 @@ func (x SplitIndex) keptPrefix(s Set, v *rankView, prefix string, maxNum uint32)
 		k, val := c.Seek(p)
 		for k != nil && bytes.HasPrefix(k, p) {
 			if len(k) < 5 || k[len(k)-5] != 0 {
-				return entries, true, ErrBadChunk
+				return entries, ErrBadChunk
 			}
 			nk, nv := c.Next()
 			// The chunk's nums run to the next chunk of its term, or without end.
@@ -126,11 +133,11 @@ func (x SplitIndex) keptPrefix(s Set, v *rankView, prefix string, maxNum uint32)
 			if undecided(uint64(chunkFirst(k)), end) {
 				n, err := addChunk(s, chunkFirst(k), val)
 				if entries += n; err != nil {
-					return entries, true, err
+					return entries, err
 				}
 			}
 			k, val = nk, nv
 		}
 	}
-	return entries, true, nil
+	return entries, nil
 }

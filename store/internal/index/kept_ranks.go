@@ -29,8 +29,8 @@ import (
 // run one at a time, and a workspace's next build waits ten times as long as its last took, so
 // that a stream of writes read from another node (which forgets the tables, ForgetSets) costs at
 // most a tenth of a core. Tables are evicted least recently used beyond keptRanksBytes, and a
-// table that could take more than half of it (ranks and keptPrefixesMax sets: 20 bytes a num,
-// over 1.6 million contacts) is not built.
+// table that could take more than half of it (ranks, places both ways and keptPrefixesMax sets
+// twice: 36 bytes a num, over 1.4 million contacts) is not built.
 
 // rankRangeShift: a write marks 1 << rankRangeShift nums (1,024) as changed.
 const rankRangeShift = 10
@@ -40,29 +40,41 @@ const rankRangeShift = 10
 const keepRanksFrom = 256
 
 // keptRanksBytes is the most memory the kept rank tables of one store use (a million contacts'
-// ranks are 12 MB, their common prefixes 7 MB).
-const keptRanksBytes = 64 << 20
+// ranks are 12 MB, their places 8 MB, their common prefixes 7 MB by num and 7 MB by place).
+const keptRanksBytes = 96 << 20
 
-// rankTable is one workspace's ranks by num as of snapshot built (a zero rank: no contact), and
-// its common prefixes' sets (kept_prefixes.go).
+// rankTable is one workspace's ranks by num as of snapshot built (a zero rank: no contact), its
+// common prefixes' sets (kept_prefixes.go), and its contacts in display order with the same
+// sets by place in it (kept_order.go).
 type rankTable struct {
 	built    int
 	ranks    [][RankLen]byte
 	prefixes map[string]Set // term prefix ("t" and keptPrefixLen bytes) → the nums of its terms
+	order    []uint32       // place in display order → num
+	place    []uint32       // num → place (noPlace: no contact)
+	placed   map[string]Set // term prefix → the places of its terms' nums
 	used     uint64         // the keeper's clock at its last use
 }
 
 func (t *rankTable) size() int {
-	n := len(t.ranks) * RankLen
+	n := len(t.ranks)*RankLen + len(t.order)*4 + len(t.place)*4
 	for _, s := range t.prefixes {
+		n += entrySize(s)
+	}
+	for _, s := range t.placed {
 		n += entrySize(s)
 	}
 	return n
 }
 
+// keptBytesPerNum is the most a table takes per num: its rank, its place both ways and a bit
+// in each kept prefix's two sets.
+const keptBytesPerNum = RankLen + 8 + 2*keptPrefixesMax/8
+
 type rankKeeper struct {
 	mu      sync.Mutex
 	terms   Split            // the postings, whose common prefixes are kept with the ranks
+	order   Split            // the display order
 	marks   map[string][]int // workspace → per range of nums, the id of the last write to a slot there
 	tables  map[string]*rankTable
 	bytes   int
@@ -71,17 +83,19 @@ type rankKeeper struct {
 	floor   int    // the first snapshot id a table must be built from to answer (ForgetSets)
 	next    map[string]time.Time
 	budget  int              // keptRanksBytes (tests lower it)
+	perNum  int              // keptBytesPerNum (tests' tables, of ranks only, take RankLen)
 	now     func() time.Time // the clock of the builds' spacing (tests set it)
 	running bool
 	closed  bool
+	held    bool // no build starts (HoldRankBuilds)
 	wg      sync.WaitGroup
 	view    func(fn func(tx *kv.Tx) error) error // a read transaction of the store's file
 	nums    []byte                               // the Nums bucket
 }
 
-func newRankKeeper(nums []byte, terms Split) *rankKeeper {
-	return &rankKeeper{terms: terms, marks: map[string][]int{}, tables: map[string]*rankTable{}, next: map[string]time.Time{}, nums: nums,
-		budget: keptRanksBytes, now: time.Now}
+func newRankKeeper(nums []byte, terms, order Split) *rankKeeper {
+	return &rankKeeper{terms: terms, order: order, marks: map[string][]int{}, tables: map[string]*rankTable{}, next: map[string]time.Time{}, nums: nums,
+		budget: keptRanksBytes, perNum: keptBytesPerNum, now: time.Now}
 }
 
 // mark records that write transaction tx writes num's slot in workspace ws.
@@ -99,12 +113,17 @@ func (k *rankKeeper) mark(tx *kv.Tx, ws []byte, num uint32) {
 }
 
 // rankView is what one read transaction may take from a kept table: the ranks of the nums below
-// len(ranks) whose range is not stale, and the common prefixes' sets for the same nums.
+// len(ranks) whose range is not stale, and the common prefixes' sets and places for the same
+// nums.
 type rankView struct {
-	ranks    [][RankLen]byte
-	stale    []bool
-	staleAt  []uint32 // the stale ranges, ascending
-	prefixes map[string]Set
+	ranks     [][RankLen]byte
+	stale     []bool
+	staleAt   []uint32 // the stale ranges, ascending
+	uncovered int      // how many nums the view does not decide (up to the last num given)
+	prefixes  map[string]Set
+	order     []uint32
+	place     []uint32
+	placed    map[string]Set
 }
 
 // rank returns num's rank when the view answers for it; a zero rank is a num with no contact.
@@ -130,7 +149,8 @@ func (k *rankKeeper) get(tx *kv.Tx, ws []byte, maxNum uint32, want int, prefixMi
 	if t != nil {
 		k.clock++
 		t.used = k.clock
-		v = &rankView{ranks: t.ranks, stale: make([]bool, (len(t.ranks)>>rankRangeShift)+1), prefixes: t.prefixes}
+		v = &rankView{ranks: t.ranks, stale: make([]bool, (len(t.ranks)>>rankRangeShift)+1), prefixes: t.prefixes,
+			order: t.order, place: t.place, placed: t.placed}
 		uncovered = max(0, int(maxNum)+1-len(t.ranks))
 		for r, id := range k.marks[string(ws)] {
 			if r < len(v.stale) && id > t.built {
@@ -139,6 +159,9 @@ func (k *rankKeeper) get(tx *kv.Tx, ws []byte, maxNum uint32, want int, prefixMi
 				uncovered += 1 << rankRangeShift
 			}
 		}
+	}
+	if v != nil {
+		v.uncovered = uncovered
 	}
 	if want >= keepRanksFrom && uncovered > int(maxNum)/8 {
 		k.buildLocked(string(ws), int(maxNum)+1, prefixMin)
@@ -149,7 +172,7 @@ func (k *rankKeeper) get(tx *kv.Tx, ws []byte, maxNum uint32, want int, prefixMi
 // buildLocked starts building ws's table unless a build is running, the store is closing, the
 // table would not fit the budget, or ws's last build was too recent.
 func (k *rankKeeper) buildLocked(ws string, nums, prefixMin int) {
-	if k.running || k.closed || k.view == nil || nums*(RankLen+keptPrefixesMax/8) > k.budget/2 || k.now().Before(k.next[ws]) {
+	if k.running || k.closed || k.held || k.view == nil || nums*k.perNum > k.budget/2 || k.now().Before(k.next[ws]) {
 		return
 	}
 	k.running = true
@@ -179,6 +202,7 @@ func (k *rankKeeper) build(ws string, prefixMin int) (t *rankTable, epoch uint64
 		}
 		epoch = tx.Epoch()
 		t = &rankTable{built: tx.ID(), ranks: make([][RankLen]byte, b.Sequence()+1)}
+		ids := make([][16]byte, len(t.ranks)) // for the display order's ties, then dropped
 		c := b.Cursor()
 		for key, v := c.First(); key != nil; key, v = c.Next() {
 			if len(key) != 4 || v == nil || len(v)%slotLen != 0 {
@@ -188,11 +212,18 @@ func (k *rankKeeper) build(ws string, prefixMin int) (t *rankTable, epoch uint64
 			for i := 0; i+slotLen <= len(v); i, num = i+slotLen, num+1 {
 				if num < uint64(len(t.ranks)) && [16]byte(v[i:i+16]) != [16]byte{} {
 					t.ranks[num] = [RankLen]byte(v[i+16 : i+slotLen])
+					ids[num] = [16]byte(v[i : i+16])
 				}
 			}
 		}
 		t.prefixes, err = commonPrefixes(ReadSplit(tx, k.terms, []byte(ws)), uint32(b.Sequence()), prefixMin)
-		return err
+		if err != nil {
+			return err
+		}
+		t.order = displayOrder(ReadSplit(tx, k.order, []byte(ws)), ids)
+		t.place = placesOf(t.order, len(t.ranks))
+		t.placed = placeSets(t.prefixes, t.order, t.place)
+		return nil
 	})
 	return t, epoch, err
 }
@@ -265,6 +296,15 @@ func (e *Engine) KeptRanks(ws []byte) (built int, ok bool) {
 		return t.built, true
 	}
 	return 0, false
+}
+
+// HoldRankBuilds stops kept rank tables from being built (hold true) or lets them be again, so
+// that the store's tests search a table gone stale.
+func (e *Engine) HoldRankBuilds(hold bool) {
+	e.ranks.wg.Wait()
+	e.ranks.mu.Lock()
+	e.ranks.held = hold
+	e.ranks.mu.Unlock()
 }
 
 // Close waits for the engine's background work (a rank table being built) and starts no more.

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -25,6 +26,7 @@ type keptFixture struct {
 var (
 	keptNums  = []byte("nums")
 	keptTerms = Split{Main: []byte("terms"), Recent: []byte("terms-recent")}
+	keptOrder = Split{Main: []byte("order"), Recent: []byte("order-recent")}
 )
 
 func newKeptFixture(t *testing.T) *keptFixture {
@@ -35,7 +37,7 @@ func newKeptFixture(t *testing.T) *keptFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	f := &keptFixture{t: t, db: db, k: newRankKeeper(keptNums, keptTerms), clock: time.Unix(1e9, 0)}
+	f := &keptFixture{t: t, db: db, k: newRankKeeper(keptNums, keptTerms, keptOrder), clock: time.Unix(1e9, 0)}
 	f.k.now = func() time.Time { return f.clock }
 	f.k.view = func(fn func(tx *kv.Tx) error) error {
 		return db.View(func(tx *bolt.Tx) error { return fn(kv.Wrap(tx, f.epoch, nil)) })
@@ -52,6 +54,11 @@ func (f *keptFixture) update(ws string, fn func(tx *kv.Tx, nums, main, recent *k
 	f.t.Helper()
 	err := f.db.Update(func(btx *bolt.Tx) error {
 		tx := kv.Wrap(btx, f.epoch, nil)
+		for _, top := range [][]byte{keptOrder.Main, keptOrder.Recent} {
+			if _, err := tx.CreateBucketIfNotExists(top); err != nil {
+				return err
+			}
+		}
 		var bs [3]*kv.Bucket
 		for i, top := range [][]byte{keptNums, keptTerms.Main, keptTerms.Recent} {
 			if _, err := tx.CreateBucketIfNotExists(top); err != nil {
@@ -232,7 +239,10 @@ func TestKeptRanksBuildsAreSpacedAndBudgeted(t *testing.T) {
 	// A budget that three tables fit: a fourth evicts the least recently used.
 	f.put("ws3", "cat", 1, 2000)
 	f.put("ws4", "dan", 1, 2000)
-	f.k.budget = 2 * 2001 * (RankLen + keptPrefixesMax/8)
+	// The fixture's tables hold ranks and places by num (16 bytes a num; no order, no
+	// prefixes): three fit in 2 × 25 bytes a num, four do not.
+	f.k.perNum = 25
+	f.k.budget = 2 * 2001 * f.k.perNum
 	f.view("ws2", 2000, keepRanksFrom)
 	f.view("ws3", 2000, keepRanksFrom)
 	f.view("ws1", 2000, 0) // used after ws2
@@ -407,6 +417,64 @@ func TestAnswerIDsOrdersEqualKeysByID(t *testing.T) {
 			if h.num == 7 {
 				t.Error("a candidate past the answer and its equals had its id read")
 			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestKeptOrderOrdersEqualKeysByID: a query the kept order answers ("mar", a kept prefix) gets,
+// of 7,000 Mary Davises whose ids descend as their nums ascend, the 100 smallest ids in
+// ascending order, as a search ranking them does: the order index holds equal keys by num.
+func TestKeptOrderOrdersEqualKeysByID(t *testing.T) {
+	f := newKeptFixture(t)
+	const n = 7000
+	ws := []byte("ws1")
+	key := []byte("\x01mary\x00davis\x00")
+	idOf := func(num uint32) [16]byte { return [16]byte{1, byte((n - num) >> 8), byte(n - num)} }
+	f.update("ws1", func(tx *kv.Tx, b, main, _ *kv.Bucket) error {
+		order, err := WsBucketW(tx, keptOrder.Main, ws, 0)
+		if err != nil {
+			return err
+		}
+		for num := uint32(1); num <= n; num++ {
+			if err := putSlot(b, num, idOf(num), RankOf(key)); err != nil {
+				return err
+			}
+			if err := order.Put(binary.BigEndian.AppendUint32(slices.Clone(key), num), nil); err != nil {
+				return err
+			}
+			for _, term := range []string{"tmary", "tdavis"} {
+				if err := addPosting(main, term, num); err != nil {
+					return err
+				}
+			}
+		}
+		return b.SetSequence(n)
+	})
+	if v, _ := f.view("ws1", n, keepRanksFrom); v != nil {
+		t.Fatal("a table before any was built")
+	}
+	err := f.db.View(func(btx *bolt.Tx) error {
+		tx := kv.Wrap(btx, f.epoch, nil)
+		s := &searcher{tx: tx, ws: ws, num: WsBucket(tx, keptNums, ws), terms: ReadSplit(tx, keptTerms, ws),
+			q: Query{Text: []string{"mar"}}, b: &Bounds{KeptPrefixMin: 4096}}
+		s.kept = f.k.get(tx, ws, n, 0, 4096)
+		if s.kept == nil || s.kept.placed["tmar"] == nil {
+			t.Fatal("no kept order with the prefix mar")
+		}
+		got, ok, err := s.inKeptOrder(n, SearchLimit)
+		if err != nil || !ok {
+			t.Fatalf("the kept order did not answer: %v", err)
+		}
+		var want [][16]byte
+		for num := uint32(n); num > n-SearchLimit; num-- {
+			want = append(want, idOf(num))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("got %d ids starting %x, want the %d smallest ascending, starting %x", len(got), got[:min(2, len(got))], len(want), want[:2])
 		}
 		return nil
 	})

@@ -15,6 +15,12 @@ import (
 // failed verification, the next ones, twice as many each time. Every candidate not read ranks
 // after every one read, so the first limit read are the first limit of all.
 func (s *searcher) byRank(cands Set, n int, skip func([16]byte) bool, limit int) [][16]byte {
+	kept := s.keptRanks(uint32(s.num.Sequence()), n)
+	if !s.verify && skip == nil {
+		if ids, ok := s.byPlace(cands, limit); ok {
+			return ids
+		}
+	}
 	all := getRanked(n)
 	defer putRanked(all)
 	rs := all
@@ -22,7 +28,6 @@ func (s *searcher) byRank(cands Set, n int, skip func([16]byte) bool, limit int)
 	// A kept table gives the ranks of most candidates without their blocks (kept_ranks.go);
 	// their ids are read later, for those that make the answer only. The candidates are listed
 	// first and looked up after, in a loop whose reads of the table overlap.
-	kept := s.keptRanks(uint32(s.num.Sequence()), n)
 	for i, w := range cands {
 		for w != 0 {
 			b := uint32(i*64) + uint32(bits.TrailingZeros64(w))

@@ -174,14 +174,21 @@ func (s *searcher) search() ([][16]byte, error) {
 			s.verify = false
 		}
 	}
+	if skip == nil && !s.verify {
+		// Every word a kept prefix: the kept display order answers without ranking.
+		if ids, ok, err := s.inKeptOrder(maxNum, limit); ok || err != nil {
+			return ids, err
+		}
+	}
 	var cands Set
 	defer func() {
 		if cands != nil {
 			PutSet(cands)
 		}
 	}()
+	n := 0 // cands.Count()
 	for _, w := range words {
-		if n := cands.Count(); cands != nil && n <= s.b.VerifyDirect && w.postings(maxNum) >= n*s.b.RecordPostings {
+		if cands != nil && n <= s.b.VerifyDirect && w.postings(maxNum) >= n*s.b.RecordPostings {
 			// Few enough candidates to read: the words left are checked on their records.
 			s.verify = true
 			break
@@ -192,13 +199,13 @@ func (s *searcher) search() ([][16]byte, error) {
 			return nil, err
 		}
 		if cands == nil {
-			cands = ws
+			cands, n = ws, ws.Count()
 		} else {
-			cands.And(ws)
+			n = cands.AndCount(ws)
 			PutSet(ws)
 		}
 	}
-	if n := cands.Count(); s.verify && n > s.b.VerifyDirect {
+	if s.verify && n > s.b.VerifyDirect {
 		// Every text word was intersected (no early stop above), so only digit words are left
 		// undecided. When matches come soon in display order a walk finds them, reading a few
 		// records; else, when reading every candidate would cost more than one pass over the
@@ -211,15 +218,15 @@ func (s *searcher) search() ([][16]byte, error) {
 		if n*s.b.RecordCost > int(maxNum) {
 			s.phoneFilter(cands)
 			s.verify = false
+			n = cands.Count()
 		}
 	}
-	return appendHits(exact, s.plan(cands, maxNum, skip, limit)), nil
+	return appendHits(exact, s.plan(cands, n, maxNum, skip, limit)), nil
 }
 
-// plan orders the candidates (every query word decided, or s.verify set) and returns the first
-// limit that match.
-func (s *searcher) plan(cands Set, maxNum uint32, skip func([16]byte) bool, limit int) [][16]byte {
-	n := cands.Count()
+// plan orders the n candidates (every query word decided, or s.verify set) and returns the
+// first limit that match.
+func (s *searcher) plan(cands Set, n int, maxNum uint32, skip func([16]byte) bool, limit int) [][16]byte {
 	if n == 0 || limit == 0 {
 		return nil
 	}

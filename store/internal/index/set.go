@@ -46,6 +46,16 @@ func (s Set) And(o Set) {
 	}
 }
 
+// AndCount is And, returning the number of nums left in s.
+func (s Set) AndCount(o Set) int {
+	n := 0
+	for i := range s {
+		s[i] &= o[i]
+		n += bits.OnesCount64(s[i])
+	}
+	return n
+}
+
 // Count is the number of nums in s.
 func (s Set) Count() int {
 	n := 0
