@@ -28,7 +28,8 @@ import (
 // ranges or new nums exceed an eighth of it); the search itself goes on reading blocks. Builds
 // run one at a time, and a workspace's next build waits ten times as long as its last took, so
 // that a stream of writes read from another node (which forgets the tables, ForgetSets) costs at
-// most a tenth of a core. Tables are evicted least recently used beyond keptRanksBytes, and a
+// most a tenth of a core. Tables no search has used for keptIdle are dropped, so that a server
+// at rest holds none. Tables are evicted least recently used beyond keptRanksBytes, and a
 // table that could take more than half of it (ranks, places both ways and keptPrefixesMax sets
 // twice: 36 bytes a num, over 1.4 million contacts) is not built.
 
@@ -38,6 +39,9 @@ const rankRangeShift = 10
 // keepRanksFrom is the fewest candidates a search ranks before it wants its workspace's ranks
 // kept: below it, reading the blocks costs less than ~0.1 ms.
 const keepRanksFrom = 256
+
+// keptIdle is how long a table no search uses is kept: a server at rest gives its memory back.
+const keptIdle = 10 * time.Minute
 
 // keptRanksBytes is the most memory the kept rank tables of one store use (a million contacts'
 // ranks are 12 MB, their places 8 MB, their common prefixes 7 MB by num and 7 MB by place).
@@ -54,6 +58,7 @@ type rankTable struct {
 	place    []uint32       // num → place (noPlace: no contact)
 	placed   map[string]Set // term prefix → the places of its terms' nums
 	used     uint64         // the keeper's clock at its last use
+	usedAt   time.Time      // when it was last used (now)
 }
 
 func (t *rankTable) size() int {
@@ -87,7 +92,8 @@ type rankKeeper struct {
 	now     func() time.Time // the clock of the builds' spacing (tests set it)
 	running bool
 	closed  bool
-	held    bool // no build starts (HoldRankBuilds)
+	held    bool        // no build starts (HoldRankBuilds)
+	idle    *time.Timer // runs dropIdle while tables are kept
 	wg      sync.WaitGroup
 	view    func(fn func(tx *kv.Tx) error) error // a read transaction of the store's file
 	nums    []byte                               // the Nums bucket
@@ -148,7 +154,7 @@ func (k *rankKeeper) get(tx *kv.Tx, ws []byte, maxNum uint32, want int, prefixMi
 	uncovered := int(maxNum) + 1
 	if t != nil {
 		k.clock++
-		t.used = k.clock
+		t.used, t.usedAt = k.clock, k.now()
 		v = &rankView{ranks: t.ranks, stale: make([]bool, (len(t.ranks)>>rankRangeShift)+1), prefixes: t.prefixes,
 			order: t.order, place: t.place, placed: t.placed}
 		uncovered = max(0, int(maxNum)+1-len(t.ranks))
@@ -252,9 +258,34 @@ func (k *rankKeeper) keepLocked(ws string, t *rankTable, epoch uint64) {
 		delete(k.tables, lru)
 	}
 	k.clock++
-	t.used = k.clock
+	t.used, t.usedAt = k.clock, k.now()
 	k.tables[ws] = t
 	k.bytes += t.size()
+	if k.idle == nil {
+		k.idle = time.AfterFunc(keptIdle, k.dropIdle)
+	}
+}
+
+// dropIdle drops the tables no search has used for keptIdle, and checks again when the next
+// one would be.
+func (k *rankKeeper) dropIdle() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	now := k.now()
+	var next time.Time
+	for ws, t := range k.tables {
+		if until := t.usedAt.Add(keptIdle); !now.Before(until) {
+			k.bytes -= t.size()
+			delete(k.tables, ws)
+		} else if next.IsZero() || until.Before(next) {
+			next = until
+		}
+	}
+	if next.IsZero() || k.closed {
+		k.idle = nil
+		return
+	}
+	k.idle.Reset(next.Sub(now))
 }
 
 // forget makes the tables built before snapshot id of file epoch unusable (ForgetSets); a new
@@ -274,6 +305,10 @@ func (k *rankKeeper) forget(epoch uint64, id int) {
 func (k *rankKeeper) close() {
 	k.mu.Lock()
 	k.closed = true
+	if k.idle != nil {
+		k.idle.Stop()
+		k.idle = nil
+	}
 	k.mu.Unlock()
 	k.wg.Wait()
 }

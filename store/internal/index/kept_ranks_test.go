@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -481,4 +482,35 @@ func TestKeptOrderOrdersEqualKeysByID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestKeptRanksDroppedWhenIdle: a table no search uses for keptIdle is dropped (a server at rest
+// gives its memory back); one used meanwhile is kept keptIdle from that use.
+func TestKeptRanksDroppedWhenIdle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newKeptFixture(t)
+		f.k.now = time.Now // the bubble's clock
+		defer f.k.close()
+		f.put("ws1", "ann", 1, 2000)
+		f.put("ws2", "bob", 1, 2000)
+		f.view("ws1", 2000, keepRanksFrom)
+		f.view("ws2", 2000, keepRanksFrom)
+		time.Sleep(keptIdle / 2)
+		f.view("ws1", 2000, 0) // used
+		time.Sleep(keptIdle/2 + time.Second)
+		synctest.Wait()
+		_, kept1 := f.tableBuilt("ws1")
+		_, kept2 := f.tableBuilt("ws2")
+		if !kept1 || kept2 {
+			t.Fatalf("after %v: ws1 (used %v ago) kept %v, ws2 (unused) kept %v; want true, false", keptIdle, keptIdle/2, kept1, kept2)
+		}
+		time.Sleep(keptIdle / 2)
+		synctest.Wait()
+		if _, ok := f.tableBuilt("ws1"); ok {
+			t.Fatalf("ws1 kept %v after its last use", keptIdle)
+		}
+		if f.k.bytes != 0 {
+			t.Errorf("%d bytes counted with no table kept", f.k.bytes)
+		}
+	})
 }
