@@ -102,7 +102,7 @@ func (s *searcher) inKeptOrder(maxNum uint32, limit int) (ids [][16]byte, ok boo
 		// Mostly stale: have the table rebuilt for the searches after this one.
 		s.e.ranks.get(s.tx, s.ws, maxNum, keepRanksFrom, s.b.KeptPrefixMin)
 	}
-	var first []hit
+	first := make([]hit, 0, limit)
 scan:
 	for i, w := range sets[0] {
 		for _, o := range sets[1:] {
@@ -199,7 +199,7 @@ func (s *searcher) byPlace(cands Set, limit int) ([][16]byte, bool) {
 			}
 		}
 	}
-	var first []hit
+	first := make([]hit, 0, limit)
 scan:
 	for i, w := range places {
 		for ; w != 0; w &= w - 1 {
