@@ -13,7 +13,8 @@ import (
 // blocks are 28 MB of the file; a search's candidates fall in blocks far apart, and each cold
 // block costs its page's first touch and a seek from the bucket's root: 400–700 ns a candidate
 // measured under the benchmark's load ('mar wil': 1,585 candidates, 0.67 ms of its 1.5). The
-// array is RankLen bytes a num (12 MB at a million), read with no seek and no page touched.
+// array is RankLen bytes a num (12 MB at a million), read with no seek and no page touched; the
+// ids beside them (16 bytes a num) spare the answer its slots.
 //
 // The rule that keeps it exact is the kept sets' (sets.go): every write of a slot records its
 // write transaction's id against the slot's range of nums (1 << rankRangeShift) before it
@@ -30,8 +31,8 @@ import (
 // that a stream of writes read from another node (which forgets the tables, ForgetSets) costs at
 // most a tenth of a core. Tables no search has used for keptIdle are dropped, so that a server
 // at rest holds none. Tables are evicted least recently used beyond keptRanksBytes, and a
-// table that could take more than half of it (ranks, places both ways and keptPrefixesMax sets
-// twice: 36 bytes a num, over 1.4 million contacts) is not built.
+// table that could take more than half of it (ranks, ids, places both ways and keptPrefixesMax
+// sets twice: 52 bytes a num, over 1.29 million contacts) is not built.
 
 // rankRangeShift: a write marks 1 << rankRangeShift nums (1,024) as changed.
 const rankRangeShift = 10
@@ -44,8 +45,9 @@ const keepRanksFrom = 256
 const keptIdle = 10 * time.Minute
 
 // keptRanksBytes is the most memory the kept rank tables of one store use (a million contacts'
-// ranks are 12 MB, their places 8 MB, their common prefixes 7 MB by num and 7 MB by place).
-const keptRanksBytes = 96 << 20
+// ranks are 12 MB, their ids 16 MB, their places 8 MB, their common prefixes 7 MB by num and 7 MB
+// by place).
+const keptRanksBytes = 128 << 20
 
 // rankTable is one workspace's ranks by num as of snapshot built (a zero rank: no contact), its
 // common prefixes' sets (kept_prefixes.go), and its contacts in display order with the same
@@ -54,6 +56,7 @@ type rankTable struct {
 	built    int
 	ranks    [][RankLen]byte
 	prefixes map[string]Set // term prefix ("t" and keptPrefixLen bytes) → the nums of its terms
+	ids      [][16]byte     // by num (zero: no contact)
 	order    []uint32       // place in display order → num
 	place    []uint32       // num → place (noPlace: no contact)
 	placed   map[string]Set // term prefix → the places of its terms' nums
@@ -62,7 +65,7 @@ type rankTable struct {
 }
 
 func (t *rankTable) size() int {
-	n := len(t.ranks)*RankLen + len(t.order)*4 + len(t.place)*4
+	n := len(t.ranks)*RankLen + len(t.ids)*16 + len(t.order)*4 + len(t.place)*4
 	for _, s := range t.prefixes {
 		n += entrySize(s)
 	}
@@ -72,9 +75,9 @@ func (t *rankTable) size() int {
 	return n
 }
 
-// keptBytesPerNum is the most a table takes per num: its rank, its place both ways and a bit
-// in each kept prefix's two sets.
-const keptBytesPerNum = RankLen + 8 + 2*keptPrefixesMax/8
+// keptBytesPerNum is the most a table takes per num: its rank, its id, its place both ways and
+// a bit in each kept prefix's two sets.
+const keptBytesPerNum = RankLen + 16 + 8 + 2*keptPrefixesMax/8
 
 type rankKeeper struct {
 	mu      sync.Mutex
@@ -123,6 +126,7 @@ func (k *rankKeeper) mark(tx *kv.Tx, ws []byte, num uint32) {
 // nums.
 type rankView struct {
 	ranks     [][RankLen]byte
+	ids       [][16]byte
 	stale     []bool
 	staleAt   []uint32 // the stale ranges, ascending
 	uncovered int      // how many nums the view does not decide (up to the last num given)
@@ -130,6 +134,14 @@ type rankView struct {
 	order     []uint32
 	place     []uint32
 	placed    map[string]Set
+}
+
+// id returns num's id when the view answers for it; a zero id is a num with no contact.
+func (v *rankView) id(num uint32) ([16]byte, bool) {
+	if v == nil || int(num) >= len(v.ids) || v.stale[num>>rankRangeShift] {
+		return [16]byte{}, false
+	}
+	return v.ids[num], true
 }
 
 // rank returns num's rank when the view answers for it; a zero rank is a num with no contact.
@@ -155,7 +167,7 @@ func (k *rankKeeper) get(tx *kv.Tx, ws []byte, maxNum uint32, want int, prefixMi
 	if t != nil {
 		k.clock++
 		t.used, t.usedAt = k.clock, k.now()
-		v = &rankView{ranks: t.ranks, stale: make([]bool, (len(t.ranks)>>rankRangeShift)+1), prefixes: t.prefixes,
+		v = &rankView{ranks: t.ranks, ids: t.ids, stale: make([]bool, (len(t.ranks)>>rankRangeShift)+1), prefixes: t.prefixes,
 			order: t.order, place: t.place, placed: t.placed}
 		uncovered = max(0, int(maxNum)+1-len(t.ranks))
 		for r, id := range k.marks[string(ws)] {
@@ -208,7 +220,7 @@ func (k *rankKeeper) build(ws string, prefixMin int) (t *rankTable, epoch uint64
 		}
 		epoch = tx.Epoch()
 		t = &rankTable{built: tx.ID(), ranks: make([][RankLen]byte, b.Sequence()+1)}
-		ids := make([][16]byte, len(t.ranks)) // for the display order's ties, then dropped
+		ids := make([][16]byte, len(t.ranks))
 		c := b.Cursor()
 		for key, v := c.First(); key != nil; key, v = c.Next() {
 			if len(key) != 4 || v == nil || len(v)%slotLen != 0 {
@@ -226,6 +238,7 @@ func (k *rankKeeper) build(ws string, prefixMin int) (t *rankTable, epoch uint64
 		if err != nil {
 			return err
 		}
+		t.ids = ids
 		t.order = displayOrder(ReadSplit(tx, k.order, []byte(ws)), ids)
 		t.place = placesOf(t.order, len(t.ranks))
 		t.placed = placeSets(t.prefixes, t.order, t.place)

@@ -240,9 +240,9 @@ func TestKeptRanksBuildsAreSpacedAndBudgeted(t *testing.T) {
 	// A budget that three tables fit: a fourth evicts the least recently used.
 	f.put("ws3", "cat", 1, 2000)
 	f.put("ws4", "dan", 1, 2000)
-	// The fixture's tables hold ranks and places by num (16 bytes a num; no order, no
-	// prefixes): three fit in 2 × 25 bytes a num, four do not.
-	f.k.perNum = 25
+	// The fixture's tables hold ranks, ids and places by num (32 bytes a num; no order, no
+	// prefixes): three fit in 2 × 50 bytes a num, four do not.
+	f.k.perNum = 50
 	f.k.budget = 2 * 2001 * f.k.perNum
 	f.view("ws2", 2000, keepRanksFrom)
 	f.view("ws3", 2000, keepRanksFrom)

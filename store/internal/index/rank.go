@@ -108,12 +108,18 @@ type ranked struct {
 	num  uint32
 }
 
-// readIDs reads the ids still zero among xs (id gives an item's) from the num slots, in num
-// order (one block fetch per block); an item whose num has no contact keeps a zero id.
+// readIDs reads the ids still zero among xs (id gives an item's) from the kept table where it
+// answers, else from the num slots, in num order (one block fetch per block); an item whose num
+// has no contact keeps a zero id.
 func readIDs[T any](s *searcher, xs []T, num func(*T) uint32, id func(*T) *[16]byte) {
 	var missing []int
 	for i := range xs {
-		if *id(&xs[i]) == ([16]byte{}) {
+		if *id(&xs[i]) != ([16]byte{}) {
+			continue
+		}
+		if v, ok := s.kept.id(num(&xs[i])); ok {
+			*id(&xs[i]) = v
+		} else {
 			missing = append(missing, i)
 		}
 	}
