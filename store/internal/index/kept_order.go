@@ -98,7 +98,7 @@ func (s *searcher) inKeptOrder(maxNum uint32, limit int) (ids [][16]byte, ok boo
 		}
 		sets = append(sets, ps)
 	}
-	if v.uncovered > int(maxNum)/8 {
+	if v.uncovered > int(maxNum)/8 && s.e != nil {
 		// Mostly stale: have the table rebuilt for the searches after this one.
 		s.e.ranks.get(s.tx, s.ws, maxNum, keepRanksFrom, s.b.KeptPrefixMin)
 	}
@@ -120,7 +120,7 @@ scan:
 	}
 	if v.uncovered > 0 {
 		und, err := s.undecidedCands(maxNum)
-		if err != nil || und == nil {
+		if err != nil {
 			return nil, true, err
 		}
 		defer PutSet(und)
@@ -142,7 +142,7 @@ scan:
 }
 
 // undecidedCands is the set of the nums the kept view does not decide that have a term starting
-// with each query word (all kept prefixes), from the chunks that can hold them; nil when none.
+// with each query word (all kept prefixes, at least one), from the chunks that can hold them.
 func (s *searcher) undecidedCands(maxNum uint32) (Set, error) {
 	v := s.kept
 	var cands Set
