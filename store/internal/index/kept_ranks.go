@@ -204,7 +204,7 @@ func (k *rankKeeper) buildLocked(ws string, nums, prefixMin int) {
 		k.running = false
 		end := k.now()
 		k.next[ws] = end.Add(10 * end.Sub(start))
-		if err == nil && t != nil {
+		if err == nil && t != nil && !k.closed {
 			k.keepLocked(ws, t, epoch)
 		}
 	}()
@@ -349,10 +349,10 @@ func (e *Engine) KeptRanks(ws []byte) (built int, ok bool) {
 // HoldRankBuilds stops kept rank tables from being built (hold true) or lets them be again, so
 // that the store's tests search a table gone stale.
 func (e *Engine) HoldRankBuilds(hold bool) {
-	e.ranks.wg.Wait()
 	e.ranks.mu.Lock()
 	e.ranks.held = hold
 	e.ranks.mu.Unlock()
+	e.ranks.wg.Wait() // a build started before
 }
 
 // Close waits for the engine's background work (a rank table being built) and starts no more.

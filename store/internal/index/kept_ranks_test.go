@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 	"testing/synctest"
@@ -427,60 +428,95 @@ func TestAnswerIDsOrdersEqualKeysByID(t *testing.T) {
 }
 
 // TestKeptOrderOrdersEqualKeysByID: a query the kept order answers ("mar", a kept prefix) gets,
-// of 7,000 Mary Davises whose ids descend as their nums ascend, the 100 smallest ids in
-// ascending order, as a search ranking them does: the order index holds equal keys by num.
+// of 7,167 Mary Davises and Mary Evanses whose ids descend as their nums ascend, the Davises
+// with the 100 smallest ids, ascending, as a search ranking them does (the order index holds
+// equal keys by num); and once a contact made after the table (in a range of its own) sorts
+// before them all, that contact and then the first 99 places of the table.
 func TestKeptOrderOrdersEqualKeysByID(t *testing.T) {
 	f := newKeptFixture(t)
-	const n = 7000
+	const n = 7<<rankRangeShift - 1 // the new contact, n+1, starts a range
 	ws := []byte("ws1")
-	key := []byte("\x01mary\x00davis\x00")
-	idOf := func(num uint32) [16]byte { return [16]byte{1, byte((n - num) >> 8), byte(n - num)} }
-	f.update("ws1", func(tx *kv.Tx, b, main, _ *kv.Bucket) error {
+	davis, evans := []byte("\x01mary\x00davis\x00"), []byte("\x01mary\x00evans\x00")
+	idOf := func(num uint32) [16]byte { return [16]byte{1, byte((n + 10 - num) >> 8), byte(n + 10 - num)} }
+	put := func(tx *kv.Tx, nums, main *kv.Bucket, num uint32, key []byte) error {
 		order, err := WsBucketW(tx, keptOrder.Main, ws, 0)
 		if err != nil {
 			return err
 		}
-		for num := uint32(1); num <= n; num++ {
-			if err := putSlot(b, num, idOf(num), RankOf(key)); err != nil {
+		f.k.mark(tx, ws, num)
+		if err := putSlot(nums, num, idOf(num), RankOf(key)); err != nil {
+			return err
+		}
+		if err := order.Put(binary.BigEndian.AppendUint32(slices.Clone(key), num), nil); err != nil {
+			return err
+		}
+		if uint64(num) > nums.Sequence() {
+			if err := nums.SetSequence(uint64(num)); err != nil {
 				return err
-			}
-			if err := order.Put(binary.BigEndian.AppendUint32(slices.Clone(key), num), nil); err != nil {
-				return err
-			}
-			for _, term := range []string{"tmary", "tdavis"} {
-				if err := addPosting(main, term, num); err != nil {
-					return err
-				}
 			}
 		}
-		return b.SetSequence(n)
+		return addPosting(main, "tmary", num)
+	}
+	f.update("ws1", func(tx *kv.Tx, b, main, _ *kv.Bucket) error {
+		for num := uint32(1); num <= n; num++ {
+			key := davis
+			if num%2 == 1 {
+				key = evans
+			}
+			if err := put(tx, b, main, num, key); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if v, _ := f.view("ws1", n, keepRanksFrom); v != nil {
 		t.Fatal("a table before any was built")
 	}
-	err := f.db.View(func(btx *bolt.Tx) error {
-		tx := kv.Wrap(btx, f.epoch, nil)
-		s := &searcher{tx: tx, ws: ws, num: WsBucket(tx, keptNums, ws), terms: ReadSplit(tx, keptTerms, ws),
-			q: Query{Text: []string{"mar"}}, b: &Bounds{KeptPrefixMin: 4096}}
-		s.kept = f.k.get(tx, ws, n, 0, 4096)
-		if s.kept == nil || s.kept.placed["tmar"] == nil {
-			t.Fatal("no kept order with the prefix mar")
+	search := func(maxNum uint32) (got [][16]byte) {
+		t.Helper()
+		err := f.db.View(func(btx *bolt.Tx) error {
+			tx := kv.Wrap(btx, f.epoch, nil)
+			s := &searcher{tx: tx, ws: ws, num: WsBucket(tx, keptNums, ws), terms: ReadSplit(tx, keptTerms, ws),
+				order: ReadSplit(tx, keptOrder, ws), q: Query{Text: []string{"mar"}}, b: &Bounds{KeptPrefixMin: 4096},
+				text: func(id [16]byte) (Text, bool) { // the records the ties past the index's walk read
+					switch num := n + 10 - (uint32(id[1])<<8 | uint32(id[2])); {
+					case num > n:
+						return Text{First: "Mar", Last: "Aaron"}, true
+					case num%2 == 1:
+						return Text{First: "Mary", Last: "Evans"}, true
+					default:
+						return Text{First: "Mary", Last: "Davis"}, true
+					}
+				}}
+			s.kept = f.k.get(tx, ws, maxNum, 0, 4096)
+			if s.kept == nil || s.kept.placed["tmar"] == nil {
+				t.Fatal("no kept order with the prefix mar")
+			}
+			var ok bool
+			var err error
+			if got, ok, err = s.inKeptOrder(maxNum, SearchLimit); err != nil || !ok {
+				t.Fatalf("the kept order did not answer: %v", err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		got, ok, err := s.inKeptOrder(n, SearchLimit)
-		if err != nil || !ok {
-			t.Fatalf("the kept order did not answer: %v", err)
-		}
-		var want [][16]byte
-		for num := uint32(n); num > n-SearchLimit; num-- {
-			want = append(want, idOf(num))
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("got %d ids starting %x, want the %d smallest ascending, starting %x", len(got), got[:min(2, len(got))], len(want), want[:2])
-		}
-		return nil
+		return got
+	}
+	var want [][16]byte
+	for num := uint32(n - 1); len(want) < SearchLimit; num -= 2 { // the Davises: even nums
+		want = append(want, idOf(num))
+	}
+	if got := search(n); !slices.Equal(got, want) {
+		t.Errorf("got %d ids starting %x, want the Davises' %d smallest ascending, starting %x", len(got), got[:min(2, len(got))], len(want), want[:2])
+	}
+	f.update("ws1", func(tx *kv.Tx, b, main, _ *kv.Bucket) error {
+		return put(tx, b, main, n+1, []byte("\x01mar\x00aaron\x00"))
 	})
-	if err != nil {
-		t.Fatal(err)
+	want = append([][16]byte{idOf(n + 1)}, want[:SearchLimit-1]...)
+	if got := search(n + 1); !slices.Equal(got, want) {
+		t.Errorf("with a contact made after the table: got %d ids starting %x, want %d starting %x", len(got), got[:min(2, len(got))], len(want), want[:2])
 	}
 }
 
@@ -513,4 +549,39 @@ func TestKeptRanksDroppedWhenIdle(t *testing.T) {
 			t.Errorf("%d bytes counted with no table kept", f.k.bytes)
 		}
 	})
+}
+
+// TestKeptRanksNotKeptAfterClose: a build still running when the engine closes keeps no table
+// and arms no idle timer: nothing of the store outlives its Close.
+func TestKeptRanksNotKeptAfterClose(t *testing.T) {
+	f := newKeptFixture(t)
+	f.put("ws1", "ann", 1, 2000)
+	view := f.k.view
+	started, finish := make(chan struct{}), make(chan struct{})
+	f.k.view = func(fn func(tx *kv.Tx) error) error {
+		close(started)
+		<-finish
+		return view(fn)
+	}
+	err := f.db.View(func(btx *bolt.Tx) error {
+		f.k.get(kv.Wrap(btx, f.epoch, nil), []byte("ws1"), 2000, keepRanksFrom, 4096)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	done := make(chan struct{})
+	go func() { f.k.close(); close(done) }()
+	for closing := false; !closing; { // close has stopped new builds and waits for this one
+		f.k.mu.Lock()
+		closing = f.k.closed
+		f.k.mu.Unlock()
+		runtime.Gosched()
+	}
+	close(finish)
+	<-done
+	if _, ok := f.tableBuilt("ws1"); ok || f.k.idle != nil {
+		t.Errorf("after close: table kept %v, idle timer armed %v", ok, f.k.idle != nil)
+	}
 }
