@@ -346,11 +346,15 @@ func (e *Engine) KeptRanks(ws []byte) (built int, ok bool) {
 	return 0, false
 }
 
-// HoldRankBuilds stops kept rank tables from being built (hold true) or lets them be again, so
-// that the store's tests search a table gone stale.
+// HoldRankBuilds stops kept rank tables from being built (hold true) or lets them be again, at
+// once (the builds' spacing lifted), so that the store's tests search a table gone stale and
+// then have it rebuilt.
 func (e *Engine) HoldRankBuilds(hold bool) {
 	e.ranks.mu.Lock()
 	e.ranks.held = hold
+	if !hold {
+		clear(e.ranks.next)
+	}
 	e.ranks.mu.Unlock()
 	e.ranks.wg.Wait() // a build started before
 }
