@@ -110,7 +110,7 @@ scan:
 		}
 		for ; w != 0; w &= w - 1 {
 			num := v.order[i*64+bits.TrailingZeros64(w)]
-			if v.stale[num>>rankRangeShift] {
+			if !v.decides(num) {
 				continue
 			}
 			if first = append(first, hit{num: num}); len(first) == limit {
@@ -165,7 +165,6 @@ func (s *searcher) undecidedCands(maxNum uint32) (Set, error) {
 		}
 	}
 	// A decoded chunk also holds nums the view decides: those are in the places already.
-	const wordsPerRange = 1 << rankRangeShift / 64
 	for i := range cands {
 		if base := i * 64; base+64 <= len(v.ranks) && !v.stale[i/wordsPerRange] {
 			cands[i] = 0
@@ -191,7 +190,7 @@ func (s *searcher) byPlace(cands Set, limit int) ([][16]byte, bool) {
 	for i, w := range cands {
 		for ; w != 0; w &= w - 1 {
 			num := uint32(i*64 + bits.TrailingZeros64(w))
-			if int(num) >= len(v.place) || v.stale[num>>rankRangeShift] {
+			if !v.decides(num) {
 				return nil, false
 			}
 			if p := v.place[num]; p != noPlace {

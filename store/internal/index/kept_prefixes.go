@@ -86,7 +86,6 @@ func (x SplitIndex) keptPrefix(s Set, v *rankView, prefix string, maxNum uint32)
 		return 0, false, nil
 	}
 	words := min(len(s), len(kept))
-	const wordsPerRange = 1 << rankRangeShift / 64
 	for i := 0; i < words; i++ {
 		if !v.stale[i/wordsPerRange] {
 			s[i] |= kept[i]

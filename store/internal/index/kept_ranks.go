@@ -121,24 +121,27 @@ func (k *rankKeeper) mark(tx *kv.Tx, ws []byte, num uint32) {
 	k.mu.Unlock()
 }
 
-// rankView is what one read transaction may take from a kept table: the ranks of the nums below
-// len(ranks) whose range is not stale, and the common prefixes' sets and places for the same
-// nums.
+// rankView is what one read transaction may take from a kept table: for the nums it decides
+// (below the table's length, in a range no write has marked since the table's snapshot), their
+// ranks, ids and places, and the common prefixes' sets.
 type rankView struct {
-	ranks     [][RankLen]byte
-	ids       [][16]byte
-	stale     []bool
-	staleAt   []uint32 // the stale ranges, ascending
-	uncovered int      // how many nums the view does not decide (up to the last num given)
-	prefixes  map[string]Set
-	order     []uint32
-	place     []uint32
-	placed    map[string]Set
+	*rankTable // read only: a table is not changed once kept
+	stale      []bool
+	staleAt    []uint32 // the stale ranges, ascending
+	uncovered  int      // how many nums the view does not decide (up to the last num given)
+}
+
+// wordsPerRange is how many words of a Set a range of nums spans.
+const wordsPerRange = 1 << rankRangeShift / 64
+
+// decides reports whether the view answers for num (v not nil).
+func (v *rankView) decides(num uint32) bool {
+	return int(num) < len(v.ranks) && !v.stale[num>>rankRangeShift]
 }
 
 // id returns num's id when the view answers for it; a zero id is a num with no contact.
 func (v *rankView) id(num uint32) ([16]byte, bool) {
-	if v == nil || int(num) >= len(v.ids) || v.stale[num>>rankRangeShift] {
+	if v == nil || !v.decides(num) {
 		return [16]byte{}, false
 	}
 	return v.ids[num], true
@@ -146,7 +149,7 @@ func (v *rankView) id(num uint32) ([16]byte, bool) {
 
 // rank returns num's rank when the view answers for it; a zero rank is a num with no contact.
 func (v *rankView) rank(num uint32) ([RankLen]byte, bool) {
-	if v == nil || int(num) >= len(v.ranks) || v.stale[num>>rankRangeShift] {
+	if v == nil || !v.decides(num) {
 		return [RankLen]byte{}, false
 	}
 	return v.ranks[num], true
@@ -167,8 +170,7 @@ func (k *rankKeeper) get(tx *kv.Tx, ws []byte, maxNum uint32, want int, prefixMi
 	if t != nil {
 		k.clock++
 		t.used, t.usedAt = k.clock, k.now()
-		v = &rankView{ranks: t.ranks, ids: t.ids, stale: make([]bool, (len(t.ranks)>>rankRangeShift)+1), prefixes: t.prefixes,
-			order: t.order, place: t.place, placed: t.placed}
+		v = &rankView{rankTable: t, stale: make([]bool, (len(t.ranks)>>rankRangeShift)+1)}
 		uncovered = max(0, int(maxNum)+1-len(t.ranks))
 		for r, id := range k.marks[string(ws)] {
 			if r < len(v.stale) && id > t.built {
